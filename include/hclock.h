@@ -1,0 +1,204 @@
+/*
+ * hclock.h - a logical global clock for MPI programs.
+ *
+ * Data flows one way:
+ *   base clock (monotonic, realtime, wtime, tsc, or an emulated clock with known truth)
+ *   -> clock model (linear or offset-only, possibly nested over another model)
+ *   -> offset estimator (ping-pongs between two ranks: skampi, rtt, min)
+ *   -> sync algorithm (which pairs, in which rounds: hca3, hca2, hca, jk, skampi, dunigan, none,
+ *      and the hierarchical h2(...)/h3(...) with prop)
+ *   -> tools (hclock check, bench, align).
+ *
+ * Conventions
+ * - Every timestamp is an int64_t count of nanoseconds ("_ns"). Only differences of
+ *   timestamps are ever turned into doubles.
+ * - An offset is "reference minus local": global time = local time + offset.
+ * - Library calls return 0 on success or a negative HCLOCK_E* code. After a failure,
+ *   hclock_last_error() returns one line saying what was wrong and what would be right.
+ * - Handles are opaque. Clocks are reference counted: every *_create / *_ref returns a
+ *   reference the caller owns and gives back with hclock_clock_free().
+ */
+#ifndef HCLOCK_H
+#define HCLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HCLOCK_VERSION_STRING "0.1.0"
+
+enum hclock_error {
+	HCLOCK_OK = 0,
+	HCLOCK_EINVAL = -1,   /* bad argument, spec string or buffer */
+	HCLOCK_ENOMEM = -2,   /* out of memory */
+	HCLOCK_EUNSUPP = -3,  /* not available on this machine (e.g. no invariant TSC) */
+	HCLOCK_EMPI = -4,     /* an MPI call failed */
+	HCLOCK_ESHARE = -5,   /* processes do not share a time source (prop refused) */
+	HCLOCK_EVERSION = -6, /* serialized model of an unknown version */
+};
+
+/* A static description of error code err ("invalid argument", ...). */
+const char *hclock_strerror(int err);
+/* One line describing the last failure of an hclock call in this thread (never NULL). */
+const char *hclock_last_error(void);
+
+/* ------------------------------------------------------------------------------------ */
+/* Clocks                                                                                */
+
+typedef struct hclock_clock hclock_clock;
+typedef struct hclock_emu hclock_emu;
+
+/*
+ * Create a base clock by name: "monotonic" (CLOCK_MONOTONIC, the default), "realtime"
+ * (CLOCK_REALTIME), "wtime" (MPI_Wtime, needs MPI initialised; Open MPI's origin is
+ * per process), "tsc" (x86 rdtsc calibrated against CLOCK_MONOTONIC; HCLOCK_EUNSUPP
+ * without an invariant TSC).
+ * emu: when not NULL, the named clock is replaced by this process's emulated clock
+ *      (see hclock_emu_create); the clock keeps a reference to emu's parameters.
+ * out: receives a new clock reference.
+ */
+int hclock_base_create(const char *name, hclock_emu *emu, hclock_clock **out);
+
+/* The clock's current time in ns. For a global clock: the reference's time scale. */
+int64_t hclock_now(hclock_clock *clk);
+
+/* A new reference to clk (returns clk). */
+hclock_clock *hclock_clock_ref(hclock_clock *clk);
+/* Drop one reference; the clock (and the inner clocks it holds) is freed with the last. */
+void hclock_clock_free(hclock_clock *clk);
+
+/* Human readable description, e.g. "linear(slope=1.2e-05,off=31.5ns)<monotonic>".
+ * Writes at most len bytes including the NUL; returns buf. */
+char *hclock_clock_describe(const hclock_clock *clk, char *buf, size_t len);
+
+/*
+ * Linear clock model over inner (a base clock or another model):
+ *   now(out) = now(inner) + intercept_ns + slope * (now(inner) - x0_ns)
+ * x0_ns:        the inner-clock time (ns) at which the offset equals intercept_ns
+ * intercept_ns: offset (reference minus inner) at x0_ns, in ns
+ * slope:        d(offset)/d(inner time), dimensionless (1e-6 = 1 us per s)
+ * The new clock holds a reference to inner.
+ */
+int hclock_model_linear(hclock_clock *inner, int64_t x0_ns, double intercept_ns, double slope,
+                        hclock_clock **out);
+/* Offset-only model: now(out) = now(inner) + offset_ns. */
+int hclock_model_offset(hclock_clock *inner, double offset_ns, hclock_clock **out);
+
+/*
+ * Serialize a clock (the whole nesting: base clock description and every model above it)
+ * into a flat, versioned, little-endian byte buffer (the paper's flatten_clock).
+ * *buf is malloc'ed and owned by the caller; *len its length in bytes.
+ */
+int hclock_clock_flatten(const hclock_clock *clk, void **buf, size_t *len);
+/*
+ * Rebuild a clock from a buffer made by hclock_clock_flatten (unflatten_clock). The base
+ * clock is re-created in this process; emu is needed when the buffer's base clock is an
+ * emulated one (else NULL). HCLOCK_EINVAL on a malformed buffer, HCLOCK_EVERSION on an
+ * unknown version.
+ */
+int hclock_clock_unflatten(const void *buf, size_t len, hclock_emu *emu, hclock_clock **out);
+
+/* ------------------------------------------------------------------------------------ */
+/* Clock emulation with ground truth                                                    */
+
+/*
+ * Parse an emulation spec and set it up for the processes of comm (collective):
+ *   "offset=1,skew=100e-6,drift=1e-9,wander=2e-7@30,noise=20e-9,jitter=2e-6,nodes=2,seed=7"
+ * Each key is optional. For every virtual node the parameters are drawn uniformly from
+ * [-X, X] (offset s, skew fraction, drift 1/s; wander: frequency amplitude in [0, A] with
+ * period P s and a random phase); node 0's clock is drawn like any other. noise is the
+ * std (s) of a Gaussian read noise, jitter the maximum (s) of a random delay put before
+ * every sync message. nodes=K groups consecutive ranks into K virtual nodes that share
+ * one clock (ranks-per-node=R instead: nodes of R ranks). The common epoch T=0 is rank 0's
+ * real CLOCK_MONOTONIC at this call, broadcast to all.
+ * spec NULL: use the environment variable HCLOCK_EMULATE; *out = NULL if that is unset.
+ * out: new emulation handle, freed with hclock_emu_free (after every clock built on it).
+ */
+int hclock_emu_create(const char *spec, MPI_Comm comm, hclock_emu **out);
+void hclock_emu_free(hclock_emu *emu);
+/* The virtual node of this process (0..nodes-1). */
+int hclock_emu_node(const hclock_emu *emu);
+/* Number of virtual nodes. */
+int hclock_emu_nodes(const hclock_emu *emu);
+
+/*
+ * Truth. For a global clock clk whose reference is rank 0 of the synchronized
+ * communicator, the true error is clk's reading at true time T minus the reference's
+ * local (base) clock reading at the same T, without read noise.
+ * emu: the emulation in use, or NULL for "one physical clock" truth (--truth: valid only
+ *      for a system-wide base clock, i.e. monotonic, realtime or tsc on one machine).
+ * err_ns: receives the true error now, in ns.
+ * HCLOCK_EUNSUPP if no truth is available for this clock.
+ */
+int hclock_true_error(hclock_clock *clk, hclock_emu *emu, double *err_ns);
+
+/* ------------------------------------------------------------------------------------ */
+/* Synchronization                                                                      */
+
+typedef struct hclock_sync hclock_sync;
+
+/*
+ * Parse a sync spec and create the algorithm. Grammar (labels of the papers):
+ *   ALG/NFITPOINTS/OFFSETALG/NPINGPONGS[/ri][/span=S]   ALG in hca3, hca2, hca, jk;
+ *                                              ri: recompute the intercept after the fit;
+ *                                              span=S: spread each model's fit points over
+ *                                              S seconds (slope error falls like 1/S)
+ *   skampi/OFFSETALG/NPINGPONGS                offset only, no drift model
+ *   dunigan/S/K                                offsets at start and after S s, K tries each
+ *   none                                       the base clock itself
+ *   h2(INTER,INTRA), h3(INTER,SOCKET,INTRA)    hierarchical; any spec per level, or prop
+ * OFFSETALG in skampi, rtt, min. On a bad spec returns HCLOCK_EINVAL and
+ * hclock_last_error() names the bad token and the valid choices.
+ */
+int hclock_sync_create(const char *spec, hclock_sync **out);
+void hclock_sync_free(hclock_sync *s);
+/* The canonical spec string of s (owned by s). */
+const char *hclock_sync_spec(const hclock_sync *s);
+
+/*
+ * Synchronize (collective over comm). base: this process's local clock. On return *global
+ * is this process's global clock (a new reference): rank 0 of comm is the reference.
+ * Errors are agreed on by all ranks: either every rank returns 0 or every rank returns
+ * the same error code (no rank is left waiting).
+ */
+int hclock_sync_run(hclock_sync *s, MPI_Comm comm, hclock_clock *base, hclock_clock **global);
+
+/* Ping-pong exchanges this process took part in during the last hclock_sync_run. */
+uint64_t hclock_sync_pingpongs(const hclock_sync *s);
+/* Sequential pairwise rounds of the last run as seen by this process (depth of the
+ * critical path in units of LEARN_CLOCK_MODEL / MEASURE_OFFSET calls). */
+uint64_t hclock_sync_rounds(const hclock_sync *s);
+
+/*
+ * Measure the offset of client's clock to ref's clock (collective over the two ranks only;
+ * other ranks return at once). Both use clk. Used by hclock check (Alg. 6).
+ * npingpongs: exchanges (SKaMPI-Offset, Alg. 7). On the client, *offset_ns receives
+ * ref minus client at the end of the exchange; elsewhere it is left alone.
+ */
+int hclock_measure_offset(MPI_Comm comm, hclock_clock *clk, int ref, int client,
+                          int npingpongs, double *offset_ns);
+
+/* ------------------------------------------------------------------------------------ */
+/* Waiting on the global clock                                                          */
+
+/* Return when hclock_now(clk) >= t_ns (sleeps while far, spins for the last stretch;
+ * under SimGrid it sleeps in simulated time). Returns hclock_now(clk) - t_ns at return. */
+int64_t hclock_wait_until(hclock_clock *clk, int64_t t_ns);
+
+/*
+ * Harmonize (collective over comm): rank 0 picks a start time slack_ns after its now,
+ * broadcasts it, and every process returns when its global clock reaches it.
+ * late_ns: receives how late this process was (>0: it learned the start time only after it
+ * had passed; 0 when on time). start_ns: receives the common start time (may be NULL).
+ */
+int hclock_harmonize(MPI_Comm comm, hclock_clock *clk, int64_t slack_ns, int64_t *start_ns,
+                     int64_t *late_ns);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,242 @@
+/* emu.c - the emulation spec, the virtual nodes' clocks drawn from the seed, and the truth. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock/clock.h"
+#include "emulate/emu.h"
+#include "util/err.h"
+#include "util/timeutil.h"
+
+#define KEYS "offset, skew, drift, wander=AMP@PERIOD, noise, jitter, nodes, ranks-per-node, seed"
+
+static int parse_double(const char *key, const char *v, double lo, double hi, double *out)
+{
+	char *end;
+	errno = 0;
+	double d = strtod(v, &end);
+	if (!*v || *end || errno || !isfinite(d) || d < lo || d > hi)
+		return err_set(HCLOCK_EINVAL, "emulation: bad value '%s' for %s; expected a number in "
+		                              "[%g, %g]", v, key, lo, hi);
+	*out = d;
+	return 0;
+}
+
+static int parse_int(const char *key, const char *v, long lo, long hi, long *out)
+{
+	char *end;
+	errno = 0;
+	long l = strtol(v, &end, 10);
+	if (!*v || *end || errno || l < lo || l > hi)
+		return err_set(HCLOCK_EINVAL, "emulation: bad value '%s' for %s; expected an integer in "
+		                              "[%ld, %ld]", v, key, lo, hi);
+	*out = l;
+	return 0;
+}
+
+int emu_parse(const char *spec, struct emu_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->seed = 1;
+	p->wander_period_s = 30;
+	if (!spec)
+		return err_set(HCLOCK_EINVAL, "emulation: empty spec; expected key=value,... with keys " KEYS);
+	char *copy = strdup(spec), *save = NULL;
+	if (!copy)
+		return err_set(HCLOCK_ENOMEM, "out of memory");
+	int rc = 0;
+	if (!*copy)
+		rc = err_set(HCLOCK_EINVAL, "emulation: empty spec; expected key=value,... with keys " KEYS);
+	for (char *tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		char *v = strchr(tok, '=');
+		long l;
+		if (!v) {
+			rc = err_set(HCLOCK_EINVAL, "emulation: '%s' is not key=value; keys are " KEYS, tok);
+			break;
+		}
+		*v++ = 0;
+		if (!strcmp(tok, "offset"))
+			rc = parse_double(tok, v, 0, 1e6, &p->offset_s);
+		else if (!strcmp(tok, "skew"))
+			rc = parse_double(tok, v, 0, 0.01, &p->skew);
+		else if (!strcmp(tok, "drift"))
+			rc = parse_double(tok, v, 0, 1e-3, &p->drift_per_s);
+		else if (!strcmp(tok, "noise"))
+			rc = parse_double(tok, v, 0, 1e-2, &p->noise_s);
+		else if (!strcmp(tok, "jitter"))
+			rc = parse_double(tok, v, 0, 1, &p->jitter_s);
+		else if (!strcmp(tok, "wander")) {
+			char *at = strchr(v, '@');
+			if (!at) {
+				rc = err_set(HCLOCK_EINVAL, "emulation: wander needs AMP@PERIOD (e.g. "
+				                            "wander=2e-7@30), got '%s'", v);
+				break;
+			}
+			*at++ = 0;
+			rc = parse_double("wander amplitude", v, 0, 0.01, &p->wander_amp);
+			if (!rc)
+				rc = parse_double("wander period", at, 1e-3, 1e9, &p->wander_period_s);
+		} else if (!strcmp(tok, "nodes")) {
+			rc = parse_int(tok, v, 1, 1 << 24, &l);
+			p->nodes = (int)l;
+		} else if (!strcmp(tok, "ranks-per-node")) {
+			rc = parse_int(tok, v, 1, 1 << 24, &l);
+			p->ranks_per_node = (int)l;
+		} else if (!strcmp(tok, "seed")) {
+			char *end;
+			errno = 0;
+			unsigned long long s = strtoull(v, &end, 0);
+			if (!*v || *end || errno || *v == '-')
+				rc = err_set(HCLOCK_EINVAL, "emulation: bad seed '%s'; expected an unsigned "
+				                            "integer", v);
+			p->seed = s;
+		} else
+			rc = err_set(HCLOCK_EINVAL, "emulation: unknown key '%s'; expected one of " KEYS, tok);
+	}
+	if (!rc && p->nodes && p->ranks_per_node)
+		rc = err_set(HCLOCK_EINVAL, "emulation: give nodes or ranks-per-node, not both");
+	free(copy);
+	return rc;
+}
+
+int emu_node_of_rank(const struct hclock_emu *e, int rank)
+{
+	int n = rank / e->ranks_per_node;
+	return n < e->nnodes ? n : e->nnodes - 1;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
+}
+
+static uint64_t dbits(double d)
+{
+	uint64_t u;
+	memcpy(&u, &d, sizeof(u));
+	return u;
+}
+
+int hclock_emu_create(const char *spec, MPI_Comm comm, hclock_emu **out)
+{
+	struct emu_params p;
+	*out = NULL;
+	if (!spec) {
+		spec = getenv("HCLOCK_EMULATE");
+		if (!spec || !*spec)
+			return 0;
+	}
+	int rc = emu_parse(spec, &p);
+	if (rc)
+		return rc;
+	struct hclock_emu *e = calloc(1, sizeof(*e));
+	if (!e)
+		return err_set(HCLOCK_ENOMEM, "out of memory");
+	e->p = p;
+	MPI_Comm_size(comm, &e->nprocs);
+	MPI_Comm_rank(comm, &e->rank);
+	if (p.ranks_per_node) {
+		e->ranks_per_node = p.ranks_per_node;
+		e->nnodes = (e->nprocs + p.ranks_per_node - 1) / p.ranks_per_node;
+	} else if (p.nodes) {
+		e->nnodes = p.nodes < e->nprocs ? p.nodes : e->nprocs;
+		e->ranks_per_node = (e->nprocs + e->nnodes - 1) / e->nnodes;
+		e->nnodes = (e->nprocs + e->ranks_per_node - 1) / e->ranks_per_node;
+	} else {
+		e->nnodes = e->nprocs;
+		e->ranks_per_node = 1;
+	}
+	e->node = emu_node_of_rank(e, e->rank);
+	e->epoch_ns = real_now_ns();
+	MPI_Bcast(&e->epoch_ns, 1, MPI_INT64_T, 0, comm);
+
+	e->nodes = calloc((size_t)e->nnodes, sizeof(*e->nodes));
+	if (!e->nodes) {
+		free(e);
+		return err_set(HCLOCK_ENOMEM, "out of memory");
+	}
+	for (int k = 0; k < e->nnodes; k++) {
+		struct rng r;
+		struct emu_node *n = &e->nodes[k];
+		rng_seed(&r, p.seed * 0x2545f4914f6cdd1dull + (uint64_t)k);
+		n->off_ns = (2 * rng_uniform(&r) - 1) * p.offset_s * 1e9;
+		n->skew = (2 * rng_uniform(&r) - 1) * p.skew;
+		n->drift = (2 * rng_uniform(&r) - 1) * p.drift_per_s;
+		n->wander_amp = rng_uniform(&r) * p.wander_amp;
+		n->wander_phase = 2 * M_PI * rng_uniform(&r);
+	}
+	rng_seed(&e->rng, p.seed ^ (0xa0761d6478bd642full * (uint64_t)(e->rank + 1)));
+	uint64_t h = mix(p.seed, (uint64_t)e->epoch_ns);
+	h = mix(h, dbits(p.offset_s));
+	h = mix(h, dbits(p.skew));
+	h = mix(h, dbits(p.drift_per_s));
+	h = mix(h, dbits(p.wander_amp));
+	h = mix(h, dbits(p.wander_period_s));
+	h = mix(h, (uint64_t)e->nnodes);
+	e->spec_hash = h;
+	*out = e;
+	return 0;
+}
+
+void hclock_emu_free(hclock_emu *e)
+{
+	if (!e)
+		return;
+	free(e->nodes);
+	free(e);
+}
+
+int hclock_emu_node(const hclock_emu *e)
+{
+	return e->node;
+}
+
+int hclock_emu_nodes(const hclock_emu *e)
+{
+	return e->nnodes;
+}
+
+int64_t emu_T_ns(const struct hclock_emu *e)
+{
+	return real_now_ns() - e->epoch_ns;
+}
+
+int64_t emu_local_ns(const struct hclock_emu *e, int node, int64_t T_ns)
+{
+	const struct emu_node *n = &e->nodes[node];
+	double T = (double)T_ns; /* a difference from the epoch: safe as a double */
+	double dev = n->off_ns + n->skew * T + 0.5 * n->drift * T * T * 1e-9;
+	if (n->wander_amp != 0) {
+		double P = e->p.wander_period_s * 1e9;
+		dev += n->wander_amp * P / (2 * M_PI) *
+		       (cos(n->wander_phase) - cos(2 * M_PI * T / P + n->wander_phase));
+	}
+	return e->epoch_ns + T_ns + (int64_t)llround(dev);
+}
+
+void emu_jitter(struct hclock_emu *e)
+{
+	if (e && e->p.jitter_s > 0)
+		real_delay_ns((int64_t)(rng_uniform(&e->rng) * e->p.jitter_s * 1e9));
+}
+
+int hclock_true_error(hclock_clock *clk, hclock_emu *emu, double *err_ns)
+{
+	const struct hclock_clock *base = clock_base(clk);
+	if (emu) {
+		if (base->ops->type != CLOCK_T_EMULATED)
+			return err_set(HCLOCK_EUNSUPP, "true error needs a clock built on the emulation");
+		int64_t T = emu_T_ns(emu);
+		int64_t mine = clock_apply_chain(clk, emu_local_ns(emu, emu->node, T));
+		*err_ns = (double)(mine - emu_local_ns(emu, emu_node_of_rank(emu, 0), T));
+		return 0;
+	}
+	if (base->ops->type != CLOCK_T_MONOTONIC && base->ops->type != CLOCK_T_REALTIME)
+		return err_set(HCLOCK_EUNSUPP, "--truth needs a system-wide base clock (monotonic or "
+		                               "realtime) read by every rank on one machine, not %s",
+		               base->ops->name);
+	int64_t b = hclock_now((hclock_clock *)base);
+	*err_ns = (double)(clock_apply_chain(clk, b) - b);
+	return 0;
+}

@@ -1,0 +1,73 @@
+/*
+ * emu.h - emulated clocks with known truth (Liao et al.'s injected drift, made exact).
+ *
+ * Every virtual node k has a local clock
+ *   L_k(T) = E + off_k + (1 + skew_k) T + drift_k T^2 / 2 + wander_k(T) + noise
+ * where T is the machine's real monotonic time since the common epoch E (ns), and
+ *   wander_k(T) = A_k P / (2 pi) (cos(phi_k) - cos(2 pi T / P + phi_k))
+ * is the phase of a sinusoidal frequency error of amplitude A_k and period P.
+ * The parameters of every node are drawn from the seed, so any process can evaluate any
+ * node's clock exactly: that is the ground truth.
+ */
+#ifndef HCLOCK_EMULATE_EMU_H
+#define HCLOCK_EMULATE_EMU_H
+
+#include <stdint.h>
+
+#include "hclock.h"
+#include "util/rng.h"
+
+/* What the user asked for: the ranges parameters are drawn from. */
+struct emu_params {
+	double offset_s;        /* |offset| up to this, s */
+	double skew;            /* |skew| up to this, fraction (1e-6 = 1 ppm) */
+	double drift_per_s;     /* |d skew / dT| up to this, 1/s */
+	double wander_amp;      /* frequency wander amplitude up to this, fraction */
+	double wander_period_s; /* wander period, s */
+	double noise_s;         /* read noise std, s */
+	double jitter_s;        /* random delay before each sync message, up to this, s */
+	int nodes;              /* virtual nodes (0: one per rank, or from ranks_per_node) */
+	int ranks_per_node;     /* ranks per virtual node (0: from nodes) */
+	uint64_t seed;
+};
+
+/* One virtual node's clock, drawn from the seed. */
+struct emu_node {
+	double off_ns;       /* offset at T = 0, ns */
+	double skew;         /* frequency error, fraction */
+	double drift;        /* frequency change, 1/s */
+	double wander_amp;   /* frequency wander amplitude, fraction */
+	double wander_phase; /* rad */
+};
+
+struct hclock_emu {
+	struct emu_params p;
+	uint64_t spec_hash;      /* identity of this emulation (parameters and epoch) */
+	int64_t epoch_ns;        /* real monotonic time of T = 0, ns (rank 0's, broadcast) */
+	int nprocs, rank;
+	int nnodes, node;        /* number of virtual nodes; this process's node */
+	int ranks_per_node;
+	struct emu_node *nodes;  /* nnodes entries */
+	struct rng rng;          /* this process's read noise and jitter */
+};
+
+/* Parse "key=value,..." into p (defaults: all zero, seed 1). Returns 0 or HCLOCK_EINVAL with
+ * hclock_last_error() naming the bad token. */
+int emu_parse(const char *spec, struct emu_params *p);
+
+/* Virtual node of a rank. */
+int emu_node_of_rank(const struct hclock_emu *e, int rank);
+
+/* Node k's clock at real time T since the epoch (ns), without read noise. */
+int64_t emu_local_ns(const struct hclock_emu *e, int node, int64_t T_ns);
+
+/* Real time since the epoch, ns. */
+int64_t emu_T_ns(const struct hclock_emu *e);
+
+/* Wait a random time in [0, jitter] before a sync message (no-op when jitter is 0). */
+void emu_jitter(struct hclock_emu *e);
+
+/* The emulation behind a clock chain, or NULL. */
+hclock_emu *emu_of_clock(const hclock_clock *c);
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * linear.c - linear clock model (the paper's GLOBALCLOCKLM):
+ *   t_out = t_in + intercept_ns + slope * (t_in - x0_ns)
+ * Kept relative to x0 so that only a difference of timestamps becomes a double.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "clock/clock.h"
+#include "util/err.h"
+
+struct linear_model {
+	struct hclock_clock c;
+	int64_t x0_ns;       /* inner-clock time where the offset is intercept_ns, ns */
+	double intercept_ns; /* offset (reference minus inner) at x0_ns, ns */
+	double slope;        /* d(offset)/d(inner time), dimensionless */
+};
+
+static int64_t linear_apply(const struct hclock_clock *c, int64_t x)
+{
+	const struct linear_model *m = (const struct linear_model *)c;
+	return x + (int64_t)llround(m->intercept_ns + m->slope * (double)(x - m->x0_ns));
+}
+
+static void linear_flatten(const struct hclock_clock *c, struct wbuf *w)
+{
+	const struct linear_model *m = (const struct linear_model *)c;
+	wbuf_put_i64(w, m->x0_ns);
+	wbuf_put_f64(w, m->intercept_ns);
+	wbuf_put_f64(w, m->slope);
+}
+
+static int linear_describe(const struct hclock_clock *c, char *buf, size_t len)
+{
+	const struct linear_model *m = (const struct linear_model *)c;
+	return snprintf(buf, len, "linear(slope=%.4e,offset=%.1fns@%lld)", m->slope, m->intercept_ns,
+	                (long long)m->x0_ns);
+}
+
+static const struct clock_ops linear_ops = {
+	.name = "linear", .type = CLOCK_T_LINEAR, .apply = linear_apply, .flatten = linear_flatten,
+	.describe = linear_describe,
+};
+
+int hclock_model_linear(hclock_clock *inner, int64_t x0_ns, double intercept_ns, double slope,
+                        hclock_clock **out)
+{
+	*out = NULL;
+	if (!inner || !isfinite(intercept_ns) || !isfinite(slope) || fabs(slope) >= 0.5)
+		return err_set(HCLOCK_EINVAL, "linear model needs an inner clock, a finite intercept and "
+		                              "|slope| < 0.5 (got %g)", slope);
+	struct linear_model *m = calloc(1, sizeof(*m));
+	if (!m)
+		return err_set(HCLOCK_ENOMEM, "out of memory creating a clock model");
+	clock_init(&m->c, &linear_ops, inner);
+	m->x0_ns = x0_ns;
+	m->intercept_ns = intercept_ns;
+	m->slope = slope;
+	*out = &m->c;
+	return 0;
+}
+
+int model_linear_unflatten(struct rbuf *r, struct hclock_clock *inner, struct hclock_clock **out)
+{
+	int64_t x0;
+	double b, s;
+	if (rbuf_i64(r, &x0) || rbuf_f64(r, &b) || rbuf_f64(r, &s))
+		return err_set(HCLOCK_EINVAL, "serialized linear model is truncated");
+	return hclock_model_linear(inner, x0, b, s, out);
+}

@@ -1,0 +1,37 @@
+/*
+ * check.h - Check-Global-Clock (Hunold & Carpen-Amarie, Alg. 6): after a sync, rank 0
+ * measures the offset of every process (or of a random sample) to its own clock, right
+ * away and after each wait; with an emulation (or one shared physical clock) every rank
+ * also reports its true error. Knows nothing of output formats.
+ */
+#ifndef HCLOCK_MPI_CHECK_H
+#define HCLOCK_MPI_CHECK_H
+
+#include <stdint.h>
+
+#include "hclock.h"
+
+struct check_opts {
+	const double *waits_s; /* seconds after the sync to check at (ascending) */
+	int nwaits;
+	double sample;         /* fraction of the processes measured, (0, 1] */
+	uint64_t seed;         /* which processes are sampled */
+	int npingpongs;        /* SKaMPI-Offset exchanges per measurement */
+	hclock_emu *emu;       /* truth from the emulation, or NULL */
+	int truth;             /* truth from one shared physical clock (no emulation) */
+};
+
+struct check_point {
+	double after_s;              /* nominal wait, s */
+	double max_abs_offset_ns;    /* max |offset| measured by rank 0, ns */
+	double mean_abs_offset_ns;   /* mean |offset| over the measured processes, ns */
+	int nmeasured;               /* processes measured */
+	int have_truth;
+	double true_max_abs_error_ns; /* max over all ranks of |true error|, ns */
+};
+
+/* Collective over comm. res has opts->nwaits entries, filled on rank 0. */
+int check_clock(MPI_Comm comm, hclock_clock *g, const struct check_opts *opts,
+                struct check_point *res);
+
+#endif

@@ -1,0 +1,36 @@
+/* harmonize.c - waiting on a global clock, and common start times (Round-Time, Alg. 5). */
+#include "hclock.h"
+#include "util/timeutil.h"
+
+int64_t hclock_wait_until(hclock_clock *clk, int64_t t_ns)
+{
+	int64_t now = hclock_now(clk);
+	/* sleep in real time while far (the global clock runs within 1% of real time) */
+	while (t_ns - now > 2000000) {
+		real_delay_ns((t_ns - now) - 1000000);
+		now = hclock_now(clk);
+	}
+	while (now < t_ns)
+		now = hclock_now(clk);
+	return now - t_ns;
+}
+
+int hclock_harmonize(MPI_Comm comm, hclock_clock *clk, int64_t slack_ns, int64_t *start_ns,
+                     int64_t *late_ns)
+{
+	int r;
+	int64_t t = 0;
+	MPI_Comm_rank(comm, &r);
+	if (r == 0)
+		t = hclock_now(clk) + slack_ns;
+	MPI_Bcast(&t, 1, MPI_INT64_T, 0, comm);
+	int64_t now = hclock_now(clk);
+	int64_t late = now > t ? now - t : 0;
+	if (!late)
+		hclock_wait_until(clk, t);
+	if (start_ns)
+		*start_ns = t;
+	if (late_ns)
+		*late_ns = late;
+	return 0;
+}

@@ -1,0 +1,34 @@
+/*
+ * linreg.h - least-squares line through fit points, and linear offset models.
+ * Knows nothing of MPI or clocks: x are int64 ns timestamps, y offsets in ns.
+ */
+#ifndef HCLOCK_NUMERICS_LINREG_H
+#define HCLOCK_NUMERICS_LINREG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* offset(x) = intercept_ns + slope * (x - x0_ns); maps x to x + offset(x). */
+struct lm {
+	int64_t x0_ns;       /* where the offset equals intercept_ns, ns */
+	double intercept_ns; /* ns */
+	double slope;        /* dimensionless */
+};
+
+/*
+ * Ordinary least squares of y on x. The fit is done on x - x0 with x0 the (rounded) mean
+ * of x, so only differences of timestamps become doubles; out->x0_ns is that mean.
+ * Returns 0, or -1 when there are fewer than 2 points or all x are equal (out unchanged).
+ */
+int linreg_fit(const int64_t *x_ns, const double *y_ns, size_t n, struct lm *out);
+
+/* Offset of model m at x, ns. */
+double lm_offset(const struct lm *m, int64_t x_ns);
+
+/*
+ * Compose two models: inner maps clock A to clock B, outer maps B to C; the result maps A
+ * to C directly (HCA/HCA2 merging, with no loss from rounding to ns). x0 stays inner's.
+ */
+struct lm lm_compose(const struct lm *outer, const struct lm *inner);
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * min.c - Cristian's offset estimate with Dunigan's minimum filter (Dunigan, Sec. 2):
+ * of k exchanges keep the one with the smallest round trip; the reference's timestamp is
+ * then taken to be the client's midpoint of that exchange:
+ *   offset = t_ref - (t0 + t1) / 2,  error within +-(t1 - t0) / 2.
+ */
+#include <stdlib.h>
+
+#include "offset/offset.h"
+#include "util/err.h"
+
+static int min_measure(struct offset_alg *a, const struct pp_link *l, struct offset_sample *out)
+{
+	int n = a->nexchanges;
+	if (l->me == l->ref) {
+		for (int i = 0; i < n; i++) {
+			pp_recv(l, l->client);
+			pp_send(l, hclock_now(l->clk), l->client);
+		}
+	} else if (l->me == l->client) {
+		int64_t best_rtt = INT64_MAX;
+		for (int i = 0; i < n; i++) {
+			int64_t t0 = hclock_now(l->clk);
+			pp_send(l, t0, l->ref);
+			int64_t tr = pp_recv(l, l->ref);
+			int64_t t1 = hclock_now(l->clk);
+			if (t1 - t0 < best_rtt) {
+				best_rtt = t1 - t0;
+				out->local_ns = t0 + (t1 - t0) / 2;
+				out->offset_ns = (double)(tr - t0) - (double)(t1 - t0) / 2;
+			}
+		}
+	}
+	if (l->pingpongs)
+		*l->pingpongs += (uint64_t)n;
+	return 0;
+}
+
+static const struct offset_ops min_ops = {.name = "min", .measure = min_measure};
+
+int offset_min_create(struct offset_alg **out)
+{
+	struct offset_alg *a = calloc(1, sizeof(*a));
+	if (!a)
+		return err_set(HCLOCK_ENOMEM, "out of memory");
+	a->ops = &min_ops;
+	*out = a;
+	return 0;
+}

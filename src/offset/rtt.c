@@ -1,0 +1,149 @@
+/*
+ * rtt.c - Mean-RTT-Offset (Hunold & Carpen-Amarie, Alg. 8; Jones & Koenig, Fig. 1).
+ * The mean round trip of a pair is measured once (RTT_EXCHANGES after RTT_WARMUP) and cached
+ * per pair; each measurement then takes the reference's timestamps plus half that RTT as the
+ * client's present, and returns the median of the offsets over n exchanges.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "offset/offset.h"
+#include "util/err.h"
+
+#define RTT_WARMUP 5
+#define RTT_EXCHANGES 50
+
+struct rtt_entry {
+	MPI_Comm comm;
+	int ref, client;
+	double rtt_ns; /* mean round trip, ns */
+};
+
+struct rtt_alg {
+	struct offset_alg a;
+	struct rtt_entry *cache;
+	size_t ncache, cap;
+};
+
+static double *find(struct rtt_alg *r, const struct pp_link *l)
+{
+	for (size_t i = 0; i < r->ncache; i++)
+		if (r->cache[i].comm == l->comm && r->cache[i].ref == l->ref &&
+		    r->cache[i].client == l->client)
+			return &r->cache[i].rtt_ns;
+	return NULL;
+}
+
+/* Both ends run this once per pair; the client learns the mean RTT. */
+static double measure_rtt(const struct pp_link *l)
+{
+	double sum = 0;
+	for (int i = 0; i < RTT_WARMUP + RTT_EXCHANGES; i++) {
+		if (l->me == l->ref) {
+			pp_recv(l, l->client);
+			pp_send(l, 0, l->client);
+		} else {
+			int64_t t0 = hclock_now(l->clk);
+			pp_send(l, t0, l->ref);
+			pp_recv(l, l->ref);
+			if (i >= RTT_WARMUP)
+				sum += (double)(hclock_now(l->clk) - t0);
+		}
+	}
+	if (l->pingpongs)
+		*l->pingpongs += RTT_WARMUP + RTT_EXCHANGES;
+	return sum / RTT_EXCHANGES;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static int rtt_measure(struct offset_alg *a, const struct pp_link *l, struct offset_sample *out)
+{
+	struct rtt_alg *r = (struct rtt_alg *)a;
+	int n = a->nexchanges;
+	if (l->me != l->ref && l->me != l->client)
+		return 0;
+	double *rtt = find(r, l);
+	if (!rtt) {
+		if (r->ncache == r->cap) {
+			size_t cap = r->cap ? 2 * r->cap : 8;
+			struct rtt_entry *c = realloc(r->cache, cap * sizeof(*c));
+			if (!c)
+				return err_set(HCLOCK_ENOMEM, "out of memory");
+			r->cache = c;
+			r->cap = cap;
+		}
+		struct rtt_entry *e = &r->cache[r->ncache++];
+		e->comm = l->comm;
+		e->ref = l->ref;
+		e->client = l->client;
+		e->rtt_ns = measure_rtt(l);
+		rtt = &e->rtt_ns;
+	}
+	if (l->me == l->ref) {
+		for (int i = 0; i < n; i++) {
+			pp_recv(l, l->client);
+			pp_ssend(l, hclock_now(l->clk), l->client);
+		}
+	} else {
+		double *off = malloc((size_t)n * sizeof(*off) * 2);
+		int64_t *loc = malloc((size_t)n * sizeof(*loc));
+		if (!off || !loc) {
+			free(off);
+			free(loc);
+			return err_set(HCLOCK_ENOMEM, "out of memory");
+		}
+		for (int i = 0; i < n; i++) {
+			pp_ssend(l, 0, l->ref);
+			int64_t tr = pp_recv(l, l->ref);
+			loc[i] = hclock_now(l->clk);
+			off[i] = (double)(tr - loc[i]) + *rtt / 2;
+		}
+		/* median, and the exchange it came from */
+		double *sorted = off + n;
+		memcpy(sorted, off, (size_t)n * sizeof(*off));
+		qsort(sorted, (size_t)n, sizeof(*sorted), cmp_double);
+		double med = sorted[(n - 1) / 2];
+		for (int i = 0; i < n; i++)
+			if (off[i] == med) {
+				out->offset_ns = med;
+				out->local_ns = loc[i];
+				break;
+			}
+		free(off);
+		free(loc);
+	}
+	if (l->pingpongs)
+		*l->pingpongs += (uint64_t)n;
+	return 0;
+}
+
+static void rtt_reset(struct offset_alg *a)
+{
+	((struct rtt_alg *)a)->ncache = 0;
+}
+
+static void rtt_destroy(struct offset_alg *a)
+{
+	struct rtt_alg *r = (struct rtt_alg *)a;
+	free(r->cache);
+	free(r);
+}
+
+static const struct offset_ops rtt_ops = {
+	.name = "rtt", .measure = rtt_measure, .reset = rtt_reset, .destroy = rtt_destroy,
+};
+
+int offset_rtt_create(struct offset_alg **out)
+{
+	struct rtt_alg *r = calloc(1, sizeof(*r));
+	if (!r)
+		return err_set(HCLOCK_ENOMEM, "out of memory");
+	r->a.ops = &rtt_ops;
+	*out = &r->a;
+	return 0;
+}

@@ -1,0 +1,51 @@
+/*
+ * skampi.c - SKaMPI-Offset (Hunold & Carpen-Amarie, Alg. 7; Worsch et al.).
+ * The client bounds the offset from both sides with every exchange:
+ *   t_ref - s_now  <= offset <= t_ref - s_last
+ * keeps the tightest bounds over all exchanges (those with the smallest delays) and returns
+ * their midpoint. No RTT estimate and no averaging: minima are robust to delay outliers.
+ */
+#include <stdlib.h>
+
+#include "offset/offset.h"
+#include "util/err.h"
+
+static int skampi_measure(struct offset_alg *a, const struct pp_link *l, struct offset_sample *out)
+{
+	int n = a->nexchanges;
+	if (l->me == l->ref) {
+		for (int i = 0; i < n; i++) {
+			pp_recv(l, l->client);
+			pp_send(l, hclock_now(l->clk), l->client);
+		}
+	} else if (l->me == l->client) {
+		int64_t td_min = INT64_MIN, td_max = INT64_MAX;
+		for (int i = 0; i < n; i++) {
+			int64_t s_last = hclock_now(l->clk);
+			pp_send(l, s_last, l->ref);
+			int64_t t_last = pp_recv(l, l->ref);
+			int64_t s_now = hclock_now(l->clk);
+			if (t_last - s_now > td_min)
+				td_min = t_last - s_now;
+			if (t_last - s_last < td_max)
+				td_max = t_last - s_last;
+		}
+		out->offset_ns = ((double)td_min + (double)td_max) / 2;
+		out->local_ns = hclock_now(l->clk);
+	}
+	if (l->pingpongs)
+		*l->pingpongs += (uint64_t)n;
+	return 0;
+}
+
+static const struct offset_ops skampi_ops = {.name = "skampi", .measure = skampi_measure};
+
+int offset_skampi_create(struct offset_alg **out)
+{
+	struct offset_alg *a = calloc(1, sizeof(*a));
+	if (!a)
+		return err_set(HCLOCK_ENOMEM, "out of memory");
+	a->ops = &skampi_ops;
+	*out = a;
+	return 0;
+}

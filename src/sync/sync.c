@@ -1,0 +1,199 @@
+/* sync.c - the sync family's factory, the public entry points and LEARN_CLOCK_MODEL. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sync/sync.h"
+#include "util/err.h"
+#include "util/timeutil.h"
+
+int ilog2(int p)
+{
+	int r = 0;
+	while (p >>= 1)
+		r++;
+	return r;
+}
+
+int sync_create(const struct sync_spec *sp, struct hclock_sync **out)
+{
+	int rc;
+	*out = NULL;
+	switch (sp->kind) {
+	case SYNC_NONE: rc = sync_none_create(sp, out); break;
+	case SYNC_HCA3: rc = sync_hca3_create(sp, out); break;
+	case SYNC_HCA2: rc = sync_hca2_create(sp, out); break;
+	case SYNC_HCA: rc = sync_hca_create(sp, out); break;
+	case SYNC_JK: rc = sync_jk_create(sp, out); break;
+	case SYNC_SKAMPI: rc = sync_skampi_create(sp, out); break;
+	case SYNC_DUNIGAN: rc = sync_dunigan_create(sp, out); break;
+	case SYNC_PROP: rc = sync_prop_create(sp, out); break;
+	case SYNC_H2:
+	case SYNC_H3: rc = sync_hier_create(sp, out); break;
+	default: return err_set(HCLOCK_EINVAL, "unknown sync algorithm kind %d", (int)sp->kind);
+	}
+	if (!rc)
+		sync_spec_format(sp, (*out)->spec, sizeof((*out)->spec));
+	return rc;
+}
+
+int hclock_sync_create(const char *spec, hclock_sync **out)
+{
+	struct sync_spec *sp;
+	*out = NULL;
+	int rc = sync_spec_parse(spec, &sp);
+	if (rc)
+		return rc;
+	rc = sync_create(sp, out);
+	sync_spec_free(sp);
+	return rc;
+}
+
+void hclock_sync_free(hclock_sync *s)
+{
+	if (!s)
+		return;
+	if (s->ops->destroy)
+		s->ops->destroy(s);
+	else
+		free(s);
+}
+
+const char *hclock_sync_spec(const hclock_sync *s)
+{
+	return s->spec;
+}
+
+uint64_t hclock_sync_pingpongs(const hclock_sync *s)
+{
+	return s->pingpongs;
+}
+
+uint64_t hclock_sync_rounds(const hclock_sync *s)
+{
+	return s->rounds;
+}
+
+int sync_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out)
+{
+	s->pingpongs = 0;
+	s->rounds = 0;
+	*out = NULL;
+	return s->ops->run(s, comm, clk, out);
+}
+
+int hclock_sync_run(hclock_sync *s, MPI_Comm comm, hclock_clock *base, hclock_clock **global)
+{
+	MPI_Comm c;
+	*global = NULL;
+	if (MPI_Comm_dup(comm, &c) != MPI_SUCCESS)
+		return err_set(HCLOCK_EMPI, "MPI_Comm_dup failed");
+	int rc = sync_run(s, c, base, global), all;
+	/* every rank returns the same verdict */
+	MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, c);
+	MPI_Comm_free(&c);
+	if (all && !rc)
+		err_set(all, "sync failed on another rank: %s", hclock_strerror(all));
+	if (all) {
+		hclock_clock_free(*global);
+		*global = NULL;
+	}
+	return all;
+}
+
+int learner_init(struct learner *L, const struct sync_spec *sp)
+{
+	L->nfit = sp->nfit;
+	L->ri = sp->ri;
+	L->span_ns = sp->span_s * 1e9;
+	return offset_create(sp->offalg, sp->npingpongs, &L->oa);
+}
+
+void learner_fini(struct learner *L)
+{
+	offset_destroy(L->oa);
+	L->oa = NULL;
+}
+
+int measure_pair(struct hclock_sync *s, struct offset_alg *oa, MPI_Comm comm, int ref, int client,
+                 hclock_clock *clk, struct offset_sample *smp)
+{
+	struct pp_link l;
+	pp_link_init(&l, comm, ref, client, clk, &s->pingpongs);
+	return offset_measure(oa, &l, smp);
+}
+
+int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref, int client,
+                hclock_clock *clk, struct lm *lm)
+{
+	struct pp_link l;
+	int rc = 0;
+	pp_link_init(&l, comm, ref, client, clk, &s->pingpongs);
+	if (l.me == ref) {
+		for (int i = 0; i < L->nfit && !rc; i++)
+			rc = offset_measure(L->oa, &l, NULL);
+		if (!rc && L->ri)
+			rc = offset_measure(L->oa, &l, NULL);
+		return rc;
+	}
+	if (l.me != client)
+		return 0;
+	int64_t *x = malloc((size_t)L->nfit * sizeof(*x));
+	double *y = malloc((size_t)L->nfit * sizeof(*y));
+	struct offset_sample smp;
+	if (!x || !y)
+		rc = err_set(HCLOCK_ENOMEM, "out of memory");
+	/* on allocation failure still take part in the exchanges so the reference never hangs */
+	int64_t t_start = real_now_ns();
+	for (int i = 0; i < L->nfit; i++) {
+		if (L->span_ns > 0 && i)
+			real_delay_ns(t_start + (int64_t)(L->span_ns * i / (L->nfit - 1)) - real_now_ns());
+		int r = offset_measure(L->oa, &l, &smp);
+		if (!rc && r)
+			rc = r;
+		if (x && y) {
+			x[i] = smp.local_ns;
+			y[i] = smp.offset_ns;
+		}
+	}
+	if (!rc && linreg_fit(x, y, (size_t)L->nfit, lm)) {
+		/* all fit points at one instant (coarse clock): offset only */
+		lm->x0_ns = x[L->nfit - 1];
+		lm->intercept_ns = y[L->nfit - 1];
+		lm->slope = 0;
+	}
+	if (L->ri) {
+		/* COMPUTE_AND_SET_INTERCEPT: keep the slope, re-anchor on a fresh offset */
+		int r = offset_measure(L->oa, &l, &smp);
+		if (!rc && !r) {
+			lm->x0_ns = smp.local_ns;
+			lm->intercept_ns = smp.offset_ns;
+		}
+		if (!rc)
+			rc = r;
+	}
+	free(x);
+	free(y);
+	return rc;
+}
+
+int clock_from_lm(hclock_clock *clk, const struct lm *lm, hclock_clock **out)
+{
+	return hclock_model_linear(clk, lm->x0_ns, lm->intercept_ns, lm->slope, out);
+}
+
+int hclock_measure_offset(MPI_Comm comm, hclock_clock *clk, int ref, int client, int npingpongs,
+                          double *offset_ns)
+{
+	struct offset_alg *oa;
+	struct offset_sample smp;
+	struct pp_link l;
+	int rc = offset_create("skampi", npingpongs, &oa);
+	if (rc)
+		return rc;
+	pp_link_init(&l, comm, ref, client, clk, NULL);
+	rc = offset_measure(oa, &l, &smp);
+	if (!rc && l.me == client)
+		*offset_ns = smp.offset_ns;
+	offset_destroy(oa);
+	return rc;
+}

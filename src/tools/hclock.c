@@ -1,0 +1,48 @@
+/*
+ * hclock - command-line entry point: hclock SUBCOMMAND [OPTIONS]
+ * Each subcommand lives in its own cmd_*.c and is listed in the table below.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/cmd.h"
+#include "hclock.h"
+
+static const struct cmd cmds[] = {
+	{"check", cmd_check, "synchronize, then measure the global clock's accuracy (Alg. 6)"},
+#ifdef HCLOCK_HAVE_ALIGN
+	{"align", cmd_align, "put traces recorded on separate machines on one timeline"},
+#endif
+	{NULL, NULL, NULL},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: hclock SUBCOMMAND [OPTIONS]   (hclock SUBCOMMAND --help for its options)\n\n");
+	for (const struct cmd *c = cmds; c->name; c++)
+		fprintf(f, "  %-10s %s\n", c->name, c->help);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("hclock %s\n", HCLOCK_VERSION_STRING);
+		return 0;
+	}
+	for (const struct cmd *c = cmds; c->name; c++)
+		if (!strcmp(argv[1], c->name))
+			return c->fn(argc - 1, argv + 1);
+	fprintf(stderr, "hclock: unknown subcommand '%s'; expected one of:", argv[1]);
+	for (const struct cmd *c = cmds; c->name; c++)
+		fprintf(stderr, " %s", c->name);
+	fprintf(stderr, "\n");
+	return 2;
+}

@@ -1,0 +1,119 @@
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/mpitool.h"
+
+void mpitool_init(struct mpitool *t, const char *name, int *argc, char ***argv)
+{
+	memset(t, 0, sizeof(*t));
+	t->name = name;
+	MPI_Init(argc, argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &t->rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &t->size);
+}
+
+void mpitool_error(const struct mpitool *t, const char *fmt, ...)
+{
+	if (t->rank != 0)
+		return;
+	va_list ap;
+	fprintf(stderr, "%s: ", t->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int mpitool_agree(const struct mpitool *t, int rc)
+{
+	int all;
+	(void)t;
+	MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	return all;
+}
+
+int mpitool_clock(struct mpitool *t, const char *emulate, const char *clock)
+{
+	int rc = hclock_emu_create(emulate, MPI_COMM_WORLD, &t->emu);
+	if (rc) {
+		mpitool_error(t, "%s", hclock_last_error());
+		return rc;
+	}
+	if (t->emu && clock && strcmp(clock, "monotonic")) {
+		mpitool_error(t, "--clock %s cannot be combined with emulation; the emulated clocks run "
+		              "on the real monotonic time", clock);
+		return HCLOCK_EINVAL;
+	}
+	rc = hclock_base_create(clock, t->emu, &t->base);
+	int all = mpitool_agree(t, rc);
+	if (all) {
+		/* the message is the same on every rank that failed; show the first failing one */
+		int who = rc ? t->rank : t->size, first;
+		MPI_Allreduce(&who, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+		if (t->rank == first)
+			fprintf(stderr, "%s: %s\n", t->name, hclock_last_error());
+	}
+	return all;
+}
+
+int mpitool_finish(struct mpitool *t, int code)
+{
+	hclock_clock_free(t->base);
+	hclock_emu_free(t->emu);
+	t->base = NULL;
+	t->emu = NULL;
+	MPI_Finalize();
+	return code;
+}
+
+int opt_double(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	double d = strtod(s, &end);
+	if (*end || errno || !isfinite(d) || d < lo || d > hi)
+		return -1;
+	*out = d;
+	return 0;
+}
+
+int opt_long(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	long l = strtol(s, &end, 10);
+	if (*end || errno || l < lo || l > hi)
+		return -1;
+	*out = l;
+	return 0;
+}
+
+int opt_double_list(const char *s, double lo, double hi, double *out, int max)
+{
+	int n = 0;
+	if (!s || !*s)
+		return -1;
+	char *copy = strdup(s), *save = NULL;
+	if (!copy)
+		return -1;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == max || opt_double(tok, lo, hi, &out[n]) || (n && out[n] < out[n - 1])) {
+			free(copy);
+			return -1;
+		}
+		n++;
+	}
+	free(copy);
+	/* "1,,2" and trailing commas leave empty tokens that strtok skips: refuse them */
+	if (strstr(s, ",,") || s[0] == ',' || s[strlen(s) - 1] == ',')
+		return -1;
+	return n ? n : -1;
+}

@@ -1,0 +1,37 @@
+/* mpitool.h - what every MPI subcommand shares: start-up, agreeing on errors, option values. */
+#ifndef HCLOCK_TOOLS_MPITOOL_H
+#define HCLOCK_TOOLS_MPITOOL_H
+
+#include <stdint.h>
+
+#include <mpi.h>
+
+#include "hclock.h"
+
+struct mpitool {
+	const char *name; /* "hclock check" */
+	int rank, size;
+	hclock_emu *emu;  /* from --emulate or HCLOCK_EMULATE, or NULL */
+	hclock_clock *base;
+};
+
+/* MPI_Init and rank/size. */
+void mpitool_init(struct mpitool *t, const char *name, int *argc, char ***argv);
+/* Print one error line on rank 0 (all ranks call it with the same message). */
+void mpitool_error(const struct mpitool *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Collective: the worst (lowest) rc of all ranks; if nonzero and this rank's rc was 0,
+ * nothing is printed here (the failing rank printed). */
+int mpitool_agree(const struct mpitool *t, int rc);
+/* Collective: set up emulation and the base clock; on failure one line and non-zero. */
+int mpitool_clock(struct mpitool *t, const char *emulate, const char *clock);
+/* Free the clock and emulation, MPI_Finalize, and return the exit code. */
+int mpitool_finish(struct mpitool *t, int code);
+
+/* Option values. Return 0 or -1 (and print nothing). */
+int opt_double(const char *s, double lo, double hi, double *out);
+int opt_long(const char *s, long lo, long hi, long *out);
+/* "0,1,10" -> ascending list of at most max values in [lo, hi]; returns count or -1 */
+int opt_double_list(const char *s, double lo, double hi, double *out, int max);
+
+#endif

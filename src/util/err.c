@@ -1,0 +1,35 @@
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "hclock.h"
+#include "util/err.h"
+
+static _Thread_local char last_error[512];
+
+int err_set(int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+const char *hclock_last_error(void)
+{
+	return last_error[0] ? last_error : "no error";
+}
+
+const char *hclock_strerror(int err)
+{
+	switch (err) {
+	case HCLOCK_OK: return "success";
+	case HCLOCK_EINVAL: return "invalid argument";
+	case HCLOCK_ENOMEM: return "out of memory";
+	case HCLOCK_EUNSUPP: return "not supported on this machine";
+	case HCLOCK_EMPI: return "MPI call failed";
+	case HCLOCK_ESHARE: return "processes do not share a time source";
+	case HCLOCK_EVERSION: return "unknown serialization version";
+	}
+	return "unknown error";
+}

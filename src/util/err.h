@@ -1,0 +1,13 @@
+/* err.h - the last-error line behind hclock_last_error(), and small helpers. */
+#ifndef HCLOCK_UTIL_ERR_H
+#define HCLOCK_UTIL_ERR_H
+
+#include <stddef.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* Record one line for hclock_last_error() and return code (a negative HCLOCK_E*). */
+int err_set(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

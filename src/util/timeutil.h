@@ -1,0 +1,12 @@
+/* timeutil.h - the machine's real time (the emulation's ground truth) and waiting on it. */
+#ifndef HCLOCK_UTIL_TIMEUTIL_H
+#define HCLOCK_UTIL_TIMEUTIL_H
+
+#include <stdint.h>
+
+/* CLOCK_MONOTONIC in ns (simulated time under SimGrid SMPI). */
+int64_t real_now_ns(void);
+/* Pass d_ns of real time: sleep while far, spin for the last stretch. */
+void real_delay_ns(int64_t d_ns);
+
+#endif
