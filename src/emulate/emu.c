@@ -9,7 +9,8 @@
 #include "util/err.h"
 #include "util/timeutil.h"
 
-#define KEYS "offset, skew, drift, wander=AMP@PERIOD, noise, jitter, nodes, ranks-per-node, seed"
+#define KEYS "offset, skew, drift, wander=AMP@PERIOD, noise, jitter, nodes=K|host, ranks-per-node, " \
+             "sockets, topology=virtual|host, seed"
 
 static int parse_double(const char *key, const char *v, double lo, double hi, double *out)
 {
@@ -78,8 +79,21 @@ int emu_parse(const char *spec, struct emu_params *p)
 			if (!rc)
 				rc = parse_double("wander period", at, 1e-3, 1e9, &p->wander_period_s);
 		} else if (!strcmp(tok, "nodes")) {
-			rc = parse_int(tok, v, 1, 1 << 24, &l);
-			p->nodes = (int)l;
+			if (!strcmp(v, "host")) {
+				p->nodes_host = 1;
+			} else {
+				rc = parse_int(tok, v, 1, 1 << 24, &l);
+				p->nodes = (int)l;
+			}
+		} else if (!strcmp(tok, "topology")) {
+			if (!strcmp(v, "host") || !strcmp(v, "virtual"))
+				p->topology_host = !strcmp(v, "host");
+			else
+				rc = err_set(HCLOCK_EINVAL, "emulation: bad value '%s' for topology; expected "
+				                            "virtual or host", v);
+		} else if (!strcmp(tok, "sockets")) {
+			rc = parse_int(tok, v, 1, 1024, &l);
+			p->sockets = (int)l;
 		} else if (!strcmp(tok, "ranks-per-node")) {
 			rc = parse_int(tok, v, 1, 1 << 24, &l);
 			p->ranks_per_node = (int)l;
@@ -94,16 +108,11 @@ int emu_parse(const char *spec, struct emu_params *p)
 		} else
 			rc = err_set(HCLOCK_EINVAL, "emulation: unknown key '%s'; expected one of " KEYS, tok);
 	}
-	if (!rc && p->nodes && p->ranks_per_node)
-		rc = err_set(HCLOCK_EINVAL, "emulation: give nodes or ranks-per-node, not both");
+	if (!rc && (!!p->nodes + !!p->ranks_per_node + p->nodes_host) > 1)
+		rc = err_set(HCLOCK_EINVAL, "emulation: give one of nodes=K, nodes=host or "
+		                            "ranks-per-node=R, not several");
 	free(copy);
 	return rc;
-}
-
-int emu_node_of_rank(const struct hclock_emu *e, int rank)
-{
-	int n = rank / e->ranks_per_node;
-	return n < e->nnodes ? n : e->nnodes - 1;
 }
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -136,18 +145,43 @@ int hclock_emu_create(const char *spec, MPI_Comm comm, hclock_emu **out)
 	e->p = p;
 	MPI_Comm_size(comm, &e->nprocs);
 	MPI_Comm_rank(comm, &e->rank);
-	if (p.ranks_per_node) {
-		e->ranks_per_node = p.ranks_per_node;
-		e->nnodes = (e->nprocs + p.ranks_per_node - 1) / p.ranks_per_node;
-	} else if (p.nodes) {
-		e->nnodes = p.nodes < e->nprocs ? p.nodes : e->nprocs;
-		e->ranks_per_node = (e->nprocs + e->nnodes - 1) / e->nnodes;
-		e->nnodes = (e->nprocs + e->ranks_per_node - 1) / e->ranks_per_node;
+	/* consecutive ranks form a node; node_rank is this process's index within it */
+	int node_rank, node_size;
+	if (p.nodes_host) {
+		MPI_Comm shm;
+		int is_leader, before;
+		MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, e->rank, MPI_INFO_NULL, &shm);
+		MPI_Comm_rank(shm, &node_rank);
+		MPI_Comm_size(shm, &node_size);
+		is_leader = node_rank == 0;
+		MPI_Exscan(&is_leader, &before, 1, MPI_INT, MPI_SUM, comm);
+		e->node = e->rank == 0 ? 0 : before;
+		MPI_Bcast(&e->node, 1, MPI_INT, 0, shm);
+		MPI_Allreduce(&is_leader, &e->nnodes, 1, MPI_INT, MPI_SUM, comm);
+		MPI_Comm_free(&shm);
+		e->ranks_per_node = node_size;
 	} else {
-		e->nnodes = e->nprocs;
-		e->ranks_per_node = 1;
+		if (p.ranks_per_node) {
+			e->ranks_per_node = p.ranks_per_node;
+		} else if (p.nodes) {
+			int k = p.nodes < e->nprocs ? p.nodes : e->nprocs;
+			e->ranks_per_node = (e->nprocs + k - 1) / k;
+		} else {
+			e->ranks_per_node = 1;
+		}
+		e->nnodes = (e->nprocs + e->ranks_per_node - 1) / e->ranks_per_node;
+		e->node = e->rank / e->ranks_per_node;
+		node_rank = e->rank % e->ranks_per_node;
+		node_size = e->node == e->nnodes - 1 ? e->nprocs - e->node * e->ranks_per_node
+		                                      : e->ranks_per_node;
 	}
-	e->node = emu_node_of_rank(e, e->rank);
+	e->socket = -1;
+	if (p.sockets) {
+		int per = (node_size + p.sockets - 1) / p.sockets;
+		e->socket = node_rank / per;
+	}
+	e->ref_node = e->node;
+	MPI_Bcast(&e->ref_node, 1, MPI_INT, 0, comm);
 	e->epoch_ns = real_now_ns();
 	MPI_Bcast(&e->epoch_ns, 1, MPI_INT64_T, 0, comm);
 
@@ -229,7 +263,7 @@ int hclock_true_error(hclock_clock *clk, hclock_emu *emu, double *err_ns)
 			return err_set(HCLOCK_EUNSUPP, "true error needs a clock built on the emulation");
 		int64_t T = emu_T_ns(emu);
 		int64_t mine = clock_apply_chain(clk, emu_local_ns(emu, emu->node, T));
-		*err_ns = (double)(mine - emu_local_ns(emu, emu_node_of_rank(emu, 0), T));
+		*err_ns = (double)(mine - emu_local_ns(emu, emu->ref_node, T));
 		return 0;
 	}
 	if (base->ops->type != CLOCK_T_MONOTONIC && base->ops->type != CLOCK_T_REALTIME)

@@ -27,6 +27,10 @@ struct emu_params {
 	double noise_s;         /* read noise std, s */
 	double jitter_s;        /* random delay before each sync message, up to this, s */
 	int nodes;              /* virtual nodes (0: one per rank, or from ranks_per_node) */
+	int nodes_host;         /* nodes=host: one virtual node per real (or simulated) host */
+	int sockets;            /* sockets per virtual node for the h3 socket level (0: hwloc) */
+	int topology_host;      /* topology=host: hierarchical sync splits by the real hosts, not
+	                           by the virtual nodes (to show prop refusing different clocks) */
 	int ranks_per_node;     /* ranks per virtual node (0: from nodes) */
 	uint64_t seed;
 };
@@ -46,6 +50,8 @@ struct hclock_emu {
 	int64_t epoch_ns;        /* real monotonic time of T = 0, ns (rank 0's, broadcast) */
 	int nprocs, rank;
 	int nnodes, node;        /* number of virtual nodes; this process's node */
+	int ref_node;            /* node of rank 0, the reference of the truth */
+	int socket;              /* emulated socket of this process within its node, or -1 */
 	int ranks_per_node;
 	struct emu_node *nodes;  /* nnodes entries */
 	struct rng rng;          /* this process's read noise and jitter */
@@ -54,9 +60,6 @@ struct hclock_emu {
 /* Parse "key=value,..." into p (defaults: all zero, seed 1). Returns 0 or HCLOCK_EINVAL with
  * hclock_last_error() naming the bad token. */
 int emu_parse(const char *spec, struct emu_params *p);
-
-/* Virtual node of a rank. */
-int emu_node_of_rank(const struct hclock_emu *e, int rank);
 
 /* Node k's clock at real time T since the epoch (ns), without read noise. */
 int64_t emu_local_ns(const struct hclock_emu *e, int node, int64_t T_ns);

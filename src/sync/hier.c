@@ -1,17 +1,137 @@
-/* hier.c - placeholder for the hierarchical schemes h2/h3 and prop (issue 4). */
+/*
+ * hier.c - hierarchical sync H2HCA / H3HCA (Hunold & Carpen-Amarie, Alg. 4 and Sec. IV-D).
+ * h2(INTER,INTRA): one process per node synchronizes with INTER; then each node's other
+ * processes synchronize to it with INTRA, whose input clock is the node leader's global
+ * clock (the models nest). h3(INTER,SOCKET,INTRA) adds a level of one process per socket.
+ * The communicators are created on the first run and reused while the input communicator
+ * is congruent; their cost counts in that run's duration, as in the paper.
+ * After every level all ranks agree on success, so a failing level (e.g. prop refused)
+ * makes every rank return the error and none waits for a leader that gave up.
+ */
+#include <stdlib.h>
+
+#include "emulate/emu.h"
+#include "mpi/topo.h"
 #include "sync/sync.h"
 #include "util/err.h"
 
-int sync_prop_create(const struct sync_spec *sp, struct hclock_sync **out)
+struct hier {
+	struct hclock_sync s;
+	int nlevels;
+	struct hclock_sync *level[3]; /* outermost (inter-node) first */
+	MPI_Comm parent;              /* a dup of the communicator the comms were made for */
+	MPI_Comm comm[3];             /* per level; MPI_COMM_NULL where this process is absent */
+	MPI_Comm node, socket;        /* kept to be freed */
+};
+
+static void free_comms(struct hier *h)
 {
-	(void)sp;
-	(void)out;
-	return err_set(HCLOCK_EUNSUPP, "sync 'prop' is not implemented yet");
+	MPI_Comm *all[] = {&h->parent, &h->comm[0], &h->comm[1], &h->comm[2], &h->node, &h->socket};
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (*all[i] != MPI_COMM_NULL) {
+			int fin;
+			MPI_Finalized(&fin);
+			if (!fin)
+				MPI_Comm_free(all[i]);
+			*all[i] = MPI_COMM_NULL;
+		}
 }
+
+static int make_comms(struct hier *h, MPI_Comm comm, hclock_emu *emu)
+{
+	int rc;
+	if (h->parent != MPI_COMM_NULL) {
+		int cmp;
+		MPI_Comm_compare(h->parent, comm, &cmp);
+		if (cmp == MPI_IDENT || cmp == MPI_CONGRUENT)
+			return 0;
+		free_comms(h);
+	}
+	MPI_Comm_dup(comm, &h->parent);
+	if ((rc = topo_split_node(comm, emu, &h->node)))
+		return rc;
+	if ((rc = topo_leaders(comm, h->node, &h->comm[0])))
+		return rc;
+	if (h->nlevels == 2) {
+		MPI_Comm_dup(h->node, &h->comm[1]);
+		return 0;
+	}
+	if ((rc = topo_split_socket(h->node, emu, &h->socket)))
+		return rc;
+	if ((rc = topo_leaders(h->node, h->socket, &h->comm[1])))
+		return rc;
+	MPI_Comm_dup(h->socket, &h->comm[2]);
+	return 0;
+}
+
+static int hier_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out)
+{
+	struct hier *h = (struct hier *)s;
+	hclock_clock *g = hclock_clock_ref(clk);
+	int rc = make_comms(h, comm, emu_of_clock(clk)), all;
+	MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm);
+	for (int i = 0; i < h->nlevels && !all; i++) {
+		int size = 0;
+		uint64_t rounds = 0, maxrounds;
+		if (h->comm[i] != MPI_COMM_NULL)
+			MPI_Comm_size(h->comm[i], &size);
+		if (size > 1) {
+			hclock_clock *next = NULL;
+			rc = sync_run(h->level[i], h->comm[i], g, &next);
+			s->pingpongs += h->level[i]->pingpongs;
+			rounds = h->level[i]->rounds;
+			hclock_clock_free(g);
+			g = next;
+		}
+		/* the level's schedule length: the longest among its groups */
+		MPI_Allreduce(&rounds, &maxrounds, 1, MPI_UINT64_T, MPI_MAX, comm);
+		s->rounds += maxrounds;
+		MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm);
+	}
+	if (all) {
+		if (!rc && all != HCLOCK_ESHARE) /* prop set the same message on every rank */
+			err_set(all, "hierarchical sync failed on another rank: %s", hclock_strerror(all));
+		hclock_clock_free(g);
+		return all;
+	}
+	*out = g;
+	return 0;
+}
+
+static void hier_destroy(struct hclock_sync *s)
+{
+	struct hier *h = (struct hier *)s;
+	for (int i = 0; i < h->nlevels; i++)
+		hclock_sync_free(h->level[i]);
+	free_comms(h);
+	free(h);
+}
+
+static const struct sync_ops hier_ops = {.name = "hier", .run = hier_run, .destroy = hier_destroy};
 
 int sync_hier_create(const struct sync_spec *sp, struct hclock_sync **out)
 {
-	(void)sp;
-	(void)out;
-	return err_set(HCLOCK_EUNSUPP, "hierarchical sync h2/h3 is not implemented yet");
+	struct hier *h = calloc(1, sizeof(*h));
+	if (!h)
+		return err_set(HCLOCK_ENOMEM, "out of memory");
+	h->s.ops = &hier_ops;
+	h->nlevels = sp->nlevels;
+	h->parent = h->node = h->socket = MPI_COMM_NULL;
+	for (int i = 0; i < 3; i++)
+		h->comm[i] = MPI_COMM_NULL;
+	if (sp->level[0]->kind == SYNC_PROP) {
+		free(h);
+		return err_set(HCLOCK_EINVAL, "sync spec: prop cannot be the inter-node level of %s(...): "
+		               "the node leaders do not share a clock; use e.g. hca3/100/skampi/20 there",
+		               sp->kind == SYNC_H2 ? "h2" : "h3");
+	}
+	for (int i = 0; i < h->nlevels; i++) {
+		int rc = sync_create(sp->level[i], &h->level[i]);
+		if (rc) {
+			hier_destroy(&h->s);
+			return rc;
+		}
+	}
+	*out = &h->s;
+	return 0;
 }

@@ -143,10 +143,15 @@ int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref
 	if (!x || !y)
 		rc = err_set(HCLOCK_ENOMEM, "out of memory");
 	/* on allocation failure still take part in the exchanges so the reference never hangs */
-	int64_t t_start = real_now_ns();
+	/* paced from the end of the first exchange: the reference may still be busy in an
+	 * earlier round when this client starts waiting for it */
+	int64_t t_start = 0;
 	for (int i = 0; i < L->nfit; i++) {
-		if (L->span_ns > 0 && i)
-			real_delay_ns(t_start + (int64_t)(L->span_ns * i / (L->nfit - 1)) - real_now_ns());
+		if (L->span_ns > 0 && i == 1)
+			t_start = real_now_ns();
+		if (L->span_ns > 0 && i > 1)
+			real_delay_ns(t_start + (int64_t)(L->span_ns * (i - 1) / (L->nfit - 1)) -
+			              real_now_ns());
 		int r = offset_measure(L->oa, &l, &smp);
 		if (!rc && r)
 			rc = r;

@@ -14,7 +14,7 @@
 #include "tools/mpitool.h"
 #include "util/timeutil.h"
 
-#define DEFAULT_SYNC "hca3/500/skampi/20"
+#define DEFAULT_SYNC HCLOCK_DEFAULT_SYNC
 #define MAX_WAITS 32
 
 static void usage(FILE *f)

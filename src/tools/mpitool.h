@@ -8,6 +8,9 @@
 
 #include "hclock.h"
 
+/* The sync spec every MPI subcommand uses unless --sync says otherwise (README explains). */
+#define HCLOCK_DEFAULT_SYNC "hca3/100/skampi/20/span=0.3"
+
 struct mpitool {
 	const char *name; /* "hclock check" */
 	int rank, size;
