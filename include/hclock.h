@@ -177,10 +177,11 @@ uint64_t hclock_sync_rounds(const hclock_sync *s);
  * Measure the offset of client's clock to ref's clock (collective over the two ranks only;
  * other ranks return at once). Both use clk. Used by hclock check (Alg. 6).
  * npingpongs: exchanges (SKaMPI-Offset, Alg. 7). On the client, *offset_ns receives
- * ref minus client at the end of the exchange; elsewhere it is left alone.
+ * ref minus client at the end of the exchange and *rtt_ns (if not NULL) the smallest round
+ * trip of the exchanges; elsewhere both are left alone.
  */
 int hclock_measure_offset(MPI_Comm comm, hclock_clock *clk, int ref, int client,
-                          int npingpongs, double *offset_ns);
+                          int npingpongs, double *offset_ns, double *rtt_ns);
 
 /* ------------------------------------------------------------------------------------ */
 /* Waiting on the global clock                                                          */

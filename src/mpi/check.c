@@ -44,26 +44,28 @@ int check_clock(MPI_Comm comm, hclock_clock *g, const struct check_opts *o,
 	int64_t ts = hclock_now(g);
 	MPI_Bcast(&ts, 1, MPI_INT64_T, 0, comm);
 	for (int w = 0; w < o->nwaits; w++) {
-		double off = 0, err = 0, terr = 0;
+		double off[2] = {0, 0}, err = 0, terr = 0; /* offset, rtt */
 		hclock_wait_until(g, ts + (int64_t)llround(o->waits_s[w] * 1e9));
 		if (r == 0) {
-			double sum = 0, max = 0;
+			double sum = 0, max = 0, rtt = INFINITY;
 			int n = 0;
 			for (int c = 1; c < p; c++)
 				if (in[c]) {
-					hclock_measure_offset(comm, g, 0, c, o->npingpongs, &off);
-					MPI_Recv(&off, 1, MPI_DOUBLE, c, 0x4850, comm, MPI_STATUS_IGNORE);
-					sum += fabs(off);
-					max = fmax(max, fabs(off));
+					hclock_measure_offset(comm, g, 0, c, o->npingpongs, NULL, NULL);
+					MPI_Recv(off, 2, MPI_DOUBLE, c, 0x4850, comm, MPI_STATUS_IGNORE);
+					sum += fabs(off[0]);
+					max = fmax(max, fabs(off[0]));
+					rtt = fmin(rtt, off[1]);
 					n++;
 				}
+			res[w].rtt_min_ns = n ? rtt : 0;
 			res[w].after_s = o->waits_s[w];
 			res[w].max_abs_offset_ns = max;
 			res[w].mean_abs_offset_ns = n ? sum / n : 0;
 			res[w].nmeasured = n;
 		} else if (in[r]) {
-			hclock_measure_offset(comm, g, 0, r, o->npingpongs, &off);
-			MPI_Send(&off, 1, MPI_DOUBLE, 0, 0x4850, comm);
+			hclock_measure_offset(comm, g, 0, r, o->npingpongs, &off[0], &off[1]);
+			MPI_Send(off, 2, MPI_DOUBLE, 0, 0x4850, comm);
 		}
 		int trc = 0;
 		if (truth && (trc = hclock_true_error(g, o->emu, &err)) != 0)

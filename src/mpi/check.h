@@ -26,6 +26,7 @@ struct check_point {
 	double max_abs_offset_ns;    /* max |offset| measured by rank 0, ns */
 	double mean_abs_offset_ns;   /* mean |offset| over the measured processes, ns */
 	int nmeasured;               /* processes measured */
+	double rtt_min_ns;           /* smallest round trip of the check's exchanges, ns */
 	int have_truth;
 	double true_max_abs_error_ns; /* max over all ranks of |true error|, ns */
 };

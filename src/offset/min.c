@@ -28,6 +28,7 @@ static int min_measure(struct offset_alg *a, const struct pp_link *l, struct off
 				best_rtt = t1 - t0;
 				out->local_ns = t0 + (t1 - t0) / 2;
 				out->offset_ns = (double)(tr - t0) - (double)(t1 - t0) / 2;
+				out->rtt_ns = (double)(t1 - t0);
 			}
 		}
 	}

@@ -28,6 +28,7 @@ struct pp_link {
 struct offset_sample {
 	int64_t local_ns; /* client clock time the estimate refers to, ns */
 	double offset_ns; /* reference minus client at local_ns, ns */
+	double rtt_ns;    /* smallest round trip of the exchanges (rtt: the pair's mean), ns */
 };
 
 struct offset_alg;

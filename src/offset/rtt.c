@@ -111,6 +111,7 @@ static int rtt_measure(struct offset_alg *a, const struct pp_link *l, struct off
 		for (int i = 0; i < n; i++)
 			if (off[i] == med) {
 				out->offset_ns = med;
+				out->rtt_ns = *rtt;
 				out->local_ns = loc[i];
 				break;
 			}

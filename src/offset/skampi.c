@@ -19,12 +19,14 @@ static int skampi_measure(struct offset_alg *a, const struct pp_link *l, struct 
 			pp_send(l, hclock_now(l->clk), l->client);
 		}
 	} else if (l->me == l->client) {
-		int64_t td_min = INT64_MIN, td_max = INT64_MAX;
+		int64_t td_min = INT64_MIN, td_max = INT64_MAX, rtt = INT64_MAX;
 		for (int i = 0; i < n; i++) {
 			int64_t s_last = hclock_now(l->clk);
 			pp_send(l, s_last, l->ref);
 			int64_t t_last = pp_recv(l, l->ref);
 			int64_t s_now = hclock_now(l->clk);
+			if (s_now - s_last < rtt)
+				rtt = s_now - s_last;
 			if (t_last - s_now > td_min)
 				td_min = t_last - s_now;
 			if (t_last - s_last < td_max)
@@ -32,6 +34,7 @@ static int skampi_measure(struct offset_alg *a, const struct pp_link *l, struct 
 		}
 		out->offset_ns = ((double)td_min + (double)td_max) / 2;
 		out->local_ns = hclock_now(l->clk);
+		out->rtt_ns = (double)rtt;
 	}
 	if (l->pingpongs)
 		*l->pingpongs += (uint64_t)n;

@@ -21,7 +21,7 @@ struct dunigan {
 static int dunigan_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out)
 {
 	struct dunigan *d = (struct dunigan *)s;
-	struct offset_sample first = {0, 0}, second = {0, 0};
+	struct offset_sample first = {0}, second = {0};
 	int p, r, rc = 0;
 	MPI_Comm_size(comm, &p);
 	MPI_Comm_rank(comm, &r);

@@ -16,7 +16,7 @@ struct skampi_sync {
 static int skampi_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out)
 {
 	struct skampi_sync *k = (struct skampi_sync *)s;
-	struct offset_sample smp = {0, 0};
+	struct offset_sample smp = {0};
 	int p, r, rc = 0;
 	MPI_Comm_size(comm, &p);
 	MPI_Comm_rank(comm, &r);

@@ -187,7 +187,7 @@ int clock_from_lm(hclock_clock *clk, const struct lm *lm, hclock_clock **out)
 }
 
 int hclock_measure_offset(MPI_Comm comm, hclock_clock *clk, int ref, int client, int npingpongs,
-                          double *offset_ns)
+                          double *offset_ns, double *rtt_ns)
 {
 	struct offset_alg *oa;
 	struct offset_sample smp;
@@ -197,8 +197,11 @@ int hclock_measure_offset(MPI_Comm comm, hclock_clock *clk, int ref, int client,
 		return rc;
 	pp_link_init(&l, comm, ref, client, clk, NULL);
 	rc = offset_measure(oa, &l, &smp);
-	if (!rc && l.me == client)
+	if (!rc && l.me == client) {
 		*offset_ns = smp.offset_ns;
+		if (rtt_ns)
+			*rtt_ns = smp.rtt_ns;
+	}
 	offset_destroy(oa);
 	return rc;
 }

@@ -59,9 +59,10 @@ static void print_json(const char *spec, int p, const struct run *runs, int nrun
 		       (unsigned long long)r->rounds);
 		for (int w = 0; w < nwaits; w++) {
 			const struct check_point *c = &r->pt[w];
-			printf("%s{\"after_s\":%g,\"max_abs_offset_s\":%.12g,\"mean_abs_offset_s\":%.12g",
+			printf("%s{\"after_s\":%g,\"max_abs_offset_s\":%.12g,\"mean_abs_offset_s\":%.12g,"
+			       "\"measured\":%d,\"rtt_min_s\":%.12g",
 			       w ? "," : "", c->after_s, c->max_abs_offset_ns * 1e-9,
-			       c->mean_abs_offset_ns * 1e-9);
+			       c->mean_abs_offset_ns * 1e-9, c->nmeasured, c->rtt_min_ns * 1e-9);
 			if (truth)
 				printf(",\"true_max_abs_error_s\":%.12g", c->true_max_abs_error_ns * 1e-9);
 			printf("}");
@@ -73,14 +74,16 @@ static void print_json(const char *spec, int p, const struct run *runs, int nrun
 
 static void print_csv(const struct run *runs, int nruns, int nwaits, int truth)
 {
-	printf("run,sync_duration_s,pingpongs_max,rounds,after_s,max_abs_offset_s,mean_abs_offset_s%s\n",
+	printf("run,sync_duration_s,pingpongs_max,rounds,after_s,max_abs_offset_s,mean_abs_offset_s,"
+	       "rtt_min_s%s\n",
 	       truth ? ",true_max_abs_error_s" : "");
 	for (int i = 0; i < nruns; i++)
 		for (int w = 0; w < nwaits; w++) {
 			const struct check_point *c = &runs[i].pt[w];
-			printf("%d,%.9f,%llu,%llu,%g,%.12g,%.12g", i + 1, runs[i].sync_s,
+			printf("%d,%.9f,%llu,%llu,%g,%.12g,%.12g,%.12g", i + 1, runs[i].sync_s,
 			       (unsigned long long)runs[i].pingpongs_max, (unsigned long long)runs[i].rounds,
-			       c->after_s, c->max_abs_offset_ns * 1e-9, c->mean_abs_offset_ns * 1e-9);
+			       c->after_s, c->max_abs_offset_ns * 1e-9, c->mean_abs_offset_ns * 1e-9,
+			       c->rtt_min_ns * 1e-9);
 			if (truth)
 				printf(",%.12g", c->true_max_abs_error_ns * 1e-9);
 			printf("\n");
@@ -92,14 +95,14 @@ static void print_table(const char *spec, int p, const char *clockdesc, const st
 {
 	printf("hclock check: sync %s on %d process%s, clock %s\n", spec, p, p == 1 ? "" : "es",
 	       clockdesc);
-	printf("%4s %10s %10s %8s %14s %15s%s\n", "run", "sync_s", "pingpongs", "after_s",
-	       "max|off|_ns", "mean|off|_ns", truth ? "  true_max|err|_ns" : "");
+	printf("%4s %10s %10s %8s %10s %14s %15s%s\n", "run", "sync_s", "pingpongs", "after_s",
+	       "rtt_min_ns", "max|off|_ns", "mean|off|_ns", truth ? "  true_max|err|_ns" : "");
 	for (int i = 0; i < nruns; i++)
 		for (int w = 0; w < nwaits; w++) {
 			const struct check_point *c = &runs[i].pt[w];
-			printf("%4d %10.4f %10llu %8g %14.1f %15.1f", i + 1, runs[i].sync_s,
-			       (unsigned long long)runs[i].pingpongs_max, c->after_s, c->max_abs_offset_ns,
-			       c->mean_abs_offset_ns);
+			printf("%4d %10.4f %10llu %8g %10.0f %14.1f %15.1f", i + 1, runs[i].sync_s,
+			       (unsigned long long)runs[i].pingpongs_max, c->after_s, c->rtt_min_ns,
+			       c->max_abs_offset_ns, c->mean_abs_offset_ns);
 			if (truth)
 				printf(" %18.1f", c->true_max_abs_error_ns);
 			printf("\n");

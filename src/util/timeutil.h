@@ -6,7 +6,8 @@
 
 /* CLOCK_MONOTONIC in ns (simulated time under SimGrid SMPI). */
 int64_t real_now_ns(void);
-/* Pass d_ns of real time: sleep while far, spin for the last stretch. */
+/* Pass d_ns of real time: sleep while far, spin for the last stretch (under SimGrid SMPI,
+ * HCLOCK_SMPI: one sleep of simulated time, the only way a wait advances it). */
 void real_delay_ns(int64_t d_ns);
 
 #endif
