@@ -3,6 +3,7 @@
  * Each subcommand lives in its own cmd_*.c and is listed in the table below.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tools/cmd.h"
@@ -16,6 +17,18 @@ static const struct cmd cmds[] = {
 	{NULL, NULL, NULL},
 };
 
+/* Under mpirun, only the first rank reports a wrong subcommand (MPI is not started yet). */
+static int first_rank(void)
+{
+	const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+		if (v)
+			return atoi(v) == 0;
+	}
+	return 1;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: hclock SUBCOMMAND [OPTIONS]   (hclock SUBCOMMAND --help for its options)\n\n");
@@ -26,7 +39,8 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		usage(stderr);
+		if (first_rank())
+			usage(stderr);
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -40,9 +54,11 @@ int main(int argc, char **argv)
 	for (const struct cmd *c = cmds; c->name; c++)
 		if (!strcmp(argv[1], c->name))
 			return c->fn(argc - 1, argv + 1);
-	fprintf(stderr, "hclock: unknown subcommand '%s'; expected one of:", argv[1]);
-	for (const struct cmd *c = cmds; c->name; c++)
-		fprintf(stderr, " %s", c->name);
-	fprintf(stderr, "\n");
+	if (first_rank()) {
+		fprintf(stderr, "hclock: unknown subcommand '%s'; expected one of:", argv[1]);
+		for (const struct cmd *c = cmds; c->name; c++)
+			fprintf(stderr, " %s", c->name);
+		fprintf(stderr, "\n");
+	}
 	return 2;
 }

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Run `hclock check` under emulated clocks with known truth and assert the true error.
+
+The bound at 0 s is derived from what the check itself measured (rtt_min) and the emulated
+read noise: a SKaMPI offset estimate lies within half the smallest round trip of the truth
+when one-way delays are non-negative, widened by a few noise standard deviations per read;
+errors add up along the L = ceil(log2 p) levels of a tree (HCA*, h2) and a direct reference
+(JK, SKaMPI, Dunigan) is one level. The factor FACTOR absorbs the round trips during the sync
+being longer than the check's smallest one (oversubscribed ranks). After a wait W the bound
+grows by AFTER_NS_PER_S * W (the slope error of a model fitted over the sync's span).
+--expect fail inverts the assertion: the case must exceed the bound (proves the check bites).
+"""
+import argparse, json, math, os, subprocess, sys
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--hclock", required=True)
+ap.add_argument("--mpirun", required=True)
+ap.add_argument("--mpiexec", required=True)
+ap.add_argument("--np", type=int, required=True)
+ap.add_argument("--sync", required=True)
+ap.add_argument("--emulate", default="offset=1,skew=100e-6,noise=20e-9")
+ap.add_argument("--noise", type=float, default=20e-9, help="emulated noise std, s")
+ap.add_argument("--wait", default="0")
+ap.add_argument("--seeds", default="1,2,3")
+ap.add_argument("--factor", type=float, default=3.0)
+ap.add_argument("--floor-ns", type=float, default=200.0)
+ap.add_argument("--after-ns-per-s", type=float, default=1000.0)
+ap.add_argument("--levels", type=int, default=0, help="0: ceil(log2 np)")
+ap.add_argument("--expect", choices=["pass", "fail"], default="pass")
+a = ap.parse_args()
+
+levels = a.levels or max(1, math.ceil(math.log2(a.np)))
+failed = 0
+for seed in a.seeds.split(","):
+    emu = f"{a.emulate},seed={seed}"
+    cmd = [a.mpirun, a.mpiexec, str(a.np), a.hclock, "check", "--sync", a.sync, "--wait", a.wait,
+           "--emulate", emu, "--format", "json", "--pingpongs", "10"]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        print(f"FAIL seed={seed}: exit {p.returncode}: {' '.join(cmd)}\n{p.stderr[-2000:]}")
+        failed += 1
+        continue
+    doc = json.loads(p.stdout)
+    for chk in doc["runs"][0]["checks"]:
+        err = chk["true_max_abs_error_s"] * 1e9
+        rtt = chk["rtt_min_s"] * 1e9
+        bound = max(a.floor_ns, a.factor * levels * (rtt / 2 + 8 * a.noise * 1e9)) \
+            + a.after_ns_per_s * chk["after_s"]
+        ok = err <= bound if a.expect == "pass" else err > bound
+        verdict = "ok  " if ok else "FAIL"
+        print(f"{verdict} np={a.np} sync={a.sync} seed={seed} after={chk['after_s']}s "
+              f"true_max_err={err:.0f}ns bound={bound:.0f}ns (rtt_min={rtt:.0f}ns, "
+              f"levels={levels}, expect {a.expect})")
+        if not ok:
+            failed += 1
+            print(f"  reproduce: {' '.join(cmd)}")
+sys.exit(1 if failed else 0)
