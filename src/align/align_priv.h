@@ -1,0 +1,61 @@
+/*
+ * align_priv.h - the engine's state, shared by align.c (fitting, composition, metrics) and
+ * report.c (table, JSON, bounds CSV, SVG). Not installed.
+ */
+#ifndef HCLOCK_ALIGN_PRIV_H
+#define HCLOCK_ALIGN_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hclock_align.h"
+#include "align/pair.h"
+#include "align/trace.h"
+
+#define NODE_REFERENCE (-1) /* anode.quality of the reference node */
+
+struct amsg {
+	uint32_t src, dst; /* node indexes */
+	size_t se, re;     /* event indexes on src (send) and dst (recv) */
+};
+
+struct anode {
+	int64_t *mate;          /* per event: the other side's local time (send/recv), else unused */
+	unsigned char *matched; /* per event: 1 if a matched send/recv */
+	size_t parent;          /* next hop towards the reference (itself for the reference) */
+	struct pair_fit *hop;   /* conversion node -> parent (points into fit[]) */
+	double dist;            /* accumulated mean bound along the path, ns */
+	size_t hops;
+	int quality;            /* worst pair quality along the path, or NODE_REFERENCE */
+	int64_t *corr;          /* per event: time on the reference timeline, ns */
+	double *dminus, *dplus; /* per event: bounds, ns */
+	long double a0;         /* corrected minus local at the node's first event, ns */
+	long double a1;         /* d(corrected)/d(local) over the node's trace */
+	double bound_min, bound_max, bound_mean; /* max(dminus, dplus) over events, ns */
+	size_t nrecv, inversions, too_fast;      /* over messages received by this node */
+};
+
+struct bcast_pt {
+	double t_s;  /* reference time since the earliest corrected event, s */
+	double d_ns; /* arrival on node minus arrival on the reference, ns */
+	size_t node;
+};
+
+struct hclock_align {
+	struct trace_set set;
+	struct anode *node;
+	struct amsg *msg;
+	size_t nmsg;
+	struct pair_fit **fit;  /* [x * nnodes + y]: conversion x -> y, NULL without messages */
+	size_t ref;
+	int ran;
+	struct hclock_align_opts opts;
+	int64_t t0;             /* earliest corrected time, ns */
+	struct bcast_pt *bc;
+	size_t nbc;
+	double bc_min, bc_max, bc_mean, bc_std; /* broadcast differential delay, ns */
+	char *warn;
+	size_t warnlen;
+};
+
+#endif

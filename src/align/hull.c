@@ -1,0 +1,327 @@
+/*
+ * hull.c - half hulls and the two-variable LPs of the accuracy-reporting convex hull algorithm.
+ *
+ * Geometry used throughout (the dual view of LP 5/6): a valid line y = a0 + a1 x must satisfy
+ *   a0 <= U(a1) = min over lower-hull vertices k of (y_k - a1 x_k)   (below every up point)
+ *   a0 >= L(a1) = max over upper-hull vertices j of (y_j - a1 x_j)   (above every down point)
+ * U is concave and piecewise linear with its breakpoints at the lower hull's edge slopes (for
+ * slope a1 the supporting vertex is the one whose left edge is flatter and right edge steeper);
+ * L is convex with breakpoints at the upper hull's edge slopes. The gap G = U - L is concave:
+ * valid lines exist iff max G >= 0, and [a1min, a1max] is where G >= 0 (LP 5). Each end of
+ * that range is the line through one vertex of each hull, computed from integers.
+ *
+ * LP 6 (maximise a0 + a1 x at a given x) becomes: maximise U(a1) + a1 x over [a1min, a1max].
+ * The function is concave in a1 with slope (x - x_k) on the piece of vertex k, so its free
+ * maximum is at the slope of the lower-hull edge spanning x (the hull itself); the constrained
+ * one is that slope clamped to [a1min, a1max]. Symmetrically for the minimum with L.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "align/hull.h"
+
+__extension__ typedef __int128 i128;
+
+/* > 0 if o->a->b turns left (counter-clockwise), exact for coordinates below 2^62 */
+static inline i128 cross(const struct hull_pt *o, const struct hull_pt *a, const struct hull_pt *b)
+{
+	return (i128)(a->x - o->x) * (b->y - o->y) - (i128)(a->y - o->y) * (b->x - o->x);
+}
+
+size_t hull_lower(const struct hull_pt *p, size_t n, struct hull_pt *out)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (m && out[m - 1].x == p[i].x) {
+			if (p[i].y >= out[m - 1].y)
+				continue;
+			m--;
+		}
+		while (m >= 2 && cross(&out[m - 2], &out[m - 1], &p[i]) <= 0)
+			m--;
+		out[m++] = p[i];
+	}
+	return m;
+}
+
+size_t hull_upper(const struct hull_pt *p, size_t n, struct hull_pt *out)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (m && out[m - 1].x == p[i].x) {
+			if (p[i].y <= out[m - 1].y)
+				continue;
+			m--;
+		}
+		while (m >= 2 && cross(&out[m - 2], &out[m - 1], &p[i]) >= 0)
+			m--;
+		out[m++] = p[i];
+	}
+	return m;
+}
+
+static inline long double edge_slope(const struct hull_pt *h, size_t k)
+{
+	return (long double)(h[k + 1].y - h[k].y) / (long double)(h[k + 1].x - h[k].x);
+}
+
+/* supporting lower-hull vertex for slope a1: number of edges flatter than a1 */
+static size_t lo_active(const struct corridor *c, long double a1)
+{
+	size_t l = 0, r = c->nlo - 1;
+
+	while (l < r) {
+		size_t m = (l + r) / 2;
+		if (edge_slope(c->lo, m) < a1)
+			l = m + 1;
+		else
+			r = m;
+	}
+	return l;
+}
+
+/* supporting upper-hull vertex for slope a1: number of edges steeper than a1 */
+static size_t hi_active(const struct corridor *c, long double a1)
+{
+	size_t l = 0, r = c->nhi - 1;
+
+	while (l < r) {
+		size_t m = (l + r) / 2;
+		if (edge_slope(c->hi, m) > a1)
+			l = m + 1;
+		else
+			r = m;
+	}
+	return l;
+}
+
+static inline long double upper_env(const struct corridor *c, long double a1)
+{
+	const struct hull_pt *v = &c->lo[lo_active(c, a1)];
+	return (long double)v->y - a1 * (long double)v->x;
+}
+
+static inline long double lower_env(const struct corridor *c, long double a1)
+{
+	const struct hull_pt *v = &c->hi[hi_active(c, a1)];
+	return (long double)v->y - a1 * (long double)v->x;
+}
+
+static int cmp_ld(const void *a, const void *b)
+{
+	long double x = *(const long double *)a, y = *(const long double *)b;
+	return (x > y) - (x < y);
+}
+
+/* the line through the supporting vertices of both hulls active on the open interval around
+ * probe: where U and L cross inside that interval */
+static struct line crossing(const struct corridor *c, long double probe)
+{
+	const struct hull_pt *u = &c->lo[lo_active(c, probe)];
+	const struct hull_pt *d = &c->hi[hi_active(c, probe)];
+	struct line l;
+
+	l.a1 = (long double)(d->y - u->y) / (long double)(d->x - u->x);
+	l.a0 = (long double)u->y - l.a1 * (long double)u->x;
+	return l;
+}
+
+static long double probe_between(long double a, long double b)
+{
+	if (isinf(a))
+		return b - fabsl(b) - 1;
+	if (isinf(b))
+		return a + fabsl(a) + 1;
+	return a + (b - a) / 2;
+}
+
+int corridor_init(struct corridor *c, const struct hull_pt *lo, size_t nlo,
+                  const struct hull_pt *hi, size_t nhi)
+{
+	long double *b, gmax = -INFINITY;
+	size_t nb = 0, ibest = 0, first = (size_t)-1, last = 0;
+
+	c->lo = lo;
+	c->nlo = nlo;
+	c->hi = hi;
+	c->nhi = nhi;
+	c->gap = 0;
+	c->status = CORRIDOR_UNBOUNDED;
+	/* G must fall to -inf on both sides, otherwise slopes are unbounded */
+	if (!nlo || !nhi || hi[nhi - 1].x <= lo[0].x || hi[0].x >= lo[nlo - 1].x)
+		return c->status;
+
+	b = malloc((nlo + nhi) * sizeof(*b));
+	if (!b)
+		return c->status = -ENOMEM;
+	for (size_t k = 0; k + 1 < nlo; k++)
+		b[nb++] = edge_slope(lo, k);
+	for (size_t k = 0; k + 1 < nhi; k++)
+		b[nb++] = edge_slope(hi, k);
+	qsort(b, nb, sizeof(*b), cmp_ld);
+	/* the maximum of a concave piecewise linear function is at a breakpoint */
+	for (size_t i = 0; i < nb; i++) {
+		long double g = upper_env(c, b[i]) - lower_env(c, b[i]);
+		if (g > gmax) {
+			gmax = g;
+			ibest = i;
+		}
+		if (g >= 0) {
+			if (first == (size_t)-1)
+				first = i;
+			last = i;
+		}
+	}
+	/* nb >= 1 here: the tail conditions cannot hold with one vertex per hull */
+	c->center.a1 = b[ibest];
+	c->center.a0 = (upper_env(c, b[ibest]) + lower_env(c, b[ibest])) / 2;
+	c->gap = gmax;
+	if (gmax < 0) {
+		free(b);
+		return c->status = CORRIDOR_INTERSECT;
+	}
+	c->cmin = crossing(c, probe_between(first ? b[first - 1] : -INFINITY, b[first]));
+	c->cmax = crossing(c, probe_between(b[last], last + 1 < nb ? b[last + 1] : INFINITY));
+	free(b);
+	return c->status = CORRIDOR_OK;
+}
+
+struct line corridor_bisector(const struct corridor *c)
+{
+	struct line l;
+	long double xi, yi, th;
+
+	if (c->cmax.a1 <= c->cmin.a1) {
+		l.a1 = c->cmax.a1;
+		l.a0 = (c->cmax.a0 + c->cmin.a0) / 2;
+		return l;
+	}
+	/* the two lines cross at (xi, yi); the bisector of their angle passes there and, being a
+	 * convex combination of two valid lines through one point, is valid too */
+	xi = (c->cmin.a0 - c->cmax.a0) / (c->cmax.a1 - c->cmin.a1);
+	yi = line_at(c->cmax, xi);
+	th = (atanl(c->cmax.a1) + atanl(c->cmin.a1)) / 2;
+	l.a1 = tanl(th);
+	if (l.a1 > c->cmax.a1)
+		l.a1 = c->cmax.a1;
+	if (l.a1 < c->cmin.a1)
+		l.a1 = c->cmin.a1;
+	l.a0 = yi - l.a1 * xi;
+	return l;
+}
+
+static long double clampl(long double v, long double lo, long double hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* number of vertices of h with x <= x */
+static size_t count_le(const struct hull_pt *h, size_t n, long double x)
+{
+	size_t l = 0, r = n;
+
+	while (l < r) {
+		size_t m = (l + r) / 2;
+		if ((long double)h[m].x <= x)
+			l = m + 1;
+		else
+			r = m;
+	}
+	return l;
+}
+
+long double corridor_lp6_max(const struct corridor *c, long double x)
+{
+	size_t k = count_le(c->lo, c->nlo, x);
+	long double a1;
+	const struct hull_pt *v;
+
+	if (k == 0)
+		a1 = c->cmin.a1;
+	else if (k == c->nlo)
+		a1 = c->cmax.a1;
+	else
+		a1 = clampl(edge_slope(c->lo, k - 1), c->cmin.a1, c->cmax.a1);
+	v = &c->lo[lo_active(c, a1)];
+	return (long double)v->y + (x - (long double)v->x) * a1;
+}
+
+long double corridor_lp6_min(const struct corridor *c, long double x)
+{
+	size_t k = count_le(c->hi, c->nhi, x);
+	long double a1;
+	const struct hull_pt *v;
+
+	if (k == 0)
+		a1 = c->cmax.a1;
+	else if (k == c->nhi)
+		a1 = c->cmin.a1;
+	else
+		a1 = clampl(edge_slope(c->hi, k - 1), c->cmin.a1, c->cmax.a1);
+	v = &c->hi[hi_active(c, a1)];
+	return (long double)v->y + (x - (long double)v->x) * a1;
+}
+
+/* sweep one hull: value at its vertices by LP 6, linear in between, slopes sl/sr outside */
+static void sweep(const struct corridor *c, const struct hull_pt *h, size_t nh,
+                  long double (*lp6)(const struct corridor *, long double), long double sl,
+                  long double sr, const int64_t *xs, size_t n, long double *out)
+{
+	size_t k = 0;
+	long double vk, vk1;
+
+	vk = lp6(c, (long double)h[0].x);
+	vk1 = nh > 1 ? lp6(c, (long double)h[1].x) : vk;
+	for (size_t i = 0; i < n; i++) {
+		long double x = (long double)xs[i];
+		while (k + 1 < nh && xs[i] >= h[k + 1].x) {
+			k++;
+			vk = vk1;
+			if (k + 1 < nh)
+				vk1 = lp6(c, (long double)h[k + 1].x);
+		}
+		if (xs[i] < h[0].x)
+			out[i] = vk + sl * (x - (long double)h[0].x);
+		else if (k + 1 == nh)
+			out[i] = vk + sr * (x - (long double)h[k].x);
+		else
+			out[i] = vk + (vk1 - vk) * ((x - (long double)h[k].x) /
+			                            (long double)(h[k + 1].x - h[k].x));
+	}
+}
+
+void corridor_lp6_sorted(const struct corridor *c, const int64_t *xs, size_t n,
+                         long double *vmax, long double *vmin)
+{
+	if (vmax)
+		sweep(c, c->lo, c->nlo, corridor_lp6_max, c->cmin.a1, c->cmax.a1, xs, n, vmax);
+	if (vmin)
+		sweep(c, c->hi, c->nhi, corridor_lp6_min, c->cmax.a1, c->cmin.a1, xs, n, vmin);
+}
+
+int line_regress(const struct hull_pt *p, size_t n, struct line *l)
+{
+	long double mx = 0, my = 0, sxx = 0, sxy = 0;
+
+	if (n < 2)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		mx += p[i].x;
+		my += p[i].y;
+	}
+	mx /= n;
+	my /= n;
+	for (size_t i = 0; i < n; i++) {
+		long double dx = p[i].x - mx, dy = p[i].y - my;
+		sxx += dx * dx;
+		sxy += dx * dy;
+	}
+	if (sxx <= 0)
+		return -1;
+	l->a1 = sxy / sxx;
+	l->a0 = my - l->a1 * mx;
+	return 0;
+}

@@ -1,0 +1,1449 @@
+/*
+ * reader_otf2.c - OTF2 archives as traces: MPI point-to-point records matched between
+ * processes, and the archive written back with every timestamp converted.
+ *
+ * Input: one archive, given as its anchor file (NAME.otf2) or the directory holding it.
+ *
+ * Node: one location group (an MPI process), named after its definition with every character
+ * outside [A-Za-z0-9._-] replaced by '_' ("MPI Rank 3" -> "MPI_Rank_3"). All locations
+ * (threads) of a process share its clock, so its events are merged, in time order, into one
+ * node; messages are matched between locations and attributed to their processes.
+ *
+ * Time: event times as any OTF2 reader sees them (raw ticks plus the archive's ClockOffset
+ * corrections, interpolated by libotf2), converted exactly to ns since the archive's global
+ * offset: ns = floor((ticks - globalOffset) * 1e9 / timerResolution), in 128-bit integers.
+ *
+ * Messages: MpiSend and MpiIsend are sends (at their record time, when the send started),
+ * MpiRecv and MpiIrecv receives (at their record time, when the receive completed); rank and
+ * communicator are resolved to locations through the Comm, COMM_GROUP and COMM_LOCATIONS
+ * definitions. Sends and receives are paired first-in first-out per (sender, receiver,
+ * communicator, tag), MPI's non-overtaking rule: sends in the order they were started,
+ * receives in the order they were posted (an MpiIrecv at the time of its MpiIrecvRequest).
+ * Cancelled sends, messages within one process and messages on communicators that cannot be
+ * resolved (inter-communicators) are carried as TRACE_OTHER. A channel with more sends than
+ * receives (or fewer) is an error: first-in first-out pairing would go wrong from there on.
+ *
+ * Output: OUTDIR/D/NAME.otf2 where D is the name of the directory of the input anchor; all
+ * definitions, local and global, copied through the OTF2 API (otf2_copy.c) except that
+ * ClockOffset definitions are dropped (their correction is already in the times) and
+ * ClockProperties get the new global offset and trace length; every event time, and every
+ * time argument of an event, through the conversion; each location kept monotonic by
+ * clamping to its previous time (counted, see trace_otf2_clamps). Written into a temporary
+ * directory in OUTDIR, then renamed into place.
+ */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <otf2/otf2.h>
+
+#include "align/otf2_copy.h"
+#include "align/otf2_reader.h"
+#include "align/trace.h"
+
+#define NS_PER_S 1000000000LL
+
+struct str {
+	uint32_t ref;
+	char *s;
+};
+
+struct grp {
+	uint32_t ref;
+	uint32_t type, paradigm;
+	uint32_t n;
+	uint64_t *m;
+};
+
+struct comm {
+	uint32_t ref;
+	uint32_t group;
+};
+
+struct lgroup {
+	uint32_t ref;
+	uint32_t name;
+	size_t node;
+};
+
+struct loc {
+	uint64_t ref;
+	uint32_t group;  /* location group */
+	uint64_t nev;    /* events announced by the definition */
+	size_t node;
+	/* writer state */
+	uint64_t last;   /* last event time written, ticks */
+	int started;
+	uint64_t written;
+};
+
+/* one send or receive, until matched */
+struct p2p {
+	int recv;
+	uint32_t self, other; /* location indices: the sender's and receiver's for a send */
+	uint32_t comm, tag;
+	int64_t order;        /* sends: start time; receives: posting time (ns) */
+	uint64_t seq;         /* arrival order, to break ties */
+	size_t node, ev;      /* where the event ended up */
+	int cancelled;
+};
+
+/* a node's event before sorting, with where it came from */
+struct tev {
+	struct trace_event e;
+	uint32_t loc;
+	uint64_t pos;
+	size_t p2p; /* index + 1 into the p2p array, or 0 */
+};
+
+struct pending {
+	uint32_t loc;
+	uint64_t req;
+	int64_t t;
+	size_t p2p;
+};
+
+struct otf2_set {
+	char *anchor;   /* path of the anchor file */
+	char *dirname;  /* name of the directory holding it: the output directory's name */
+	char *name;     /* archive name: anchor file name without .otf2 */
+	uint64_t res, goff, tlen, realtime;
+	int have_clock;
+	struct loc *locs;
+	size_t nlocs;
+	uint64_t clamps, clock_offsets;
+};
+
+/* reading state */
+struct rd {
+	struct trace_set *set;
+	struct otf2_set *o;
+	char *err;
+	size_t errlen;
+	int failed;
+	struct str *strs;
+	size_t nstrs, capstrs;
+	struct grp *grps;
+	size_t ngrps, capgrps;
+	struct comm *comms;
+	size_t ncomms, capcomms;
+	struct lgroup *lgs;
+	size_t nlgs, caplgs;
+	size_t caplocs;
+	struct tev **tev;   /* per node */
+	size_t *ntev, *captev;
+	struct p2p *p2p;
+	size_t np2p, capp2p;
+	struct pending *pend;
+	size_t npend, cappend;
+	uint32_t cur;       /* location being read */
+	struct otf2_copy copy;
+};
+
+static char otf2_msg[256];
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* libotf2 reports errors on stderr by default; keep the first message for ours instead */
+static OTF2_ErrorCode quiet(void *u, const char *file, uint64_t line, const char *fn,
+                            OTF2_ErrorCode code, const char *fmt, va_list va)
+{
+	(void)u, (void)file, (void)line, (void)fn;
+	if (!otf2_msg[0]) {
+		if (fmt)
+			vsnprintf(otf2_msg, sizeof(otf2_msg), fmt, va);
+		else
+			snprintf(otf2_msg, sizeof(otf2_msg), "%s", OTF2_Error_GetDescription(code));
+	}
+	return code;
+}
+
+static const char *otf2_why(OTF2_ErrorCode e)
+{
+	if (otf2_msg[0])
+		return otf2_msg;
+	return e == OTF2_SUCCESS ? "record rejected" : OTF2_Error_GetDescription(e);
+}
+
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return 0;
+	{
+		size_t nc = *cap ? *cap * 2 : 64;
+		void *q = realloc(*p, nc * size);
+
+		if (!q)
+			return -1;
+		*p = q;
+		*cap = nc;
+	}
+	return 0;
+}
+#define GROW(arr, n, cap) grow((void **)&(arr), &(cap), (n), sizeof(*(arr)))
+
+static int rd_nomem(struct rd *r)
+{
+	if (!r->failed)
+		fail(r->err, r->errlen, "%s: out of memory", r->o->anchor);
+	r->failed = 1;
+	return OTF2_CALLBACK_INTERRUPT;
+}
+
+static int rd_bad(struct rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int rd_bad(struct rd *r, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!r->failed)
+		fail(r->err, r->errlen, "%s: %s", r->o->anchor, msg);
+	r->failed = 1;
+	return OTF2_CALLBACK_INTERRUPT;
+}
+
+/* ---- global definitions needed to resolve messages and name nodes ---- */
+
+static OTF2_CallbackCode def_clock(void *u, uint64_t res, uint64_t goff, uint64_t len,
+                                   uint64_t realtime)
+{
+	struct rd *r = u;
+
+	if (res == 0)
+		return rd_bad(r, "ClockProperties with a timer resolution of 0 ticks per second; "
+		              "expected a positive resolution");
+	r->o->res = res;
+	r->o->goff = goff;
+	r->o->tlen = len;
+	r->o->realtime = realtime;
+	r->o->have_clock = 1;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_string(void *u, OTF2_StringRef self, const char *s)
+{
+	struct rd *r = u;
+
+	if (GROW(r->strs, r->nstrs, r->capstrs))
+		return rd_nomem(r);
+	r->strs[r->nstrs].ref = self;
+	r->strs[r->nstrs].s = strdup(s ? s : "");
+	if (!r->strs[r->nstrs].s)
+		return rd_nomem(r);
+	r->nstrs++;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_group(void *u, OTF2_GroupRef self, OTF2_StringRef name,
+                                   OTF2_GroupType type, OTF2_Paradigm paradigm,
+                                   OTF2_GroupFlag flags, uint32_t n, const uint64_t *m)
+{
+	struct rd *r = u;
+	struct grp *g;
+
+	(void)name, (void)flags;
+	if (GROW(r->grps, r->ngrps, r->capgrps))
+		return rd_nomem(r);
+	g = &r->grps[r->ngrps];
+	g->ref = self;
+	g->type = type;
+	g->paradigm = paradigm;
+	g->n = n;
+	g->m = malloc((n ? n : 1) * sizeof(*g->m));
+	if (!g->m)
+		return rd_nomem(r);
+	if (n)
+		memcpy(g->m, m, n * sizeof(*m));
+	r->ngrps++;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_comm(void *u, OTF2_CommRef self, OTF2_StringRef name,
+                                  OTF2_GroupRef group, OTF2_CommRef parent, OTF2_CommFlag flags)
+{
+	struct rd *r = u;
+
+	(void)name, (void)parent, (void)flags;
+	if (GROW(r->comms, r->ncomms, r->capcomms))
+		return rd_nomem(r);
+	r->comms[r->ncomms].ref = self;
+	r->comms[r->ncomms].group = group;
+	r->ncomms++;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_lgroup(void *u, OTF2_LocationGroupRef self, OTF2_StringRef name,
+                                    OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent,
+                                    OTF2_LocationGroupRef creator)
+{
+	struct rd *r = u;
+
+	(void)type, (void)parent, (void)creator;
+	if (GROW(r->lgs, r->nlgs, r->caplgs))
+		return rd_nomem(r);
+	r->lgs[r->nlgs].ref = self;
+	r->lgs[r->nlgs].name = name;
+	r->lgs[r->nlgs].node = SIZE_MAX;
+	r->nlgs++;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef self, OTF2_StringRef name,
+                                      OTF2_LocationType type, uint64_t nev,
+                                      OTF2_LocationGroupRef group)
+{
+	struct rd *r = u;
+	struct loc *l;
+
+	(void)name, (void)type;
+	if (GROW(r->o->locs, r->o->nlocs, r->caplocs))
+		return rd_nomem(r);
+	l = &r->o->locs[r->o->nlocs++];
+	memset(l, 0, sizeof(*l));
+	l->ref = self;
+	l->group = group;
+	l->nev = nev;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static const char *find_str(const struct rd *r, uint32_t ref)
+{
+	for (size_t i = 0; i < r->nstrs; i++)
+		if (r->strs[i].ref == ref)
+			return r->strs[i].s;
+	return NULL;
+}
+
+static const struct grp *find_grp(const struct rd *r, uint32_t ref)
+{
+	for (size_t i = 0; i < r->ngrps; i++)
+		if (r->grps[i].ref == ref)
+			return &r->grps[i];
+	return NULL;
+}
+
+static long find_loc(const struct otf2_set *o, uint64_t ref)
+{
+	size_t lo = 0, hi = o->nlocs;
+
+	while (lo < hi) { /* locs are sorted by ref */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (o->locs[mid].ref < ref)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < o->nlocs && o->locs[lo].ref == ref ? (long)lo : -1;
+}
+
+/* location index of rank `rank` of communicator `comm`, or -1 */
+static long rank_loc(const struct rd *r, uint32_t comm, uint32_t rank)
+{
+	const struct grp *g = NULL, *cl = NULL;
+
+	for (size_t i = 0; i < r->ncomms; i++)
+		if (r->comms[i].ref == comm) {
+			g = find_grp(r, r->comms[i].group);
+			break;
+		}
+	if (!g || g->type != OTF2_GROUP_TYPE_COMM_GROUP || rank >= g->n)
+		return -1;
+	for (size_t i = 0; i < r->ngrps; i++)
+		if (r->grps[i].type == OTF2_GROUP_TYPE_COMM_LOCATIONS &&
+		    r->grps[i].paradigm == g->paradigm) {
+			cl = &r->grps[i];
+			break;
+		}
+	if (!cl || g->m[rank] >= cl->n)
+		return -1;
+	return find_loc(r->o, cl->m[g->m[rank]]);
+}
+
+/* ---- time ---- */
+
+static int ticks_to_ns(const struct otf2_set *o, uint64_t t, int64_t *ns)
+{
+	__int128 d = ((__int128)t - (__int128)o->goff) * NS_PER_S;
+	__int128 q = d / (__int128)o->res;
+
+	if (q * (__int128)o->res > d) /* floor for negative values */
+		q--;
+	if (q > INT64_MAX || q < INT64_MIN)
+		return -1;
+	*ns = (int64_t)q;
+	return 0;
+}
+
+static int ns_to_ticks(const struct otf2_set *o, int64_t ns, uint64_t *t)
+{
+	__int128 num = (__int128)ns * (__int128)o->res;
+	__int128 q = num / NS_PER_S, rem = num % NS_PER_S;
+
+	/* round half away from zero: ticks_to_ns(ns_to_ticks(x)) == x when res <= 1 GHz */
+	if (rem * 2 >= NS_PER_S)
+		q++;
+	else if (rem * 2 <= -NS_PER_S)
+		q--;
+	q += o->goff;
+	if (q < 0 || q >= (__int128)OTF2_UNDEFINED_TIMESTAMP)
+		return -1;
+	*t = (uint64_t)q;
+	return 0;
+}
+
+/* ---- events, first pass: collect ---- */
+
+static int add_tev(struct rd *r, uint64_t ticks, enum trace_kind kind, size_t p2p)
+{
+	const struct loc *l = &r->o->locs[r->cur];
+	size_t n = l->node;
+	struct tev *t;
+	int64_t ns;
+
+	if (ticks_to_ns(r->o, ticks, &ns))
+		return rd_bad(r, "location %" PRIu64 ", event %" PRIu64 ": time %" PRIu64 " ticks is "
+		              "out of range; expected times near the global offset %" PRIu64, l->ref,
+		              r->copy.position, ticks, r->o->goff);
+	if (GROW(r->tev[n], r->ntev[n], r->captev[n]))
+		return rd_nomem(r);
+	t = &r->tev[n][r->ntev[n]++];
+	t->e.time_ns = ns;
+	t->e.kind = kind;
+	t->e.msg = 0;
+	t->e.peer = -1;
+	t->e.record = (size_t)r->copy.position;
+	t->e.line = r->copy.position > UINT32_MAX ? UINT32_MAX : (uint32_t)r->copy.position;
+	t->loc = r->cur;
+	t->pos = r->copy.position;
+	t->p2p = p2p;
+	return 0;
+}
+
+/* every event not handled below: TRACE_OTHER */
+static int stamp_other(struct otf2_copy *c, OTF2_LocationRef loc, OTF2_TimeStamp *t, int is_event)
+{
+	struct rd *r = c->user;
+
+	(void)loc;
+	if (!is_event)
+		return 1;
+	return add_tev(r, *t, TRACE_OTHER, 0) ? -1 : 1;
+}
+
+static OTF2_CallbackCode p2p_event(struct rd *r, OTF2_TimeStamp time, uint64_t pos, int recv,
+                                   uint32_t rank, OTF2_CommRef comm, uint32_t tag,
+                                   int64_t order_ns, int has_order, uint64_t req)
+{
+	long other = rank_loc(r, comm, rank);
+	struct p2p *p;
+	int64_t ns;
+
+	r->copy.position = pos;
+	if (other < 0 || r->o->locs[other].node == r->o->locs[r->cur].node)
+		return add_tev(r, time, TRACE_OTHER, 0) ? OTF2_CALLBACK_INTERRUPT
+		                                        : OTF2_CALLBACK_SUCCESS;
+	if (ticks_to_ns(r->o, time, &ns))
+		return add_tev(r, time, TRACE_OTHER, 0), OTF2_CALLBACK_INTERRUPT;
+	if (GROW(r->p2p, r->np2p, r->capp2p))
+		return rd_nomem(r);
+	p = &r->p2p[r->np2p];
+	p->recv = recv;
+	p->self = recv ? (uint32_t)other : r->cur;
+	p->other = recv ? r->cur : (uint32_t)other;
+	p->comm = comm;
+	p->tag = tag;
+	p->order = has_order ? order_ns : ns;
+	p->seq = r->np2p;
+	p->cancelled = 0;
+	r->np2p++;
+	if (!recv && req != UINT64_MAX) { /* an Isend: remember it, it may be cancelled */
+		if (GROW(r->pend, r->npend, r->cappend))
+			return rd_nomem(r);
+		r->pend[r->npend++] = (struct pending){ r->cur | 0x80000000u, req, ns, r->np2p };
+	}
+	return add_tev(r, time, recv ? TRACE_RECV : TRACE_SEND, r->np2p) ? OTF2_CALLBACK_INTERRUPT
+	                                                                  : OTF2_CALLBACK_SUCCESS;
+}
+
+/* the event callbacks get the struct otf2_copy of the generated ones as userData */
+#define RD(u) ((struct rd *)((struct otf2_copy *)(u))->user)
+
+static OTF2_CallbackCode ev_send(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u,
+                                 OTF2_AttributeList *a, uint32_t receiver, OTF2_CommRef comm,
+                                 uint32_t tag, uint64_t len)
+{
+	(void)l, (void)a, (void)len;
+	return p2p_event(RD(u), t, pos, 0, receiver, comm, tag, 0, 0, UINT64_MAX);
+}
+
+static OTF2_CallbackCode ev_isend(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u,
+                                  OTF2_AttributeList *a, uint32_t receiver, OTF2_CommRef comm,
+                                  uint32_t tag, uint64_t len, uint64_t req)
+{
+	(void)l, (void)a, (void)len;
+	return p2p_event(RD(u), t, pos, 0, receiver, comm, tag, 0, 0, req);
+}
+
+static OTF2_CallbackCode ev_recv(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u,
+                                 OTF2_AttributeList *a, uint32_t sender, OTF2_CommRef comm,
+                                 uint32_t tag, uint64_t len)
+{
+	(void)l, (void)a, (void)len;
+	return p2p_event(RD(u), t, pos, 1, sender, comm, tag, 0, 0, UINT64_MAX);
+}
+
+/* the posting time of request req on the current location, removed from the pending list */
+static int take_pending(struct rd *r, uint32_t key, uint64_t req, struct pending *out)
+{
+	for (size_t i = r->npend; i-- > 0;)
+		if (r->pend[i].loc == key && r->pend[i].req == req) {
+			*out = r->pend[i];
+			r->pend[i] = r->pend[--r->npend];
+			return 1;
+		}
+	return 0;
+}
+
+static OTF2_CallbackCode ev_irecv(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u,
+                                  OTF2_AttributeList *a, uint32_t sender, OTF2_CommRef comm,
+                                  uint32_t tag, uint64_t len, uint64_t req)
+{
+	struct rd *r = RD(u);
+	struct pending p;
+	int has = take_pending(r, r->cur, req, &p);
+
+	(void)l, (void)a, (void)len;
+	return p2p_event(r, t, pos, 1, sender, comm, tag, has ? p.t : 0, has, UINT64_MAX);
+}
+
+static OTF2_CallbackCode ev_irecv_request(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos,
+                                          void *u, OTF2_AttributeList *a, uint64_t req)
+{
+	struct rd *r = RD(u);
+	int64_t ns;
+
+	(void)l, (void)a;
+	r->copy.position = pos;
+	if (ticks_to_ns(r->o, t, &ns) == 0) {
+		if (GROW(r->pend, r->npend, r->cappend))
+			return rd_nomem(r);
+		r->pend[r->npend++] = (struct pending){ r->cur, req, ns, 0 };
+	}
+	return add_tev(r, t, TRACE_OTHER, 0) ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_isend_complete(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos,
+                                           void *u, OTF2_AttributeList *a, uint64_t req)
+{
+	struct rd *r = RD(u);
+	struct pending p;
+
+	(void)l, (void)a;
+	r->copy.position = pos;
+	take_pending(r, r->cur | 0x80000000u, req, &p);
+	return add_tev(r, t, TRACE_OTHER, 0) ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_cancelled(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos,
+                                      void *u, OTF2_AttributeList *a, uint64_t req)
+{
+	struct rd *r = RD(u);
+	struct pending p;
+
+	(void)l, (void)a;
+	r->copy.position = pos;
+	if (take_pending(r, r->cur | 0x80000000u, req, &p) && p.p2p)
+		r->p2p[p.p2p - 1].cancelled = 1;
+	return add_tev(r, t, TRACE_OTHER, 0) ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS;
+}
+
+static int tev_cmp(const void *a, const void *b)
+{
+	const struct tev *x = a, *y = b;
+
+	if (x->e.time_ns != y->e.time_ns)
+		return x->e.time_ns < y->e.time_ns ? -1 : 1;
+	if (x->loc != y->loc)
+		return x->loc < y->loc ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* channel order: sender, receiver, communicator, tag, then posting order */
+static int p2p_cmp(const void *a, const void *b)
+{
+	const struct p2p *x = *(struct p2p *const *)a, *y = *(struct p2p *const *)b;
+
+	if (x->self != y->self)
+		return x->self < y->self ? -1 : 1;
+	if (x->other != y->other)
+		return x->other < y->other ? -1 : 1;
+	if (x->comm != y->comm)
+		return x->comm < y->comm ? -1 : 1;
+	if (x->tag != y->tag)
+		return x->tag < y->tag ? -1 : 1;
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Pair sends and receives first-in first-out per channel; mark the node events. */
+static int match(struct rd *r)
+{
+	struct trace_set *set = r->set;
+	struct p2p **s = NULL, **v = NULL;
+	size_t ns = 0, nv = 0, i = 0, j = 0;
+	uint64_t msg = 0;
+	int ret = -1;
+
+	s = malloc((r->np2p + 1) * sizeof(*s));
+	v = malloc((r->np2p + 1) * sizeof(*v));
+	if (!s || !v) {
+		fail(r->err, r->errlen, "%s: out of memory", r->o->anchor);
+		goto out;
+	}
+	for (size_t k = 0; k < r->np2p; k++) {
+		if (r->p2p[k].cancelled)
+			continue;
+		if (r->p2p[k].recv)
+			v[nv++] = &r->p2p[k];
+		else
+			s[ns++] = &r->p2p[k];
+	}
+	qsort(s, ns, sizeof(*s), p2p_cmp);
+	qsort(v, nv, sizeof(*v), p2p_cmp);
+	while (i < ns || j < nv) {
+		struct p2p *a = i < ns ? s[i] : NULL, *b = j < nv ? v[j] : NULL;
+		int c = !a ? 1 : !b ? -1 : 0;
+
+		if (a && b) {
+			c = a->self != b->self ? (a->self < b->self ? -1 : 1)
+			    : a->other != b->other ? (a->other < b->other ? -1 : 1)
+			    : a->comm != b->comm ? (a->comm < b->comm ? -1 : 1)
+			    : a->tag != b->tag ? (a->tag < b->tag ? -1 : 1) : 0;
+		}
+		if (c == 0) {
+			struct trace_event *se = &set->nodes[a->node].ev[a->ev];
+			struct trace_event *re = &set->nodes[b->node].ev[b->ev];
+
+			msg++;
+			se->msg = re->msg = msg;
+			se->peer = (int)b->node;
+			re->peer = (int)a->node;
+			i++;
+			j++;
+			continue;
+		}
+		{
+			/* a channel with unmatched messages: count both sides for the message */
+			const struct p2p *x = c < 0 ? a : b;
+			size_t nsend = 0, nrecv = 0;
+
+			for (size_t k = 0; k < ns; k++)
+				nsend += s[k]->self == x->self && s[k]->other == x->other &&
+				         s[k]->comm == x->comm && s[k]->tag == x->tag;
+			for (size_t k = 0; k < nv; k++)
+				nrecv += v[k]->self == x->self && v[k]->other == x->other &&
+				         v[k]->comm == x->comm && v[k]->tag == x->tag;
+			fail(r->err, r->errlen, "%s: %zu messages sent from location %" PRIu64 " to "
+			     "location %" PRIu64 " (communicator %" PRIu32 ", tag %" PRIu32 ") but %zu "
+			     "received; every MpiSend/MpiIsend needs its MpiRecv/MpiIrecv (incomplete or "
+			     "filtered trace?)", r->o->anchor, nsend, r->o->locs[x->self].ref,
+			     r->o->locs[x->other].ref, x->comm, x->tag, nrecv);
+			goto out;
+		}
+	}
+	/* cancelled sends and anything left: TRACE_OTHER */
+	for (size_t n = 0; n < set->nnodes; n++)
+		for (size_t k = 0; k < set->nodes[n].nev; k++) {
+			struct trace_event *e = &set->nodes[n].ev[k];
+
+			if ((e->kind == TRACE_SEND || e->kind == TRACE_RECV) && e->msg == 0)
+				e->kind = TRACE_OTHER;
+		}
+	if (msg == 0) {
+		fail(r->err, r->errlen, "%s: no MPI point-to-point message between two processes; "
+		     "hclock align needs MpiSend/MpiIsend and MpiRecv/MpiIrecv records",
+		     r->o->anchor);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(s);
+	free(v);
+	return ret;
+}
+
+/* ---- archive paths ---- */
+
+/* the anchor file of path (itself, or the one NAME.otf2 inside the directory), malloc'd */
+static char *find_anchor(const char *path)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *de;
+	char *found = NULL;
+	int n = 0;
+
+	if (stat(path, &st))
+		return NULL;
+	if (S_ISREG(st.st_mode))
+		return strdup(path);
+	if (!S_ISDIR(st.st_mode))
+		return NULL;
+	d = opendir(path);
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+
+		if (l > 5 && !strcmp(de->d_name + l - 5, ".otf2") && de->d_name[0] != '.') {
+			n++;
+			free(found);
+			found = malloc(strlen(path) + l + 2);
+			if (found)
+				sprintf(found, "%s/%s", path, de->d_name);
+		}
+	}
+	closedir(d);
+	if (n != 1) {
+		free(found);
+		return NULL;
+	}
+	return found;
+}
+
+static int otf2_probe(const char *path)
+{
+	char *a = find_anchor(path);
+	char head[64];
+	size_t n = 0, l;
+	FILE *f;
+	int ok = 0;
+
+	if (!a)
+		return 0;
+	l = strlen(a);
+	f = l > 5 && !strcmp(a + l - 5, ".otf2") ? fopen(a, "rb") : NULL;
+	if (f) {
+		n = fread(head, 1, sizeof(head), f);
+		fclose(f);
+		for (size_t i = 0; i + 4 <= n && !ok; i++)
+			ok = !memcmp(head + i, "OTF2", 4);
+	}
+	free(a);
+	return ok;
+}
+
+static void free_rd(struct rd *r)
+{
+	for (size_t i = 0; i < r->nstrs; i++)
+		free(r->strs[i].s);
+	free(r->strs);
+	for (size_t i = 0; i < r->ngrps; i++)
+		free(r->grps[i].m);
+	free(r->grps);
+	free(r->comms);
+	free(r->lgs);
+	if (r->tev)
+		for (size_t n = 0; n < r->set->nnodes; n++)
+			free(r->tev[n]);
+	free(r->tev);
+	free(r->ntev);
+	free(r->captev);
+	free(r->p2p);
+	free(r->pend);
+}
+
+static void otf2_release(struct trace_set *set)
+{
+	struct otf2_set *o = set->priv;
+
+	for (size_t i = 0; i < set->nnodes; i++) {
+		free(set->nodes[i].name);
+		free(set->nodes[i].path);
+		free(set->nodes[i].ev);
+	}
+	free(set->nodes);
+	if (o) {
+		free(o->anchor);
+		free(o->dirname);
+		free(o->name);
+		free(o->locs);
+		free(o);
+	}
+	set->nodes = NULL;
+	set->nnodes = 0;
+	set->priv = NULL;
+}
+
+static int loc_cmp(const void *a, const void *b)
+{
+	const struct loc *x = a, *y = b;
+
+	return x->ref < y->ref ? -1 : x->ref > y->ref;
+}
+
+/* nodes from location groups that have locations */
+static int make_nodes(struct rd *r)
+{
+	struct trace_set *set = r->set;
+	struct otf2_set *o = r->o;
+
+	qsort(o->locs, o->nlocs, sizeof(*o->locs), loc_cmp);
+	for (size_t i = 1; i < o->nlocs; i++)
+		if (o->locs[i].ref == o->locs[i - 1].ref)
+			return fail(r->err, r->errlen, "%s: location %" PRIu64 " defined twice; expected "
+			            "one definition per location", o->anchor, o->locs[i].ref);
+	set->nodes = calloc(r->nlgs + 1, sizeof(*set->nodes));
+	if (!set->nodes)
+		return fail(r->err, r->errlen, "%s: out of memory", o->anchor);
+	for (size_t g = 0; g < r->nlgs; g++) {
+		struct trace_node *nd;
+		const char *s;
+		char *name;
+		int used = 0;
+
+		for (size_t i = 0; i < o->nlocs; i++)
+			used |= o->locs[i].group == r->lgs[g].ref;
+		if (!used)
+			continue;
+		s = find_str(r, r->lgs[g].name);
+		name = malloc((s ? strlen(s) : 0) + 24);
+		if (!name)
+			return fail(r->err, r->errlen, "%s: out of memory", o->anchor);
+		if (s && *s) {
+			strcpy(name, s);
+			for (char *p = name; *p; p++)
+				if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+				      (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' || *p == '_'))
+					*p = '_';
+		} else {
+			sprintf(name, "group%" PRIu32, r->lgs[g].ref);
+		}
+		for (size_t k = 0; k < set->nnodes; k++)
+			if (!strcmp(set->nodes[k].name, name)) {
+				sprintf(name + strlen(name), "_%" PRIu32, r->lgs[g].ref);
+				break;
+			}
+		nd = &set->nodes[set->nnodes];
+		nd->name = name;
+		nd->path = strdup(o->anchor);
+		if (!nd->path)
+			return fail(r->err, r->errlen, "%s: out of memory", o->anchor);
+		r->lgs[g].node = set->nnodes++;
+	}
+	for (size_t i = 0; i < o->nlocs; i++) {
+		o->locs[i].node = SIZE_MAX;
+		for (size_t g = 0; g < r->nlgs; g++)
+			if (r->lgs[g].ref == o->locs[i].group)
+				o->locs[i].node = r->lgs[g].node;
+		if (o->locs[i].node == SIZE_MAX)
+			return fail(r->err, r->errlen, "%s: location %" PRIu64 " belongs to location "
+			            "group %" PRIu32 ", which is not defined; expected a LocationGroup "
+			            "definition for it", o->anchor, o->locs[i].ref, o->locs[i].group);
+	}
+	if (set->nnodes < 2)
+		return fail(r->err, r->errlen, "%s: %zu process(es) with locations; hclock align "
+		            "needs at least two (location groups)", o->anchor, set->nnodes);
+	return 0;
+}
+
+static int set_paths(struct otf2_set *o, const char *anchor)
+{
+	char *real = realpath(anchor, NULL);
+	char *slash, *base, *dot;
+
+	if (!real)
+		return -1;
+	o->anchor = strdup(anchor);
+	slash = strrchr(real, '/');
+	base = slash ? slash + 1 : real;
+	o->name = strdup(base);
+	if (o->name && (dot = strrchr(o->name, '.')) && dot != o->name)
+		*dot = 0;
+	if (slash && slash != real) {
+		*slash = 0;
+		slash = strrchr(real, '/');
+		o->dirname = strdup(slash ? slash + 1 : real);
+	} else {
+		o->dirname = strdup(o->name ? o->name : "otf2");
+	}
+	free(real);
+	return o->anchor && o->name && o->dirname ? 0 : -1;
+}
+
+static int otf2_read(const char *const *paths, size_t npaths, struct trace_set *set, char *err,
+                     size_t errlen)
+{
+	struct rd r;
+	struct otf2_set *o;
+	OTF2_Reader *rdr = NULL;
+	OTF2_GlobalDefReader *gdr;
+	OTF2_GlobalDefReaderCallbacks *gcb = NULL;
+	OTF2_EvtReaderCallbacks *ecb = NULL;
+	OTF2_ErrorCallback prev;
+	OTF2_ErrorCode e;
+	uint64_t nread;
+	char *anchor;
+	int ret = -1;
+
+	set->fmt = &trace_format_otf2;
+	if (npaths != 1)
+		return fail(err, errlen, "%s: %zu OTF2 inputs; give one archive (its .otf2 anchor "
+		            "file or its directory)", npaths ? paths[0] : "otf2", npaths);
+	anchor = find_anchor(paths[0]);
+	if (!anchor)
+		return fail(err, errlen, "%s: no OTF2 archive (expected an anchor file NAME.otf2, or "
+		            "a directory holding exactly one)", paths[0]);
+	o = calloc(1, sizeof(*o));
+	memset(&r, 0, sizeof(r));
+	r.set = set;
+	r.o = o;
+	r.err = err;
+	r.errlen = errlen;
+	set->priv = o;
+	if (!o || set_paths(o, anchor)) {
+		free(anchor);
+		if (!o)
+			return fail(err, errlen, "%s: out of memory", paths[0]);
+		fail(err, errlen, "%s: %s", paths[0], strerror(errno ? errno : ENOMEM));
+		otf2_release(set);
+		return -1;
+	}
+	free(anchor);
+	otf2_msg[0] = 0;
+	prev = OTF2_Error_RegisterCallback(quiet, NULL);
+
+	rdr = OTF2_Reader_Open(o->anchor);
+	if (!rdr) {
+		fail(err, errlen, "%s: not a readable OTF2 archive (OTF2: %s); give the anchor file "
+		     "written by an OTF2 producer", o->anchor, otf2_why(OTF2_SUCCESS));
+		goto out;
+	}
+	if ((e = OTF2_Reader_SetSerialCollectiveCallbacks(rdr)) != OTF2_SUCCESS)
+		goto otf2_err;
+	gdr = OTF2_Reader_GetGlobalDefReader(rdr);
+	gcb = OTF2_GlobalDefReaderCallbacks_New();
+	if (!gdr || !gcb) {
+		fail(err, errlen, "%s: cannot read the global definitions (OTF2: %s)", o->anchor,
+		     otf2_why(OTF2_SUCCESS));
+		goto out;
+	}
+	OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gcb, def_clock);
+	OTF2_GlobalDefReaderCallbacks_SetStringCallback(gcb, def_string);
+	OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, def_group);
+	OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
+	OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(gcb, def_lgroup);
+	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
+	OTF2_Reader_RegisterGlobalDefCallbacks(rdr, gdr, gcb, &r);
+	e = OTF2_Reader_ReadAllGlobalDefinitions(rdr, gdr, &nread);
+	if (r.failed)
+		goto out;
+	if (e != OTF2_SUCCESS)
+		goto otf2_err;
+	if (!o->have_clock) {
+		fail(err, errlen, "%s: no ClockProperties definition; expected the timer resolution "
+		     "and global offset of the archive", o->anchor);
+		goto out;
+	}
+	if (make_nodes(&r))
+		goto out;
+	r.tev = calloc(set->nnodes, sizeof(*r.tev));
+	r.ntev = calloc(set->nnodes, sizeof(*r.ntev));
+	r.captev = calloc(set->nnodes, sizeof(*r.captev));
+	if (!r.tev || !r.ntev || !r.captev) {
+		fail(err, errlen, "%s: out of memory", o->anchor);
+		goto out;
+	}
+
+	for (size_t i = 0; i < o->nlocs; i++)
+		OTF2_Reader_SelectLocation(rdr, o->locs[i].ref);
+	{
+		int defs = OTF2_Reader_OpenDefFiles(rdr) == OTF2_SUCCESS;
+
+		if ((e = OTF2_Reader_OpenEvtFiles(rdr)) != OTF2_SUCCESS)
+			goto otf2_err;
+		ecb = OTF2_EvtReaderCallbacks_New();
+		if (!ecb)
+			goto otf2_err;
+		otf2_copy_evt_callbacks(ecb);
+		OTF2_EvtReaderCallbacks_SetMpiSendCallback(ecb, ev_send);
+		OTF2_EvtReaderCallbacks_SetMpiIsendCallback(ecb, ev_isend);
+		OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(ecb, ev_isend_complete);
+		OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(ecb, ev_irecv_request);
+		OTF2_EvtReaderCallbacks_SetMpiRecvCallback(ecb, ev_recv);
+		OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(ecb, ev_irecv);
+		OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(ecb, ev_cancelled);
+		r.copy.stamp = stamp_other;
+		r.copy.user = &r;
+		for (size_t i = 0; i < o->nlocs; i++) {
+			OTF2_EvtReader *er;
+
+			/* local definitions first: they hold the mapping tables and clock offsets */
+			if (defs) {
+				OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rdr, o->locs[i].ref);
+
+				if (dr) {
+					e = OTF2_Reader_ReadAllLocalDefinitions(rdr, dr, &nread);
+					OTF2_Reader_CloseDefReader(rdr, dr);
+					if (e != OTF2_SUCCESS)
+						goto otf2_err;
+				}
+			}
+			er = OTF2_Reader_GetEvtReader(rdr, o->locs[i].ref);
+			if (!er)
+				goto otf2_err;
+			r.cur = (uint32_t)i;
+			r.npend = 0;
+			OTF2_Reader_RegisterEvtCallbacks(rdr, er, ecb, &r.copy);
+			e = OTF2_Reader_ReadAllLocalEvents(rdr, er, &nread);
+			OTF2_Reader_CloseEvtReader(rdr, er);
+			if (r.failed)
+				goto out;
+			if (r.copy.unknown) {
+				fail(err, errlen, "%s: location %" PRIu64 ": event %" PRIu64 " of a type this "
+				     "OTF2 library does not know; read it with the OTF2 version that wrote "
+				     "it", o->anchor, o->locs[i].ref, r.copy.position + 1);
+				goto out;
+			}
+			if (e != OTF2_SUCCESS)
+				goto otf2_err;
+		}
+		if (defs)
+			OTF2_Reader_CloseDefFiles(rdr);
+		OTF2_Reader_CloseEvtFiles(rdr);
+	}
+
+	/* nodes: events of all their locations in time order */
+	for (size_t n = 0; n < set->nnodes; n++) {
+		struct trace_node *nd = &set->nodes[n];
+
+		qsort(r.tev[n], r.ntev[n], sizeof(*r.tev[n]), tev_cmp);
+		nd->ev = malloc((r.ntev[n] + 1) * sizeof(*nd->ev));
+		if (!nd->ev) {
+			fail(err, errlen, "%s: out of memory", o->anchor);
+			goto out;
+		}
+		nd->nev = r.ntev[n];
+		for (size_t k = 0; k < r.ntev[n]; k++) {
+			nd->ev[k] = r.tev[n][k].e;
+			if (r.tev[n][k].p2p) {
+				r.p2p[r.tev[n][k].p2p - 1].node = n;
+				r.p2p[r.tev[n][k].p2p - 1].ev = k;
+			}
+		}
+	}
+	if (match(&r))
+		goto out;
+	ret = 0;
+	goto out;
+otf2_err:
+	fail(err, errlen, "%s: cannot read the archive (OTF2: %s); give a complete archive", o->anchor,
+	     otf2_why(e));
+out:
+	if (gcb)
+		OTF2_GlobalDefReaderCallbacks_Delete(gcb);
+	if (ecb)
+		OTF2_EvtReaderCallbacks_Delete(ecb);
+	if (rdr)
+		OTF2_Reader_Close(rdr);
+	OTF2_Error_RegisterCallback(prev, NULL);
+	free_rd(&r);
+	if (ret)
+		otf2_release(set);
+	return ret;
+}
+
+/* ---- writing ---- */
+
+struct wr {
+	const struct trace_set *set;
+	struct otf2_set *o;
+	trace_convert_fn conv;
+	void *ctx;
+	size_t cur;
+	uint64_t tmin, tmax;
+	char *err;
+	size_t errlen;
+	int failed;
+	struct otf2_copy copy;
+};
+
+static int stamp_convert(struct otf2_copy *c, OTF2_LocationRef ref, OTF2_TimeStamp *t,
+                         int is_event)
+{
+	struct wr *w = c->user;
+	struct loc *l = &w->o->locs[w->cur];
+	int64_t ns, u;
+	uint64_t out;
+
+	(void)ref;
+	if (ticks_to_ns(w->o, *t, &ns))
+		goto range;
+	u = w->conv(w->ctx, l->node, ns);
+	if (ns_to_ticks(w->o, u, &out))
+		goto range;
+	if (is_event) {
+		if (l->started && out < l->last) {
+			out = l->last;
+			w->o->clamps++;
+		}
+		l->last = out;
+		l->started = 1;
+		l->written++;
+		if (out < w->tmin)
+			w->tmin = out;
+		if (out > w->tmax)
+			w->tmax = out;
+	}
+	*t = out;
+	return 0;
+range:
+	if (!w->failed)
+		fail(w->err, w->errlen, "%s: location %" PRIu64 ", event %" PRIu64 ": time %" PRIu64
+		     " ticks cannot be converted into the archive's range; choose another reference",
+		     w->o->anchor, l->ref, c->position, *t);
+	w->failed = 1;
+	return -1;
+}
+
+static OTF2_CallbackCode wdef_clock(void *u, uint64_t res, uint64_t goff, uint64_t len,
+                                    uint64_t realtime)
+{
+	(void)u, (void)res, (void)goff, (void)len, (void)realtime;
+	return OTF2_CALLBACK_SUCCESS; /* written before the copy, with the new range */
+}
+
+static OTF2_CallbackCode wdef_location(void *u, OTF2_LocationRef self, OTF2_StringRef name,
+                                       OTF2_LocationType type, uint64_t nev,
+                                       OTF2_LocationGroupRef group)
+{
+	struct otf2_copy *c = u;
+	struct wr *w = c->user;
+	long i = find_loc(w->o, self);
+	OTF2_ErrorCode e;
+
+	if (i >= 0)
+		nev = w->o->locs[i].written;
+	e = OTF2_GlobalDefWriter_WriteLocation(c->gdef, self, name, type, nev, group);
+	if (e != OTF2_SUCCESS && c->status == OTF2_SUCCESS)
+		c->status = e;
+	return e == OTF2_SUCCESS ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
+}
+
+static OTF2_FlushType pre_flush(void *u, OTF2_FileType ft, OTF2_LocationRef l, void *cd, bool fin)
+{
+	(void)u, (void)ft, (void)l, (void)cd, (void)fin;
+	return OTF2_FLUSH;
+}
+
+static OTF2_FlushCallbacks flush_cb = { .otf2_pre_flush = pre_flush, .otf2_post_flush = NULL };
+
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st, (void)flag, (void)f;
+	return remove(p);
+}
+
+static void rm_tree(const char *path)
+{
+	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Copy the archive through the conversion into tmp/NAME.otf2. */
+static int copy_archive(struct wr *w, const char *tmp)
+{
+	struct otf2_set *o = w->o;
+	OTF2_Reader *rdr = NULL;
+	OTF2_Archive *ar = NULL;
+	OTF2_EvtReaderCallbacks *ecb = NULL;
+	OTF2_DefReaderCallbacks *dcb = NULL;
+	OTF2_GlobalDefReaderCallbacks *gcb = NULL;
+	OTF2_GlobalDefReader *gdr;
+	OTF2_ErrorCode e = OTF2_SUCCESS;
+	const char *what = "open";
+	uint64_t nread;
+	int ret = -1, defs;
+	char *creator = NULL, *desc = NULL, *machine = NULL;
+
+	rdr = OTF2_Reader_Open(o->anchor);
+	if (!rdr)
+		goto otf2_err;
+	if ((e = OTF2_Reader_SetSerialCollectiveCallbacks(rdr)) != OTF2_SUCCESS)
+		goto otf2_err;
+	ar = OTF2_Archive_Open(tmp, o->name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+	                       OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+	what = "create";
+	if (!ar)
+		goto otf2_err;
+	if ((e = OTF2_Archive_SetFlushCallbacks(ar, &flush_cb, NULL)) != OTF2_SUCCESS ||
+	    (e = OTF2_Archive_SetSerialCollectiveCallbacks(ar)) != OTF2_SUCCESS)
+		goto otf2_err;
+	if (OTF2_Reader_GetCreator(rdr, &creator) == OTF2_SUCCESS && creator) {
+		char *c2 = malloc(strlen(creator) + 32);
+
+		if (c2) {
+			sprintf(c2, "%s, aligned by hclock", creator);
+			OTF2_Archive_SetCreator(ar, c2);
+			free(c2);
+		}
+	} else {
+		OTF2_Archive_SetCreator(ar, "hclock align");
+	}
+	if (OTF2_Reader_GetDescription(rdr, &desc) == OTF2_SUCCESS && desc)
+		OTF2_Archive_SetDescription(ar, desc);
+	if (OTF2_Reader_GetMachineName(rdr, &machine) == OTF2_SUCCESS && machine)
+		OTF2_Archive_SetMachineName(ar, machine);
+	free(creator);
+	free(desc);
+	free(machine);
+
+	for (size_t i = 0; i < o->nlocs; i++)
+		OTF2_Reader_SelectLocation(rdr, o->locs[i].ref);
+	what = "read";
+	defs = OTF2_Reader_OpenDefFiles(rdr) == OTF2_SUCCESS;
+	if ((e = OTF2_Reader_OpenEvtFiles(rdr)) != OTF2_SUCCESS)
+		goto otf2_err;
+	what = "write";
+	if ((e = OTF2_Archive_OpenEvtFiles(ar)) != OTF2_SUCCESS ||
+	    (e = OTF2_Archive_OpenDefFiles(ar)) != OTF2_SUCCESS)
+		goto otf2_err;
+	ecb = OTF2_EvtReaderCallbacks_New();
+	dcb = OTF2_DefReaderCallbacks_New();
+	gcb = OTF2_GlobalDefReaderCallbacks_New();
+	if (!ecb || !dcb || !gcb)
+		goto otf2_err;
+	otf2_copy_evt_callbacks(ecb);
+	otf2_copy_def_callbacks(dcb);
+	otf2_copy_global_def_callbacks(gcb);
+	OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gcb, wdef_clock);
+	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, wdef_location);
+	w->copy.stamp = stamp_convert;
+	w->copy.user = w;
+	w->tmin = UINT64_MAX;
+	w->tmax = 0;
+	o->clamps = 0;
+	for (size_t i = 0; i < o->nlocs; i++) {
+		OTF2_EvtReader *er;
+
+		o->locs[i].started = 0;
+		o->locs[i].written = 0;
+		w->cur = i;
+		w->copy.def = OTF2_Archive_GetDefWriter(ar, o->locs[i].ref);
+		if (!w->copy.def)
+			goto otf2_err;
+		what = "copy the local definitions of";
+		if (defs) {
+			OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rdr, o->locs[i].ref);
+
+			if (dr) {
+				OTF2_Reader_RegisterDefCallbacks(rdr, dr, dcb, &w->copy);
+				e = OTF2_Reader_ReadAllLocalDefinitions(rdr, dr, &nread);
+				OTF2_Reader_CloseDefReader(rdr, dr);
+				if (e != OTF2_SUCCESS || w->copy.status != OTF2_SUCCESS || w->copy.unknown)
+					goto otf2_err;
+			}
+		}
+		OTF2_Archive_CloseDefWriter(ar, w->copy.def);
+		w->copy.def = NULL;
+		what = "copy the events of";
+		er = OTF2_Reader_GetEvtReader(rdr, o->locs[i].ref);
+		w->copy.evt = OTF2_Archive_GetEvtWriter(ar, o->locs[i].ref);
+		if (!er || !w->copy.evt)
+			goto otf2_err;
+		/* copied mapping tables keep their meaning only for unmapped (local) ids */
+		OTF2_EvtReader_ApplyMappingTables(er, false);
+		OTF2_Reader_RegisterEvtCallbacks(rdr, er, ecb, &w->copy);
+		e = OTF2_Reader_ReadAllLocalEvents(rdr, er, &nread);
+		OTF2_Reader_CloseEvtReader(rdr, er);
+		OTF2_Archive_CloseEvtWriter(ar, w->copy.evt);
+		w->copy.evt = NULL;
+		if (w->failed)
+			goto out;
+		if (e != OTF2_SUCCESS || w->copy.status != OTF2_SUCCESS || w->copy.unknown)
+			goto otf2_err;
+	}
+	o->clock_offsets = w->copy.clock_offsets;
+	if (defs)
+		OTF2_Reader_CloseDefFiles(rdr);
+	OTF2_Reader_CloseEvtFiles(rdr);
+	OTF2_Archive_CloseEvtFiles(ar);
+	OTF2_Archive_CloseDefFiles(ar);
+
+	what = "copy the global definitions of";
+	w->copy.gdef = OTF2_Archive_GetGlobalDefWriter(ar);
+	gdr = OTF2_Reader_GetGlobalDefReader(rdr);
+	if (!w->copy.gdef || !gdr)
+		goto otf2_err;
+	{
+		uint64_t goff = w->tmin <= w->tmax ? w->tmin : o->goff;
+		uint64_t len = w->tmin <= w->tmax ? w->tmax - w->tmin : 0;
+		uint64_t rt = o->realtime;
+
+		if (rt != OTF2_UNDEFINED_TIMESTAMP) { /* the realtime of the new global offset */
+			__int128 d = ((__int128)goff - (__int128)o->goff) * NS_PER_S / (__int128)o->res;
+
+			rt = (uint64_t)((__int128)rt + d);
+		}
+		e = OTF2_GlobalDefWriter_WriteClockProperties(w->copy.gdef, o->res, goff, len, rt);
+		if (e != OTF2_SUCCESS)
+			goto otf2_err;
+	}
+	OTF2_Reader_RegisterGlobalDefCallbacks(rdr, gdr, gcb, &w->copy);
+	e = OTF2_Reader_ReadAllGlobalDefinitions(rdr, gdr, &nread);
+	if (e != OTF2_SUCCESS || w->copy.status != OTF2_SUCCESS || w->copy.unknown)
+		goto otf2_err;
+	what = "close";
+	e = OTF2_Archive_Close(ar);
+	ar = NULL;
+	if (e != OTF2_SUCCESS)
+		goto otf2_err;
+	ret = 0;
+	goto out;
+otf2_err:
+	if (e == OTF2_SUCCESS)
+		e = w->copy.status;
+	if (w->copy.unknown)
+		fail(w->err, w->errlen, "%s: a record of a type this OTF2 library cannot write; "
+		     "convert the archive with the OTF2 version that wrote it", o->anchor);
+	else
+		fail(w->err, w->errlen, "%s: cannot %s the archive %s/%s (OTF2: %s)", o->anchor, what,
+		     tmp, o->name, otf2_why(e));
+out:
+	if (ecb)
+		OTF2_EvtReaderCallbacks_Delete(ecb);
+	if (dcb)
+		OTF2_DefReaderCallbacks_Delete(dcb);
+	if (gcb)
+		OTF2_GlobalDefReaderCallbacks_Delete(gcb);
+	if (ar)
+		OTF2_Archive_Close(ar);
+	if (rdr)
+		OTF2_Reader_Close(rdr);
+	return ret;
+}
+
+static int otf2_write(const struct trace_set *set, trace_convert_fn conv, void *ctx,
+                      const char *outdir, char *err, size_t errlen)
+{
+	struct otf2_set *o = set->priv;
+	struct wr w;
+	OTF2_ErrorCallback prev;
+	size_t n = strlen(outdir) + strlen(o->dirname) + 64;
+	char *tmp = malloc(n), *dst = malloc(n), *old = malloc(n);
+	struct stat st;
+	int ret = -1;
+
+	if (!tmp || !dst || !old) {
+		free(tmp);
+		free(dst);
+		free(old);
+		return fail(err, errlen, "%s: out of memory", outdir);
+	}
+	snprintf(tmp, n, "%s/.%s.XXXXXX", outdir, o->dirname);
+	snprintf(dst, n, "%s/%s", outdir, o->dirname);
+	snprintf(old, n, "%s/.%s.old.XXXXXX", outdir, o->dirname);
+	if (!mkdtemp(tmp)) {
+		fail(err, errlen, "%s: cannot create a directory in it: %s; give a writable "
+		     "directory", outdir, strerror(errno));
+		goto free;
+	}
+	memset(&w, 0, sizeof(w));
+	w.set = set;
+	w.o = o;
+	w.conv = conv;
+	w.ctx = ctx;
+	w.err = err;
+	w.errlen = errlen;
+	otf2_msg[0] = 0;
+	prev = OTF2_Error_RegisterCallback(quiet, NULL);
+	ret = copy_archive(&w, tmp);
+	OTF2_Error_RegisterCallback(prev, NULL);
+	if (ret)
+		goto rm;
+	/* into place: an older result is moved aside first, then removed */
+	ret = -1;
+	if (lstat(dst, &st) == 0) {
+		if (!mkdtemp(old) || rename(dst, old)) {
+			fail(err, errlen, "%s: exists and cannot be replaced: %s", dst, strerror(errno));
+			goto rm;
+		}
+		if (rename(tmp, dst)) {
+			fail(err, errlen, "%s: cannot rename to %s: %s", tmp, dst, strerror(errno));
+			rename(old, dst);
+			goto rm;
+		}
+		rm_tree(old);
+	} else if (rename(tmp, dst)) {
+		fail(err, errlen, "%s: cannot rename to %s: %s", tmp, dst, strerror(errno));
+		goto rm;
+	}
+	ret = 0;
+	if (o->clamps)
+		fprintf(stderr, "hclock align: %s: %" PRIu64 " event times clamped to keep locations "
+		        "monotonic\n", dst, o->clamps);
+	goto free;
+rm:
+	rm_tree(tmp);
+free:
+	free(tmp);
+	free(dst);
+	free(old);
+	return ret;
+}
+
+uint64_t trace_otf2_clamps(const struct trace_set *set)
+{
+	const struct otf2_set *o = set->priv;
+
+	return set->fmt == &trace_format_otf2 && o ? o->clamps : 0;
+}
+
+uint64_t trace_otf2_clock_offsets_dropped(const struct trace_set *set)
+{
+	const struct otf2_set *o = set->priv;
+
+	return set->fmt == &trace_format_otf2 && o ? o->clock_offsets : 0;
+}
+
+const char *trace_otf2_output_dir(const struct trace_set *set)
+{
+	const struct otf2_set *o = set->priv;
+
+	return set->fmt == &trace_format_otf2 && o ? o->dirname : NULL;
+}
+
+const struct trace_format trace_format_otf2 = {
+	.name = "otf2",
+	.probe = otf2_probe,
+	.read = otf2_read,
+	.write = otf2_write,
+	.release = otf2_release,
+};

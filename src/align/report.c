@@ -1,0 +1,269 @@
+/*
+ * report.c - what hclock align tells: the per-node table or JSON object, the bounds at every
+ * event as CSV, and an SVG plot of the accuracy band and broadcast differential delays over
+ * time (like Fig. 6 of the paper). Reads the engine's results, computes nothing new.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "align/align_priv.h"
+
+static const char *quality(const struct anode *n)
+{
+	return n->quality == NODE_REFERENCE ? "reference" : pair_quality_name(n->quality);
+}
+
+/* a JSON string (node names come from file names: escape what JSON requires) */
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_num(FILE *f, long double v, int prec)
+{
+	if (isfinite(v))
+		fprintf(f, "%.*Lf", prec, v);
+	else
+		fputs("null", f);
+}
+
+static int report_json(const hclock_align *a, FILE *f)
+{
+	fputs("{\"tool\":\"hclock align\",\"reference\":", f);
+	json_str(f, a->set.nodes[a->ref].name);
+	fputs(",\"nodes\":[", f);
+	for (size_t v = 0; v < a->set.nnodes; v++) {
+		const struct anode *n = &a->node[v];
+		fputs(v ? ",{\"node\":" : "{\"node\":", f);
+		json_str(f, a->set.nodes[v].name);
+		fputs(",\"a0_ns\":", f);
+		json_num(f, n->a0, 1);
+		fputs(",\"a1\":", f);
+		json_num(f, n->a1, 15);
+		fprintf(f, ",\"quality\":\"%s\",\"bound_mean_ns\":", quality(n));
+		json_num(f, n->bound_mean, 3);
+		fputs(",\"bound_max_ns\":", f);
+		json_num(f, n->bound_max, 3);
+		fprintf(f, ",\"inversions\":%zu,\"too_fast\":%zu}", n->inversions, n->too_fast);
+	}
+	fputs("],\"bcast_diff_delay_ns\":{\"min\":", f);
+	json_num(f, a->bc_min, 1);
+	fputs(",\"max\":", f);
+	json_num(f, a->bc_max, 1);
+	fputs(",\"mean\":", f);
+	json_num(f, a->bc_mean, 3);
+	fputs(",\"std\":", f);
+	json_num(f, a->bc_std, 3);
+	fputs("}}\n", f);
+	return 0;
+}
+
+static int report_table(const hclock_align *a, FILE *f)
+{
+	size_t w = 4;
+
+	for (size_t v = 0; v < a->set.nnodes; v++)
+		if (strlen(a->set.nodes[v].name) > w)
+			w = strlen(a->set.nodes[v].name);
+	fprintf(f, "reference: %s   mode: %s   messages: %zu\n", a->set.nodes[a->ref].name,
+	        a->opts.mode == HCLOCK_ALIGN_REGRESSION ? "regression" : "hull", a->nmsg);
+	fprintf(f, "%-*s %-*s %-10s %4s %16s %18s %12s %12s %12s %8s %10s %8s\n", (int)w, "node",
+	        (int)w, "via", "quality", "hops", "a0_ns", "a1", "bound_best", "bound_mean",
+	        "bound_worst", "recv", "inversions", "too_fast");
+	for (size_t v = 0; v < a->set.nnodes; v++) {
+		const struct anode *n = &a->node[v];
+		fprintf(f, "%-*s %-*s %-10s %4zu %16.1Lf %18.15Lf %12.1f %12.1f %12.1f %8zu %10zu %8zu\n",
+		        (int)w, a->set.nodes[v].name, (int)w,
+		        v == a->ref ? "-" : a->set.nodes[n->parent].name, quality(n), n->hops, n->a0,
+		        n->a1, n->bound_min, n->bound_mean, n->bound_max, n->nrecv, n->inversions,
+		        n->too_fast);
+	}
+	if (a->nbc)
+		fprintf(f, "broadcast differential delay (ns, vs reference, %zu): min %.1f max %.1f "
+		        "mean %.1f std %.1f\n", a->nbc, a->bc_min, a->bc_max, a->bc_mean, a->bc_std);
+	else
+		fprintf(f, "broadcast differential delay: no broadcasts seen by the reference\n");
+	fprintf(f, "bounds: the true reference time of an event lies within +-bound of its "
+	        "corrected time%s\n", a->opts.min_latency_ns >= 0 ? "" :
+	        "; too_fast uses half the smallest corrected round trip per pair");
+	return 0;
+}
+
+int hclock_align_report(const hclock_align *a, FILE *f, int json)
+{
+	if (!a->ran)
+		return -EINVAL;
+	if (json ? report_json(a, f) : report_table(a, f))
+		return -EIO;
+	return ferror(f) ? -EIO : 0;
+}
+
+int hclock_align_bounds_csv(const hclock_align *a, FILE *f)
+{
+	if (!a->ran)
+		return -EINVAL;
+	fputs("node,time_ns,corrected_ns,delta_minus_ns,delta_plus_ns\n", f);
+	for (size_t v = 0; v < a->set.nnodes; v++) {
+		const struct trace_node *tn = &a->set.nodes[v];
+		const struct anode *n = &a->node[v];
+		/* whole ns, rounded outwards so the interval stays strict */
+		for (size_t k = 0; k < tn->nev; k++)
+			fprintf(f, "%s,%" PRId64 ",%" PRId64 ",%.0f,%.0f\n", tn->name, tn->ev[k].time_ns,
+			        n->corr[k], ceil(n->dminus[k]), ceil(n->dplus[k]));
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- SVG ------------------------------------------------------------------------------ */
+
+#define W 960
+#define H 540
+#define ML 90 /* margins */
+#define MR 170
+#define MT 40
+#define MB 60
+#define MAXPTS 1500 /* band vertices per node */
+
+static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                                     "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
+
+struct axes {
+	double t0, t1; /* s */
+	double y0, y1; /* us */
+};
+
+static double px(const struct axes *ax, double t)
+{
+	return ML + (t - ax->t0) / (ax->t1 - ax->t0) * (W - ML - MR);
+}
+
+static double py(const struct axes *ax, double us)
+{
+	return MT + (ax->y1 - us) / (ax->y1 - ax->y0) * (H - MT - MB);
+}
+
+static double nice_step(double range)
+{
+	double s = pow(10, floor(log10(range / 5)));
+	if (range / s > 25)
+		s *= 5;
+	else if (range / s > 10)
+		s *= 2;
+	return s;
+}
+
+int hclock_align_plot_svg(const hclock_align *a, FILE *f)
+{
+	struct axes ax = {0, 1e-9, -1e-3, 1e-3};
+	double ymax = 1e-3, st;
+	size_t ci = 0;
+
+	if (!a->ran)
+		return -EINVAL;
+	for (size_t v = 0; v < a->set.nnodes; v++) {
+		const struct trace_node *tn = &a->set.nodes[v];
+		const struct anode *n = &a->node[v];
+		for (size_t k = 0; k < tn->nev; k++) {
+			double t = (double)(n->corr[k] - a->t0) * 1e-9;
+			if (t > ax.t1)
+				ax.t1 = t;
+			if (isfinite(n->dplus[k]) && n->dplus[k] * 1e-3 > ymax)
+				ymax = n->dplus[k] * 1e-3;
+			if (isfinite(n->dminus[k]) && n->dminus[k] * 1e-3 > ymax)
+				ymax = n->dminus[k] * 1e-3;
+		}
+	}
+	for (size_t i = 0; i < a->nbc; i++)
+		if (fabs(a->bc[i].d_ns) * 1e-3 > ymax)
+			ymax = fabs(a->bc[i].d_ns) * 1e-3;
+	ax.y0 = -1.1 * ymax;
+	ax.y1 = 1.1 * ymax;
+
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+	        "font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
+	fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H);
+	fprintf(f, "<text x=\"%d\" y=\"22\" font-size=\"15\">hclock align: accuracy bounds and "
+	        "broadcast differential delays (reference ", ML);
+	for (const char *s = a->set.nodes[a->ref].name; *s; s++)
+		if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '&')
+			fputs("&amp;", f);
+		else
+			fputc(*s, f);
+	fputs(")</text>\n", f);
+	/* grid and ticks */
+	st = nice_step(ax.y1 - ax.y0);
+	for (double y = ceil(ax.y0 / st) * st; y <= ax.y1; y += st)
+		fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+		        "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", ML, W - MR,
+		        py(&ax, y), py(&ax, y), ML - 6, py(&ax, y) + 4, fabs(y) < st / 2 ? 0 : y);
+	st = nice_step(ax.t1 - ax.t0);
+	for (double t = 0; t <= ax.t1; t += st)
+		fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>"
+		        "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n", px(&ax, t),
+		        px(&ax, t), MT, H - MB, px(&ax, t), H - MB + 16, t);
+	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
+	        "stroke=\"black\"/>\n", ML, MT, W - ML - MR, H - MT - MB);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">time on the reference timeline "
+	        "(s)</text>\n", (W - MR + ML) / 2, H - 18);
+	fprintf(f, "<text x=\"18\" y=\"%d\" transform=\"rotate(-90 18 %d)\" text-anchor=\"middle\">"
+	        "offset from reference (us)</text>\n", H / 2, H / 2);
+
+	for (size_t v = 0; v < a->set.nnodes; v++) {
+		const struct trace_node *tn = &a->set.nodes[v];
+		const struct anode *n = &a->node[v];
+		const char *col = colors[ci % (sizeof(colors) / sizeof(*colors))];
+		size_t step;
+
+		if (v == a->ref || !tn->nev)
+			continue;
+		ci++;
+		step = tn->nev / MAXPTS + 1;
+		/* band: +dplus forward, -dminus backward */
+		fprintf(f, "<polygon fill=\"%s\" fill-opacity=\"0.25\" stroke=\"%s\" "
+		        "stroke-width=\"0.8\" points=\"", col, col);
+		for (size_t k = 0; k < tn->nev; k += step)
+			if (isfinite(n->dplus[k]))
+				fprintf(f, "%.1f,%.1f ", px(&ax, (double)(n->corr[k] - a->t0) * 1e-9),
+				        py(&ax, n->dplus[k] * 1e-3));
+		for (size_t k = (tn->nev - 1) / step * step + 1; k-- > 0;)
+			if (k % step == 0 && isfinite(n->dminus[k]))
+				fprintf(f, "%.1f,%.1f ", px(&ax, (double)(n->corr[k] - a->t0) * 1e-9),
+				        py(&ax, -n->dminus[k] * 1e-3));
+		fputs("\"/>\n", f);
+		for (size_t i = 0; i < a->nbc; i++)
+			if (a->bc[i].node == v)
+				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"/>\n",
+				        px(&ax, a->bc[i].t_s), py(&ax, a->bc[i].d_ns * 1e-3), col);
+		fprintf(f, "<rect x=\"%d\" y=\"%zu\" width=\"12\" height=\"12\" fill=\"%s\" "
+		        "fill-opacity=\"0.4\"/><text x=\"%d\" y=\"%zu\">", W - MR + 12,
+		        MT + 18 * (ci - 1), col, W - MR + 30, MT + 18 * (ci - 1) + 10);
+		for (const char *s = tn->name; *s; s++)
+			if (*s == '<')
+				fputs("&lt;", f);
+			else if (*s == '&')
+				fputs("&amp;", f);
+			else
+				fputc(*s, f);
+		fputs("</text>\n", f);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">band: bounds;</text>"
+	        "<text x=\"%d\" y=\"%d\" font-size=\"11\">dots: broadcasts</text>\n",
+	        W - MR + 12, H - MB - 20, W - MR + 12, H - MB - 6);
+	fputs("</svg>\n", f);
+	return ferror(f) ? -EIO : 0;
+}
