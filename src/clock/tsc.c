@@ -53,7 +53,7 @@ static void sample(uint64_t *tsc, int64_t *mono)
 static int64_t tsc_now(struct hclock_clock *c)
 {
 	struct tsc_clock *t = (struct tsc_clock *)c;
-	return t->mono0_ns + (int64_t)((double)(int64_t)(__rdtsc() - t->tsc0) * t->ns_per_tick);
+	return t->mono0_ns + round_ns((double)(int64_t)(__rdtsc() - t->tsc0) * t->ns_per_tick);
 }
 #else
 static int64_t tsc_now(struct hclock_clock *c)

@@ -17,12 +17,6 @@ struct linear_model {
 	double slope;        /* d(offset)/d(inner time), dimensionless */
 };
 
-static int64_t linear_apply(const struct hclock_clock *c, int64_t x)
-{
-	const struct linear_model *m = (const struct linear_model *)c;
-	return x + (int64_t)llround(m->intercept_ns + m->slope * (double)(x - m->x0_ns));
-}
-
 static void linear_flatten(const struct hclock_clock *c, struct wbuf *w)
 {
 	const struct linear_model *m = (const struct linear_model *)c;
@@ -39,7 +33,7 @@ static int linear_describe(const struct hclock_clock *c, char *buf, size_t len)
 }
 
 static const struct clock_ops linear_ops = {
-	.name = "linear", .type = CLOCK_T_LINEAR, .apply = linear_apply, .flatten = linear_flatten,
+	.name = "linear", .type = CLOCK_T_LINEAR, .flatten = linear_flatten,
 	.describe = linear_describe,
 };
 
@@ -57,6 +51,7 @@ int hclock_model_linear(hclock_clock *inner, int64_t x0_ns, double intercept_ns,
 	m->x0_ns = x0_ns;
 	m->intercept_ns = intercept_ns;
 	m->slope = slope;
+	clock_set_layer(&m->c, &(struct lm){x0_ns, intercept_ns, slope});
 	*out = &m->c;
 	return 0;
 }

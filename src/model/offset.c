@@ -11,11 +11,6 @@ struct offset_model {
 	double offset_ns; /* reference minus inner, ns */
 };
 
-static int64_t offset_apply(const struct hclock_clock *c, int64_t x)
-{
-	return x + (int64_t)llround(((const struct offset_model *)c)->offset_ns);
-}
-
 static void offset_flatten(const struct hclock_clock *c, struct wbuf *w)
 {
 	wbuf_put_f64(w, ((const struct offset_model *)c)->offset_ns);
@@ -27,7 +22,7 @@ static int offset_describe(const struct hclock_clock *c, char *buf, size_t len)
 }
 
 static const struct clock_ops offset_ops = {
-	.name = "offset", .type = CLOCK_T_OFFSET, .apply = offset_apply, .flatten = offset_flatten,
+	.name = "offset", .type = CLOCK_T_OFFSET, .flatten = offset_flatten,
 	.describe = offset_describe,
 };
 
@@ -41,6 +36,7 @@ int hclock_model_offset(hclock_clock *inner, double offset_ns, hclock_clock **ou
 		return err_set(HCLOCK_ENOMEM, "out of memory creating a clock model");
 	clock_init(&m->c, &offset_ops, inner);
 	m->offset_ns = offset_ns;
+	clock_set_layer(&m->c, &(struct lm){0, offset_ns, 0});
 	*out = &m->c;
 	return 0;
 }

@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stdlib.h>
 
 #include "numerics/linreg.h"
 
@@ -24,6 +25,46 @@ int linreg_fit(const int64_t *x, const double *y, size_t n, struct lm *out)
 	out->slope = sxy / sxx;
 	out->x0_ns = x0;
 	out->intercept_ns = my + out->slope * dx0; /* the line through (mean, my), at x0 */
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+int linreg_fit_robust(const int64_t *x, const double *y, size_t n, struct lm *out, size_t *kept)
+{
+	struct lm first;
+	if (linreg_fit(x, y, n, &first))
+		return -1;
+	*out = first;
+	if (kept)
+		*kept = n;
+	if (n < 8)
+		return 0;
+	double *r = malloc(n * sizeof(*r));
+	int64_t *x2 = malloc(n * sizeof(*x2));
+	double *y2 = malloc(n * sizeof(*y2));
+	if (!r || !x2 || !y2)
+		goto out; /* keep the plain fit */
+	for (size_t i = 0; i < n; i++)
+		r[i] = fabs(y[i] - lm_offset(&first, x[i]));
+	qsort(r, n, sizeof(*r), cmp_double);
+	double mad = r[n / 2], limit = 4 * 1.4826 * mad;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (fabs(y[i] - lm_offset(&first, x[i])) <= limit) {
+			x2[m] = x[i];
+			y2[m++] = y[i];
+		}
+	if (m < n && m >= n / 2 && !linreg_fit(x2, y2, m, out) && kept)
+		*kept = m;
+out:
+	free(r);
+	free(x2);
+	free(y2);
 	return 0;
 }
 

@@ -22,6 +22,17 @@ struct lm {
  */
 int linreg_fit(const int64_t *x_ns, const double *y_ns, size_t n, struct lm *out);
 
+/*
+ * Least squares with one round of outlier rejection: after a first fit, points whose
+ * residual exceeds k * 1.4826 * MAD (k = 4, a robust 4-sigma) are dropped and the line is
+ * fitted again, if at least half of the points remain. A fit point hit by a delayed
+ * exchange (a descheduled process, an interrupt) otherwise tilts the slope, and the error
+ * grows with every second the model is extrapolated. Returns as linreg_fit; *kept (if not
+ * NULL) receives the number of points in the final fit.
+ */
+int linreg_fit_robust(const int64_t *x_ns, const double *y_ns, size_t n, struct lm *out,
+                      size_t *kept);
+
 /* Offset of model m at x, ns. */
 double lm_offset(const struct lm *m, int64_t x_ns);
 

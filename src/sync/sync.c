@@ -160,7 +160,7 @@ int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref
 			y[i] = smp.offset_ns;
 		}
 	}
-	if (!rc && linreg_fit(x, y, (size_t)L->nfit, lm)) {
+	if (!rc && linreg_fit_robust(x, y, (size_t)L->nfit, lm, NULL)) {
 		/* all fit points at one instant (coarse clock): offset only */
 		lm->x0_ns = x[L->nfit - 1];
 		lm->intercept_ns = y[L->nfit - 1];
