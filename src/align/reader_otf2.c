@@ -816,7 +816,8 @@ static int make_nodes(struct rd *r)
 	struct trace_set *set = r->set;
 	struct otf2_set *o = r->o;
 
-	qsort(o->locs, o->nlocs, sizeof(*o->locs), loc_cmp);
+	if (o->nlocs)
+		qsort(o->locs, o->nlocs, sizeof(*o->locs), loc_cmp);
 	for (size_t i = 1; i < o->nlocs; i++)
 		if (o->locs[i].ref == o->locs[i - 1].ref)
 			return fail(r->err, r->errlen, "%s: location %" PRIu64 " defined twice; expected "
@@ -1045,7 +1046,8 @@ static int otf2_read(const char *const *paths, size_t npaths, struct trace_set *
 	for (size_t n = 0; n < set->nnodes; n++) {
 		struct trace_node *nd = &set->nodes[n];
 
-		qsort(r.tev[n], r.ntev[n], sizeof(*r.tev[n]), tev_cmp);
+		if (r.ntev[n])
+			qsort(r.tev[n], r.ntev[n], sizeof(*r.tev[n]), tev_cmp);
 		nd->ev = malloc((r.ntev[n] + 1) * sizeof(*nd->ev));
 		if (!nd->ev) {
 			fail(err, errlen, "%s: out of memory", o->anchor);
@@ -1370,6 +1372,24 @@ static int otf2_write(const struct trace_set *set, trace_convert_fn conv, void *
 	snprintf(tmp, n, "%s/.%s.XXXXXX", outdir, o->dirname);
 	snprintf(dst, n, "%s/%s", outdir, o->dirname);
 	snprintf(old, n, "%s/.%s.old.XXXXXX", outdir, o->dirname);
+	{
+		/* never replace the input archive itself */
+		char *a = realpath(o->anchor, NULL), *d = realpath(dst, NULL);
+		char *slash = a ? strrchr(a, '/') : NULL;
+		int same = 0;
+
+		if (slash && d) {
+			*slash = 0;
+			same = !strcmp(a, d);
+		}
+		free(a);
+		free(d);
+		if (same) {
+			fail(err, errlen, "%s: is the input archive's directory; choose an output "
+			     "directory other than %s", dst, outdir);
+			goto free;
+		}
+	}
 	if (!mkdtemp(tmp)) {
 		fail(err, errlen, "%s: cannot create a directory in it: %s; give a writable "
 		     "directory", outdir, strerror(errno));

@@ -439,7 +439,8 @@ static int match(struct ctx *c)
 	long *owner = NULL;
 	int ret = -1;
 
-	qsort(c->segs, c->nsegs, sizeof(*c->segs), seg_cmp);
+	if (c->nsegs)
+		qsort(c->segs, c->nsegs, sizeof(*c->segs), seg_cmp);
 	cand = malloc((c->nsegs / 2 + 1) * sizeof(*cand));
 	addrs = malloc((c->nsegs + 1) * sizeof(*addrs));
 	if (!cand || !addrs)
@@ -805,6 +806,20 @@ static int pcap_write(const struct trace_set *set, trace_convert_fn conv, void *
 			goto out;
 		}
 		snprintf(dst[done], n, "%s/%s.pcap", outdir, nd->name);
+		{
+			/* never replace an input capture */
+			char *a = realpath(nd->path, NULL), *d = realpath(dst[done], NULL);
+			int same = a && d && !strcmp(a, d);
+
+			free(a);
+			free(d);
+			if (same) {
+				free(t);
+				fail(err, errlen, "%s: is an input capture; choose an output directory "
+				     "other than %s", dst[done], outdir);
+				goto out;
+			}
+		}
 		snprintf(t, n, "%s/.%s.pcap.XXXXXX", outdir, nd->name);
 		fd = mkstemp(t);
 		if (fd < 0) {

@@ -40,7 +40,7 @@ int64_t hclock_now(hclock_clock *c)
 		return c->ops->now(c);
 	struct hclock_clock *b = c->base;
 	int64_t x = b->ops->now(b);
-	return x + round_ns(c->comp.intercept_ns + c->comp.slope * (double)(x - c->comp.x0_ns));
+	return x + round_ns(c->comp.intercept_ns + c->comp.slope * (double)diff_ns(x, c->comp.x0_ns));
 }
 
 hclock_clock *hclock_clock_ref(hclock_clock *c)
@@ -71,7 +71,7 @@ int64_t clock_apply_chain(const struct hclock_clock *c, int64_t x)
 {
 	if (!c->inner)
 		return x;
-	return x + round_ns(c->comp.intercept_ns + c->comp.slope * (double)(x - c->comp.x0_ns));
+	return x + round_ns(c->comp.intercept_ns + c->comp.slope * (double)diff_ns(x, c->comp.x0_ns));
 }
 
 char *hclock_clock_describe(const hclock_clock *c, char *buf, size_t len)

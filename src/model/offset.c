@@ -29,8 +29,9 @@ static const struct clock_ops offset_ops = {
 int hclock_model_offset(hclock_clock *inner, double offset_ns, hclock_clock **out)
 {
 	*out = NULL;
-	if (!inner || !isfinite(offset_ns))
-		return err_set(HCLOCK_EINVAL, "offset model needs an inner clock and a finite offset");
+	if (!inner || !(fabs(offset_ns) < 4e18))
+		return err_set(HCLOCK_EINVAL, "offset model needs an inner clock and |offset| < 4e18 ns "
+		                              "(got %g)", offset_ns);
 	struct offset_model *m = calloc(1, sizeof(*m));
 	if (!m)
 		return err_set(HCLOCK_ENOMEM, "out of memory creating a clock model");

@@ -1,6 +1,13 @@
 /* harmonize.c - waiting on a global clock, and common start times (Round-Time, Alg. 5). */
+#include <time.h>
+
 #include "hclock.h"
 #include "util/timeutil.h"
+
+/* Spin only for the last SPIN_NS: a process that slept wakes up some 50-100 us late (timer
+ * slack, wake-up latency), and a short spin right after a wake-up is rarely preempted even
+ * on a loaded machine, where a long one is cut by the scheduler's time slice. */
+#define SPIN_NS 200000
 
 int64_t hclock_wait_until(hclock_clock *clk, int64_t t_ns)
 {
@@ -16,9 +23,14 @@ int64_t hclock_wait_until(hclock_clock *clk, int64_t t_ns)
 		now = hclock_now(clk);
 	}
 #else
-	/* sleep in real time while far (the global clock runs within 1% of real time) */
-	while (t_ns - now > 2000000) {
-		real_delay_ns((t_ns - now) - 1000000);
+	/* sleep in real time while far (the global clock runs within 1% of real time, so
+	 * sleeping the distance minus SPIN_NS never overshoots for waits up to 20 s; longer
+	 * ones take a few turns) */
+	while (t_ns - now > SPIN_NS) {
+		int64_t d = t_ns - now - SPIN_NS;
+		d -= d / 100;
+		struct timespec ts = {(time_t)(d / 1000000000), (long)(d % 1000000000)};
+		nanosleep(&ts, NULL);
 		now = hclock_now(clk);
 	}
 	while (now < t_ns)

@@ -70,7 +70,7 @@ out:
 
 double lm_offset(const struct lm *m, int64_t x)
 {
-	return m->intercept_ns + m->slope * (double)(x - m->x0_ns);
+	return m->intercept_ns + m->slope * (double)diff_ns(x, m->x0_ns);
 }
 
 /*
@@ -83,7 +83,7 @@ struct lm lm_compose(const struct lm *outer, const struct lm *inner)
 	struct lm r;
 	r.x0_ns = inner->x0_ns;
 	r.intercept_ns = inner->intercept_ns + outer->intercept_ns +
-	                 outer->slope * ((double)(inner->x0_ns - outer->x0_ns) + inner->intercept_ns);
+	                 outer->slope * ((double)diff_ns(inner->x0_ns, outer->x0_ns) + inner->intercept_ns);
 	r.slope = inner->slope + outer->slope + inner->slope * outer->slope;
 	return r;
 }

@@ -8,6 +8,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* a - b in ns, wrapping instead of overflowing (well defined for any input; exact whenever
+ * the true difference fits, i.e. for any two timestamps of one clock) */
+static inline int64_t diff_ns(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
 /* offset(x) = intercept_ns + slope * (x - x0_ns); maps x to x + offset(x). */
 struct lm {
 	int64_t x0_ns;       /* where the offset equals intercept_ns, ns */

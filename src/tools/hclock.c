@@ -11,6 +11,9 @@
 
 static const struct cmd cmds[] = {
 	{"check", cmd_check, "synchronize, then measure the global clock's accuracy (Alg. 6)"},
+	{"bench", cmd_bench, "latency of MPI collectives on the global clock (Round-Time, Alg. 5)"},
+	{"imbalance", cmd_imbalance, "exit imbalance of a barrier (or any collective) started "
+	                             "at one common time"},
 #ifdef HCLOCK_HAVE_ALIGN
 	{"align", cmd_align, "put traces recorded on separate machines on one timeline"},
 #endif
