@@ -226,6 +226,10 @@ static void test_read_write(void)
 		CHECK(sh("otf2-print -Werror --silent %s >/dev/null 2>&1", outanchor) == 0,
 		      "otf2-print rejects the clamped output");
 	}
+	/* the input's own parent as output directory: refused, input intact */
+	CHECK(trace_format_otf2.write(&s, conv_id, NULL, tmpdir, err, sizeof(err)) < 0 &&
+	      strstr(err, "input"), "overwrite of the input: %s", err);
+	CHECK(access(anchor, R_OK) == 0, "input archive gone");
 	/* an unwritable output directory: an error, nothing else */
 	CHECK(trace_format_otf2.write(&s, conv_id, NULL, "/nonexistent/dir", err, sizeof(err)) < 0 &&
 	      strstr(err, "/nonexistent/dir"), "missing out dir: %s", err);

@@ -332,6 +332,11 @@ static void test_roundtrip(const char *dir)
 				break;
 			}
 	}
+	/* the inputs' own directory: refused, inputs intact */
+	CHECK(trace_format_pcap.write(&set, conv, NULL, dir, err, sizeof(err)) < 0 &&
+	      strstr(err, "input"), "overwrite of an input: %s", err);
+	file_times(pa, t1, 20000, &n1);
+	CHECK(n1 == na, "input damaged");
 	/* an unwritable directory fails cleanly and leaves nothing behind */
 	CHECK(trace_format_pcap.write(&set, conv, NULL, "/nonexistent/dir", err, sizeof(err)) < 0 &&
 	      strstr(err, "/nonexistent/dir"), "write to missing dir: %s", err);
