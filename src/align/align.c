@@ -868,6 +868,11 @@ int hclock_align_write(const hclock_align *a, const char *outdir, char *err, siz
 	if (!a->set.fmt->write)
 		return fail(err, errlen, -EINVAL, "writing %s traces is not supported",
 		            a->set.fmt->name);
+	/* every format writes into an existing directory; create it here, once for all */
+	if (mkdir(outdir, 0777) && errno != EEXIST) {
+		return fail(err, errlen, -errno, "%s: cannot create output directory: %s", outdir,
+		            strerror(errno));
+	}
 	return a->set.fmt->write(&a->set, conv_cb, (void *)a, outdir, err, errlen);
 }
 
