@@ -13,10 +13,7 @@ static int min_measure(struct offset_alg *a, const struct pp_link *l, struct off
 {
 	int n = a->nexchanges;
 	if (l->me == l->ref) {
-		for (int i = 0; i < n; i++) {
-			pp_recv(l, l->client);
-			pp_send(l, hclock_now(l->clk), l->client);
-		}
+		pp_serve(l, n);
 	} else if (l->me == l->client) {
 		int64_t best_rtt = INT64_MAX;
 		for (int i = 0; i < n; i++) {

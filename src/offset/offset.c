@@ -73,3 +73,11 @@ int64_t pp_recv(const struct pp_link *l, int src)
 	MPI_Recv(&t, 1, MPI_INT64_T, src, HCLOCK_TAG, l->comm, MPI_STATUS_IGNORE);
 	return t;
 }
+
+void pp_serve(const struct pp_link *l, int n)
+{
+	for (int i = 0; i < n; i++) {
+		pp_recv(l, l->client);
+		pp_send(l, hclock_now(l->clk), l->client);
+	}
+}

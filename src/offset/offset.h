@@ -66,6 +66,8 @@ void pp_link_init(struct pp_link *l, MPI_Comm comm, int ref, int client, hclock_
 void pp_send(const struct pp_link *l, int64_t t_ns, int dest);
 void pp_ssend(const struct pp_link *l, int64_t t_ns, int dest);
 int64_t pp_recv(const struct pp_link *l, int src);
+/* The reference's side of n exchanges: answer each message with the current time. */
+void pp_serve(const struct pp_link *l, int n);
 
 /* Constructors, one per file. */
 int offset_skampi_create(struct offset_alg **out);

@@ -14,10 +14,7 @@ static int skampi_measure(struct offset_alg *a, const struct pp_link *l, struct 
 {
 	int n = a->nexchanges;
 	if (l->me == l->ref) {
-		for (int i = 0; i < n; i++) {
-			pp_recv(l, l->client);
-			pp_send(l, hclock_now(l->clk), l->client);
-		}
+		pp_serve(l, n);
 	} else if (l->me == l->client) {
 		int64_t td_min = INT64_MIN, td_max = INT64_MAX, rtt = INT64_MAX;
 		for (int i = 0; i < n; i++) {

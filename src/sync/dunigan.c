@@ -22,30 +22,21 @@ static int dunigan_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, 
 {
 	struct dunigan *d = (struct dunigan *)s;
 	struct offset_sample first = {0}, second = {0};
-	int p, r, rc = 0;
+	int p, r, rc;
 	MPI_Comm_size(comm, &p);
 	MPI_Comm_rank(comm, &r);
 	s->rounds = 2 * (uint64_t)(p - 1);
 	int64_t t_start = real_now_ns();
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass == 1 && r == 0)
-			real_delay_ns(t_start + (int64_t)(d->interval_s * 1e9) - real_now_ns());
-		for (int c = 1; c < p; c++)
-			if (r == 0 || r == c) {
-				int m = measure_pair(s, d->oa, comm, 0, c, clk, pass ? &second : &first);
-				if (!rc)
-					rc = m;
-			}
-	}
-	if (rc)
+	if ((rc = measure_all(s, d->oa, comm, clk, &first)))
 		return rc;
-	if (r == 0) {
-		*out = hclock_clock_ref(clk);
-		return 0;
-	}
+	if (r == 0)
+		real_delay_ns(t_start + (int64_t)(d->interval_s * 1e9) - real_now_ns());
+	if ((rc = measure_all(s, d->oa, comm, clk, &second)))
+		return rc;
 	double dt = (double)(second.local_ns - first.local_ns);
-	double slope = dt > 0 ? (second.offset_ns - first.offset_ns) / dt : 0;
-	return hclock_model_linear(clk, second.local_ns, second.offset_ns, slope, out);
+	struct lm lm = {second.local_ns, second.offset_ns,
+	                dt > 0 ? (second.offset_ns - first.offset_ns) / dt : 0};
+	return finish_lm(comm, clk, &lm, out);
 }
 
 static void dunigan_destroy(struct hclock_sync *s)

@@ -19,11 +19,6 @@ struct entry {
 	struct lm lm; /* maps rank's clk to the holder's clk */
 };
 
-struct hca2 {
-	struct hclock_sync s;
-	struct learner L;
-};
-
 /* Send the subtree's models to the partner (count first, then the entries as bytes:
  * processes of one job share one data representation). */
 static void send_entries(MPI_Comm comm, int dest, const struct entry *e, int n)
@@ -122,41 +117,16 @@ int hca2_tree(struct hclock_sync *s, struct learner *L, MPI_Comm comm, hclock_cl
 
 static int hca2_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out)
 {
-	struct hca2 *h = (struct hca2 *)s;
+	struct learner *L = LEARNER(s);
 	struct lm lm;
-	int r;
-	MPI_Comm_rank(comm, &r);
-	offset_reset(h->L.oa);
-	int rc = hca2_tree(s, &h->L, comm, clk, &lm);
-	if (rc)
-		return rc;
-	if (r == 0) {
-		*out = hclock_clock_ref(clk);
-		return 0;
-	}
-	return clock_from_lm(clk, &lm, out);
+	offset_reset(L->oa);
+	int rc = hca2_tree(s, L, comm, clk, &lm);
+	return rc ? rc : finish_lm(comm, clk, &lm, out);
 }
 
-static void hca2_destroy(struct hclock_sync *s)
-{
-	struct hca2 *h = (struct hca2 *)s;
-	learner_fini(&h->L);
-	free(h);
-}
-
-static const struct sync_ops hca2_ops = {.name = "hca2", .run = hca2_run, .destroy = hca2_destroy};
+static const struct sync_ops hca2_ops = {.name = "hca2", .run = hca2_run, .destroy = learning_sync_destroy};
 
 int sync_hca2_create(const struct sync_spec *sp, struct hclock_sync **out)
 {
-	struct hca2 *h = calloc(1, sizeof(*h));
-	if (!h)
-		return err_set(HCLOCK_ENOMEM, "out of memory");
-	h->s.ops = &hca2_ops;
-	int rc = learner_init(&h->L, sp);
-	if (rc) {
-		free(h);
-		return rc;
-	}
-	*out = &h->s;
-	return 0;
+	return learning_sync_create(sp, &hca2_ops, out);
 }

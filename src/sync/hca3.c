@@ -10,14 +10,9 @@
 #include "sync/sync.h"
 #include "util/err.h"
 
-struct hca3 {
-	struct hclock_sync s;
-	struct learner L;
-};
-
 static int hca3_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out)
 {
-	struct hca3 *h = (struct hca3 *)s;
+	struct learner *L = LEARNER(s);
 	int p, r, rc = 0;
 	MPI_Comm_size(comm, &p);
 	MPI_Comm_rank(comm, &r);
@@ -25,14 +20,14 @@ static int hca3_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	hclock_clock *my_clk = hclock_clock_ref(clk);
 	struct lm lm;
 
-	offset_reset(h->L.oa);
+	offset_reset(L->oa);
 	s->rounds = (uint64_t)nrounds + (p > max_power);
 	for (int i = nrounds; i >= 1 && r < max_power; i--) {
 		int running = 1 << i, next = 1 << (i - 1);
 		if (r % running == 0) {
-			rc = learn_model(s, &h->L, comm, r, r + next, my_clk, NULL);
+			rc = learn_model(s, L, comm, r, r + next, my_clk, NULL);
 		} else if (r % running == next) {
-			rc = learn_model(s, &h->L, comm, r - next, r, my_clk, &lm);
+			rc = learn_model(s, L, comm, r - next, r, my_clk, &lm);
 			hclock_clock_free(my_clk);
 			my_clk = NULL;
 			if (!rc)
@@ -42,13 +37,13 @@ static int hca3_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 			goto out;
 	}
 	if (r >= max_power) {
-		rc = learn_model(s, &h->L, comm, r - max_power, r, my_clk, &lm);
+		rc = learn_model(s, L, comm, r - max_power, r, my_clk, &lm);
 		hclock_clock_free(my_clk);
 		my_clk = NULL;
 		if (!rc)
 			rc = clock_from_lm(clk, &lm, &my_clk);
 	} else if (r < p - max_power) {
-		rc = learn_model(s, &h->L, comm, r, r + max_power, my_clk, NULL);
+		rc = learn_model(s, L, comm, r, r + max_power, my_clk, NULL);
 	}
 out:
 	if (rc) {
@@ -59,26 +54,9 @@ out:
 	return 0;
 }
 
-static void hca3_destroy(struct hclock_sync *s)
-{
-	struct hca3 *h = (struct hca3 *)s;
-	learner_fini(&h->L);
-	free(h);
-}
-
-static const struct sync_ops hca3_ops = {.name = "hca3", .run = hca3_run, .destroy = hca3_destroy};
+static const struct sync_ops hca3_ops = {.name = "hca3", .run = hca3_run, .destroy = learning_sync_destroy};
 
 int sync_hca3_create(const struct sync_spec *sp, struct hclock_sync **out)
 {
-	struct hca3 *h = calloc(1, sizeof(*h));
-	if (!h)
-		return err_set(HCLOCK_ENOMEM, "out of memory");
-	h->s.ops = &hca3_ops;
-	int rc = learner_init(&h->L, sp);
-	if (rc) {
-		free(h);
-		return rc;
-	}
-	*out = &h->s;
-	return 0;
+	return learning_sync_create(sp, &hca3_ops, out);
 }

@@ -17,18 +17,12 @@ static int skampi_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, h
 {
 	struct skampi_sync *k = (struct skampi_sync *)s;
 	struct offset_sample smp = {0};
-	int p, r, rc = 0;
+	int p, r, rc;
 	MPI_Comm_size(comm, &p);
 	MPI_Comm_rank(comm, &r);
 	offset_reset(k->oa);
 	s->rounds = (uint64_t)(p - 1);
-	for (int c = 1; c < p; c++)
-		if (r == 0 || r == c) {
-			int m = measure_pair(s, k->oa, comm, 0, c, clk, &smp);
-			if (!rc)
-				rc = m;
-		}
-	if (rc)
+	if ((rc = measure_all(s, k->oa, comm, clk, &smp)))
 		return rc;
 	if (r == 0) {
 		*out = hclock_clock_ref(clk);

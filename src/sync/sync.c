@@ -100,18 +100,45 @@ int hclock_sync_run(hclock_sync *s, MPI_Comm comm, hclock_clock *base, hclock_cl
 	return all;
 }
 
-int learner_init(struct learner *L, const struct sync_spec *sp)
+int learning_sync_create(const struct sync_spec *sp, const struct sync_ops *ops,
+                         struct hclock_sync **out)
 {
-	L->nfit = sp->nfit;
-	L->ri = sp->ri;
-	L->span_ns = sp->span_s * 1e9;
-	return offset_create(sp->offalg, sp->npingpongs, &L->oa);
+	struct learning_sync *ls = calloc(1, sizeof(*ls));
+	if (!ls)
+		return err_set(HCLOCK_ENOMEM, "out of memory");
+	ls->s.ops = ops;
+	ls->L.nfit = sp->nfit;
+	ls->L.ri = sp->ri;
+	ls->L.span_ns = sp->span_s * 1e9;
+	int rc = offset_create(sp->offalg, sp->npingpongs, &ls->L.oa);
+	if (rc) {
+		free(ls);
+		return rc;
+	}
+	*out = &ls->s;
+	return 0;
 }
 
-void learner_fini(struct learner *L)
+void learning_sync_destroy(struct hclock_sync *s)
 {
-	offset_destroy(L->oa);
-	L->oa = NULL;
+	struct learning_sync *ls = container_of(s, struct learning_sync, s);
+	offset_destroy(ls->L.oa);
+	free(ls);
+}
+
+int measure_all(struct hclock_sync *s, struct offset_alg *oa, MPI_Comm comm, hclock_clock *clk,
+                struct offset_sample *smp)
+{
+	int p, r, rc = 0;
+	MPI_Comm_size(comm, &p);
+	MPI_Comm_rank(comm, &r);
+	for (int c = 1; c < p; c++)
+		if (r == 0 || r == c) {
+			int m = measure_pair(s, oa, comm, 0, c, clk, smp);
+			if (!rc)
+				rc = m;
+		}
+	return rc;
 }
 
 int measure_pair(struct hclock_sync *s, struct offset_alg *oa, MPI_Comm comm, int ref, int client,
@@ -184,6 +211,17 @@ int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref
 int clock_from_lm(hclock_clock *clk, const struct lm *lm, hclock_clock **out)
 {
 	return hclock_model_linear(clk, lm->x0_ns, lm->intercept_ns, lm->slope, out);
+}
+
+int finish_lm(MPI_Comm comm, hclock_clock *clk, const struct lm *lm, hclock_clock **out)
+{
+	int r;
+	MPI_Comm_rank(comm, &r);
+	if (r == 0) {
+		*out = hclock_clock_ref(clk);
+		return 0;
+	}
+	return clock_from_lm(clk, lm, out);
 }
 
 int hclock_measure_offset(MPI_Comm comm, hclock_clock *clk, int ref, int client, int npingpongs,

@@ -16,6 +16,7 @@
 #include "numerics/linreg.h"
 #include "offset/offset.h"
 #include "sync/spec.h"
+#include "util/err.h"
 
 struct sync_ops {
 	const char *name;
@@ -42,8 +43,16 @@ struct learner {
 	int ri;   /* recompute the intercept after the fit */
 	double span_ns; /* spread the fit points over this much real time, ns (0: back to back) */
 };
-int learner_init(struct learner *L, const struct sync_spec *sp);
-void learner_fini(struct learner *L);
+/* The model-learning algorithms share their state and life cycle. */
+struct learning_sync {
+	struct hclock_sync s;
+	struct learner L;
+};
+#define LEARNER(sync) (&container_of(sync, struct learning_sync, s)->L)
+/* Create an algorithm with ops whose state is a struct learning_sync (hca3, hca2, hca, jk). */
+int learning_sync_create(const struct sync_spec *sp, const struct sync_ops *ops,
+                         struct hclock_sync **out);
+void learning_sync_destroy(struct hclock_sync *s);
 /*
  * LEARN_CLOCK_MODEL(comm, ref, client, clk): both ends call it; each uses its own clk. On
  * the client, *lm maps client clk time to the reference's clk time. Returns 0 or an error.
@@ -53,8 +62,14 @@ int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref
 /* One offset measurement between ref and client with oa (client: *smp filled). */
 int measure_pair(struct hclock_sync *s, struct offset_alg *oa, MPI_Comm comm, int ref,
                  int client, hclock_clock *clk, struct offset_sample *smp);
+/* Rank 0 measures the offset of every other rank in turn (O(p) rounds); on ranks > 0 *smp
+ * receives their own estimate. */
+int measure_all(struct hclock_sync *s, struct offset_alg *oa, MPI_Comm comm, hclock_clock *clk,
+                struct offset_sample *smp);
 /* Wrap clk in the linear model lm (a new reference in *out). */
 int clock_from_lm(hclock_clock *clk, const struct lm *lm, hclock_clock **out);
+/* The result of a sync whose reference is rank 0: clk itself there, else clk wrapped in lm. */
+int finish_lm(MPI_Comm comm, hclock_clock *clk, const struct lm *lm, hclock_clock **out);
 
 /* floor(log2(p)) for p >= 1 */
 int ilog2(int p);
