@@ -9,7 +9,7 @@
 #include "hclock.h"
 
 /* The sync spec every MPI subcommand uses unless --sync says otherwise (README explains). */
-#define HCLOCK_DEFAULT_SYNC "hca3/100/skampi/20/span=0.3"
+#define HCLOCK_DEFAULT_SYNC "h2(hca3/100/skampi/20/span=0.3,prop)"
 
 struct mpitool {
 	const char *name; /* "hclock check" */
