@@ -1,0 +1,561 @@
+/*
+ * op.c - the operation table of hclock bench: buffers, one call, and --validate patterns.
+ *
+ * Validation patterns are functions of (source rank r, block j, index i) that every rank
+ * can compute, so each rank checks its own result without further communication:
+ * bytes8() for the data-movement operations, ival() (int32) for the reductions, whose
+ * expected value is the sum of ival() over the contributing ranks.
+ *
+ * A test build defines HCLOCK_BENCH_BREAK_REDUCE: every reduction then adds 1 to the first
+ * element of its result, so a test can prove that --validate catches a wrong reduction.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/op.h"
+
+#define GARBAGE 0xEE
+
+static uint8_t bytes8(int r, int j, size_t i)
+{
+	return (uint8_t)(r * 131 + j * 17 + (int)(i % 251) * 7 + 1);
+}
+
+static int32_t ival(int r, int j, size_t i)
+{
+	return (int32_t)((r + 1) * 3 + (int)(i % 11) + 5 * j);
+}
+
+static void corrupt(void *res, int count)
+{
+#ifdef HCLOCK_BENCH_BREAK_REDUCE
+	if (count > 0)
+		((int32_t *)res)[0] += 1;
+#else
+	(void)res;
+	(void)count;
+#endif
+}
+
+static int wait_req(int rc, MPI_Request *q)
+{
+	return rc != MPI_SUCCESS ? rc : MPI_Wait(q, MPI_STATUS_IGNORE);
+}
+
+static uint8_t *blk8(void *buf, const struct bench_buf *b, int j)
+{
+	return (uint8_t *)buf + (size_t)j * b->bytes;
+}
+
+static int32_t *blk32(void *buf, const struct bench_buf *b, int j)
+{
+	return (int32_t *)((uint8_t *)buf + (size_t)j * b->bytes);
+}
+
+static void fill8(uint8_t *p, size_t n, int r, int j)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = bytes8(r, j, i);
+}
+
+static void fill32(int32_t *p, int count, int r, int j)
+{
+	for (int i = 0; i < count; i++)
+		p[i] = ival(r, j, (size_t)i);
+}
+
+static int check8(const uint8_t *p, size_t n, int r, int j, const char *what, char *msg,
+                  size_t len)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != bytes8(r, j, i)) {
+			snprintf(msg, len, "%s byte %zu is %u, expected %u", what, i, p[i], bytes8(r, j, i));
+			return -1;
+		}
+	return 0;
+}
+
+/* p[i] must be the sum of ival(r, j, i) over r in [r0, r1) */
+static int check_sum(const int32_t *p, int count, int r0, int r1, int j, char *msg, size_t len)
+{
+	for (int i = 0; i < count; i++) {
+		int64_t want = 0;
+		for (int r = r0; r < r1; r++)
+			want += ival(r, j, (size_t)i);
+		if (p[i] != (int32_t)want) {
+			snprintf(msg, len, "element %d is %d, expected %lld (sum over ranks %d..%d)", i,
+			         (int)p[i], (long long)want, r0, r1 - 1);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- barrier ---------------------------------------------------------------------- */
+
+static void sizes_none(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
+{
+	(void)b;
+	(void)n;
+	*s = *r = 0;
+}
+
+static int barrier_x(struct bench_buf *b, int nb)
+{
+	MPI_Request q;
+	return nb ? wait_req(MPI_Ibarrier(b->comm, &q), &q) : MPI_Barrier(b->comm);
+}
+
+static void fill_none(struct bench_buf *b)
+{
+	(void)b;
+}
+
+static int check_none(const struct bench_buf *b, char *msg, size_t len)
+{
+	(void)b;
+	(void)msg;
+	(void)len;
+	return 0;
+}
+
+/* ---- bcast ------------------------------------------------------------------------- */
+
+static void sizes_bcast(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
+{
+	(void)b;
+	*s = 0;
+	*r = n;
+}
+
+static int bcast_x(struct bench_buf *b, int nb)
+{
+	MPI_Request q;
+	if (nb)
+		return wait_req(MPI_Ibcast(b->rbuf, b->count, MPI_BYTE, b->root, b->comm, &q), &q);
+	return MPI_Bcast(b->rbuf, b->count, MPI_BYTE, b->root, b->comm);
+}
+
+static void fill_bcast(struct bench_buf *b)
+{
+	if (b->rank == b->root)
+		fill8(b->rbuf, b->bytes, b->root, 0);
+	else
+		memset(b->rbuf, GARBAGE, b->bytes);
+}
+
+static int check_bcast(const struct bench_buf *b, char *msg, size_t len)
+{
+	return check8(b->rbuf, b->bytes, b->root, 0, "received", msg, len);
+}
+
+/* ---- reduce, allreduce, scan, exscan (vectors of int32) ----------------------------- */
+
+static void sizes_vec(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
+{
+	*s = b->in_place ? 0 : n;
+	*r = n;
+}
+
+static void sizes_reduce(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
+{
+	int root = b->rank == b->root;
+	*s = b->in_place && root ? 0 : n;
+	*r = root ? n : 0;
+}
+
+static int reduce_x(struct bench_buf *b, int nb)
+{
+	MPI_Request q;
+	int root = b->rank == b->root;
+	const void *s = b->in_place && root ? MPI_IN_PLACE : b->sbuf;
+	int rc = nb ? wait_req(MPI_Ireduce(s, b->rbuf, b->count, MPI_INT32_T, MPI_SUM, b->root,
+	                                   b->comm, &q), &q)
+	            : MPI_Reduce(s, b->rbuf, b->count, MPI_INT32_T, MPI_SUM, b->root, b->comm);
+	if (root)
+		corrupt(b->rbuf, b->count);
+	return rc;
+}
+
+static int allreduce_x(struct bench_buf *b, int nb)
+{
+	MPI_Request q;
+	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
+	int rc = nb ? wait_req(MPI_Iallreduce(s, b->rbuf, b->count, MPI_INT32_T, MPI_SUM, b->comm,
+	                                      &q), &q)
+	            : MPI_Allreduce(s, b->rbuf, b->count, MPI_INT32_T, MPI_SUM, b->comm);
+	corrupt(b->rbuf, b->count);
+	return rc;
+}
+
+static int scan_x(struct bench_buf *b, int nb)
+{
+	MPI_Request q;
+	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
+	int rc = nb ? wait_req(MPI_Iscan(s, b->rbuf, b->count, MPI_INT32_T, MPI_SUM, b->comm, &q),
+	                       &q)
+	            : MPI_Scan(s, b->rbuf, b->count, MPI_INT32_T, MPI_SUM, b->comm);
+	corrupt(b->rbuf, b->count);
+	return rc;
+}
+
+static int exscan_x(struct bench_buf *b, int nb)
+{
+	MPI_Request q;
+	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
+	int rc = nb ? wait_req(MPI_Iexscan(s, b->rbuf, b->count, MPI_INT32_T, MPI_SUM, b->comm,
+	                                   &q), &q)
+	            : MPI_Exscan(s, b->rbuf, b->count, MPI_INT32_T, MPI_SUM, b->comm);
+	if (b->rank > 0)
+		corrupt(b->rbuf, b->count);
+	return rc;
+}
+
+static void fill_vec(struct bench_buf *b)
+{
+	/* reduce (the rooted one) takes its input from rbuf in place only at the root */
+	int in_rbuf = b->in_place && (!(b->op->flags & OP_ROOTED) || b->rank == b->root);
+	if (in_rbuf) {
+		fill32(b->rbuf, b->count, b->rank, 0);
+	} else {
+		fill32(b->sbuf, b->count, b->rank, 0);
+		memset(b->rbuf, GARBAGE, b->rbytes);
+	}
+}
+
+static int check_reduce(const struct bench_buf *b, char *msg, size_t len)
+{
+	if (b->rank != b->root)
+		return 0;
+	return check_sum(b->rbuf, b->count, 0, b->nprocs, 0, msg, len);
+}
+
+static int check_allreduce(const struct bench_buf *b, char *msg, size_t len)
+{
+	return check_sum(b->rbuf, b->count, 0, b->nprocs, 0, msg, len);
+}
+
+static int check_scan(const struct bench_buf *b, char *msg, size_t len)
+{
+	return check_sum(b->rbuf, b->count, 0, b->rank + 1, 0, msg, len);
+}
+
+static int check_exscan(const struct bench_buf *b, char *msg, size_t len)
+{
+	if (b->rank == 0) /* undefined on rank 0 */
+		return 0;
+	return check_sum(b->rbuf, b->count, 0, b->rank, 0, msg, len);
+}
+
+/* ---- gather, scatter, allgather, alltoall ------------------------------------------ */
+
+static void sizes_gather(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
+{
+	int root = b->rank == b->root;
+	*s = b->in_place && root ? 0 : n;
+	*r = root ? n * (size_t)b->nprocs : 0;
+}
+
+static int gather_x(struct bench_buf *b, int nb)
+{
+	MPI_Request q;
+	const void *s = b->in_place && b->rank == b->root ? MPI_IN_PLACE : b->sbuf;
+	if (nb)
+		return wait_req(MPI_Igather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
+		                            b->root, b->comm, &q), &q);
+	return MPI_Gather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE, b->root, b->comm);
+}
+
+static void fill_gather(struct bench_buf *b)
+{
+	if (b->rank == b->root) {
+		memset(b->rbuf, GARBAGE, b->rbytes);
+		if (b->in_place) {
+			fill8(blk8(b->rbuf, b, b->rank), b->bytes, b->rank, 0);
+			return;
+		}
+	}
+	fill8(b->sbuf, b->bytes, b->rank, 0);
+}
+
+static int check_blocks_from_all(const struct bench_buf *b, int to, char *msg, size_t len)
+{
+	char what[64];
+	for (int r = 0; r < b->nprocs; r++) {
+		snprintf(what, sizeof(what), "block from rank %d", r);
+		if (check8(blk8(b->rbuf, b, r), b->bytes, r, to, what, msg, len))
+			return -1;
+	}
+	return 0;
+}
+
+static int check_gather(const struct bench_buf *b, char *msg, size_t len)
+{
+	return b->rank == b->root ? check_blocks_from_all(b, 0, msg, len) : 0;
+}
+
+static void sizes_scatter(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
+{
+	int root = b->rank == b->root;
+	*s = root ? n * (size_t)b->nprocs : 0;
+	*r = b->in_place && root ? 0 : n;
+}
+
+static int scatter_x(struct bench_buf *b, int nb)
+{
+	MPI_Request q;
+	void *r = b->in_place && b->rank == b->root ? MPI_IN_PLACE : b->rbuf;
+	if (nb)
+		return wait_req(MPI_Iscatter(b->sbuf, b->count, MPI_BYTE, r, b->count, MPI_BYTE,
+		                             b->root, b->comm, &q), &q);
+	return MPI_Scatter(b->sbuf, b->count, MPI_BYTE, r, b->count, MPI_BYTE, b->root, b->comm);
+}
+
+static void fill_scatter(struct bench_buf *b)
+{
+	if (b->rank == b->root)
+		for (int j = 0; j < b->nprocs; j++)
+			fill8(blk8(b->sbuf, b, j), b->bytes, b->root, j);
+	if (b->rbytes)
+		memset(b->rbuf, GARBAGE, b->rbytes);
+}
+
+static int check_scatter(const struct bench_buf *b, char *msg, size_t len)
+{
+	if (b->in_place && b->rank == b->root)
+		return check8(blk8(b->sbuf, b, b->rank), b->bytes, b->root, b->rank,
+		              "root's own block", msg, len);
+	return check8(b->rbuf, b->bytes, b->root, b->rank, "received", msg, len);
+}
+
+static void sizes_allgather(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
+{
+	*s = b->in_place ? 0 : n;
+	*r = n * (size_t)b->nprocs;
+}
+
+static int allgather_x(struct bench_buf *b, int nb)
+{
+	MPI_Request q;
+	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
+	if (nb)
+		return wait_req(MPI_Iallgather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
+		                               b->comm, &q), &q);
+	return MPI_Allgather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE, b->comm);
+}
+
+static void fill_allgather(struct bench_buf *b)
+{
+	memset(b->rbuf, GARBAGE, b->rbytes);
+	fill8(b->in_place ? blk8(b->rbuf, b, b->rank) : (uint8_t *)b->sbuf, b->bytes, b->rank, 0);
+}
+
+static int check_allgather(const struct bench_buf *b, char *msg, size_t len)
+{
+	return check_blocks_from_all(b, 0, msg, len);
+}
+
+static void sizes_alltoall(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
+{
+	*s = b->in_place ? 0 : n * (size_t)b->nprocs;
+	*r = n * (size_t)b->nprocs;
+}
+
+static int alltoall_x(struct bench_buf *b, int nb)
+{
+	MPI_Request q;
+	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
+	if (nb)
+		return wait_req(MPI_Ialltoall(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
+		                              b->comm, &q), &q);
+	return MPI_Alltoall(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE, b->comm);
+}
+
+static void fill_alltoall(struct bench_buf *b)
+{
+	void *in = b->in_place ? b->rbuf : b->sbuf;
+	if (!b->in_place)
+		memset(b->rbuf, GARBAGE, b->rbytes);
+	for (int j = 0; j < b->nprocs; j++)
+		fill8(blk8(in, b, j), b->bytes, b->rank, j);
+}
+
+static int check_alltoall(const struct bench_buf *b, char *msg, size_t len)
+{
+	return check_blocks_from_all(b, b->rank, msg, len);
+}
+
+/* ---- reduce_scatter_block ----------------------------------------------------------- */
+
+static void sizes_rsb(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
+{
+	*s = b->in_place ? 0 : n * (size_t)b->nprocs;
+	*r = b->in_place ? n * (size_t)b->nprocs : n;
+}
+
+static int rsb_x(struct bench_buf *b, int nb)
+{
+	MPI_Request q;
+	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
+	int rc = nb ? wait_req(MPI_Ireduce_scatter_block(s, b->rbuf, b->count, MPI_INT32_T,
+	                                                 MPI_SUM, b->comm, &q), &q)
+	            : MPI_Reduce_scatter_block(s, b->rbuf, b->count, MPI_INT32_T, MPI_SUM, b->comm);
+	corrupt(b->rbuf, b->count);
+	return rc;
+}
+
+static void fill_rsb(struct bench_buf *b)
+{
+	void *in = b->in_place ? b->rbuf : b->sbuf;
+	if (!b->in_place)
+		memset(b->rbuf, GARBAGE, b->rbytes);
+	for (int j = 0; j < b->nprocs; j++)
+		fill32(blk32(in, b, j), b->count, b->rank, j);
+}
+
+static int check_rsb(const struct bench_buf *b, char *msg, size_t len)
+{
+	return check_sum(b->rbuf, b->count, 0, b->nprocs, b->rank, msg, len);
+}
+
+/* ---- the table ---------------------------------------------------------------------- */
+
+#define PAIR(x)                                                                            \
+	static int call_##x(struct bench_buf *b) { return x##_x(b, 0); }                      \
+	static int call_i##x(struct bench_buf *b) { return x##_x(b, 1); }
+PAIR(barrier)
+PAIR(bcast)
+PAIR(reduce)
+PAIR(allreduce)
+PAIR(gather)
+PAIR(scatter)
+PAIR(allgather)
+PAIR(alltoall)
+PAIR(rsb)
+PAIR(scan)
+PAIR(exscan)
+
+#define OPS(name, x, flags, sz, fl, ck)                                                    \
+	{#name, flags, sz, call_##x, fl, ck},                                                  \
+	{"i" #name, (flags) | OP_NONBLOCKING, sz, call_i##x, fl, ck}
+
+static const struct bench_op ops[] = {
+	OPS(barrier, barrier, OP_NOSIZE, sizes_none, fill_none, check_none),
+	OPS(bcast, bcast, OP_ROOTED, sizes_bcast, fill_bcast, check_bcast),
+	OPS(reduce, reduce, OP_ROOTED | OP_REDUCE | OP_INPLACE, sizes_reduce, fill_vec,
+	    check_reduce),
+	OPS(allreduce, allreduce, OP_REDUCE | OP_INPLACE, sizes_vec, fill_vec, check_allreduce),
+	OPS(gather, gather, OP_ROOTED | OP_INPLACE, sizes_gather, fill_gather, check_gather),
+	OPS(scatter, scatter, OP_ROOTED | OP_INPLACE, sizes_scatter, fill_scatter, check_scatter),
+	OPS(allgather, allgather, OP_INPLACE, sizes_allgather, fill_allgather, check_allgather),
+	OPS(alltoall, alltoall, OP_INPLACE, sizes_alltoall, fill_alltoall, check_alltoall),
+	OPS(reduce_scatter_block, rsb, OP_REDUCE | OP_INPLACE, sizes_rsb, fill_rsb, check_rsb),
+	OPS(scan, scan, OP_REDUCE | OP_INPLACE, sizes_vec, fill_vec, check_scan),
+	OPS(exscan, exscan, OP_REDUCE | OP_INPLACE, sizes_vec, fill_vec, check_exscan),
+};
+
+#define NOPS (sizeof(ops) / sizeof(ops[0]))
+
+const struct bench_op *bench_op_find(const char *name)
+{
+	for (size_t i = 0; i < NOPS; i++)
+		if (!strcmp(ops[i].name, name))
+			return &ops[i];
+	return NULL;
+}
+
+const char *bench_op_names(void)
+{
+	static char buf[512];
+	if (!buf[0]) {
+		size_t off = 0;
+		for (size_t i = 0; i < NOPS; i++)
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? ", " : "",
+			                        ops[i].name);
+	}
+	return buf;
+}
+
+/* ---- buffers ------------------------------------------------------------------------ */
+
+static void human(char *buf, size_t len, double bytes)
+{
+	const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	int k = 0;
+	while (bytes >= 1024 && k < 6) {
+		bytes /= 1024;
+		k++;
+	}
+	snprintf(buf, len, "%.4g %s", bytes, u[k]);
+}
+
+int bench_buf_check(const struct bench_op *op, int nprocs, int in_place, size_t bytes,
+                    size_t max_bytes, char *msg, size_t len)
+{
+	if (op->flags & OP_NOSIZE)
+		return 0;
+	if ((op->flags & OP_REDUCE) && bytes % 4) {
+		snprintf(msg, len, "%s works on int32 elements: size %zu is not a multiple of 4 bytes",
+		         op->name, bytes);
+		return -1;
+	}
+	/* the largest buffers are the root's: size them as if this rank were the root */
+	struct bench_buf b = {.op = op, .rank = 0, .root = 0, .nprocs = nprocs,
+	                      .in_place = in_place && (op->flags & OP_INPLACE), .bytes = bytes};
+	size_t s, r;
+	double need = 2.0 * (double)bytes * nprocs; /* an upper bound, before size_t could wrap */
+	if (need < (double)max_bytes) {
+		op->sizes(&b, bytes, &s, &r);
+		need = (double)s + (double)r;
+	}
+	if (need > (double)max_bytes) {
+		char hn[32], hm[32];
+		human(hn, sizeof(hn), need);
+		human(hm, sizeof(hm), (double)max_bytes);
+		snprintf(msg, len, "size %zu of %s needs %s of buffers per process on %d ranks, more "
+		         "than the %s of memory each process here can have", bytes, op->name, hn,
+		         nprocs, hm);
+		return -1;
+	}
+	size_t elems = (op->flags & OP_REDUCE) ? bytes / 4 : bytes;
+	if (elems > INT_MAX) {
+		snprintf(msg, len, "size %zu of %s is beyond MPI's int element count (%d elements)",
+		         bytes, op->name, INT_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+int bench_buf_init(struct bench_buf *b, const struct bench_op *op, MPI_Comm comm, int root,
+                   int in_place, size_t bytes)
+{
+	memset(b, 0, sizeof(*b));
+	b->op = op;
+	b->comm = comm;
+	MPI_Comm_rank(comm, &b->rank);
+	MPI_Comm_size(comm, &b->nprocs);
+	b->root = root;
+	b->in_place = in_place && (op->flags & OP_INPLACE);
+	b->bytes = (op->flags & OP_NOSIZE) ? 0 : bytes;
+	b->count = (int)((op->flags & OP_REDUCE) ? b->bytes / 4 : b->bytes);
+	op->sizes(b, b->bytes, &b->sbytes, &b->rbytes);
+	/* at least one byte each, so buffers are valid pointers; touch every page now */
+	b->sbuf = malloc(b->sbytes ? b->sbytes : 1);
+	b->rbuf = malloc(b->rbytes ? b->rbytes : 1);
+	if (!b->sbuf || !b->rbuf) {
+		bench_buf_free(b);
+		return -1;
+	}
+	memset(b->sbuf, 1, b->sbytes ? b->sbytes : 1);
+	memset(b->rbuf, 0, b->rbytes ? b->rbytes : 1);
+	return 0;
+}
+
+void bench_buf_free(struct bench_buf *b)
+{
+	free(b->sbuf);
+	free(b->rbuf);
+	b->sbuf = b->rbuf = NULL;
+}

@@ -1,0 +1,78 @@
+/*
+ * op.h - the MPI operations hclock bench measures: one table entry per collective, with its
+ * buffers, one call (nonblocking forms complete with MPI_Wait), and the result check of
+ * --validate.
+ *
+ * Message size: "size" is the bytes one process contributes to or receives from one other
+ * process: the broadcast message, one block of gather/scatter/allgather/alltoall, the
+ * reduced vector of reduce/allreduce/scan/exscan, the block each process receives from
+ * reduce_scatter_block. Reductions work on int32 elements (MPI_INT32_T, MPI_SUM), so their
+ * sizes must be multiples of 4. barrier has no message; its size is reported as 0.
+ */
+#ifndef HCLOCK_BENCH_OP_H
+#define HCLOCK_BENCH_OP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+enum {
+	OP_ROOTED = 1,      /* has a root (--root) */
+	OP_REDUCE = 2,      /* reduction on int32 elements */
+	OP_INPLACE = 4,     /* MPI_IN_PLACE applies */
+	OP_NOSIZE = 8,      /* no message (barrier) */
+	OP_NONBLOCKING = 16 /* i-form completed with MPI_Wait */
+};
+
+struct bench_buf;
+
+struct bench_op {
+	const char *name; /* "allreduce", "iallreduce", ... */
+	unsigned flags;
+	/* Bytes of send and receive buffer this rank needs for message size bytes. */
+	void (*sizes)(const struct bench_buf *b, size_t bytes, size_t *sbytes, size_t *rbytes);
+	/* One call of the operation; returns an MPI error code (MPI_SUCCESS). */
+	int (*call)(struct bench_buf *b);
+	/* --validate: fill the inputs with a pattern known to every rank ... */
+	void (*fill)(struct bench_buf *b);
+	/* ... and after one call check this rank's result: 0, or -1 with a message in msg. */
+	int (*check)(const struct bench_buf *b, char *msg, size_t len);
+};
+
+/* Buffers and arguments of one operation at one message size on one rank. */
+struct bench_buf {
+	const struct bench_op *op;
+	MPI_Comm comm;
+	int rank, nprocs;
+	int root;      /* root of rooted operations */
+	int in_place;  /* use MPI_IN_PLACE where the operation allows it */
+	size_t bytes;  /* message size, bytes (see above) */
+	int count;     /* elements per block: bytes for MPI_BYTE, bytes / 4 for reductions */
+	void *sbuf, *rbuf;
+	size_t sbytes, rbytes; /* allocated sizes, bytes */
+};
+
+/* The operation called name, or NULL. */
+const struct bench_op *bench_op_find(const char *name);
+/* All operation names separated by ", " (static storage). */
+const char *bench_op_names(void);
+
+/*
+ * Check that op can run with message size bytes on nprocs ranks and that the buffers fit in
+ * max_bytes: 0, or -1 with one line in msg saying what is wrong. No allocation, no MPI.
+ */
+int bench_buf_check(const struct bench_op *op, int nprocs, int in_place, size_t bytes,
+                    size_t max_bytes, char *msg, size_t len);
+/* Allocate and touch the buffers (not collective). 0, or -1 when out of memory. */
+int bench_buf_init(struct bench_buf *b, const struct bench_op *op, MPI_Comm comm, int root,
+                   int in_place, size_t bytes);
+void bench_buf_free(struct bench_buf *b);
+
+/* Call the operation once. */
+static inline int bench_op_call(struct bench_buf *b)
+{
+	return b->op->call(b);
+}
+
+#endif

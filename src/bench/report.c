@@ -1,0 +1,354 @@
+/* report.c - table, CSV, JSON and SVG output of hclock bench. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/report.h"
+
+void json_num(FILE *f, double x)
+{
+	if (isfinite(x))
+		fprintf(f, "%.9g", x);
+	else
+		fputs("null", f);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", (unsigned char)*s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* ns -> s for output; NAN when the row has no statistics */
+static double sec(const struct bench_row *w, double ns)
+{
+	return w->have_stats ? ns * 1e-9 : NAN;
+}
+
+static double usec(const struct bench_row *w, double ns)
+{
+	return w->have_stats ? ns * 1e-3 : NAN;
+}
+
+void report_table(FILE *f, const struct bench_report *r)
+{
+	fprintf(f, "hclock bench: %d processes, sync %s, MPI_Bcast latency %.2f us, slack factor "
+	        "%g, time slice %g s\n", r->nprocs, r->sync, r->bcast_latency_s * 1e6,
+	        r->slack_factor, r->time_slice_s);
+	fprintf(f, "latency = last exit - common start (window, roundtime) or - first entry "
+	        "(barrier, none), global clock; osu = mean of local times; us\n");
+	fprintf(f, "%-9s %-22s %9s %8s %7s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "scheme", "op",
+	        "size", "valid", "invalid", "median", "ci95_lo", "ci95_hi", "mean", "min", "p90",
+	        "p99", "std", "osu_mean");
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct bench_row *w = &r->rows[i];
+		const struct stats_summary *s = &w->st;
+		double ci_lo = s->ci_ok ? s->ci_lo : NAN, ci_hi = s->ci_ok ? s->ci_hi : NAN;
+		fprintf(f, "%-9s %-22s %9zu %8zu %7zu %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f "
+		        "%9.3f\n", w->scheme, w->op, w->size, w->valid, w->invalid,
+		        usec(w, s->median), usec(w, ci_lo), usec(w, ci_hi), usec(w, s->mean),
+		        usec(w, s->min), usec(w, s->p90), usec(w, s->p99), usec(w, s->std),
+		        usec(w, w->osu_mean_ns));
+	}
+}
+
+void report_csv(FILE *f, const struct bench_report *r)
+{
+	fprintf(f, "scheme,op,size,valid,invalid,mean_s,median_s,min_s,max_s,p90_s,p99_s,std_s,"
+	        "ci95_median_lo_s,ci95_median_hi_s,osu_mean_s,duration_s,slack_s,window_s\n");
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct bench_row *w = &r->rows[i];
+		const struct stats_summary *s = &w->st;
+		double v[] = {sec(w, s->mean), sec(w, s->median), sec(w, s->min), sec(w, s->max),
+		              sec(w, s->p90), sec(w, s->p99), sec(w, s->std),
+		              s->ci_ok ? sec(w, s->ci_lo) : NAN, s->ci_ok ? sec(w, s->ci_hi) : NAN,
+		              sec(w, w->osu_mean_ns), w->duration_s, (double)w->slack_ns * 1e-9,
+		              (double)w->window_ns * 1e-9};
+		fprintf(f, "%s,%s,%zu,%zu,%zu", w->scheme, w->op, w->size, w->valid, w->invalid);
+		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+			if (isfinite(v[k]))
+				fprintf(f, ",%.9g", v[k]);
+			else
+				fputs(",", f);
+		}
+		fputc('\n', f);
+	}
+}
+
+void report_json(FILE *f, const struct bench_report *r)
+{
+	fputs("{\"tool\":\"hclock bench\",\"scheme\":", f);
+	json_str(f, r->schemes);
+	fputs(",\"sync\":", f);
+	json_str(f, r->sync);
+	fprintf(f, ",\"nprocs\":%d,\"root\":%d,\"in_place\":%s,\"bcast_latency_s\":", r->nprocs,
+	        r->root, r->in_place ? "true" : "false");
+	json_num(f, r->bcast_latency_s);
+	fputs(",\"slack_factor\":", f);
+	json_num(f, r->slack_factor);
+	fputs(",\"time_slice_s\":", f);
+	json_num(f, r->time_slice_s);
+	fputs(",\"results\":[", f);
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct bench_row *w = &r->rows[i];
+		const struct stats_summary *s = &w->st;
+		fprintf(f, "%s{\"scheme\":", i ? "," : "");
+		json_str(f, w->scheme);
+		fputs(",\"op\":", f);
+		json_str(f, w->op);
+		fprintf(f, ",\"size\":%zu,\"valid\":%zu,\"invalid\":%zu", w->size, w->valid, w->invalid);
+		const char *k[] = {"mean_s", "median_s", "min_s", "max_s", "p90_s", "p99_s", "std_s"};
+		double v[] = {s->mean, s->median, s->min, s->max, s->p90, s->p99, s->std};
+		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
+			fprintf(f, ",\"%s\":", k[j]);
+			json_num(f, sec(w, v[j]));
+		}
+		fputs(",\"ci95_median_s\":[", f);
+		json_num(f, s->ci_ok ? sec(w, s->ci_lo) : NAN);
+		fputc(',', f);
+		json_num(f, s->ci_ok ? sec(w, s->ci_hi) : NAN);
+		fputs("],\"ci95_median_coverage\":", f);
+		json_num(f, w->have_stats && s->ci_ok ? s->ci_level : NAN);
+		fputs(",\"osu_mean_s\":", f);
+		json_num(f, sec(w, w->osu_mean_ns));
+		fputs(",\"duration_s\":", f);
+		json_num(f, w->duration_s);
+		fputs(",\"slack_s\":", f);
+		json_num(f, (double)w->slack_ns * 1e-9);
+		fputs(",\"window_s\":", f);
+		json_num(f, (double)w->window_ns * 1e-9);
+		fputc('}', f);
+	}
+	fputs("]}\n", f);
+}
+
+void report_json_stats(FILE *f, const struct stats_summary *st)
+{
+	const char *k[] = {"mean_s", "median_s", "min_s", "max_s", "p90_s", "p99_s", "std_s"};
+	double v[7] = {NAN, NAN, NAN, NAN, NAN, NAN, NAN}, lo = NAN, hi = NAN;
+	if (st) {
+		double x[] = {st->mean, st->median, st->min, st->max, st->p90, st->p99, st->std};
+		for (int j = 0; j < 7; j++)
+			v[j] = x[j] * 1e-9;
+		if (st->ci_ok) {
+			lo = st->ci_lo * 1e-9;
+			hi = st->ci_hi * 1e-9;
+		}
+	}
+	for (int j = 0; j < 7; j++) {
+		fprintf(f, "%s\"%s\":", j ? "," : "{", k[j]);
+		json_num(f, v[j]);
+	}
+	fputs(",\"ci95_median_s\":[", f);
+	json_num(f, lo);
+	fputc(',', f);
+	json_num(f, hi);
+	fputs("]}", f);
+}
+
+void report_csv_stats_header(FILE *f)
+{
+	fputs(",mean_s,median_s,min_s,max_s,p90_s,p99_s,std_s,ci95_median_lo_s,ci95_median_hi_s", f);
+}
+
+void report_csv_stats(FILE *f, const struct stats_summary *st)
+{
+	if (!st) {
+		fputs(",,,,,,,,,", f);
+		return;
+	}
+	double v[] = {st->mean, st->median, st->min, st->max, st->p90, st->p99, st->std,
+	              st->ci_ok ? st->ci_lo : NAN, st->ci_ok ? st->ci_hi : NAN};
+	for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
+		if (isfinite(v[j]))
+			fprintf(f, ",%.9g", v[j] * 1e-9);
+		else
+			fputc(',', f);
+	}
+}
+
+/* ---- SVG ---------------------------------------------------------------------------- */
+
+#define W 860
+#define H 520
+#define ML 90
+#define MR 230
+#define MT 50
+#define MB 60
+
+static const char *colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                               "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+
+struct axes {
+	double x0, x1; /* log2 size */
+	double y0, y1; /* log10 latency in us */
+};
+
+static double xpos(const struct axes *a, size_t size)
+{
+	double lx = size ? log2((double)size) : a->x0;
+	return ML + (lx - a->x0) / (a->x1 - a->x0) * (W - ML - MR);
+}
+
+static double ypos(const struct axes *a, double ns)
+{
+	double ly = log10(ns * 1e-3);
+	return H - MB - (ly - a->y0) / (a->y1 - a->y0) * (H - MT - MB);
+}
+
+static void size_label(char *buf, size_t len, double lx)
+{
+	double b = exp2(lx);
+	if (b >= 1 << 30)
+		snprintf(buf, len, "%gG", b / (1 << 30));
+	else if (b >= 1 << 20)
+		snprintf(buf, len, "%gM", b / (1 << 20));
+	else if (b >= 1 << 10)
+		snprintf(buf, len, "%gK", b / (1 << 10));
+	else
+		snprintf(buf, len, "%g", b);
+}
+
+static void xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '>')
+			fputs("&gt;", f);
+		else if (*s == '&')
+			fputs("&amp;", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* rows of series k: the k-th distinct (scheme, op) pair in order of appearance */
+static int same_series(const struct bench_row *a, const struct bench_row *b)
+{
+	return !strcmp(a->scheme, b->scheme) && !strcmp(a->op, b->op);
+}
+
+static int first_of_series(const struct bench_report *r, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (same_series(&r->rows[j], &r->rows[i]))
+			return 0;
+	return 1;
+}
+
+int report_svg(const char *path, const struct bench_report *r)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	struct axes a = {INFINITY, -INFINITY, INFINITY, -INFINITY};
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct bench_row *w = &r->rows[i];
+		if (!w->have_stats)
+			continue;
+		double lx = w->size ? log2((double)w->size) : 0;
+		double lo = w->st.ci_ok ? w->st.ci_lo : w->st.median;
+		double hi = w->st.ci_ok ? w->st.ci_hi : w->st.median;
+		if (lo <= 0)
+			lo = 1; /* 1 ns floor for the log axis */
+		a.x0 = fmin(a.x0, lx);
+		a.x1 = fmax(a.x1, lx);
+		a.y0 = fmin(a.y0, floor(log10(lo * 1e-3)));
+		a.y1 = fmax(a.y1, ceil(log10(fmax(hi, 1) * 1e-3)));
+	}
+	if (!isfinite(a.x0)) { /* nothing valid to plot */
+		a = (struct axes){0, 1, 0, 1};
+	}
+	if (a.x1 - a.x0 < 1) {
+		a.x0 -= 1;
+		a.x1 += 1;
+	}
+	if (a.y1 - a.y0 < 1)
+		a.y1 = a.y0 + 1;
+
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+	        "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
+	        "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", W, H, W, H);
+	fprintf(f, "<text x=\"%d\" y=\"22\" font-size=\"15\">hclock bench: median latency with "
+	        "the 95%% confidence band of the median</text>\n", ML);
+	fprintf(f, "<text x=\"%d\" y=\"40\" fill=\"#555\">%d processes, sync ", ML, r->nprocs);
+	xml_text(f, r->sync);
+	fputs("</text>\n", f);
+	/* grid and ticks */
+	for (int e = (int)a.y0; e <= (int)a.y1; e++) {
+		double y = H - MB - (e - a.y0) / (a.y1 - a.y0) * (H - MT - MB);
+		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
+		        "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g us</text>\n", ML, y, W - MR,
+		        y, ML - 6, y + 4, pow(10, e));
+	}
+	int step = (int)ceil((a.x1 - a.x0) / 16);
+	for (int e = (int)ceil(a.x0); e <= (int)floor(a.x1); e += step > 0 ? step : 1) {
+		char lab[32];
+		double x = ML + (e - a.x0) / (a.x1 - a.x0) * (W - ML - MR);
+		size_label(lab, sizeof(lab), e);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n"
+		        "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", x, MT, x, H - MB,
+		        x, H - MB + 16, lab);
+	}
+	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
+	        "stroke=\"black\"/>\n", ML, MT, W - ML - MR, H - MT - MB);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">message size (bytes)</text>\n",
+	        (ML + W - MR) / 2, H - 18);
+	fprintf(f, "<text transform=\"translate(22,%d) rotate(-90)\" text-anchor=\"middle\">"
+	        "latency (last exit - start)</text>\n", (MT + H - MB) / 2);
+
+	int k = 0;
+	for (size_t i = 0; i < r->nrows; i++) {
+		if (!first_of_series(r, i))
+			continue;
+		const char *c = colors[k % (int)(sizeof(colors) / sizeof(colors[0]))];
+		/* band: upper bounds forward, lower bounds back */
+		fprintf(f, "<polygon fill=\"%s\" fill-opacity=\"0.2\" stroke=\"none\" points=\"", c);
+		for (size_t j = i; j < r->nrows; j++) {
+			const struct bench_row *w = &r->rows[j];
+			if (same_series(w, &r->rows[i]) && w->have_stats)
+				fprintf(f, "%.1f,%.1f ", xpos(&a, w->size),
+				        ypos(&a, fmax(w->st.ci_ok ? w->st.ci_hi : w->st.median, 1)));
+		}
+		for (size_t j = r->nrows; j-- > i;) {
+			const struct bench_row *w = &r->rows[j];
+			if (same_series(w, &r->rows[i]) && w->have_stats)
+				fprintf(f, "%.1f,%.1f ", xpos(&a, w->size),
+				        ypos(&a, fmax(w->st.ci_ok ? w->st.ci_lo : w->st.median, 1)));
+		}
+		fprintf(f, "\"/>\n<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", c);
+		for (size_t j = i; j < r->nrows; j++) {
+			const struct bench_row *w = &r->rows[j];
+			if (same_series(w, &r->rows[i]) && w->have_stats)
+				fprintf(f, "%.1f,%.1f ", xpos(&a, w->size), ypos(&a, fmax(w->st.median, 1)));
+		}
+		fputs("\"/>\n", f);
+		for (size_t j = i; j < r->nrows; j++) {
+			const struct bench_row *w = &r->rows[j];
+			if (same_series(w, &r->rows[i]) && w->have_stats)
+				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
+				        xpos(&a, w->size), ypos(&a, fmax(w->st.median, 1)), c);
+		}
+		int ly = MT + 10 + 20 * k;
+		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" "
+		        "stroke-width=\"2\"/>\n<text x=\"%d\" y=\"%d\">", W - MR + 12, ly, W - MR + 36,
+		        ly, c, W - MR + 42, ly + 4);
+		xml_text(f, r->rows[i].scheme);
+		fputc(' ', f);
+		xml_text(f, r->rows[i].op);
+		fputs("</text>\n", f);
+		k++;
+	}
+	fputs("</svg>\n", f);
+	return fclose(f) ? -1 : 0;
+}

@@ -1,0 +1,55 @@
+/*
+ * report.h - hclock bench's output: table, CSV, JSON and an SVG plot of latency against
+ * message size. No MPI here: rows are plain numbers gathered by the MPI layer.
+ */
+#ifndef HCLOCK_BENCH_REPORT_H
+#define HCLOCK_BENCH_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "numerics/stats.h"
+
+/* One (scheme, op, size) result. */
+struct bench_row {
+	const char *scheme, *op;
+	size_t size;          /* message size, bytes */
+	size_t valid, invalid;
+	int have_stats;       /* valid > 0: st is filled */
+	struct stats_summary st; /* latencies, ns */
+	double osu_mean_ns;   /* mean of the ranks' local times, ns */
+	double duration_s;    /* wall time of the measurement, s */
+	int64_t slack_ns;     /* start slack, ns (window, roundtime) */
+	int64_t window_ns;    /* final window, ns (window) */
+};
+
+struct bench_report {
+	const char *schemes;  /* as given: "roundtime" or "barrier,roundtime" */
+	const char *sync;     /* canonical sync spec */
+	int nprocs;
+	int root, in_place;
+	double bcast_latency_s;
+	double slack_factor;
+	double time_slice_s;
+	const struct bench_row *rows;
+	size_t nrows;
+};
+
+void report_table(FILE *f, const struct bench_report *r);
+void report_csv(FILE *f, const struct bench_report *r);
+void report_json(FILE *f, const struct bench_report *r);
+/* Latency (median with its 95% CI band) against size, one line per scheme and op.
+ * Returns 0, or -1 when the file cannot be written (errno set). */
+int report_svg(const char *path, const struct bench_report *r);
+
+/* A JSON number, or null when x is not finite. */
+void json_num(FILE *f, double x);
+/* {"mean_s":..,"median_s":..,"min_s":..,"max_s":..,"p90_s":..,"p99_s":..,"std_s":..,
+ *  "ci95_median_s":[lo,hi]} of a summary in ns (all null when st is NULL). */
+void report_json_stats(FILE *f, const struct stats_summary *st);
+/* The CSV columns of the same, each preceded by a comma; header names with prefix. */
+void report_csv_stats_header(FILE *f);
+void report_csv_stats(FILE *f, const struct stats_summary *st);
+
+#endif

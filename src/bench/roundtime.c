@@ -1,0 +1,90 @@
+/*
+ * roundtime.c - scheme "roundtime": Round-Time, Alg. 5 of Hunold & Carpen-Amarie's HCA3
+ * paper (Sec. V.A). Before every repetition the reference picks a start time slack
+ * (B x the MPI_Bcast latency) after its now and broadcasts it; every process waits for it
+ * on the global clock (hclock_harmonize). A process that learns the start time after it
+ * has passed flags the repetition invalid. After the call, the flags, the exit times and
+ * each process's out-of-time flag are allreduced, so every process knows whether the
+ * repetition counts, its latency (last exit minus the common start), and whether to stop.
+ * The repetitions therefore never overlap, and no barrier is involved.
+ * Beyond Alg. 5, the slack adapts to late rounds (struct bench_slack) so that a loaded or
+ * oversubscribed machine does not make every round late.
+ */
+#include <stdlib.h>
+#include <time.h>
+
+#include "bench/scheme.h"
+
+/*
+ * Test builds define HCLOCK_BENCH_FORCE_LATE=N: the last rank then sleeps the slack plus
+ * 10 ms before every N-th round (N-1, 2N-1, ...), so it learns that round's start time
+ * late (unless the reference itself is held up longer, which 10 ms makes unlikely even on
+ * an oversubscribed machine), and a test can check that those repetitions are invalid.
+ */
+static void force_late(const struct bench_params *p, size_t round, int64_t slack_ns)
+{
+#ifdef HCLOCK_BENCH_FORCE_LATE
+	int rank, size;
+	MPI_Comm_rank(p->comm, &rank);
+	MPI_Comm_size(p->comm, &size);
+	if (rank == size - 1 && round % HCLOCK_BENCH_FORCE_LATE == HCLOCK_BENCH_FORCE_LATE - 1) {
+		int64_t d = slack_ns + 10000000;
+		struct timespec ts = {(time_t)(d / 1000000000), (long)(d % 1000000000)};
+		nanosleep(&ts, NULL);
+	}
+#else
+	(void)p;
+	(void)round;
+	(void)slack_ns;
+#endif
+}
+
+static int roundtime_measure(struct bench_scheme *s, const struct bench_params *p,
+                             struct bench_buf *b, struct bench_series *out)
+{
+	(void)s;
+	struct bench_stop stop;
+	int rc = scheme_warmup(p, b), nomem = 0;
+	if (rc != MPI_SUCCESS)
+		return rc;
+	struct bench_slack slack;
+	slack_init(&slack, scheme_slack_ns(p), p->time_slice_ns / 10);
+	stop_begin(&stop, p);
+	for (int done = 0; !done;) {
+		int64_t common, late, t0, t1, inv, first, last;
+		force_late(p, out->n, slack.cur_ns);
+		int hrc = hclock_harmonize(p->comm, p->clk, slack.cur_ns, &common, &late);
+		t0 = hclock_now(p->clk);
+		if (rc == MPI_SUCCESS)
+			rc = bench_op_call(b);
+		t1 = hclock_now(p->clk);
+		int64_t flag = late > 0 || hrc != 0;
+		int oot = stop_out_of_time(&stop, p->clk) || nomem || rc != MPI_SUCCESS;
+		int rc2 = scheme_agree(p->comm, 1, &flag, &t0, &t1, oot, &inv, &first, &last, &done);
+		if (rc2 != MPI_SUCCESS)
+			return rc2;
+		slack_update(&slack, inv != 0);
+		if (!nomem && bench_series_add(out, common, t0, t1, !inv))
+			nomem = 1;
+		if (!inv && stop_add_valid(&stop, (double)(last - common)))
+			done = 1;
+	}
+	out->slack_ns = slack.cur_ns;
+	if (rc == MPI_SUCCESS && nomem)
+		rc = MPI_ERR_NO_MEM;
+	return rc;
+}
+
+static const struct scheme_ops roundtime_ops = {
+	.name = "roundtime", .measure = roundtime_measure, .destroy = NULL,
+};
+
+int scheme_roundtime_create(struct bench_scheme **out)
+{
+	struct bench_scheme *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -1;
+	s->ops = &roundtime_ops;
+	*out = s;
+	return 0;
+}

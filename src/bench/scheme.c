@@ -1,0 +1,269 @@
+/* scheme.c - the scheme family's factory and what the schemes share: the series of
+ * repetitions, the stop rule, agreeing on flags, warm-up, and the MPI_Bcast latency. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/scheme.h"
+
+int bench_scheme_create(const char *name, struct bench_scheme **out)
+{
+	*out = NULL;
+	if (!strcmp(name, "barrier"))
+		return scheme_barrier_create(out);
+	if (!strcmp(name, "none"))
+		return scheme_none_create(out);
+	if (!strcmp(name, "window"))
+		return scheme_window_create(out);
+	if (!strcmp(name, "roundtime"))
+		return scheme_roundtime_create(out);
+	return -1;
+}
+
+const char *bench_scheme_names(void)
+{
+	return "barrier, none, window, roundtime";
+}
+
+void bench_scheme_free(struct bench_scheme *s)
+{
+	if (!s)
+		return;
+	if (s->ops->destroy)
+		s->ops->destroy(s);
+	else
+		free(s);
+}
+
+const char *bench_scheme_name(const struct bench_scheme *s)
+{
+	return s->ops->name;
+}
+
+/* ---- series ------------------------------------------------------------------------- */
+
+void bench_series_init(struct bench_series *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void bench_series_free(struct bench_series *s)
+{
+	free(s->start_ns);
+	free(s->end_ns);
+	free(s->common_ns);
+	free(s->valid);
+	bench_series_init(s);
+}
+
+static int grow(void **p, size_t cap, size_t elem)
+{
+	void *q = realloc(*p, cap * elem);
+	if (!q)
+		return -1;
+	*p = q;
+	return 0;
+}
+
+int bench_series_add(struct bench_series *s, int64_t common_ns, int64_t start_ns,
+                     int64_t end_ns, int valid)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 1024;
+		if (grow((void **)&s->start_ns, cap, sizeof(int64_t)) ||
+		    grow((void **)&s->end_ns, cap, sizeof(int64_t)) ||
+		    grow((void **)&s->common_ns, cap, sizeof(int64_t)) ||
+		    grow((void **)&s->valid, cap, 1))
+			return -1;
+		s->cap = cap;
+	}
+	s->start_ns[s->n] = start_ns;
+	s->end_ns[s->n] = end_ns;
+	s->common_ns[s->n] = common_ns;
+	s->valid[s->n] = valid ? 1 : 0;
+	s->n++;
+	if (valid)
+		s->nvalid++;
+	return 0;
+}
+
+/* ---- stop rule ---------------------------------------------------------------------- */
+
+int64_t scheme_slack_ns(const struct bench_params *p)
+{
+	int64_t s = (int64_t)(p->slack_factor * (double)p->bcast_lat_ns);
+	return s > p->min_slack_ns ? s : p->min_slack_ns;
+}
+
+void slack_init(struct bench_slack *sl, int64_t base_ns, int64_t max_ns)
+{
+	/* a burst of load must not leave the slack, and each round, huge for long: cap it at
+	 * 1000 x base (at least 1 ms, which covers a scheduler hand-off) */
+	int64_t cap = 1000 * base_ns > 1000000 ? 1000 * base_ns : 1000000;
+	if (max_ns > cap)
+		max_ns = cap;
+	sl->base_ns = sl->cur_ns = base_ns;
+	sl->max_ns = max_ns > base_ns ? max_ns : base_ns;
+	sl->streak = 0;
+	sl->hist = 0;
+}
+
+void slack_update(struct bench_slack *sl, int late)
+{
+	sl->hist = ((sl->hist << 1) | (late ? 1u : 0u)) & 0xffu;
+	if (late) {
+		sl->streak = 0;
+		if (__builtin_popcount(sl->hist) >= 3) {
+			sl->cur_ns = sl->cur_ns > sl->max_ns / 2 ? sl->max_ns : 2 * sl->cur_ns;
+			sl->hist = 0;
+		}
+	} else if (++sl->streak >= 16) {
+		sl->cur_ns /= 2;
+		if (sl->cur_ns < sl->base_ns)
+			sl->cur_ns = sl->base_ns;
+		sl->streak = 0;
+	}
+}
+
+void stop_begin(struct bench_stop *st, const struct bench_params *p)
+{
+	memset(st, 0, sizeof(*st));
+	st->t0_ns = hclock_now(p->clk);
+	st->slice_ns = p->time_slice_ns;
+	st->max_reps = p->max_reps;
+	st->rse = p->rse;
+	stats_running_init(&st->lat);
+}
+
+int stop_out_of_time(const struct bench_stop *st, hclock_clock *clk)
+{
+	return hclock_now(clk) - st->t0_ns >= st->slice_ns;
+}
+
+int stop_add_valid(struct bench_stop *st, double lat_ns)
+{
+	st->nvalid++;
+	stats_running_add(&st->lat, lat_ns);
+	if (st->max_reps > 0 && st->nvalid >= (size_t)st->max_reps)
+		return 1;
+	return st->rse > 0 && st->nvalid >= 10 && stats_running_rse(&st->lat) <= st->rse;
+}
+
+/* ---- agreement ---------------------------------------------------------------------- */
+
+int scheme_agree(MPI_Comm comm, int k, const int64_t *flags, const int64_t *start,
+                 const int64_t *end, int out_of_time_in, int64_t *invalid,
+                 int64_t *first_start, int64_t *last_end, int *out_of_time)
+{
+	/* one MAX reduction: flags, -start (so MAX gives the earliest start), end */
+	enum { STACK = 3 * 64 + 1 };
+	int64_t stack_in[STACK], stack_out[STACK];
+	size_t n = 3 * (size_t)k + 1;
+	int64_t *in = n <= STACK ? stack_in : malloc(2 * n * sizeof(int64_t));
+	if (!in)
+		return MPI_ERR_NO_MEM;
+	int64_t *out = n <= STACK ? stack_out : in + n;
+	for (int i = 0; i < k; i++) {
+		in[3 * i] = flags[i] ? 1 : 0;
+		in[3 * i + 1] = -start[i];
+		in[3 * i + 2] = end[i];
+	}
+	in[3 * k] = out_of_time_in ? 1 : 0;
+	int rc = MPI_Allreduce(in, out, (int)n, MPI_INT64_T, MPI_MAX, comm);
+	for (int i = 0; i < k; i++) {
+		invalid[i] = out[3 * i];
+		first_start[i] = -out[3 * i + 1];
+		last_end[i] = out[3 * i + 2];
+	}
+	*out_of_time = (int)out[3 * k];
+	if (in != stack_in)
+		free(in);
+	return rc;
+}
+
+/* ---- warm-up and the broadcast latency --------------------------------------------- */
+
+int scheme_warmup(const struct bench_params *p, struct bench_buf *b)
+{
+	int rc = MPI_SUCCESS;
+	for (long i = 0; i < p->warmup && rc == MPI_SUCCESS; i++)
+		rc = bench_op_call(b);
+	int rc2 = MPI_Barrier(p->comm);
+	return rc != MPI_SUCCESS ? rc : rc2;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+int64_t bench_bcast_latency(MPI_Comm comm, hclock_clock *clk, int tries)
+{
+	int rank;
+	MPI_Comm_rank(comm, &rank);
+	if (tries < 1)
+		tries = 1;
+	int64_t *lat = malloc((size_t)tries * sizeof(*lat));
+	int64_t med = 1;
+	for (int i = 0; i < tries; i++) {
+		int64_t t = 0, d = 0, dmax = 0;
+		MPI_Barrier(comm);
+		if (rank == 0)
+			t = hclock_now(clk);
+		MPI_Bcast(&t, 1, MPI_INT64_T, 0, comm);
+		if (rank != 0)
+			d = hclock_now(clk) - t;
+		MPI_Allreduce(&d, &dmax, 1, MPI_INT64_T, MPI_MAX, comm);
+		if (lat)
+			lat[i] = dmax;
+	}
+	if (lat) {
+		qsort(lat, (size_t)tries, sizeof(*lat), cmp_i64);
+		med = lat[tries / 2];
+		free(lat);
+	}
+	return med > 1 ? med : 1;
+}
+
+/* ---- the loop of barrier and none ------------------------------------------------- */
+
+#define BATCH 32
+
+int scheme_local_batches(const struct bench_params *p, struct bench_buf *b,
+                         struct bench_series *out, int (*before)(MPI_Comm comm))
+{
+	int64_t st[BATCH], en[BATCH], fl[BATCH] = {0}, inv[BATCH], first[BATCH], last[BATCH];
+	struct bench_stop stop;
+	int rc = scheme_warmup(p, b), nomem = 0;
+	if (rc != MPI_SUCCESS)
+		return rc;
+	stop_begin(&stop, p);
+	for (int done = 0; !done;) {
+		int k = BATCH;
+		if (p->max_reps > 0 && p->max_reps - (long)stop.nvalid < k)
+			k = (int)(p->max_reps - (long)stop.nvalid);
+		for (int i = 0; i < k && rc == MPI_SUCCESS; i++) {
+			if (before)
+				rc = before(p->comm);
+			st[i] = hclock_now(p->clk);
+			if (rc == MPI_SUCCESS)
+				rc = bench_op_call(b);
+			en[i] = hclock_now(p->clk);
+		}
+		int oot = stop_out_of_time(&stop, p->clk) || nomem || rc != MPI_SUCCESS;
+		int rc2 = scheme_agree(p->comm, k, fl, st, en, oot, inv, first, last, &done);
+		if (rc2 != MPI_SUCCESS)
+			return rc2;
+		for (int i = 0; i < k; i++) {
+			if (!nomem && bench_series_add(out, BENCH_NO_COMMON, st[i], en[i], 1))
+				nomem = 1;
+			if (stop_add_valid(&stop, (double)(last[i] - first[i]))) {
+				done = 1;
+				break;
+			}
+		}
+	}
+	if (rc == MPI_SUCCESS && nomem)
+		rc = MPI_ERR_NO_MEM;
+	return rc;
+}

@@ -1,0 +1,161 @@
+/*
+ * scheme.h - measurement schemes: how repetitions of an operation are started and timed.
+ * Every scheme embeds struct bench_scheme as its first member, provides struct
+ * scheme_ops, and has one constructor listed in bench_scheme_create().
+ *
+ *   barrier    MPI_Barrier before every repetition (OSU / IMB style)
+ *   none       repetitions back to back
+ *   window     SKaMPI style: start times t0 + i * window, the window adapting to late or
+ *              overlong repetitions, which are invalid on every rank
+ *   roundtime  Round-Time (Alg. 5 of the HCA3 paper): a start time broadcast before every
+ *              repetition with slack B x the MPI_Bcast latency; late starts invalidate
+ *
+ * Every scheme measures one operation at one size for one time slice or until max_reps
+ * valid repetitions (or the RSE stop rule), after warmup repetitions that are not kept.
+ * All its decisions (stop, valid) are agreed on by all ranks, so every rank records the
+ * same number of repetitions. Schemes are MPI code: they know nothing of output formats.
+ */
+#ifndef HCLOCK_BENCH_SCHEME_H
+#define HCLOCK_BENCH_SCHEME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+#include "bench/op.h"
+#include "numerics/stats.h"
+#include "hclock.h"
+
+/* When a scheme has no common start time, common_ns holds this. */
+#define BENCH_NO_COMMON INT64_MIN
+
+/* The repetitions of one (scheme, op, size) as recorded by this rank. */
+struct bench_series {
+	size_t n, cap;        /* repetitions recorded (warm-up excluded); the same on all ranks */
+	int64_t *start_ns;    /* this rank's call entry, global clock, ns */
+	int64_t *end_ns;      /* this rank's call exit, global clock, ns */
+	int64_t *common_ns;   /* the agreed start of the repetition, global clock, ns, or
+	                         BENCH_NO_COMMON (barrier, none) */
+	unsigned char *valid; /* 1: valid on every rank; 0: late or overlong somewhere */
+	size_t nvalid;
+	int64_t window_ns;    /* window scheme: final window width, ns (0 otherwise) */
+	int64_t slack_ns;     /* window, roundtime: start slack used, ns (0 otherwise) */
+};
+
+void bench_series_init(struct bench_series *s);
+void bench_series_free(struct bench_series *s);
+/* Append one repetition; -1 when out of memory. */
+int bench_series_add(struct bench_series *s, int64_t common_ns, int64_t start_ns,
+                     int64_t end_ns, int valid);
+
+struct bench_params {
+	MPI_Comm comm;
+	hclock_clock *clk;     /* the global clock */
+	int64_t time_slice_ns; /* per (op, size), ns, > 0 */
+	long max_reps;         /* valid repetitions to stop at; 0: no limit */
+	long warmup;           /* repetitions run first and not kept */
+	double rse;            /* stop when the relative standard error of the mean latency
+	                          falls below this (0: off); checked from 10 valid reps on */
+	double slack_factor;   /* B of Alg. 5: start slack = B x bcast_lat_ns */
+	int64_t bcast_lat_ns;  /* measured MPI_Bcast latency, ns */
+	int64_t min_slack_ns;  /* lower bound of the slack, ns */
+};
+
+struct bench_scheme;
+
+struct scheme_ops {
+	const char *name;
+	/* Collective over p->comm: measure b's operation into out (initialized, empty).
+	 * Returns 0, or an MPI/hclock error agreed on by all ranks. */
+	int (*measure)(struct bench_scheme *s, const struct bench_params *p, struct bench_buf *b,
+	               struct bench_series *out);
+	void (*destroy)(struct bench_scheme *s); /* may be NULL: free(s) */
+};
+
+struct bench_scheme {
+	const struct scheme_ops *ops;
+};
+
+/* Factory: one line per scheme. Returns 0, or -1 for an unknown name. */
+int bench_scheme_create(const char *name, struct bench_scheme **out);
+void bench_scheme_free(struct bench_scheme *s);
+const char *bench_scheme_name(const struct bench_scheme *s);
+/* "barrier, none, window, roundtime" */
+const char *bench_scheme_names(void);
+
+int scheme_barrier_create(struct bench_scheme **out);
+int scheme_none_create(struct bench_scheme **out);
+int scheme_window_create(struct bench_scheme **out);
+int scheme_roundtime_create(struct bench_scheme **out);
+
+/* ---- shared by the schemes (scheme.c) --------------------------------------------- */
+
+/* The start slack of p: max(B x bcast latency, min_slack_ns), ns. */
+int64_t scheme_slack_ns(const struct bench_params *p);
+
+/*
+ * The start slack in use. Alg. 5 keeps B x latency fixed; when processes share cores (or
+ * the machine is loaded) a broadcast can take a scheduler hand-off longer than measured,
+ * and then every round would be late. So the slack doubles when 3 of the last 8 rounds
+ * were late, up to max_ns, and halves (not below base_ns) after 16 rounds in a row on
+ * time. Late rounds stay invalid either way; this only keeps them rare. Fed with agreed
+ * flags, it evolves identically on every rank.
+ */
+struct bench_slack {
+	int64_t base_ns; /* B x MPI_Bcast latency (at least the minimum slack), ns */
+	int64_t cur_ns;  /* the slack for the next round, ns */
+	int64_t max_ns;  /* upper limit, ns */
+	int streak;      /* rounds on time in a row */
+	unsigned hist;   /* lateness of the last 8 rounds, one bit each */
+};
+void slack_init(struct bench_slack *sl, int64_t base_ns, int64_t max_ns);
+void slack_update(struct bench_slack *sl, int late);
+
+/*
+ * Stop rule state: the time slice (started by stop_begin on this rank's global clock), the
+ * valid-repetition limit and the RSE rule, fed with agreed latencies only, so that every
+ * rank reaches the same decision from the same data once out_of_time is agreed.
+ */
+struct bench_stop {
+	int64_t t0_ns;        /* global clock at the start of the slice, ns */
+	int64_t slice_ns;
+	long max_reps;
+	double rse;
+	size_t nvalid;
+	struct stats_running lat; /* of the valid latencies, ns */
+};
+void stop_begin(struct bench_stop *st, const struct bench_params *p);
+/* 1 when this rank's slice is over (local view; agree on it before acting). */
+int stop_out_of_time(const struct bench_stop *st, hclock_clock *clk);
+/* Feed one agreed valid latency (ns); returns 1 when max_reps or the RSE rule is met. */
+int stop_add_valid(struct bench_stop *st, double lat_ns);
+
+/*
+ * Agree on k repetitions (collective): in: this rank's late/overlong flags (nonzero =
+ * invalid), starts and ends; out (every rank): invalid[i] = any rank flagged it,
+ * first_start[i] = min start, last_end[i] = max end; *out_of_time = any rank's flag.
+ * One MPI_Allreduce of 3k + 1 int64.
+ */
+int scheme_agree(MPI_Comm comm, int k, const int64_t *flags, const int64_t *start,
+                 const int64_t *end, int out_of_time_in, int64_t *invalid,
+                 int64_t *first_start, int64_t *last_end, int *out_of_time);
+
+/*
+ * The loop of the schemes without a common start (barrier, none): repetitions in batches
+ * of up to 32 timed on this rank's global clock, before() (may be NULL) called ahead of
+ * each; the batch is then agreed on (scheme_agree, outside the timed region) and its
+ * latencies (last exit minus first entry) fed to the stop rule. Every repetition is valid.
+ */
+int scheme_local_batches(const struct bench_params *p, struct bench_buf *b,
+                         struct bench_series *out, int (*before)(MPI_Comm comm));
+
+/* Run the operation warm-up times back to back (then one barrier); MPI error or 0. */
+int scheme_warmup(const struct bench_params *p, struct bench_buf *b);
+
+/* Measure the MPI_Bcast latency of one int64 on the global clock (collective): rank 0
+ * broadcasts its clock reading, each rank takes its receive time minus that, the slowest
+ * rank counts; the median of tries. Returns ns (>= 1). */
+int64_t bench_bcast_latency(MPI_Comm comm, hclock_clock *clk, int tries);
+
+#endif

@@ -1,0 +1,23 @@
+/* sizes.h - message size lists and durations as given on the command line (no MPI). */
+#ifndef HCLOCK_BENCH_SIZES_H
+#define HCLOCK_BENCH_SIZES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Largest size accepted by the parser, bytes (memory is checked separately). */
+#define BENCH_SIZE_MAX ((size_t)1 << 50)
+
+/*
+ * Parse a size list: comma-separated items, each a size or a range LO:HI meaning LO, 2 LO,
+ * 4 LO, ... up to HI. A size is an integer with an optional binary suffix K, M, G or T
+ * (1K = 1024), e.g. "8,64,1K,1M" or "8:1M". *out is malloc'ed (caller frees), *n its
+ * length. Returns 0, or -1 with one line in msg naming the bad item.
+ */
+int bench_sizes_parse(const char *s, size_t **out, size_t *n, char *msg, size_t len);
+
+/* A duration in seconds with an optional unit s, ms, us or ns ("1s", "300ms", "0.3").
+ * Returns 0 and *ns, or -1 (not a number, negative, or above a day). */
+int bench_duration_parse(const char *s, int64_t *ns);
+
+#endif

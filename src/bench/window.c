@@ -1,0 +1,120 @@
+/*
+ * window.c - scheme "window", in the style of SKaMPI's synchronized windows: a batch of
+ * repetitions gets start times t0 + i * w on the global clock (t0 broadcast by the
+ * reference with the start slack, as in Round-Time). A repetition is invalid on every rank
+ * when any process reached its start time late (the previous call, or the process, ran
+ * over) or when any process's call ended after the next start (overlong). After each batch
+ * the flags are agreed on and the window adapts: doubled when more than 1/8 of the batch
+ * was invalid, shrunk by 1/8 (never below 1.25 x the batch's longest valid latency) when
+ * none was. The first window is twice the longest of 5 harmonized trial calls.
+ */
+#include <stdlib.h>
+
+#include "bench/scheme.h"
+
+#define WBATCH 16
+#define TRIALS 5
+#define MIN_WINDOW_NS 1000
+
+static int64_t max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* Longest of TRIALS harmonized calls (last exit minus the common start), ns. */
+static int trial_latency(const struct bench_params *p, struct bench_buf *b, int64_t slack,
+                         int64_t *lat_ns)
+{
+	int64_t longest = 0;
+	for (int i = 0; i < TRIALS; i++) {
+		int64_t common, late, end, last;
+		hclock_harmonize(p->comm, p->clk, slack, &common, &late);
+		int rc = bench_op_call(b);
+		end = hclock_now(p->clk);
+		if (rc != MPI_SUCCESS)
+			return rc;
+		rc = MPI_Allreduce(&end, &last, 1, MPI_INT64_T, MPI_MAX, p->comm);
+		if (rc != MPI_SUCCESS)
+			return rc;
+		longest = max64(longest, last - common);
+	}
+	*lat_ns = longest;
+	return MPI_SUCCESS;
+}
+
+static int window_measure(struct bench_scheme *s, const struct bench_params *p,
+                          struct bench_buf *b, struct bench_series *out)
+{
+	(void)s;
+	int64_t st[WBATCH], en[WBATCH], fl[WBATCH], inv[WBATCH], first[WBATCH], last[WBATCH];
+	struct bench_stop stop;
+	int rc = scheme_warmup(p, b), nomem = 0;
+	if (rc != MPI_SUCCESS)
+		return rc;
+	struct bench_slack slack;
+	int64_t w;
+	slack_init(&slack, scheme_slack_ns(p), p->time_slice_ns / 10);
+	rc = trial_latency(p, b, slack.cur_ns, &w);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	w = max64(2 * w, MIN_WINDOW_NS);
+	stop_begin(&stop, p);
+	for (int done = 0; !done;) {
+		int64_t t0, late;
+		hclock_harmonize(p->comm, p->clk, slack.cur_ns, &t0, &late);
+		for (int i = 0; i < WBATCH; i++) {
+			int64_t start = t0 + i * w;
+			fl[i] = i == 0 ? late > 0 : hclock_now(p->clk) > start;
+			if (!fl[i])
+				hclock_wait_until(p->clk, start);
+			st[i] = hclock_now(p->clk);
+			if (rc == MPI_SUCCESS)
+				rc = bench_op_call(b);
+			en[i] = hclock_now(p->clk);
+			if (en[i] > start + w)
+				fl[i] = 1; /* overlong: it ran into the next start */
+		}
+		int oot = stop_out_of_time(&stop, p->clk) || nomem || rc != MPI_SUCCESS;
+		int rc2 = scheme_agree(p->comm, WBATCH, fl, st, en, oot, inv, first, last, &done);
+		if (rc2 != MPI_SUCCESS)
+			return rc2;
+		slack_update(&slack, inv[0] != 0);
+		int ninv = 0, full = 0;
+		int64_t longest = 0;
+		for (int i = 0; i < WBATCH && !full; i++) {
+			int64_t start = t0 + i * w;
+			if (!nomem && bench_series_add(out, start, st[i], en[i], !inv[i]))
+				nomem = 1;
+			if (inv[i]) {
+				ninv++;
+				continue;
+			}
+			longest = max64(longest, last[i] - start);
+			full = stop_add_valid(&stop, (double)(last[i] - start));
+		}
+		if (ninv > WBATCH / 8)
+			w = 2 * w < stop.slice_ns ? 2 * w : max64(stop.slice_ns, MIN_WINDOW_NS);
+		else if (ninv == 0)
+			w = max64(max64(w - w / 8, longest + longest / 4), MIN_WINDOW_NS);
+		done |= full;
+	}
+	out->window_ns = w;
+	out->slack_ns = slack.cur_ns;
+	if (rc == MPI_SUCCESS && nomem)
+		rc = MPI_ERR_NO_MEM;
+	return rc;
+}
+
+static const struct scheme_ops window_ops = {
+	.name = "window", .measure = window_measure, .destroy = NULL,
+};
+
+int scheme_window_create(struct bench_scheme **out)
+{
+	struct bench_scheme *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -1;
+	s->ops = &window_ops;
+	*out = s;
+	return 0;
+}

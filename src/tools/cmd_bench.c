@@ -1,0 +1,451 @@
+/*
+ * cmd_bench.c - hclock bench: latency of MPI collectives measured on the global clock
+ * (last exit minus the common start), with the measurement schemes of src/bench.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/collect.h"
+#include "bench/op.h"
+#include "bench/report.h"
+#include "bench/scheme.h"
+#include "bench/sizes.h"
+#include "tools/cmd.h"
+#include "tools/mpitool.h"
+#include "util/timeutil.h"
+
+#define MAX_LIST 64
+#define DEFAULT_SLACK_FACTOR 4.0
+#define MIN_SLACK_NS 2000
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: mpirun -np P hclock bench [OPTIONS]\n"
+	        "Measure MPI collectives on the global clock: latency = last exit minus the common\n"
+	        "start of each repetition; also the OSU-style mean of the processes' local times.\n\n"
+	        "  --op OPS           comma list of operations (default allreduce):\n");
+	/* the operation names ("a, b, c"), wrapped */
+	const char *names = bench_op_names();
+	int col = 0;
+	while (*names) {
+		size_t n = strcspn(names, " ");
+		if (col == 0 || col + 1 + (int)n > 58) {
+			fprintf(f, "%s                     ", col ? "\n" : "");
+			col = 0;
+		} else {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%.*s", (int)n, names);
+		col += (int)n;
+		names += n + (names[n] ? 1 : 0);
+	}
+	fprintf(f,
+	        "\n"
+	        "  --sizes LIST       bytes per process: 8,64,1K,1M or 8:1M (powers of two);\n"
+	        "                     default 8:1M; reductions need multiples of 4 (int32 sum)\n"
+	        "  --scheme LIST      roundtime (default; Round-Time, Alg. 5), window (SKaMPI\n"
+	        "                     style), barrier (OSU/IMB style), none (back to back);\n"
+	        "                     several, e.g. barrier,roundtime, to compare them\n"
+	        "  --sync SPEC        sync algorithm (default " HCLOCK_DEFAULT_SYNC ")\n"
+	        "  --time-slice T     time per operation and size, e.g. 1s (default), 300ms\n"
+	        "  --max-reps N       stop after N valid repetitions (default 0: no limit)\n"
+	        "  --warmup N         repetitions run first and not counted (default 10)\n"
+	        "  --rse X            also stop when the relative standard error of the mean\n"
+	        "                     latency falls below X, e.g. 0.01 (default 0: off)\n"
+	        "  --slack-factor B   start slack = B x measured MPI_Bcast latency (default %g,\n"
+	        "                     at least %d ns)\n"
+	        "  --root N           root of bcast, reduce, gather, scatter (default 0)\n"
+	        "  --in-place         use MPI_IN_PLACE where the operation allows it\n"
+	        "  --validate         check each operation's result once per size first\n"
+	        "  --format FMT       table (default), csv or json\n"
+	        "  --raw FILE         every repetition of every rank (CSV: start and end on the\n"
+	        "                     global clock, ns)\n"
+	        "  --plot FILE.svg    latency against size per scheme with the 95%% CI band\n"
+	        "  --emulate SPEC     emulated clocks with known truth, e.g.\n"
+	        "                     skew=100e-6,offset=1,noise=20e-9,seed=7\n"
+	        "  --clock NAME       base clock: monotonic (default), realtime, wtime, tsc\n"
+	        "  --help             this text\n",
+	        DEFAULT_SLACK_FACTOR, MIN_SLACK_NS);
+}
+
+enum fmt { FMT_TABLE, FMT_JSON, FMT_CSV };
+
+struct opts {
+	const char *ops, *sizes, *schemes, *sync, *emulate, *clock, *raw, *plot;
+	int64_t slice_ns;
+	long max_reps, warmup, root;
+	double rse, slack_factor;
+	int in_place, validate, help;
+	enum fmt fmt;
+};
+
+/* Split a comma list into at most max pointers into copy (strdup'ed, caller frees). */
+static int split(const char *s, char **copy, char **items, int max)
+{
+	int n = 0;
+	*copy = strdup(s);
+	if (!*copy)
+		return -1;
+	char *save = NULL;
+	for (char *t = strtok_r(*copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (n == max)
+			return -1;
+		items[n++] = t;
+	}
+	if (!*s || strstr(s, ",,") || s[0] == ',' || s[strlen(s) - 1] == ',')
+		return -1;
+	return n;
+}
+
+static const char *parse(int argc, char **argv, struct opts *o, char *buf, size_t len)
+{
+	static const struct option longopts[] = {
+		{"op", required_argument, 0, 'o'},         {"sizes", required_argument, 0, 'z'},
+		{"scheme", required_argument, 0, 'm'},     {"sync", required_argument, 0, 's'},
+		{"time-slice", required_argument, 0, 'T'}, {"max-reps", required_argument, 0, 'n'},
+		{"warmup", required_argument, 0, 'w'},     {"rse", required_argument, 0, 'E'},
+		{"slack-factor", required_argument, 0, 'B'}, {"root", required_argument, 0, 'r'},
+		{"in-place", no_argument, 0, 'I'},         {"validate", no_argument, 0, 'V'},
+		{"format", required_argument, 0, 'f'},     {"raw", required_argument, 0, 'R'},
+		{"plot", required_argument, 0, 'P'},       {"emulate", required_argument, 0, 'e'},
+		{"clock", required_argument, 0, 'c'},      {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
+	};
+	opterr = 0;
+	optind = 1;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->ops = optarg; break;
+		case 'z': o->sizes = optarg; break;
+		case 'm': o->schemes = optarg; break;
+		case 's': o->sync = optarg; break;
+		case 'T':
+			if (bench_duration_parse(optarg, &o->slice_ns) || o->slice_ns <= 0)
+				return "--time-slice needs a duration above zero, e.g. 1s, 300ms or 0.5";
+			break;
+		case 'n':
+			if (opt_long(optarg, 0, 1000000000L, &o->max_reps))
+				return "--max-reps needs an integer from 0 (no limit) to 1000000000";
+			break;
+		case 'w':
+			if (opt_long(optarg, 0, 1000000L, &o->warmup))
+				return "--warmup needs an integer from 0 to 1000000";
+			break;
+		case 'E':
+			if (opt_double(optarg, 0, 1, &o->rse))
+				return "--rse needs a fraction from 0 (off) to 1, e.g. 0.01";
+			break;
+		case 'B':
+			if (opt_double(optarg, 1, 1e6, &o->slack_factor))
+				return "--slack-factor needs a number >= 1 (B of Alg. 5), e.g. 4";
+			break;
+		case 'r':
+			if (opt_long(optarg, 0, 0x7fffffffL, &o->root))
+				return "--root needs a rank number >= 0";
+			break;
+		case 'I': o->in_place = 1; break;
+		case 'V': o->validate = 1; break;
+		case 'f':
+			if (!strcmp(optarg, "table"))
+				o->fmt = FMT_TABLE;
+			else if (!strcmp(optarg, "json"))
+				o->fmt = FMT_JSON;
+			else if (!strcmp(optarg, "csv"))
+				o->fmt = FMT_CSV;
+			else
+				return "--format must be table, json or csv";
+			break;
+		case 'R': o->raw = optarg; break;
+		case 'P': o->plot = optarg; break;
+		case 'e': o->emulate = optarg; break;
+		case 'c': o->clock = optarg; break;
+		case 'h': o->help = 1; break;
+		default:
+			snprintf(buf, len, "unknown option or missing value '%s'; see hclock bench --help",
+			         argv[optind - 1]);
+			return buf;
+		}
+	}
+	if (optind < argc) {
+		snprintf(buf, len, "unexpected argument '%s'; see hclock bench --help", argv[optind]);
+		return buf;
+	}
+	return NULL;
+}
+
+/* Bytes of buffers one process may allocate: 3/4 of the node's memory shared by its ranks. */
+static size_t memory_per_process(void)
+{
+	MPI_Comm node;
+	int local = 1;
+	if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+	    MPI_SUCCESS) {
+		MPI_Comm_size(node, &local);
+		MPI_Comm_free(&node);
+	}
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	if (pages <= 0 || page <= 0)
+		return (size_t)1 << 40;
+	double mem = (double)pages * (double)page * 0.75 / local;
+	return mem > (double)((size_t)1 << 50) ? (size_t)1 << 50 : (size_t)mem;
+}
+
+struct raw_ctx {
+	FILE *f;
+	const char *scheme, *op;
+	size_t size;
+};
+
+static void raw_row(void *arg, int rank, size_t rep, int64_t common_ns, int64_t start_ns,
+                    int64_t end_ns, int valid)
+{
+	struct raw_ctx *c = arg;
+	fprintf(c->f, "%s,%s,%zu,%zu,%d,%d,", c->scheme, c->op, c->size, rep, rank, valid);
+	if (common_ns != BENCH_NO_COMMON)
+		fprintf(c->f, "%lld", (long long)common_ns);
+	fprintf(c->f, ",%lld,%lld\n", (long long)start_ns, (long long)end_ns);
+}
+
+/* The first rank with rc != 0 prints msg; returns the agreed rc. */
+static int agree_msg(struct mpitool *t, int rc, const char *msg)
+{
+	int all = mpitool_agree(t, rc);
+	if (all) {
+		int who = rc ? t->rank : t->size, first;
+		MPI_Allreduce(&who, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+		if (t->rank == first)
+			fprintf(stderr, "%s: %s\n", t->name, msg);
+	}
+	return all;
+}
+
+/* --validate: fill, call once, check on every rank. */
+static int validate(struct mpitool *t, struct bench_buf *b)
+{
+	char msg[256] = "", line[384];
+	b->op->fill(b);
+	int rc = bench_op_call(b) != MPI_SUCCESS ? -1 : b->op->check(b, msg, sizeof(msg));
+	snprintf(line, sizeof(line), "--validate: %s of %zu bytes gave a wrong result on rank %d: "
+	         "%s", b->op->name, b->bytes, t->rank, msg[0] ? msg : "the MPI call failed");
+	return agree_msg(t, rc, line);
+}
+
+struct plan {
+	struct bench_scheme *schemes[MAX_LIST];
+	const char *scheme_names[MAX_LIST];
+	const struct bench_op *ops[MAX_LIST];
+	int nschemes, nops;
+	size_t *sizes, nsizes;
+};
+
+static const char *make_plan(const struct opts *o, int nprocs, struct plan *pl, char *buf,
+                             size_t len)
+{
+	char *copy = NULL, *items[MAX_LIST];
+	int n = split(o->ops, &copy, items, MAX_LIST);
+	if (n < 0) {
+		free(copy);
+		return "--op needs a comma list of operations, e.g. allreduce,bcast";
+	}
+	for (int i = 0; i < n; i++) {
+		pl->ops[i] = bench_op_find(items[i]);
+		if (!pl->ops[i]) {
+			snprintf(buf, len, "unknown operation '%s' in --op; expected one of: %s", items[i],
+			         bench_op_names());
+			free(copy);
+			return buf;
+		}
+	}
+	pl->nops = n;
+	free(copy);
+	n = split(o->schemes, &copy, items, MAX_LIST);
+	if (n < 0) {
+		free(copy);
+		return "--scheme needs a comma list of schemes, e.g. barrier,roundtime";
+	}
+	for (int i = 0; i < n; i++) {
+		if (bench_scheme_create(items[i], &pl->schemes[i])) {
+			snprintf(buf, len, "unknown scheme '%s' in --scheme; expected one of: %s", items[i],
+			         bench_scheme_names());
+			free(copy);
+			return buf;
+		}
+		pl->scheme_names[i] = bench_scheme_name(pl->schemes[i]);
+		pl->nschemes = i + 1;
+	}
+	free(copy);
+	if (bench_sizes_parse(o->sizes, &pl->sizes, &pl->nsizes, buf, len))
+		return buf;
+	if (o->root >= nprocs) {
+		snprintf(buf, len, "--root %ld is not a rank of the %d processes", o->root, nprocs);
+		return buf;
+	}
+	return NULL;
+}
+
+static void free_plan(struct plan *pl)
+{
+	for (int i = 0; i < pl->nschemes; i++)
+		bench_scheme_free(pl->schemes[i]);
+	free(pl->sizes);
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct mpitool t;
+	struct opts o = {
+		.ops = "allreduce", .sizes = "8:1M", .schemes = "roundtime", .sync = HCLOCK_DEFAULT_SYNC,
+		.slice_ns = 1000000000, .warmup = 10, .slack_factor = DEFAULT_SLACK_FACTOR,
+	};
+	struct plan pl = {0};
+	char buf[512];
+	const char *bad;
+
+	mpitool_init(&t, "hclock bench", &argc, &argv);
+	bad = parse(argc, argv, &o, buf, sizeof(buf));
+	if (!bad && o.help) {
+		if (t.rank == 0)
+			usage(stdout);
+		return mpitool_finish(&t, 0);
+	}
+	if (!bad)
+		bad = make_plan(&o, t.size, &pl, buf, sizeof(buf));
+	/* every buffer must fit before anything runs */
+	size_t maxmem = memory_per_process();
+	for (int i = 0; !bad && i < pl.nops; i++)
+		for (size_t k = 0; !bad && k < pl.nsizes; k++)
+			if (bench_buf_check(pl.ops[i], t.size, o.in_place, pl.sizes[k], maxmem, buf,
+			                    sizeof(buf)))
+				bad = buf;
+	if (bad) {
+		mpitool_error(&t, "%s", bad);
+		free_plan(&pl);
+		return mpitool_finish(&t, 2);
+	}
+	hclock_sync *sync = NULL;
+	if (hclock_sync_create(o.sync, &sync)) {
+		mpitool_error(&t, "%s", hclock_last_error());
+		free_plan(&pl);
+		return mpitool_finish(&t, 2);
+	}
+	FILE *raw = NULL;
+	int rc = 0;
+	if (o.raw && t.rank == 0 && !(raw = fopen(o.raw, "w")))
+		rc = -1;
+	snprintf(buf, sizeof(buf), "--raw: cannot write '%s'", o.raw ? o.raw : "");
+	if (agree_msg(&t, rc, buf) || mpitool_clock(&t, o.emulate, o.clock)) {
+		if (raw)
+			fclose(raw);
+		hclock_sync_free(sync);
+		free_plan(&pl);
+		return mpitool_finish(&t, 2);
+	}
+	if (raw)
+		fprintf(raw, "scheme,op,size,rep,rank,valid,common_start_ns,start_ns,end_ns\n");
+
+	hclock_clock *g = NULL;
+	rc = hclock_sync_run(sync, MPI_COMM_WORLD, t.base, &g);
+	if (rc) {
+		mpitool_error(&t, "sync %s failed: %s", o.sync, hclock_last_error());
+		goto out;
+	}
+	struct bench_params p = {
+		.comm = MPI_COMM_WORLD, .clk = g, .time_slice_ns = o.slice_ns,
+		.max_reps = o.max_reps, .warmup = o.warmup, .rse = o.rse,
+		.slack_factor = o.slack_factor, .min_slack_ns = MIN_SLACK_NS,
+	};
+	p.bcast_lat_ns = bench_bcast_latency(MPI_COMM_WORLD, g, 31);
+
+	size_t maxrows = (size_t)pl.nschemes * (size_t)pl.nops * pl.nsizes;
+	struct bench_row *rows = calloc(maxrows, sizeof(*rows));
+	size_t nrows = 0;
+	rc = agree_msg(&t, rows ? 0 : -1, "out of memory");
+	for (int si = 0; !rc && si < pl.nschemes; si++)
+		for (int oi = 0; !rc && oi < pl.nops; oi++)
+			for (size_t zi = 0; !rc && zi < pl.nsizes; zi++) {
+				const struct bench_op *op = pl.ops[oi];
+				if ((op->flags & OP_NOSIZE) && zi > 0)
+					break; /* barrier: one row */
+				struct bench_buf b;
+				int brc = bench_buf_init(&b, op, MPI_COMM_WORLD, (int)o.root, o.in_place,
+				                         pl.sizes[zi]);
+				snprintf(buf, sizeof(buf), "out of memory for the buffers of %s at %zu bytes",
+				         op->name, pl.sizes[zi]);
+				if ((rc = agree_msg(&t, brc, buf)))
+					break;
+				if (o.validate && (rc = validate(&t, &b))) {
+					bench_buf_free(&b);
+					break;
+				}
+				struct bench_series s;
+				bench_series_init(&s);
+				int64_t t0 = real_now_ns();
+				int mrc = pl.schemes[si]->ops->measure(pl.schemes[si], &p, &b, &s);
+				double dur = (double)(real_now_ns() - t0) * 1e-9;
+				snprintf(buf, sizeof(buf), "%s of %s at %zu bytes failed (MPI error %d or out "
+				         "of memory)", pl.scheme_names[si], op->name, b.bytes, mrc);
+				bench_buf_free(&b);
+				struct bench_result res;
+				if (!(rc = agree_msg(&t, mrc, buf)) &&
+				    !(rc = agree_msg(&t, bench_collect(MPI_COMM_WORLD, &s, &res),
+				                     "out of memory collecting the repetitions"))) {
+					if (t.rank == 0) {
+						struct bench_row *w = &rows[nrows++];
+						w->scheme = pl.scheme_names[si];
+						w->op = op->name;
+						w->size = b.bytes;
+						w->valid = res.nvalid;
+						w->invalid = res.nreps - res.nvalid;
+						w->have_stats = res.nvalid > 0 &&
+						                !stats_summarize(res.lat_ns, res.nvalid, &w->st);
+						w->osu_mean_ns = res.osu_mean_ns;
+						w->duration_s = dur;
+						w->slack_ns = s.slack_ns;
+						w->window_ns = s.window_ns;
+					}
+					bench_result_free(&res);
+					if (o.raw) {
+						struct raw_ctx rc_ = {raw, pl.scheme_names[si], op->name, b.bytes};
+						rc = agree_msg(&t, bench_collect_raw(MPI_COMM_WORLD, &s, raw_row, &rc_),
+						               "out of memory writing --raw");
+					}
+				}
+				bench_series_free(&s);
+			}
+	if (!rc && t.rank == 0) {
+		struct bench_report rep = {
+			.schemes = o.schemes, .sync = hclock_sync_spec(sync), .nprocs = t.size,
+			.root = (int)o.root, .in_place = o.in_place,
+			.bcast_latency_s = (double)p.bcast_lat_ns * 1e-9, .slack_factor = o.slack_factor,
+			.time_slice_s = (double)o.slice_ns * 1e-9, .rows = rows, .nrows = nrows,
+		};
+		if (o.fmt == FMT_JSON)
+			report_json(stdout, &rep);
+		else if (o.fmt == FMT_CSV)
+			report_csv(stdout, &rep);
+		else
+			report_table(stdout, &rep);
+		fflush(stdout);
+		if (o.plot && report_svg(o.plot, &rep)) {
+			fprintf(stderr, "%s: --plot: cannot write '%s'\n", t.name, o.plot);
+			rc = -1;
+		}
+	}
+	free(rows);
+out:
+	if (raw && fclose(raw) && !rc) {
+		fprintf(stderr, "%s: --raw: error writing '%s'\n", t.name, o.raw);
+		rc = -1;
+	}
+	rc = mpitool_agree(&t, rc);
+	hclock_clock_free(g);
+	hclock_sync_free(sync);
+	free_plan(&pl);
+	return mpitool_finish(&t, rc ? 1 : 0);
+}

@@ -1,0 +1,347 @@
+#!/usr/bin/env python3
+"""bench_test.py - tool tests of hclock bench and hclock imbalance.
+
+usage: bench_test.py --mpirun RUN --mpiexec MPIEXEC --hclock HCLOCK --hooks HOOKS CASE
+
+RUN is tests/bench/mpirun.sh (flavor detection, oversubscription, timeout). HOOKS is the
+tool built with the test hooks (every reduction off by one; roundtime makes the last rank
+late for every 5th round). Each CASE prints what it checked and exits non-zero on failure.
+"""
+import argparse
+import csv
+import io
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+EMU = "offset=1,skew=100e-6,noise=20e-9,seed=7"
+SYNC = "hca3/50/skampi/10/span=0.1"
+# every field of a result that docs/bench.md documents
+RESULT_KEYS = ["scheme", "op", "size", "valid", "invalid", "mean_s", "median_s", "min_s",
+               "max_s", "p90_s", "p99_s", "std_s", "ci95_median_s", "osu_mean_s",
+               "ci95_median_coverage", "duration_s", "slack_s", "window_s"]
+TOP_KEYS = ["tool", "scheme", "sync", "nprocs", "root", "in_place", "bcast_latency_s",
+            "slack_factor", "time_slice_s", "results"]
+CSV_COLS = ["scheme", "op", "size", "valid", "invalid", "mean_s", "median_s", "min_s", "max_s",
+            "p90_s", "p99_s", "std_s", "ci95_median_lo_s", "ci95_median_hi_s", "osu_mean_s",
+            "duration_s", "slack_s", "window_s"]
+RAW_COLS = ["scheme", "op", "size", "rep", "rank", "valid", "common_start_ns", "start_ns",
+            "end_ns"]
+STATS_KEYS = ["mean_s", "median_s", "min_s", "max_s", "p90_s", "p99_s", "std_s",
+              "ci95_median_s"]
+
+A = None
+failures = 0
+
+
+def check(cond, what):
+    global failures
+    print(("ok: " if cond else "FAIL: ") + what)
+    if not cond:
+        failures += 1
+    return cond
+
+
+def run(np, args, tool=None, timeout=120):
+    cmd = [A.mpirun, A.mpiexec, str(np), tool or A.hclock] + args
+    env = dict(os.environ, HCLOCK_TEST_TIMEOUT=str(timeout))
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    dt = time.monotonic() - t0
+    print("$ " + " ".join(cmd) + "  -> exit %d in %.1f s" % (p.returncode, dt))
+    return p.returncode, p.stdout, p.stderr, dt
+
+
+def bench_json(np, args, tool=None):
+    rc, out, err, dt = run(np, ["bench", "--format", "json"] + args, tool)
+    if not check(rc == 0, "bench exits 0"):
+        print(err)
+        return None, dt
+    try:
+        return json.loads(out), dt
+    except ValueError as e:
+        check(False, "JSON parses: %s\n%s" % (e, out[:2000]))
+        return None, dt
+
+
+def number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def check_result(r, nprocs):
+    missing = [k for k in RESULT_KEYS if k not in r]
+    check(not missing, "result %s/%s/%s holds every field (missing %s)" %
+          (r.get("scheme"), r.get("op"), r.get("size"), missing))
+    if missing:
+        return
+    check(r["valid"] > 0 and r["invalid"] >= 0, "valid %d > 0, invalid %d >= 0" %
+          (r["valid"], r["invalid"]))
+    stats = [r[k] for k in ["mean_s", "median_s", "min_s", "max_s", "p90_s", "p99_s",
+                            "std_s", "osu_mean_s"]]
+    check(all(number(x) for x in stats), "statistics are numbers")
+    lo, hi = r["ci95_median_s"]
+    check(number(lo) and number(hi) and lo <= r["median_s"] <= hi,
+          "ci95 [%g, %g] holds the median %g" % (lo, hi, r["median_s"]))
+    check(r["min_s"] <= r["median_s"] <= r["p90_s"] <= r["p99_s"] <= r["max_s"],
+          "min <= median <= p90 <= p99 <= max")
+    # clocks 1 s apart before the sync: a latency near a second would mean no global clock
+    check(0 < r["median_s"] < 1e-3, "median %g s is a plausible latency" % r["median_s"])
+
+
+def case_roundtime_slice():
+    slice_s = 0.3
+    d, dt = bench_json(2, ["--op", "allreduce", "--sizes", "8,64,512", "--time-slice",
+                           "300ms", "--emulate", EMU, "--sync", SYNC])
+    if not d:
+        return
+    check(len(d["results"]) == 3, "3 sizes, 3 results")
+    for r in d["results"]:
+        check_result(r, 2)
+        # warm-up (10 calls) and the last round add microseconds; the machine's load may
+        # delay one round by a scheduler quantum or two
+        check(slice_s <= r["duration_s"] <= slice_s + 0.15,
+              "size %d measured for %.3f s (slice %.1f s)" % (r["size"], r["duration_s"],
+                                                             slice_s))
+    # MPI start-up and the 0.1 s sync span come on top of 3 x 0.3 s
+    check(dt < 3 * slice_s + 10, "whole run took %.1f s" % dt)
+
+
+def read_raw(path):
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    return rows
+
+
+def case_roundtime_late():
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = os.path.join(tmp, "raw.csv")
+        for np in (2, 4):
+            d, _ = bench_json(np, ["--op", "bcast", "--sizes", "8", "--time-slice", "0.5",
+                                   "--raw", raw, "--sync", "hca3/20/skampi/5"], A.hooks)
+            if not d:
+                continue
+            r = d["results"][0]
+            rows = read_raw(raw)
+            check(rows and list(rows[0].keys()) == RAW_COLS, "raw columns %s" %
+                  (list(rows[0].keys()) if rows else None))
+            reps = {}
+            for w in rows:
+                reps.setdefault(int(w["rep"]), set()).add(int(w["valid"]))
+            check(all(len(v) == 1 for v in reps.values()),
+                  "every rank agrees on each repetition's validity")
+            forced = [k for k in reps if k % 5 == 4]
+            check(forced and all(reps[k] == {0} for k in forced),
+                  "np %d: all %d forced-late repetitions are invalid" % (np, len(forced)))
+            nvalid = sum(1 for v in reps.values() if v == {1})
+            check(r["valid"] == nvalid and r["valid"] + r["invalid"] == len(reps),
+                  "np %d: JSON counts (valid %d, invalid %d) match the raw file (%d of %d)" %
+                  (np, r["valid"], r["invalid"], nvalid, len(reps)))
+            check(r["invalid"] >= len(forced), "invalid %d >= forced %d" %
+                  (r["invalid"], len(forced)))
+
+
+def one_error_line(err):
+    return [l for l in err.splitlines() if l.startswith("hclock")]
+
+
+def case_validate_catches():
+    for op in ["allreduce", "reduce", "reduce_scatter_block", "scan", "exscan", "iallreduce"]:
+        rc, out, err, _ = run(2, ["bench", "--op", op, "--sizes", "8", "--validate",
+                                  "--time-slice", "0.05", "--sync", "none"], A.hooks)
+        lines = one_error_line(err)
+        check(rc != 0 and rc < 124 and len(lines) == 1 and "--validate" in lines[0] and
+              op in lines[0], "broken %s: exit %d, %s" % (op, rc, lines))
+    # the data-movement operations have no reduction to break: they pass
+    rc, _, err, _ = run(2, ["bench", "--op", "bcast,alltoall", "--sizes", "8", "--validate",
+                            "--time-slice", "0.05", "--sync", "none"], A.hooks)
+    check(rc == 0, "unbroken bcast,alltoall validate in the hook build (exit %d) %s" %
+          (rc, err.strip()))
+
+
+ALL_OPS = ("barrier,bcast,reduce,allreduce,gather,scatter,allgather,alltoall,"
+           "reduce_scatter_block,scan,exscan")
+ALL_OPS += "," + ",".join("i" + o for o in ALL_OPS.split(","))
+
+
+def case_validate_all():
+    for np, extra in [(2, []), (2, ["--in-place"]), (3, ["--root", "1"]),
+                      (3, ["--in-place", "--root", "2"])]:
+        d, _ = bench_json(np, ["--op", ALL_OPS, "--sizes", "4,8,1K", "--validate",
+                               "--time-slice", "0.01", "--warmup", "2", "--sync", "none",
+                               "--scheme", "roundtime"] + extra)
+        if d:
+            n = len(d["results"])
+            check(n == 2 + 20 * 3, "np %d %s: %d results (barriers 1 size each)" %
+                  (np, " ".join(extra), n))
+            check(d["in_place"] == ("--in-place" in extra), "in_place recorded")
+
+
+def case_json():
+    d, _ = bench_json(2, ["--op", "allreduce,bcast", "--sizes", "8,64", "--scheme",
+                          "barrier,roundtime", "--time-slice", "0.1", "--emulate", EMU,
+                          "--sync", SYNC])
+    if not d:
+        return
+    missing = [k for k in TOP_KEYS if k not in d]
+    check(not missing, "top level holds every field (missing %s)" % missing)
+    check(d["tool"] == "hclock bench" and d["nprocs"] == 2 and
+          d["scheme"] == "barrier,roundtime", "tool, nprocs, scheme")
+    check(isinstance(d["sync"], str) and d["sync"].startswith("hca3"), "sync %s" % d["sync"])
+    check(len(d["results"]) == 8, "2 schemes x 2 ops x 2 sizes = 8 results")
+    for r in d["results"]:
+        check_result(r, 2)
+    check({r["scheme"] for r in d["results"]} == {"barrier", "roundtime"}, "both schemes")
+
+
+def case_csv():
+    rc, out, err, _ = run(2, ["bench", "--format", "csv", "--op", "allreduce", "--sizes",
+                              "8:32", "--scheme", "window,none", "--time-slice", "0.1",
+                              "--sync", SYNC])
+    if not check(rc == 0, "bench csv exits 0"):
+        print(err)
+        return
+    rows = list(csv.DictReader(io.StringIO(out)))
+    check(rows and list(rows[0].keys()) == CSV_COLS, "CSV columns %s" %
+          (list(rows[0].keys()) if rows else None))
+    check(len(rows) == 6, "2 schemes x 3 sizes = %d rows" % len(rows))
+    for w in rows:
+        ok = all(number(float(w[c])) for c in CSV_COLS[5:17])
+        check(ok and int(w["valid"]) > 0, "row %s %s %s parses" % (w["scheme"], w["op"],
+                                                                   w["size"]))
+        check(float(w["ci95_median_lo_s"]) <= float(w["median_s"]) <=
+              float(w["ci95_median_hi_s"]), "ci holds the median")
+    check(float([w for w in rows if w["scheme"] == "window"][0]["window_s"]) > 0,
+          "window scheme reports its window")
+
+
+def case_raw_plot():
+    with tempfile.TemporaryDirectory() as tmp:
+        raw, svg = os.path.join(tmp, "raw.csv"), os.path.join(tmp, "plot.svg")
+        d, _ = bench_json(2, ["--op", "allreduce", "--sizes", "8,1K", "--scheme",
+                              "barrier,roundtime", "--time-slice", "0.05", "--raw", raw,
+                              "--plot", svg, "--sync", SYNC])
+        if not d:
+            return
+        rows = read_raw(raw)
+        check(rows and list(rows[0].keys()) == RAW_COLS, "raw columns")
+        want = 2 * sum(r["valid"] + r["invalid"] for r in d["results"])
+        check(len(rows) == want, "raw has %d rows = 2 ranks x all repetitions (%d)" %
+              (len(rows), want))
+        check(all(int(w["end_ns"]) >= int(w["start_ns"]) for w in rows), "end >= start")
+        check(all((w["common_start_ns"] == "") == (w["scheme"] == "barrier") for w in rows),
+              "common start only for roundtime")
+        try:
+            root = ET.parse(svg).getroot()
+            ns = "{http://www.w3.org/2000/svg}"
+            lines = root.findall(ns + "polyline")
+            bands = root.findall(ns + "polygon")
+            check(len(lines) == 2 and len(bands) == 2, "SVG: one line and band per scheme")
+        except ET.ParseError as e:
+            check(False, "SVG parses: %s" % e)
+
+
+def case_schemes():
+    for scheme in ["window", "none", "barrier", "roundtime"]:
+        d, _ = bench_json(2, ["--op", "bcast", "--sizes", "64", "--scheme", scheme,
+                              "--time-slice", "0.1", "--emulate", EMU, "--sync", SYNC,
+                              "--max-reps", "500"])
+        if d:
+            r = d["results"][0]
+            check_result(r, 2)
+            check(r["valid"] <= 500, "%s: --max-reps 500 respected (%d)" % (scheme, r["valid"]))
+    d, _ = bench_json(2, ["--op", "allreduce", "--sizes", "8", "--rse", "0.05",
+                          "--time-slice", "5", "--sync", SYNC])
+    if d:
+        r = d["results"][0]
+        check(r["duration_s"] < 4, "--rse 0.05 stops before the 5 s slice (%.2f s, %d reps)" %
+              (r["duration_s"], r["valid"]))
+
+
+def imbalance(np, extra, plausible):
+    rc, out, err, _ = run(np, ["imbalance", "--reps", "200", "--format", "json"] + extra)
+    if not check(rc == 0, "imbalance exits 0"):
+        print(err)
+        return
+    d = json.loads(out)
+    for k in ["tool", "op", "size", "sync", "nprocs", "reps", "valid", "invalid", "slack_s",
+              "imbalance", "latency"]:
+        check(k in d, "imbalance JSON has %s" % k)
+    check(d["tool"] == "hclock imbalance" and d["nprocs"] == np and d["op"] == "barrier",
+          "tool, nprocs, op")
+    check(d["valid"] > 0 and d["valid"] + d["invalid"] == 200, "counts")
+    for m in ["imbalance", "latency"]:
+        check(all(k in d[m] for k in STATS_KEYS), "%s holds every statistic" % m)
+        check(all(number(d[m][k]) for k in STATS_KEYS[:-1]), "%s statistics are numbers" % m)
+    im = d["imbalance"]
+    # clocks 1 s apart unsynchronized would show; oversubscribed runs are slow but not that
+    check(0 <= im["min_s"] <= im["median_s"] <= im["max_s"] and im["median_s"] < plausible,
+          "imbalance median %g s plausible" % im["median_s"])
+    rc, out, err, _ = run(np, ["imbalance", "--reps", "50", "--format", "csv"] + extra)
+    rows = list(csv.DictReader(io.StringIO(out)))
+    check(rc == 0 and [w["metric"] for w in rows] == ["imbalance", "latency"] and
+          all(number(float(w["median_s"])) for w in rows), "imbalance CSV parses")
+
+
+def case_imbalance():
+    imbalance(2, ["--emulate", EMU, "--sync", SYNC], 1e-3)
+
+
+def case_imbalance_np4():
+    imbalance(4, ["--emulate", EMU, "--sync", "hca3/20/skampi/5"], 0.1)
+
+
+BAD = [
+    ("unknown operation 'allreduse'", ["bench", "--op", "allreduse"]),
+    ("--sizes item '8x'", ["bench", "--sizes", "8,8x"]),
+    ("--sizes item '64:8'", ["bench", "--sizes", "64:8"]),
+    ("--sizes item ''", ["bench", "--sizes", "8,,16"]),
+    ("more than", ["bench", "--op", "alltoall", "--sizes", "512G"]),
+    ("multiple of 4", ["bench", "--op", "allreduce", "--sizes", "6"]),
+    ("--time-slice", ["bench", "--time-slice", "0"]),
+    ("--time-slice", ["bench", "--time-slice", "1h"]),
+    ("unknown scheme 'roundtrip'", ["bench", "--scheme", "roundtrip"]),
+    ("unknown option", ["bench", "--bogus"]),
+    ("--root 5", ["bench", "--root", "5"]),
+    ("--format", ["bench", "--format", "xml"]),
+    ("--slack-factor", ["bench", "--slack-factor", "0.5"]),
+    ("'hca4'", ["bench", "--sync", "hca4/10/skampi/5"]),
+    ("unexpected argument", ["bench", "extra"]),
+    ("--raw", ["bench", "--raw", "/nonexistent/dir/raw.csv", "--sync", "none"]),
+    ("unknown operation 'barier'", ["imbalance", "--op", "barier"]),
+    ("--reps", ["imbalance", "--reps", "0"]),
+    ("unknown option", ["imbalance", "--bogus"]),
+]
+
+
+def case_bad_input():
+    for expect, args in BAD:
+        rc, out, err, dt = run(2, args, timeout=60)
+        lines = one_error_line(err)
+        check(rc != 0 and rc < 124 and len(lines) == 1 and expect in lines[0],
+              "%s -> exit %d, %.1f s, %s" % (" ".join(args), rc, dt, lines))
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mpirun", required=True)
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--hclock", required=True)
+    ap.add_argument("--hooks", required=True)
+    ap.add_argument("case")
+    A = ap.parse_args()
+    fn = globals().get("case_" + A.case)
+    if not fn:
+        sys.exit("unknown case " + A.case)
+    fn()
+    print("%s: %s" % (A.case, "FAILED (%d)" % failures if failures else "passed"))
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
