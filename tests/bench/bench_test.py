@@ -3,7 +3,7 @@
 
 usage: bench_test.py --mpirun RUN --mpiexec MPIEXEC --hclock HCLOCK --hooks HOOKS CASE
 
-RUN is tests/bench/mpirun.sh (flavor detection, oversubscription, timeout). HOOKS is the
+RUN is tests/mpi/mpirun.sh (flavor detection, oversubscription, timeout). HOOKS is the
 tool built with the test hooks (every reduction off by one; roundtime makes the last rank
 late for every 5th round). Each CASE prints what it checked and exits non-zero on failure.
 """

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "test.h"
 #include "numerics/stats.h"
 #include "util/rng.h"
 
@@ -16,29 +16,29 @@ static void exact_small(void)
 {
 	double x[10] = {7, 3, 10, 1, 9, 2, 8, 5, 4, 6};
 	struct stats_summary s;
-	CHECK(stats_summarize(x, 10, &s) == 0, "summarize failed");
-	CHECK(s.n == 10 && s.mean == 5.5 && s.median == 5.5 && s.min == 1 && s.max == 10,
+	TEST_CHECK(stats_summarize(x, 10, &s) == 0, "summarize failed");
+	TEST_CHECK(s.n == 10 && s.mean == 5.5 && s.median == 5.5 && s.min == 1 && s.max == 10,
 	      "n %zu mean %g median %g min %g max %g", s.n, s.mean, s.median, s.min, s.max);
 	/* type 7: h = 9 q */
-	CHECK(fabs(s.p90 - 9.1) < 1e-12 && fabs(s.p99 - 9.91) < 1e-12, "p90 %g p99 %g", s.p90,
+	TEST_CHECK(fabs(s.p90 - 9.1) < 1e-12 && fabs(s.p99 - 9.91) < 1e-12, "p90 %g p99 %g", s.p90,
 	      s.p99);
-	CHECK(fabs(s.std - sqrt(55.0 / 6)) < 1e-12, "std %g", s.std);
+	TEST_CHECK(fabs(s.std - sqrt(55.0 / 6)) < 1e-12, "std %g", s.std);
 	/* Binomial(10, 1/2): P(B <= 1) = 11/1024 <= 0.025 < P(B <= 2) = 56/1024 -> [x(2), x(9)] */
-	CHECK(s.ci_ok && s.ci_lo == 2 && s.ci_hi == 9, "ci [%g, %g]", s.ci_lo, s.ci_hi);
-	CHECK(fabs(s.ci_level - (1 - 22.0 / 1024)) < 1e-12, "coverage %g", s.ci_level);
-	CHECK(x[0] == 7 && x[9] == 6, "input was modified");
+	TEST_CHECK(s.ci_ok && s.ci_lo == 2 && s.ci_hi == 9, "ci [%g, %g]", s.ci_lo, s.ci_hi);
+	TEST_CHECK(fabs(s.ci_level - (1 - 22.0 / 1024)) < 1e-12, "coverage %g", s.ci_level);
+	TEST_CHECK(x[0] == 7 && x[9] == 6, "input was modified");
 }
 
 static void small_ci(void)
 {
 	double x[6] = {1, 2, 3, 4, 5, 6}, lo, hi, cov;
 	/* n = 5: even [min, max] covers only 1 - 2/32 = 0.9375 < 0.95 */
-	CHECK(stats_median_ci(x, 5, 0.95, &lo, &hi, &cov) == -1, "n=5 must have no interval");
+	TEST_CHECK(stats_median_ci(x, 5, 0.95, &lo, &hi, &cov) == -1, "n=5 must have no interval");
 	/* n = 6: [min, max] covers 1 - 2/64 */
-	CHECK(stats_median_ci(x, 6, 0.95, &lo, &hi, &cov) == 0 && lo == 1 && hi == 6 &&
+	TEST_CHECK(stats_median_ci(x, 6, 0.95, &lo, &hi, &cov) == 0 && lo == 1 && hi == 6 &&
 	      fabs(cov - (1 - 2.0 / 64)) < 1e-12, "n=6: [%g, %g] %g", lo, hi, cov);
 	struct stats_summary s;
-	CHECK(stats_summarize(x, 1, &s) == 0 && s.median == 1 && s.std == 0 && !s.ci_ok,
+	TEST_CHECK(stats_summarize(x, 1, &s) == 0 && s.median == 1 && s.std == 0 && !s.ci_ok,
 	      "n=1: median %g std %g ci_ok %d", s.median, s.std, s.ci_ok);
 }
 
@@ -47,27 +47,27 @@ static void uniform_large(void)
 	struct rng r;
 	size_t n = 200000;
 	double *x = malloc(n * sizeof(*x));
-	check_seed = 42;
-	rng_seed(&r, check_seed);
+	test_seed = 42;
+	rng_seed(&r, test_seed);
 	for (size_t i = 0; i < n; i++)
 		x[i] = rng_uniform(&r);
 	struct stats_summary s;
-	CHECK(stats_summarize(x, n, &s) == 0, "summarize");
+	TEST_CHECK(stats_summarize(x, n, &s) == 0, "summarize");
 	/* tolerances: about 4 standard errors of each estimate at n = 2e5 */
-	CHECK(fabs(s.mean - 0.5) < 3e-3, "mean %g", s.mean);
-	CHECK(fabs(s.median - 0.5) < 5e-3, "median %g", s.median);
-	CHECK(fabs(s.p90 - 0.9) < 4e-3, "p90 %g", s.p90);
-	CHECK(fabs(s.p99 - 0.99) < 2e-3, "p99 %g", s.p99);
-	CHECK(fabs(s.std - sqrt(1.0 / 12)) < 2e-3, "std %g", s.std);
-	CHECK(s.min >= 0 && s.min < 1e-3 && s.max < 1 && s.max > 0.999, "min %g max %g", s.min,
+	TEST_CHECK(fabs(s.mean - 0.5) < 3e-3, "mean %g", s.mean);
+	TEST_CHECK(fabs(s.median - 0.5) < 5e-3, "median %g", s.median);
+	TEST_CHECK(fabs(s.p90 - 0.9) < 4e-3, "p90 %g", s.p90);
+	TEST_CHECK(fabs(s.p99 - 0.99) < 2e-3, "p99 %g", s.p99);
+	TEST_CHECK(fabs(s.std - sqrt(1.0 / 12)) < 2e-3, "std %g", s.std);
+	TEST_CHECK(s.min >= 0 && s.min < 1e-3 && s.max < 1 && s.max > 0.999, "min %g max %g", s.min,
 	      s.max);
 	/* the median's interval: half-width ~ 1.96 * 0.5 / sqrt(n) for a density of 1 */
 	double half = 1.96 * 0.5 / sqrt((double)n);
-	CHECK(s.ci_ok && s.ci_lo < 0.5 + 5 * half && s.ci_hi > 0.5 - 5 * half, "ci [%g, %g]",
+	TEST_CHECK(s.ci_ok && s.ci_lo < 0.5 + 5 * half && s.ci_hi > 0.5 - 5 * half, "ci [%g, %g]",
 	      s.ci_lo, s.ci_hi);
-	CHECK(fabs((s.ci_hi - s.ci_lo) / 2 - half) < 0.2 * half, "half width %g, expected %g",
+	TEST_CHECK(fabs((s.ci_hi - s.ci_lo) / 2 - half) < 0.2 * half, "half width %g, expected %g",
 	      (s.ci_hi - s.ci_lo) / 2, half);
-	CHECK(s.ci_level >= 0.95 && s.ci_level < 0.952, "coverage %g", s.ci_level);
+	TEST_CHECK(s.ci_level >= 0.95 && s.ci_level < 0.952, "coverage %g", s.ci_level);
 	free(x);
 }
 
@@ -75,8 +75,8 @@ static void coverage(void)
 {
 	/* exponential(1), median ln 2: the 95% interval must contain it in ~95-97% of trials */
 	struct rng r;
-	check_seed = 7;
-	rng_seed(&r, check_seed);
+	test_seed = 7;
+	rng_seed(&r, test_seed);
 	int trials = 4000, hit = 0;
 	double x[50];
 	for (int t = 0; t < trials; t++) {
@@ -87,21 +87,21 @@ static void coverage(void)
 		hit += s.ci_ok && s.ci_lo <= M_LN2 && M_LN2 <= s.ci_hi;
 	}
 	double f = (double)hit / trials;
-	CHECK(f > 0.95 && f < 0.985, "coverage %g over %d trials", f, trials);
+	TEST_CHECK(f > 0.95 && f < 0.985, "coverage %g over %d trials", f, trials);
 }
 
 static void running(void)
 {
 	struct stats_running r;
 	stats_running_init(&r);
-	CHECK(isinf(stats_running_rse(&r)), "empty rse must be inf");
+	TEST_CHECK(isinf(stats_running_rse(&r)), "empty rse must be inf");
 	for (int i = 0; i < 100; i++)
 		stats_running_add(&r, 5);
-	CHECK(stats_running_rse(&r) == 0, "constant rse %g", stats_running_rse(&r));
+	TEST_CHECK(stats_running_rse(&r) == 0, "constant rse %g", stats_running_rse(&r));
 
 	struct rng g;
-	check_seed = 3;
-	rng_seed(&g, check_seed);
+	test_seed = 3;
+	rng_seed(&g, test_seed);
 	stats_running_init(&r);
 	size_t n = 10000;
 	double *x = malloc(n * sizeof(*x));
@@ -111,10 +111,10 @@ static void running(void)
 	}
 	struct stats_summary s;
 	stats_summarize(x, n, &s);
-	CHECK(fabs(r.mean - s.mean) < 1e-9, "running mean %g vs %g", r.mean, s.mean);
+	TEST_CHECK(fabs(r.mean - s.mean) < 1e-9, "running mean %g vs %g", r.mean, s.mean);
 	double rse = stats_running_rse(&r), want = s.std / sqrt((double)n) / s.mean;
-	CHECK(fabs(rse - want) < 1e-9 * want, "rse %g vs %g", rse, want);
-	CHECK(fabs(rse - 1e-3) < 1e-4, "rse %g, expected about 1e-3", rse);
+	TEST_CHECK(fabs(rse - want) < 1e-9 * want, "rse %g vs %g", rse, want);
+	TEST_CHECK(fabs(rse - 1e-3) < 1e-4, "rse %g, expected about 1e-3", rse);
 	free(x);
 }
 
@@ -123,19 +123,19 @@ static void garbage(void)
 	struct stats_summary s;
 	memset(&s, 0x5a, sizeof(s));
 	double nan_in[3] = {1, NAN, 2}, inf_in[2] = {INFINITY, 1}, one = 1;
-	CHECK(stats_summarize(&one, 0, &s) == -1, "n=0 must fail");
-	CHECK(stats_summarize(nan_in, 3, &s) == -1, "NaN must fail");
-	CHECK(stats_summarize(inf_in, 2, &s) == -1, "inf must fail");
+	TEST_CHECK(stats_summarize(&one, 0, &s) == -1, "n=0 must fail");
+	TEST_CHECK(stats_summarize(nan_in, 3, &s) == -1, "NaN must fail");
+	TEST_CHECK(stats_summarize(inf_in, 2, &s) == -1, "inf must fail");
 	double lo, hi;
-	CHECK(stats_median_ci(&one, 1, 1.5, &lo, &hi, NULL) == -1, "level 1.5 must fail");
-	CHECK(stats_median_ci(&one, 0, 0.95, &lo, &hi, NULL) == -1, "n=0 must fail");
+	TEST_CHECK(stats_median_ci(&one, 1, 1.5, &lo, &hi, NULL) == -1, "level 1.5 must fail");
+	TEST_CHECK(stats_median_ci(&one, 0, 0.95, &lo, &hi, NULL) == -1, "n=0 must fail");
 	/* huge n: the interval search is O(sqrt(n)) and must stay inside the array */
 	size_t n = 4000000;
 	double *x = malloc(n * sizeof(*x));
 	for (size_t i = 0; i < n; i++)
 		x[i] = (double)i;
 	double cov;
-	CHECK(stats_median_ci(x, n, 0.95, &lo, &hi, &cov) == 0 && lo < hi && lo > n / 2 - 4000.0 &&
+	TEST_CHECK(stats_median_ci(x, n, 0.95, &lo, &hi, &cov) == 0 && lo < hi && lo > n / 2 - 4000.0 &&
 	      hi < n / 2 + 4000.0 && cov >= 0.95, "n=4e6: [%g, %g] %g", lo, hi, cov);
 	free(x);
 }
@@ -148,5 +148,5 @@ int main(void)
 	coverage();
 	running();
 	garbage();
-	return check_end("test_stats");
+	return test_end("test_stats");
 }
