@@ -175,6 +175,19 @@ static int expand(const char *const *inputs, size_t n, struct strv *paths,
 	return 0;
 }
 
+/*
+ * Messages are matched through a hash table of the sends keyed by (src, dst, id): open
+ * addressing with linear probing, at most 2/3 full, so matching is linear in the number of
+ * events. Errors name the same message a sort by (src, dst, id) would find first.
+ */
+struct mslot {
+	uint64_t id;
+	uint32_t src, dst; /* node indexes */
+	size_t se;         /* send event on src; NO_EVENT for an empty slot */
+};
+
+#define NO_EVENT ((size_t)-1)
+
 struct mkey {
 	uint32_t src, dst;
 	uint64_t id;
@@ -199,106 +212,169 @@ static int mkey_eq(const struct mkey *x, const struct mkey *y)
 	return x->src == y->src && x->dst == y->dst && x->id == y->id;
 }
 
+/* where the search for key (src, dst, id) starts: multiplicative (Fibonacci) hashing, the
+ * high bits of the product, so that ids counting up spread over the whole table */
+static size_t mslot_home(size_t mask, uint32_t src, uint32_t dst, uint64_t id)
+{
+	uint64_t h = (id + (((uint64_t)src << 32) | dst) * UINT64_C(0xc2b2ae3d27d4eb4f)) *
+	             UINT64_C(0x9e3779b97f4a7c15);
+
+	return (size_t)(h >> 32) & mask;
+}
+
+/* the slot of key (src, dst, id): where it is, or the empty slot where it would go */
+static struct mslot *mslot_find(struct mslot *tab, size_t mask, uint32_t src, uint32_t dst,
+                                uint64_t id)
+{
+	size_t i = mslot_home(mask, src, dst, id);
+
+	for (;; i = (i + 1) & mask) {
+		struct mslot *t = &tab[i];
+		if (t->se == NO_EVENT || (t->id == id && t->src == src && t->dst == dst))
+			return t;
+	}
+}
+
+/* the smaller of two keys in (src, dst, id, ev) order, for error reports; a->src == UINT32_MAX
+ * means none yet */
+static void mkey_min(struct mkey *a, const struct mkey *b)
+{
+	if (a->src == UINT32_MAX || cmp_mkey(b, a) < 0)
+		*a = *b;
+}
+
 /* pair every send with its recv; a one-sided message is an error unless set->partial_ok */
 static int match(struct hclock_align *a, char *err, size_t errlen)
 {
 	struct trace_set *s = &a->set;
-	struct mkey *snd = NULL, *rcv = NULL;
-	size_t ns = 0, nr = 0, i, j;
-	int r = -ENOMEM;
+	struct mslot *tab = NULL;
+	struct mkey *lone = NULL; /* recvs without a send */
+	struct mkey dup = {UINT32_MAX, 0, 0, 0}, miss = {UINT32_MAX, 0, 0, 0};
+	size_t ns = 0, nr = 0, nlone = 0, cap = 16, i;
+	int miss_send = 0, r = -ENOMEM;
 
 	for (size_t v = 0; v < s->nnodes; v++)
 		for (size_t k = 0; k < s->nodes[v].nev; k++) {
-			ns += s->nodes[v].ev[k].kind == TRACE_SEND;
-			nr += s->nodes[v].ev[k].kind == TRACE_RECV;
-		}
-	snd = malloc((ns ? ns : 1) * sizeof(*snd));
-	rcv = malloc((nr ? nr : 1) * sizeof(*rcv));
-	a->msg = malloc((ns < nr ? ns + 1 : nr + 1) * sizeof(*a->msg));
-	if (!snd || !rcv || !a->msg)
-		goto out;
-	ns = nr = 0;
-	for (size_t v = 0; v < s->nnodes; v++) {
-		struct trace_node *n = &s->nodes[v];
-		for (size_t k = 0; k < n->nev; k++) {
-			const struct trace_event *e = &n->ev[k];
+			const struct trace_event *e = &s->nodes[v].ev[k];
 			if (e->kind != TRACE_SEND && e->kind != TRACE_RECV)
 				continue;
-			if (e->peer < 0 || (size_t)e->peer >= s->nnodes || (size_t)e->peer == v) {
-				r = fail(err, errlen, -EINVAL, "%s:%u: message without a valid peer node",
-				         n->path, e->line);
-				goto out;
-			}
-			if (e->kind == TRACE_SEND)
-				snd[ns++] = (struct mkey){(uint32_t)v, (uint32_t)e->peer, e->msg, k};
+			if (e->peer < 0 || (size_t)e->peer >= s->nnodes || (size_t)e->peer == v)
+				return fail(err, errlen, -EINVAL, "%s:%u: message without a valid peer "
+				            "node", s->nodes[v].path, e->line);
+			ns += e->kind == TRACE_SEND;
+			nr += e->kind == TRACE_RECV;
+		}
+	while (cap < ns + ns / 2)
+		cap *= 2;
+	tab = malloc(cap * sizeof(*tab));
+	a->msg = malloc((ns < nr ? ns + 1 : nr + 1) * sizeof(*a->msg));
+	if (!tab || !a->msg)
+		goto out;
+	for (i = 0; i < cap; i++)
+		tab[i].se = NO_EVENT;
+
+	/* every send into the table; a second one with the same key is a duplicate */
+	for (size_t v = 0; v < s->nnodes; v++) {
+		const struct trace_node *n = &s->nodes[v];
+		for (size_t k = 0; k < n->nev; k++) {
+			const struct trace_event *e = &n->ev[k];
+			struct mslot *t;
+			if (e->kind != TRACE_SEND)
+				continue;
+			t = mslot_find(tab, cap - 1, (uint32_t)v, (uint32_t)e->peer, e->msg);
+			if (t->se == NO_EVENT)
+				*t = (struct mslot){e->msg, (uint32_t)v, (uint32_t)e->peer, k};
 			else
-				rcv[nr++] = (struct mkey){(uint32_t)e->peer, (uint32_t)v, e->msg, k};
+				mkey_min(&dup, &(struct mkey){(uint32_t)v, (uint32_t)e->peer, e->msg, k});
 		}
 	}
-	qsort(snd, ns, sizeof(*snd), cmp_mkey);
-	qsort(rcv, nr, sizeof(*rcv), cmp_mkey);
-	for (i = 1; i < ns; i++)
-		if (mkey_eq(&snd[i], &snd[i - 1])) {
-			const struct trace_node *n = &s->nodes[snd[i].src];
-			r = fail(err, errlen, -EINVAL, "%s:%u: duplicate send id %" PRIu64 " to %s",
-			         n->path, n->ev[snd[i].ev].line, snd[i].id, s->nodes[snd[i].dst].name);
-			goto out;
-		}
-	for (i = 1; i < nr; i++)
-		if (mkey_eq(&rcv[i], &rcv[i - 1])) {
-			const struct trace_node *n = &s->nodes[rcv[i].dst];
-			r = fail(err, errlen, -EINVAL, "%s:%u: duplicate recv id %" PRIu64 " from %s",
-			         n->path, n->ev[rcv[i].ev].line, rcv[i].id, s->nodes[rcv[i].src].name);
-			goto out;
-		}
+	if (dup.src != UINT32_MAX) {
+		const struct trace_node *n = &s->nodes[dup.src];
+		r = fail(err, errlen, -EINVAL, "%s:%u: duplicate send id %" PRIu64 " to %s", n->path,
+		         n->ev[dup.ev].line, dup.id, s->nodes[dup.dst].name);
+		goto out;
+	}
+
+	/* every recv to its send; a send claimed twice, or two lone recvs alike, are duplicates */
 	a->nmsg = 0;
-	for (i = j = 0; i < ns || j < nr;) {
-		int c = i < ns && j < nr ? cmp_mkey(&snd[i], &rcv[j]) : (i < ns ? -1 : 1);
-		if (i < ns && j < nr && mkey_eq(&snd[i], &rcv[j])) {
-			struct amsg *m = &a->msg[a->nmsg++];
-			m->src = snd[i].src;
-			m->dst = snd[i].dst;
-			m->se = snd[i].ev;
-			m->re = rcv[j].ev;
-			i++;
-			j++;
-			continue;
-		}
-		if (!s->partial_ok) {
-			if (c < 0) {
-				const struct trace_node *n = &s->nodes[snd[i].src];
-				const struct trace_node *d = &s->nodes[snd[i].dst];
-				r = fail(err, errlen, -EINVAL, "%s:%u: send id %" PRIu64 " to %s has no "
-				         "matching recv in %s", n->path, n->ev[snd[i].ev].line,
-				         snd[i].id, d->name, d->path);
-			} else {
-				const struct trace_node *n = &s->nodes[rcv[j].dst];
-				const struct trace_node *d = &s->nodes[rcv[j].src];
-				r = fail(err, errlen, -EINVAL, "%s:%u: recv id %" PRIu64 " from %s has no "
-				         "matching send in %s", n->path, n->ev[rcv[j].ev].line,
-				         rcv[j].id, d->name, d->path);
+	for (size_t v = 0; v < s->nnodes; v++) {
+		const struct trace_node *n = &s->nodes[v];
+		for (size_t k = 0; k < n->nev; k++) {
+			const struct trace_event *e = &n->ev[k];
+			struct mkey key = {(uint32_t)e->peer, (uint32_t)v, e->msg, k};
+			const struct mslot *t;
+			struct anode *src;
+			if (e->kind != TRACE_RECV)
+				continue;
+			t = mslot_find(tab, cap - 1, key.src, key.dst, key.id);
+			if (t->se == NO_EVENT) {
+				if (!lone && !(lone = malloc(nr * sizeof(*lone))))
+					goto out;
+				lone[nlone++] = key;
+				continue;
 			}
-			goto out;
+			src = &a->node[t->src];
+			if (src->matched[t->se]) {
+				mkey_min(&dup, &key);
+				continue;
+			}
+			a->msg[a->nmsg++] = (struct amsg){t->src, t->dst, t->se, k};
+			src->mate[t->se] = e->time_ns;
+			src->matched[t->se] = 1;
+			a->node[v].mate[k] = s->nodes[t->src].ev[t->se].time_ns;
+			a->node[v].matched[k] = 1;
 		}
-		if (c < 0)
-			i++;
-		else
-			j++;
 	}
-	for (i = 0; i < a->nmsg; i++) {
-		const struct amsg *m = &a->msg[i];
-		struct anode *src = &a->node[m->src], *dst = &a->node[m->dst];
-		src->mate[m->se] = s->nodes[m->dst].ev[m->re].time_ns;
-		src->matched[m->se] = 1;
-		dst->mate[m->re] = s->nodes[m->src].ev[m->se].time_ns;
-		dst->matched[m->re] = 1;
+	/* lone recvs are few (none in a complete trace): sorted, duplicates are neighbours */
+	if (nlone)
+		qsort(lone, nlone, sizeof(*lone), cmp_mkey);
+	for (i = 1; i < nlone; i++)
+		if (mkey_eq(&lone[i], &lone[i - 1]))
+			mkey_min(&dup, &lone[i]);
+	if (dup.src != UINT32_MAX) {
+		const struct trace_node *n = &s->nodes[dup.dst];
+		r = fail(err, errlen, -EINVAL, "%s:%u: duplicate recv id %" PRIu64 " from %s",
+		         n->path, n->ev[dup.ev].line, dup.id, s->nodes[dup.src].name);
+		goto out;
+	}
+	if (!s->partial_ok) {
+		/* the first one-sided message in (src, dst, id) order; the table holds one only if
+		 * some send went unclaimed */
+		if (nlone)
+			miss = lone[0];
+		for (i = 0; a->nmsg < ns && i < cap; i++) {
+			const struct mslot *t = &tab[i];
+			if (t->se != NO_EVENT && !a->node[t->src].matched[t->se]) {
+				struct mkey key = {t->src, t->dst, t->id, t->se};
+				if (miss.src == UINT32_MAX || cmp_mkey(&key, &miss) < 0) {
+					miss = key;
+					miss_send = 1;
+				}
+			}
+		}
+	}
+	if (miss.src != UINT32_MAX) {
+		if (miss_send) {
+			const struct trace_node *n = &s->nodes[miss.src];
+			const struct trace_node *d = &s->nodes[miss.dst];
+			r = fail(err, errlen, -EINVAL, "%s:%u: send id %" PRIu64 " to %s has no "
+			         "matching recv in %s", n->path, n->ev[miss.ev].line, miss.id,
+			         d->name, d->path);
+		} else {
+			const struct trace_node *n = &s->nodes[miss.dst];
+			const struct trace_node *d = &s->nodes[miss.src];
+			r = fail(err, errlen, -EINVAL, "%s:%u: recv id %" PRIu64 " from %s has no "
+			         "matching send in %s", n->path, n->ev[miss.ev].line, miss.id,
+			         d->name, d->path);
+		}
+		goto out;
 	}
 	r = 0;
 out:
 	if (r == -ENOMEM)
 		fail(err, errlen, r, "out of memory");
-	free(snd);
-	free(rcv);
+	free(tab);
+	free(lone);
 	return r;
 }
 
@@ -527,19 +603,25 @@ static int64_t clamp_i64(long double v)
 	return (int64_t)llroundl(v);
 }
 
-/* local time t of node v on the reference timeline, with bounds */
+/*
+ * Local time t of node v on the reference timeline, with bounds. cur: one cursor per hop
+ * (nnodes + 1), kept from the previous call on the same node so that a node's events in time
+ * order cost amortized O(1) per hop (every hop's conversion is increasing for a valid fit, so
+ * each hop sees its times in order too); NULL for a single evaluation (O(log h) per hop).
+ */
 static int64_t compose(const struct hclock_align *a, size_t v, int64_t t, long double *dm,
-                       long double *dp)
+                       long double *dp, struct pair_cursor *cur)
 {
 	int64_t x = t;
 	long double xf = 0, m = 0, p = 0;
 
 	for (size_t guard = 0; v != a->ref && guard <= a->set.nnodes; guard++) {
 		const struct pair_fit *f = a->node[v].hop;
+		struct pair_cursor one = PAIR_CURSOR_INIT;
 		int64_t y;
 		long double yf, hm, hp, whole;
 
-		pair_eval(f, x, xf, &y, &yf, &hm, &hp);
+		pair_eval_next(f, cur ? &cur[guard] : &one, x, xf, &y, &yf, &hm, &hp);
 		m = hm + f->slope_max * m;
 		p = hp + f->slope_max * p;
 		/* keep the integer part in int64 and only a fraction in the long double */
@@ -563,9 +645,41 @@ static int64_t compose(const struct hclock_align *a, size_t v, int64_t t, long d
 	return clamp_i64((long double)x + xf);
 }
 
+/* the writers' conversion: they convert a node's events in order, so the corrected time is
+ * usually the one hclock_align_run stored for the event next to the previous call's */
+struct conv_ctx {
+	const struct hclock_align *a;
+	size_t node;  /* node of the previous call */
+	size_t k;     /* its event: the first with time_ns >= the previous time */
+};
+
 static int64_t conv_cb(void *ctx, size_t node, int64_t local_ns)
 {
-	return compose(ctx, node, local_ns, NULL, NULL);
+	struct conv_ctx *c = ctx;
+	const struct trace_node *tn = &c->a->set.nodes[node];
+	size_t k = c->node == node ? c->k : 0, l, r;
+
+	/* a few steps forward from the previous event, else a binary search */
+	for (int step = 0; step < 8 && k < tn->nev && tn->ev[k].time_ns < local_ns; step++)
+		k++;
+	if (!((k == tn->nev || tn->ev[k].time_ns >= local_ns) &&
+	      (k == 0 || tn->ev[k - 1].time_ns < local_ns))) {
+		l = 0;
+		r = tn->nev;
+		while (l < r) {
+			size_t m = l + (r - l) / 2;
+			if (tn->ev[m].time_ns < local_ns)
+				l = m + 1;
+			else
+				r = m;
+		}
+		k = l;
+	}
+	c->node = node;
+	c->k = k;
+	if (k < tn->nev && tn->ev[k].time_ns == local_ns)
+		return c->a->node[node].corr[k];
+	return compose(c->a, node, local_ns, NULL, NULL, NULL);
 }
 
 int hclock_align_convert(const hclock_align *a, size_t node, int64_t local_ns, int64_t *ref_ns,
@@ -578,7 +692,7 @@ int hclock_align_convert(const hclock_align *a, size_t node, int64_t local_ns, i
 		return -EINVAL;
 	if (local_ns >= (INT64_C(1) << 62) || local_ns <= -(INT64_C(1) << 62))
 		return -EINVAL;
-	c = compose(a, node, local_ns, &m, &p);
+	c = compose(a, node, local_ns, &m, &p, NULL);
 	if (ref_ns)
 		*ref_ns = c;
 	if (dminus_ns)
@@ -692,6 +806,7 @@ int hclock_align_run(hclock_align *a, const struct hclock_align_opts *o, char *e
 {
 	size_t nn = a->set.nnodes, *parent = NULL, lost = 0, *best_parent = NULL;
 	double *dist = NULL, best = INFINITY;
+	struct pair_cursor *cur = NULL;
 	struct pair_opts po;
 	int r = -ENOMEM;
 
@@ -707,7 +822,8 @@ int hclock_align_run(hclock_align *a, const struct hclock_align_opts *o, char *e
 	parent = malloc(nn * sizeof(*parent));
 	best_parent = malloc(nn * sizeof(*best_parent));
 	dist = malloc(nn * sizeof(*dist));
-	if (!a->fit || !parent || !best_parent || !dist)
+	cur = malloc((nn + 1) * sizeof(*cur));
+	if (!a->fit || !parent || !best_parent || !dist || !cur)
 		goto out;
 	for (size_t x = 0; x < nn; x++)
 		if (fit_node(a, x, &po))
@@ -797,9 +913,11 @@ int hclock_align_run(hclock_align *a, const struct hclock_align_opts *o, char *e
 			goto out;
 		}
 		n->bound_min = n->bound_max = 0;
+		for (size_t h = 0; h <= nn; h++)
+			cur[h] = PAIR_CURSOR_INIT;
 		for (size_t k = 0; k < tn->nev; k++) {
 			long double m, p, b;
-			n->corr[k] = compose(a, v, tn->ev[k].time_ns, &m, &p);
+			n->corr[k] = compose(a, v, tn->ev[k].time_ns, &m, &p, cur);
 			n->dminus[k] = (double)m;
 			n->dplus[k] = (double)p;
 			b = m > p ? m : p;
@@ -836,6 +954,7 @@ out:
 	free(parent);
 	free(best_parent);
 	free(dist);
+	free(cur);
 	return r;
 }
 
@@ -873,7 +992,8 @@ int hclock_align_write(const hclock_align *a, const char *outdir, char *err, siz
 		return fail(err, errlen, -errno, "%s: cannot create output directory: %s", outdir,
 		            strerror(errno));
 	}
-	return a->set.fmt->write(&a->set, conv_cb, (void *)a, outdir, err, errlen);
+	return a->set.fmt->write(&a->set, conv_cb, &(struct conv_ctx){a, 0, 0}, outdir, err,
+	                         errlen);
 }
 
 void hclock_align_free(hclock_align *a)

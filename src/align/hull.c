@@ -233,36 +233,78 @@ static size_t count_le(const struct hull_pt *h, size_t n, long double x)
 	return l;
 }
 
-long double corridor_lp6_max(const struct corridor *c, long double x)
+/* count_le(h, n, x) by stepping from k, its value at an earlier query: O(1) amortized when
+ * queries come in increasing x */
+static size_t step_le(const struct hull_pt *h, size_t n, size_t k, long double x)
 {
-	size_t k = count_le(c->lo, c->nlo, x);
-	long double a1;
+	if (k == LP6_UNSET || isnan(x))
+		return count_le(h, n, x);
+	while (k > 0 && (long double)h[k - 1].x > x)
+		k--;
+	while (k < n && (long double)h[k].x <= x)
+		k++;
+	return k;
+}
+
+/*
+ * LP 6 maximum at x: with k lower-hull vertices left of x, the optimal slope is that of the
+ * edge spanning x clamped to [a1min, a1max] (below the first vertex a1min, past the last
+ * a1max); the optimum then lies on the line of that slope through its supporting vertex.
+ * Both depend on k only, so the cursor recomputes them only when k changes.
+ */
+long double corridor_lp6_max_next(const struct corridor *c, struct lp6_cursor *cur,
+                                  long double x)
+{
+	size_t k = step_le(c->lo, c->nlo, cur->k, x);
 	const struct hull_pt *v;
 
-	if (k == 0)
-		a1 = c->cmin.a1;
-	else if (k == c->nlo)
-		a1 = c->cmax.a1;
-	else
-		a1 = clampl(edge_slope(c->lo, k - 1), c->cmin.a1, c->cmax.a1);
-	v = &c->lo[lo_active(c, a1)];
-	return (long double)v->y + (x - (long double)v->x) * a1;
+	if (k != cur->k) {
+		if (k == 0)
+			cur->a1 = c->cmin.a1;
+		else if (k == c->nlo)
+			cur->a1 = c->cmax.a1;
+		else
+			cur->a1 = clampl(edge_slope(c->lo, k - 1), c->cmin.a1, c->cmax.a1);
+		cur->v = lo_active(c, cur->a1);
+		cur->k = k;
+	}
+	v = &c->lo[cur->v];
+	return (long double)v->y + (x - (long double)v->x) * cur->a1;
+}
+
+/* LP 6 minimum at x: the same on the upper hull, slopes taken from the other end */
+long double corridor_lp6_min_next(const struct corridor *c, struct lp6_cursor *cur,
+                                  long double x)
+{
+	size_t k = step_le(c->hi, c->nhi, cur->k, x);
+	const struct hull_pt *v;
+
+	if (k != cur->k) {
+		if (k == 0)
+			cur->a1 = c->cmax.a1;
+		else if (k == c->nhi)
+			cur->a1 = c->cmin.a1;
+		else
+			cur->a1 = clampl(edge_slope(c->hi, k - 1), c->cmin.a1, c->cmax.a1);
+		cur->v = hi_active(c, cur->a1);
+		cur->k = k;
+	}
+	v = &c->hi[cur->v];
+	return (long double)v->y + (x - (long double)v->x) * cur->a1;
+}
+
+long double corridor_lp6_max(const struct corridor *c, long double x)
+{
+	struct lp6_cursor cur = LP6_CURSOR_INIT;
+
+	return corridor_lp6_max_next(c, &cur, x);
 }
 
 long double corridor_lp6_min(const struct corridor *c, long double x)
 {
-	size_t k = count_le(c->hi, c->nhi, x);
-	long double a1;
-	const struct hull_pt *v;
+	struct lp6_cursor cur = LP6_CURSOR_INIT;
 
-	if (k == 0)
-		a1 = c->cmax.a1;
-	else if (k == c->nhi)
-		a1 = c->cmin.a1;
-	else
-		a1 = clampl(edge_slope(c->hi, k - 1), c->cmin.a1, c->cmax.a1);
-	v = &c->hi[hi_active(c, a1)];
-	return (long double)v->y + (x - (long double)v->x) * a1;
+	return corridor_lp6_min_next(c, &cur, x);
 }
 
 /* sweep one hull: value at its vertices by LP 6, linear in between, slopes sl/sr outside */

@@ -78,6 +78,27 @@ long double corridor_lp6_max(const struct corridor *c, long double x);
 long double corridor_lp6_min(const struct corridor *c, long double x);
 
 /*
+ * The same at many x in a row: the cursor remembers where the last query fell among the hull
+ * vertices and the solution there, so queries at non-decreasing x cost amortized O(1) (any
+ * order stays correct, only slower). Results are bit-identical to corridor_lp6_max/min. Set
+ * a cursor to LP6_CURSOR_INIT before its first use with a corridor, and again to reuse it with
+ * another; one cursor per function (max or min).
+ */
+struct lp6_cursor {
+	size_t k;        /* hull vertices with x <= the last query; LP6_UNSET before the first */
+	size_t v;        /* supporting vertex of the solution for this k */
+	long double a1;  /* the solution's slope for this k */
+};
+
+#define LP6_UNSET ((size_t)-1)
+#define LP6_CURSOR_INIT ((struct lp6_cursor){LP6_UNSET, 0, 0})
+
+long double corridor_lp6_max_next(const struct corridor *c, struct lp6_cursor *cur,
+                                  long double x);
+long double corridor_lp6_min_next(const struct corridor *c, struct lp6_cursor *cur,
+                                  long double x);
+
+/*
  * The same for n sorted abscissae xs, in O(n + h log h): LP 6 is solved at the hull vertices
  * only and interpolated linearly in between, which is exact because the optimum is a
  * polygonal curve with its vertices at hull vertices (Section 3.1.1). vmax/vmin may be NULL.

@@ -348,11 +348,12 @@ int pair_fit(struct pair_fit *f, struct hull_pt *up, size_t nu, struct hull_pt *
 	}
 
 	if (f->quality != PAIR_UNBOUNDED) {
+		struct pair_cursor cur = PAIR_CURSOR_INIT;
 		long double sum = 0;
 		for (k = 0; k < n; k++) {
 			int64_t y;
 			long double yf, dm, dp;
-			pair_eval(f, all[k] + f->xbase, 0, &y, &yf, &dm, &dp);
+			pair_eval_next(f, &cur, all[k] + f->xbase, 0, &y, &yf, &dm, &dp);
 			sum += dm > dp ? dm : dp;
 		}
 		f->weight = (double)(sum / n);
@@ -379,9 +380,33 @@ void pair_free(struct pair_fit *f)
 	f->nseg = 0;
 }
 
+/* number of knots at or left of x (knots increase strictly), stepping from k, the count at
+ * an earlier call (PAIR_UNSET: none) */
+static size_t knots_le(const struct pair_fit *f, size_t k, long double x)
+{
+	size_t nk = f->nseg - 1;
+
+	if (k == PAIR_UNSET || isnan(x)) {
+		size_t l = 0, r = nk;
+		while (l < r) {
+			size_t m = (l + r) / 2;
+			if (f->kx[m] <= x)
+				l = m + 1;
+			else
+				r = m;
+		}
+		return l;
+	}
+	while (k > 0 && f->kx[k - 1] > x)
+		k--;
+	while (k < nk && f->kx[k] <= x)
+		k++;
+	return k;
+}
+
 /* segments: the first and last segment keep their slope through the outer knots, inner
- * segments run straight from knot to knot */
-static long double conv_rel(const struct pair_fit *f, long double x)
+ * segments run straight from knot to knot; k = knots_le(x) */
+static long double conv_rel(const struct pair_fit *f, long double x, size_t k)
 {
 	size_t l, r, nk = f->nseg - 1;
 
@@ -391,25 +416,19 @@ static long double conv_rel(const struct pair_fit *f, long double x)
 		return f->ky[0] + f->seg[0].est.a1 * (x - f->kx[0]);
 	if (x >= f->kx[nk - 1])
 		return f->ky[nk - 1] + f->seg[f->nseg - 1].est.a1 * (x - f->kx[nk - 1]);
-	l = 0;
-	r = nk - 1; /* kx[l] < x < kx[r] */
-	while (r - l > 1) {
-		size_t m = (l + r) / 2;
-		if (f->kx[m] <= x)
-			l = m;
-		else
-			r = m;
-	}
+	/* kx[l] <= x < kx[r]; k is 0 here only for a NaN x, kept in range as before */
+	l = k ? k - 1 : 0;
+	r = l + 1 < nk ? l + 1 : l;
 	if (f->kx[r] <= f->kx[l])
 		return f->ky[l];
 	return f->ky[l] + (f->ky[r] - f->ky[l]) * ((x - f->kx[l]) / (f->kx[r] - f->kx[l]));
 }
 
-void pair_eval(const struct pair_fit *f, int64_t x, long double xf, int64_t *y, long double *yf,
-               long double *dminus, long double *dplus)
+void pair_eval_next(const struct pair_fit *f, struct pair_cursor *cur, int64_t x, long double xf,
+                    int64_t *y, long double *yf, long double *dminus, long double *dplus)
 {
 	long double rel = (long double)(x - f->xbase) + xf, c;
-	size_t k = 0, r;
+	size_t k = 0;
 	const struct pair_seg *s;
 
 	*y = f->ybase;
@@ -418,28 +437,30 @@ void pair_eval(const struct pair_fit *f, int64_t x, long double xf, int64_t *y, 
 		*dminus = *dplus = INFINITY;
 		return;
 	}
-	if (f->nseg > 1) { /* segment k lies between knots k-1 and k */
-		size_t l = 0;
-		r = f->nseg - 1;
-		while (l < r) {
-			size_t m = (l + r) / 2;
-			if (f->kx[m] <= rel)
-				l = m + 1;
-			else
-				r = m;
-		}
-		k = l;
+	if (f->nseg > 1) /* segment k lies between knots k-1 and k */
+		k = knots_le(f, cur->knots, rel);
+	if (k != cur->knots) {
+		cur->knots = k;
+		cur->max = cur->min = LP6_CURSOR_INIT;
 	}
 	s = &f->seg[k];
-	c = conv_rel(f, rel);
+	c = conv_rel(f, rel, k);
 	*yf = c;
 	if (s->cor.status == CORRIDOR_OK) {
-		*dplus = corridor_lp6_max(&s->cor, rel) - c;
-		*dminus = c - corridor_lp6_min(&s->cor, rel);
+		*dplus = corridor_lp6_max_next(&s->cor, &cur->max, rel) - c;
+		*dminus = c - corridor_lp6_min_next(&s->cor, &cur->min, rel);
 	} else if (s->cor.status == CORRIDOR_INTERSECT) {
 		long double d = fabsl(c - line_at(s->est, rel));
 		*dplus = *dminus = s->viol + d;
 	} else {
 		*dplus = *dminus = INFINITY;
 	}
+}
+
+void pair_eval(const struct pair_fit *f, int64_t x, long double xf, int64_t *y, long double *yf,
+               long double *dminus, long double *dplus)
+{
+	struct pair_cursor cur = PAIR_CURSOR_INIT;
+
+	pair_eval_next(f, &cur, x, xf, y, yf, dminus, dplus);
 }

@@ -8,25 +8,33 @@
  * byte for byte up to the last comma and replaces the time.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "align/outbuf.h"
 #include "align/trace.h"
 
 #define CSV_HEADER "event,id,peer,time_ns"
 #define TIME_LIMIT (INT64_C(1) << 62) /* keeps every difference of two times in an int64 */
 
 struct csv_node {
-	char *buf;         /* the whole file */
+	const char *buf;   /* the whole file, mapped read-only ("" if empty) */
+	size_t len;        /* its length */
 	size_t *off;       /* per record: start of its line in buf */
 	size_t *prefix;    /* per record: length up to and including the last comma */
-	char **peer_name;  /* per record during read: peer field (points into a copy), then NULL */
+	size_t bad_peer;   /* first send/recv whose peer is unknown or this node, else NO_EVENT */
+	const char *bad_name; /* its peer field, bad_len bytes (reported once all files parsed) */
+	size_t bad_len;
 };
+
+#define NO_EVENT ((size_t)-1)
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -46,37 +54,34 @@ static int probe(const char *path)
 	return n > 4 && !strcmp(path + n - 4, ".csv") && !stat(path, &st) && S_ISREG(st.st_mode);
 }
 
-static int read_file(const char *path, char **buf, size_t *len, char *err, size_t errlen)
+/*
+ * The whole file, mapped read-only: no copy, and the pages stay shared with the page cache
+ * until the writer has copied the lines out. An empty file gives "" and 0 (nothing mapped).
+ */
+static int map_file(const char *path, const char **buf, size_t *len, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	size_t cap = 1 << 16, n = 0, r;
-	char *b = NULL, *nb;
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	void *m;
 
-	if (!f)
+	*buf = "";
+	*len = 0;
+	if (fd < 0)
 		return fail(err, errlen, "%s: %s", path, strerror(errno));
-	for (;;) {
-		nb = realloc(b, cap + 1);
-		if (!nb) {
-			free(b);
-			fclose(f);
-			return (fail(err, errlen, "%s: out of memory", path), -ENOMEM);
-		}
-		b = nb;
-		r = fread(b + n, 1, cap - n, f);
-		n += r;
-		if (n < cap)
-			break;
-		cap *= 2;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return fail(err, errlen, "%s: not a regular file", path);
 	}
-	if (ferror(f)) {
-		free(b);
-		fclose(f);
-		return fail(err, errlen, "%s: read error", path);
+	if (st.st_size == 0) {
+		close(fd);
+		return 0;
 	}
-	fclose(f);
-	b[n] = 0;
-	*buf = b;
-	*len = n;
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return fail(err, errlen, "%s: %s", path, strerror(errno));
+	*buf = m;
+	*len = (size_t)st.st_size;
 	return 0;
 }
 
@@ -98,56 +103,121 @@ static char *node_name(const char *path)
 	return s;
 }
 
-/* copy field [p, p+n) to a NUL-terminated buffer of size cap; 0 if it did not fit */
-static int field(char *dst, size_t cap, const char *p, size_t n)
+/*
+ * Numbers, parsed in place: what strtoull/strtoll accepted in base 10 on the field copied to
+ * a 40-byte buffer, i.e. at most 39 characters, all of them digits after an optional '-' (for
+ * int64 only), the value in range. Hand-written because the per-field copy and strto* calls
+ * were most of the parsing time.
+ */
+#define NUM_FIELD_MAX 40
+
+/* the digits [p, p+n) as a value <= max; 0 if empty, not all digits, or above max */
+static int parse_digits(const char *p, size_t n, uint64_t max, uint64_t *v)
 {
-	if (n >= cap)
+	uint64_t x = 0;
+
+	if (!n)
 		return 0;
-	memcpy(dst, p, n);
-	dst[n] = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = (unsigned)(unsigned char)p[i] - '0';
+		if (d > 9)
+			return 0;
+		/* 18 digits stay below 10^18 < max: only longer numbers can go past it */
+		if (i >= 18 && x > (max - d) / 10)
+			return 0;
+		x = x * 10 + d;
+	}
+	*v = x;
 	return 1;
 }
 
-static int parse_u64(const char *s, uint64_t *v)
+static int parse_u64(const char *p, size_t n, uint64_t *v)
 {
-	char *end;
-
-	if (!*s || *s < '0' || *s > '9')
-		return 0;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return !errno && !*end;
+	return n < NUM_FIELD_MAX && parse_digits(p, n, UINT64_MAX, v);
 }
 
-static int parse_i64(const char *s, int64_t *v)
+static int parse_i64(const char *p, size_t n, int64_t *v)
 {
-	char *end;
+	uint64_t m;
 
-	if (!*s || !((*s >= '0' && *s <= '9') || *s == '-'))
+	if (n >= NUM_FIELD_MAX)
 		return 0;
-	errno = 0;
-	*v = strtoll(s, &end, 10);
-	return !errno && !*end;
+	if (n && *p == '-') {
+		/* down to INT64_MIN, whose magnitude is INT64_MAX + 1 */
+		if (!parse_digits(p + 1, n - 1, (uint64_t)INT64_MAX + 1, &m))
+			return 0;
+		*v = m > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)m;
+		return 1;
+	}
+	if (!parse_digits(p, n, INT64_MAX, &m))
+		return 0;
+	*v = (int64_t)m;
+	return 1;
 }
 
-struct dupkey {
-	int kind;
-	int peer;
+/*
+ * Duplicate ids: a hash table of the node's send, recv and bcast events keyed by (kind, peer,
+ * id), open addressing with linear probing, at most 2/3 full. The error names the duplicate
+ * that comes first in (kind, peer, id) order, and its first occurrence.
+ */
+struct dupslot {
 	uint64_t msg;
-	size_t ev;
+	int kind, peer;
+	size_t ev;      /* event index; NO_EVENT for an empty slot */
 };
 
-static int cmp_dup(const void *a, const void *b)
+static int dupkey_less(const struct trace_event *x, const struct trace_event *y)
 {
-	const struct dupkey *x = a, *y = b;
-
 	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
+		return x->kind < y->kind;
 	if (x->peer != y->peer)
-		return x->peer < y->peer ? -1 : 1;
-	if (x->msg != y->msg)
-		return x->msg < y->msg ? -1 : 1;
-	return x->ev < y->ev ? -1 : x->ev > y->ev;
+		return x->peer < y->peer;
+	return x->msg < y->msg;
+}
+
+static int dup_check(const struct trace_node *node, char *err, size_t errlen)
+{
+	struct dupslot *tab;
+	size_t cap = 16, mask, first = NO_EVENT, second = NO_EVENT;
+
+	while (cap < node->nev + node->nev / 2)
+		cap *= 2;
+	mask = cap - 1;
+	tab = malloc(cap * sizeof(*tab));
+	if (!tab)
+		return (fail(err, errlen, "%s: out of memory", node->path), -ENOMEM);
+	for (size_t i = 0; i < cap; i++)
+		tab[i].ev = NO_EVENT;
+	for (size_t k = 0; k < node->nev; k++) {
+		const struct trace_event *e = &node->ev[k];
+		/* multiplicative (Fibonacci) hashing: ids counting up spread over the table */
+		uint64_t h = (e->msg + ((uint64_t)e->kind << 32 | (uint32_t)e->peer) *
+		              UINT64_C(0xc2b2ae3d27d4eb4f)) * UINT64_C(0x9e3779b97f4a7c15);
+		size_t i = (size_t)(h >> 32) & mask;
+
+		if (e->kind == TRACE_OTHER)
+			continue;
+		for (;; i = (i + 1) & mask) {
+			struct dupslot *t = &tab[i];
+			if (t->ev == NO_EVENT) {
+				*t = (struct dupslot){e->msg, (int)e->kind, e->peer, k};
+				break;
+			}
+			if (t->msg == e->msg && t->kind == (int)e->kind && t->peer == e->peer) {
+				if (second == NO_EVENT || dupkey_less(e, &node->ev[second])) {
+					first = t->ev;
+					second = k;
+				}
+				break;
+			}
+		}
+	}
+	free(tab);
+	if (second != NO_EVENT)
+		return fail(err, errlen, "%s:%u: duplicate id %" PRIu64 " (first at line %u); "
+		            "each message id appears once per direction and peer", node->path,
+		            node->ev[second].line, node->ev[second].msg, node->ev[first].line);
+	return 0;
 }
 
 static void release(struct trace_set *set)
@@ -156,10 +226,10 @@ static void release(struct trace_set *set)
 		struct trace_node *n = &set->nodes[i];
 		struct csv_node *c = n->priv;
 		if (c) {
-			free(c->buf);
+			if (c->len)
+				munmap((void *)c->buf, c->len);
 			free(c->off);
 			free(c->prefix);
-			free(c->peer_name);
 			free(c);
 		}
 		free(n->name);
@@ -171,22 +241,51 @@ static void release(struct trace_set *set)
 	set->nnodes = 0;
 }
 
-/* parse one file into node (peers kept as names until every node is known) */
-static int parse(struct trace_node *node, char *err, size_t errlen)
+/* the node named [p, p+n), or -1; hint: the node to try first (the previous event's peer) */
+static int find_node(const struct trace_set *set, const size_t *name_len, int hint,
+                     const char *p, size_t n)
 {
-	struct csv_node *c = node->priv;
-	char *b = c->buf, *end;
-	size_t len = strlen(b), cap = 0, lineno = 0, p = 0;
-	int64_t prev = INT64_MIN;
+	if (hint >= 0 && name_len[hint] == n && !memcmp(set->nodes[hint].name, p, n))
+		return hint;
+	for (size_t j = 0; j < set->nnodes; j++)
+		if (name_len[j] == n && !memcmp(set->nodes[j].name, p, n))
+			return (int)j;
+	return -1;
+}
 
-	end = b + len;
-	while (p < len) {
-		char *line = b + p, *nl = memchr(line, '\n', len - p), *f[4], fb[4][40];
-		size_t ll = nl ? (size_t)(nl - line) : (size_t)(end - line), nf = 0, flen[4];
+/*
+ * Parse the file of node ni. Every node's name is known (name_len[] their lengths), so peers
+ * are looked up here; the first unknown or self peer is kept in bad_peer and reported by
+ * resolve() once every file has parsed, as an error of the whole set.
+ */
+static int parse(struct trace_set *set, size_t ni, const size_t *name_len, char *err,
+                 size_t errlen)
+{
+	struct trace_node *node = &set->nodes[ni];
+	struct csv_node *c = node->priv;
+	const char *b = c->buf, *end = b + c->len, *line, *nl;
+	size_t cap = 1, lineno = 0;
+	int64_t prev = INT64_MIN;
+	int hint = -1;
+
+	/* at most one record per line: size the arrays once */
+	for (nl = b; (nl = memchr(nl, '\n', (size_t)(end - nl))); nl++)
+		cap++;
+	node->ev = malloc(cap * sizeof(*node->ev));
+	c->off = malloc(cap * sizeof(*c->off));
+	c->prefix = malloc(cap * sizeof(*c->prefix));
+	c->bad_peer = NO_EVENT;
+	if (!node->ev || !c->off || !c->prefix)
+		return (fail(err, errlen, "%s: out of memory", node->path), -ENOMEM);
+
+	for (line = b; line < end; line = nl ? nl + 1 : end) {
+		const char *f[4];
+		size_t ll, nf = 0, flen[4];
 		struct trace_event *e;
 
+		nl = memchr(line, '\n', (size_t)(end - line));
+		ll = (size_t)((nl ? nl : end) - line);
 		lineno++;
-		p += ll + (nl != NULL);
 		if (ll && line[ll - 1] == '\r')
 			ll--;
 		if (lineno == 1) {
@@ -214,23 +313,6 @@ static int parse(struct trace_node *node, char *err, size_t errlen)
 			return fail(err, errlen, "%s:%zu: expected 4 fields event,id,peer,time_ns, "
 			            "found %s", node->path, lineno, nf < 3 ? "fewer" : "more");
 		flen[3] = (size_t)(line + ll - f[3]);
-		if (node->nev == cap) {
-			size_t nc = cap ? 2 * cap : 1024;
-			void *ne = realloc(node->ev, nc * sizeof(*node->ev));
-			void *no = ne ? realloc(c->off, nc * sizeof(*c->off)) : NULL;
-			void *np = no ? realloc(c->prefix, nc * sizeof(*c->prefix)) : NULL;
-			void *nn = np ? realloc(c->peer_name, nc * sizeof(*c->peer_name)) : NULL;
-			if (ne)
-				node->ev = ne;
-			if (no)
-				c->off = no;
-			if (np)
-				c->prefix = np;
-			if (!nn)
-				return (fail(err, errlen, "%s: out of memory", node->path), -ENOMEM);
-			c->peer_name = nn;
-			cap = nc;
-		}
 		e = &node->ev[node->nev];
 		memset(e, 0, sizeof(*e));
 		e->peer = -1;
@@ -238,9 +320,8 @@ static int parse(struct trace_node *node, char *err, size_t errlen)
 		e->line = lineno > UINT32_MAX ? UINT32_MAX : (uint32_t)lineno;
 		c->off[node->nev] = (size_t)(line - b);
 		c->prefix[node->nev] = (size_t)(f[3] - line);
-		c->peer_name[node->nev] = NULL;
 
-		if (!field(fb[3], sizeof(fb[3]), f[3], flen[3]) || !parse_i64(fb[3], &e->time_ns))
+		if (!parse_i64(f[3], flen[3], &e->time_ns))
 			return fail(err, errlen, "%s:%zu: time_ns '%.*s' is not an int64 count of ns",
 			            node->path, lineno, (int)(flen[3] > 40 ? 40 : flen[3]), f[3]);
 		if (e->time_ns >= TIME_LIMIT || e->time_ns <= -TIME_LIMIT)
@@ -262,16 +343,19 @@ static int parse(struct trace_node *node, char *err, size_t errlen)
 			e->kind = TRACE_OTHER;
 		else
 			return fail(err, errlen, "%s:%zu: empty event name", node->path, lineno);
-		if (e->kind != TRACE_OTHER &&
-		    (!field(fb[1], sizeof(fb[1]), f[1], flen[1]) || !parse_u64(fb[1], &e->msg)))
+		if (e->kind != TRACE_OTHER && !parse_u64(f[1], flen[1], &e->msg))
 			return fail(err, errlen, "%s:%zu: id '%.*s' is not an unsigned integer",
 			            node->path, lineno, (int)(flen[1] > 40 ? 40 : flen[1]), f[1]);
 		if (e->kind == TRACE_SEND || e->kind == TRACE_RECV) {
 			if (!flen[2])
 				return fail(err, errlen, "%s:%zu: %s without a peer node", node->path,
 				            lineno, e->kind == TRACE_SEND ? "send" : "recv");
-			f[2][flen[2]] = 0; /* the comma after it; prefix[] keeps the length */
-			c->peer_name[node->nev] = f[2];
+			e->peer = hint = find_node(set, name_len, hint, f[2], flen[2]);
+			if ((e->peer < 0 || (size_t)e->peer == ni) && c->bad_peer == NO_EVENT) {
+				c->bad_peer = node->nev;
+				c->bad_name = f[2];
+				c->bad_len = flen[2];
+			}
 		}
 		node->nev++;
 	}
@@ -281,74 +365,81 @@ static int parse(struct trace_node *node, char *err, size_t errlen)
 	return 0;
 }
 
+/* ids that count up within each (kind, peer), as most tracers number messages, cannot
+ * repeat; one pass finds out, sparing the hash table of dup_check */
+static int ids_increase(const struct trace_set *set, const struct trace_node *node)
+{
+	size_t nclass = 3 * (set->nnodes + 1);
+	uint64_t *last = malloc(nclass * sizeof(*last));
+	unsigned char *seen = calloc(nclass, 1);
+	int up = last && seen;
+
+	for (size_t k = 0; up && k < node->nev; k++) {
+		const struct trace_event *e = &node->ev[k];
+		size_t cl; /* class (kind, peer); bcasts have peer -1 */
+		if (e->kind == TRACE_OTHER)
+			continue;
+		cl = (size_t)e->kind * (set->nnodes + 1) + (size_t)(e->peer + 1);
+		if (seen[cl] && e->msg <= last[cl])
+			up = 0;
+		seen[cl] = 1;
+		last[cl] = e->msg;
+	}
+	free(last);
+	free(seen);
+	return up;
+}
+
+/* the peer errors found while parsing, then duplicate ids */
 static int resolve(struct trace_set *set, size_t ni, char *err, size_t errlen)
 {
 	struct trace_node *node = &set->nodes[ni];
 	struct csv_node *c = node->priv;
-	struct dupkey *d;
-	size_t nd = 0;
 
-	for (size_t i = 0; i < node->nev; i++) {
-		struct trace_event *e = &node->ev[i];
-		const char *pn = c->peer_name[i];
-		if (!pn)
-			continue;
-		for (size_t j = 0; j < set->nnodes; j++)
-			if (!strcmp(set->nodes[j].name, pn)) {
-				e->peer = (int)j;
-				break;
-			}
+	if (c->bad_peer != NO_EVENT) {
+		const struct trace_event *e = &node->ev[c->bad_peer];
+		int n = (int)(c->bad_len > 40 ? 40 : c->bad_len);
 		if (e->peer < 0)
-			return fail(err, errlen, "%s:%u: peer '%.40s' is not one of the input nodes "
+			return fail(err, errlen, "%s:%u: peer '%.*s' is not one of the input nodes "
 			            "(a peer is another input's file name without .csv)",
-			            node->path, e->line, pn);
-		if ((size_t)e->peer == ni)
-			return fail(err, errlen, "%s:%u: peer '%.40s' is this node itself", node->path,
-			            e->line, pn);
+			            node->path, e->line, n, c->bad_name);
+		return fail(err, errlen, "%s:%u: peer '%.*s' is this node itself", node->path,
+		            e->line, n, c->bad_name);
 	}
-	d = malloc((node->nev ? node->nev : 1) * sizeof(*d));
-	if (!d)
-		return (fail(err, errlen, "%s: out of memory", node->path), -ENOMEM);
-	for (size_t i = 0; i < node->nev; i++)
-		if (node->ev[i].kind != TRACE_OTHER)
-			d[nd++] = (struct dupkey){node->ev[i].kind, node->ev[i].peer, node->ev[i].msg, i};
-	qsort(d, nd, sizeof(*d), cmp_dup);
-	for (size_t i = 1; i < nd; i++)
-		if (d[i].kind == d[i - 1].kind && d[i].peer == d[i - 1].peer &&
-		    d[i].msg == d[i - 1].msg) {
-			const struct trace_event *e = &node->ev[d[i].ev];
-			int r = fail(err, errlen, "%s:%u: duplicate id %" PRIu64 " (first at line %u); "
-			             "each message id appears once per direction and peer",
-			             node->path, e->line, e->msg, node->ev[d[i - 1].ev].line);
-			free(d);
-			return r;
-		}
-	free(d);
-	return 0;
+	if (ids_increase(set, node))
+		return 0;
+	return dup_check(node, err, errlen);
 }
 
 static int read_csv(const char *const *paths, size_t npaths, struct trace_set *set, char *err,
                     size_t errlen)
 {
+	size_t *name_len = calloc(npaths ? npaths : 1, sizeof(*name_len));
 	int r;
 
 	set->fmt = &trace_format_csv;
 	set->nodes = calloc(npaths ? npaths : 1, sizeof(*set->nodes));
-	if (!set->nodes)
+	if (!set->nodes || !name_len) {
+		free(name_len);
 		return (fail(err, errlen, "out of memory"), -ENOMEM);
+	}
+	/* every node's name first, for the peers; checked in file order below */
 	for (size_t i = 0; i < npaths; i++) {
 		struct trace_node *n = &set->nodes[i];
-		struct csv_node *c;
-		size_t len = 0;
-
 		set->nnodes++;
 		n->path = strdup(paths[i]);
 		n->name = node_name(paths[i]);
-		n->priv = c = calloc(1, sizeof(*c));
-		if (!n->path || !n->name || !c) {
+		n->priv = calloc(1, sizeof(struct csv_node));
+		if (!n->path || !n->name || !n->priv) {
 			r = (fail(err, errlen, "out of memory"), -ENOMEM);
 			goto err;
 		}
+		name_len[i] = strlen(n->name);
+	}
+	for (size_t i = 0; i < npaths; i++) {
+		struct trace_node *n = &set->nodes[i];
+		struct csv_node *c = n->priv;
+
 		if (!*n->name) {
 			r = fail(err, errlen, "%s: empty node name; name the file NODE.csv", paths[i]);
 			goto err;
@@ -359,28 +450,22 @@ static int read_csv(const char *const *paths, size_t npaths, struct trace_set *s
 				         n->name, set->nodes[j].path);
 				goto err;
 			}
-		if ((r = read_file(paths[i], &c->buf, &len, err, errlen)))
+		if ((r = map_file(paths[i], &c->buf, &c->len, err, errlen)))
 			goto err;
-		if (memchr(c->buf, 0, len)) {
+		if (memchr(c->buf, 0, c->len)) {
 			r = fail(err, errlen, "%s: contains a NUL byte; not a CSV text file", paths[i]);
 			goto err;
 		}
-		if ((r = parse(n, err, errlen)))
+		if ((r = parse(set, i, name_len, err, errlen)))
 			goto err;
 	}
 	for (size_t i = 0; i < set->nnodes; i++)
 		if ((r = resolve(set, i, err, errlen)))
 			goto err;
-	for (size_t i = 0; i < set->nnodes; i++) {
-		struct csv_node *c = set->nodes[i].priv;
-		for (size_t k = 0; k < set->nodes[i].nev; k++)
-			if (c->peer_name[k])
-				c->peer_name[k][strlen(c->peer_name[k])] = ',';
-		free(c->peer_name);
-		c->peer_name = NULL;
-	}
+	free(name_len);
 	return 0;
 err:
+	free(name_len);
 	release(set);
 	return r;
 }
@@ -393,13 +478,18 @@ static int write_csv(const struct trace_set *set, trace_convert_fn conv, void *c
                      const char *outdir, char *err, size_t errlen)
 {
 	struct tmpout *t = calloc(set->nnodes ? set->nnodes : 1, sizeof(*t));
+	struct outbuf *ob = malloc(sizeof(*ob));
 	size_t i;
 	int r = 0;
 
-	if (!t)
+	if (!t || !ob) {
+		free(t);
+		free(ob);
 		return (fail(err, errlen, "out of memory"), -ENOMEM);
+	}
 	if (mkdir(outdir, 0777) && errno != EEXIST) {
 		free(t);
+		free(ob);
 		return fail(err, errlen, "%s: cannot create output directory: %s", outdir,
 		            strerror(errno));
 	}
@@ -435,13 +525,15 @@ static int write_csv(const struct trace_set *set, trace_convert_fn conv, void *c
 			r = fail(err, errlen, "%s: %s", tmp, strerror(errno));
 			goto out;
 		}
-		fputs(CSV_HEADER "\n", f);
+		outbuf_init(ob, f);
+		outbuf_put(ob, CSV_HEADER "\n", strlen(CSV_HEADER "\n"));
 		for (size_t k = 0; k < n->nev; k++) {
 			const struct trace_event *e = &n->ev[k];
-			fwrite(c->buf + c->off[e->record], 1, c->prefix[e->record], f);
-			fprintf(f, "%" PRId64 "\n", conv(ctx, i, e->time_ns));
+			outbuf_put(ob, c->buf + c->off[e->record], c->prefix[e->record]);
+			outbuf_i64(ob, conv(ctx, i, e->time_ns));
+			outbuf_put(ob, "\n", 1);
 		}
-		if (ferror(f) | fclose(f)) {
+		if (outbuf_flush(ob) | fclose(f)) {
 			r = fail(err, errlen, "%s: write error", tmp);
 			goto out;
 		}
@@ -463,6 +555,7 @@ out:
 		free(t[i].dst);
 	}
 	free(t);
+	free(ob);
 	return r;
 }
 

@@ -4,12 +4,13 @@
  * time (like Fig. 6 of the paper). Reads the engine's results, computes nothing new.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "align/align_priv.h"
+#include "align/outbuf.h"
 
 static const char *quality(const struct anode *n)
 {
@@ -113,18 +114,39 @@ int hclock_align_report(const hclock_align *a, FILE *f, int json)
 
 int hclock_align_bounds_csv(const hclock_align *a, FILE *f)
 {
+	static const char head[] = "node,time_ns,corrected_ns,delta_minus_ns,delta_plus_ns\n";
+	struct outbuf *o;
+	int r;
+
 	if (!a->ran)
 		return -EINVAL;
-	fputs("node,time_ns,corrected_ns,delta_minus_ns,delta_plus_ns\n", f);
+	o = malloc(sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	outbuf_init(o, f);
+	outbuf_put(o, head, sizeof(head) - 1);
 	for (size_t v = 0; v < a->set.nnodes; v++) {
 		const struct trace_node *tn = &a->set.nodes[v];
 		const struct anode *n = &a->node[v];
-		/* whole ns, rounded outwards so the interval stays strict */
-		for (size_t k = 0; k < tn->nev; k++)
-			fprintf(f, "%s,%" PRId64 ",%" PRId64 ",%.0f,%.0f\n", tn->name, tn->ev[k].time_ns,
-			        n->corr[k], ceil(n->dminus[k]), ceil(n->dplus[k]));
+		size_t nl = strlen(tn->name);
+		/* node,time_ns,corrected_ns,delta_minus_ns,delta_plus_ns; deltas whole ns, rounded
+		 * outwards so the interval stays strict */
+		for (size_t k = 0; k < tn->nev; k++) {
+			outbuf_put(o, tn->name, nl);
+			outbuf_put(o, ",", 1);
+			outbuf_i64(o, tn->ev[k].time_ns);
+			outbuf_put(o, ",", 1);
+			outbuf_i64(o, n->corr[k]);
+			outbuf_put(o, ",", 1);
+			outbuf_ceil(o, n->dminus[k]);
+			outbuf_put(o, ",", 1);
+			outbuf_ceil(o, n->dplus[k]);
+			outbuf_put(o, "\n", 1);
+		}
 	}
-	return ferror(f) ? -EIO : 0;
+	r = outbuf_flush(o);
+	free(o);
+	return r;
 }
 
 /* ---- SVG ------------------------------------------------------------------------------ */

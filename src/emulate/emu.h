@@ -53,7 +53,8 @@ struct hclock_emu {
 	int ref_node;            /* node of rank 0, the reference of the truth */
 	int socket;              /* emulated socket of this process within its node, or -1 */
 	int ranks_per_node;
-	struct emu_node *nodes;  /* nnodes entries */
+	struct emu_node mine;    /* this process's node clock */
+	struct emu_node ref;     /* the reference node's clock (rank 0's), for the truth */
 	struct rng rng;          /* this process's read noise and jitter */
 };
 
@@ -61,8 +62,11 @@ struct hclock_emu {
  * hclock_last_error() naming the bad token. */
 int emu_parse(const char *spec, struct emu_params *p);
 
-/* Node k's clock at real time T since the epoch (ns), without read noise. */
-int64_t emu_local_ns(const struct hclock_emu *e, int node, int64_t T_ns);
+/* Node k's clock parameters, drawn from the seed (any process can draw any node's). */
+void emu_draw_node(const struct emu_params *p, int k, struct emu_node *out);
+
+/* A node clock n at real time T since the epoch (ns), without read noise. */
+int64_t emu_local_ns(const struct hclock_emu *e, const struct emu_node *n, int64_t T_ns);
 
 /* Real time since the epoch, ns. */
 int64_t emu_T_ns(const struct hclock_emu *e);

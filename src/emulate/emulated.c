@@ -16,7 +16,7 @@ struct emulated_clock {
 static int64_t emulated_now(struct hclock_clock *c)
 {
 	struct emulated_clock *e = (struct emulated_clock *)c;
-	int64_t t = emu_local_ns(e->emu, e->node, emu_T_ns(e->emu));
+	int64_t t = emu_local_ns(e->emu, &e->emu->mine, emu_T_ns(e->emu));
 	if (e->emu->p.noise_s > 0)
 		t += (int64_t)llround(rng_normal(&e->emu->rng) * e->emu->p.noise_s * 1e9);
 	return t;

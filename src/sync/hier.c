@@ -3,8 +3,9 @@
  * h2(INTER,INTRA): one process per node synchronizes with INTER; then each node's other
  * processes synchronize to it with INTRA, whose input clock is the node leader's global
  * clock (the models nest). h3(INTER,SOCKET,INTRA) adds a level of one process per socket.
- * The communicators are created on the first run and reused while the input communicator
- * is congruent; their cost counts in that run's duration, as in the paper.
+ * The level communicators are created once per run, before the first level, and freed at
+ * its end: their cost counts in the sync duration, as in the paper, and nothing of size p
+ * stays allocated between runs (at 16,384 simulated ranks a kept communicator costs GiBs).
  * After every level all ranks agree on success, so a failing level (e.g. prop refused)
  * makes every rank return the error and none waits for a leader that gave up.
  */
@@ -19,14 +20,13 @@ struct hier {
 	struct hclock_sync s;
 	int nlevels;
 	struct hclock_sync *level[3]; /* outermost (inter-node) first */
-	MPI_Comm parent;              /* a dup of the communicator the comms were made for */
 	MPI_Comm comm[3];             /* per level; MPI_COMM_NULL where this process is absent */
 	MPI_Comm node, socket;        /* kept to be freed */
 };
 
 static void free_comms(struct hier *h)
 {
-	MPI_Comm *all[] = {&h->parent, &h->comm[0], &h->comm[1], &h->comm[2], &h->node, &h->socket};
+	MPI_Comm *all[] = {&h->comm[0], &h->comm[1], &h->comm[2], &h->node, &h->socket};
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (*all[i] != MPI_COMM_NULL) {
 			int fin;
@@ -40,27 +40,21 @@ static void free_comms(struct hier *h)
 static int make_comms(struct hier *h, MPI_Comm comm, hclock_emu *emu)
 {
 	int rc;
-	if (h->parent != MPI_COMM_NULL) {
-		int cmp;
-		MPI_Comm_compare(h->parent, comm, &cmp);
-		if (cmp == MPI_IDENT || cmp == MPI_CONGRUENT)
-			return 0;
-		free_comms(h);
-	}
-	MPI_Comm_dup(comm, &h->parent);
 	if ((rc = topo_split_node(comm, emu, &h->node)))
 		return rc;
 	if ((rc = topo_leaders(comm, h->node, &h->comm[0])))
 		return rc;
-	if (h->nlevels == 2) {
-		MPI_Comm_dup(h->node, &h->comm[1]);
+	if (h->nlevels == 2) { /* the intra level is the node communicator itself */
+		h->comm[1] = h->node;
+		h->node = MPI_COMM_NULL;
 		return 0;
 	}
 	if ((rc = topo_split_socket(h->node, emu, &h->socket)))
 		return rc;
 	if ((rc = topo_leaders(h->node, h->socket, &h->comm[1])))
 		return rc;
-	MPI_Comm_dup(h->socket, &h->comm[2]);
+	h->comm[2] = h->socket;
+	h->socket = MPI_COMM_NULL;
 	return 0;
 }
 
@@ -72,7 +66,7 @@ static int hier_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm);
 	for (int i = 0; i < h->nlevels && !all; i++) {
 		int size = 0;
-		uint64_t rounds = 0, maxrounds;
+		uint64_t rounds = 0;
 		if (h->comm[i] != MPI_COMM_NULL)
 			MPI_Comm_size(h->comm[i], &size);
 		if (size > 1) {
@@ -83,11 +77,14 @@ static int hier_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 			hclock_clock_free(g);
 			g = next;
 		}
-		/* the level's schedule length: the longest among its groups */
-		MPI_Allreduce(&rounds, &maxrounds, 1, MPI_UINT64_T, MPI_MAX, comm);
-		s->rounds += maxrounds;
-		MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm);
+		/* one collective: the level's schedule length (the longest among its groups) and
+		 * the worst error code of any rank */
+		int64_t mine[2] = {(int64_t)rounds, -(int64_t)rc}, worst[2];
+		MPI_Allreduce(mine, worst, 2, MPI_INT64_T, MPI_MAX, comm);
+		s->rounds += (uint64_t)worst[0];
+		all = -(int)worst[1];
 	}
+	free_comms(h);
 	if (all) {
 		if (!rc && all != HCLOCK_ESHARE) /* prop set the same message on every rank */
 			err_set(all, "hierarchical sync failed on another rank: %s", hclock_strerror(all));
@@ -116,7 +113,7 @@ int sync_hier_create(const struct sync_spec *sp, struct hclock_sync **out)
 		return err_set(HCLOCK_ENOMEM, "out of memory");
 	h->s.ops = &hier_ops;
 	h->nlevels = sp->nlevels;
-	h->parent = h->node = h->socket = MPI_COMM_NULL;
+	h->node = h->socket = MPI_COMM_NULL;
 	for (int i = 0; i < 3; i++)
 		h->comm[i] = MPI_COMM_NULL;
 	if (sp->level[0]->kind == SYNC_PROP) {

@@ -47,13 +47,11 @@ int main(void)
 	memset(&e, 0, sizeof(e));
 	e.p.wander_period_s = 30;
 	e.epoch_ns = 1000000000000LL;
-	e.nodes = &node;
-	e.nnodes = 1;
 	for (int64_t T = 0; T <= 100000000000LL; T += 7000000000LL) {
 		double t = (double)T * 1e-9, P = 30;
 		double want = 0.25 + (1 + 80e-6) * t + 1e-9 * t * t +
 		              1e-7 * P / (2 * M_PI) * (cos(0.3) - cos(2 * M_PI * t / P + 0.3));
-		double got = (double)(emu_local_ns(&e, 0, T) - e.epoch_ns) * 1e-9;
+		double got = (double)(emu_local_ns(&e, &node, T) - e.epoch_ns) * 1e-9;
 		TEST_CHECK(fabs(got - want) < 2e-9, "T=%lld: %.9f vs %.9f", (long long)T, got, want);
 	}
 	return test_end("test_emu");
