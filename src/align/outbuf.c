@@ -22,70 +22,51 @@ static void drain(struct outbuf *o)
 	o->n = 0;
 }
 
-void outbuf_put(struct outbuf *o, const char *s, size_t n)
+void outbuf_put_slow(struct outbuf *o, const char *s, size_t n)
 {
-	if (o->n + n > OUTBUF_SIZE) {
-		drain(o);
-		if (n > OUTBUF_SIZE) {
-			fwrite(s, 1, n, o->f);
-			return;
-		}
+	drain(o);
+	if (n > OUTBUF_SIZE) {
+		fwrite(s, 1, n, o->f);
+		return;
 	}
-	memcpy(o->buf + o->n, s, n);
-	o->n += n;
+	memcpy(o->buf, s, n);
+	o->n = n;
 }
 
-static const char pairs[] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-/* the n digits of v < 10^n, written backwards ending before end, two at a time from the
- * table of the pairs 00..99 */
-static void digits32(char *end, uint32_t v, int n)
+/* the decimal digits of v, written backwards ending before end; returns the first digit.
+ * Two digits per division, from a table of the pairs 00..99. */
+static char *digits(char *end, uint64_t v)
 {
-	for (; n >= 2; n -= 2) {
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	char *p = end;
+
+	while (v >= 100) {
 		const char *d = pairs + 2 * (v % 100);
 		v /= 100;
-		*--end = d[1];
-		*--end = d[0];
+		*--p = d[1];
+		*--p = d[0];
 	}
-	if (n)
-		*--end = (char)('0' + v);
-}
-
-/* number of decimal digits of v */
-static int ndigits(uint64_t v)
-{
-	int n = 1;
-
-	while (v >= 10000) {
-		v /= 10000;
-		n += 4;
+	if (v >= 10) {
+		*--p = pairs[2 * v + 1];
+		*--p = pairs[2 * v];
+	} else {
+		*--p = (char)('0' + v);
 	}
-	return n + (v >= 10) + (v >= 100) + (v >= 1000);
+	return p;
 }
 
 void outbuf_i64(struct outbuf *o, int64_t v)
 {
-	/* the magnitude in unsigned arithmetic: -INT64_MIN does not fit an int64 */
-	uint64_t m = v < 0 ? -(uint64_t)v : (uint64_t)v;
-	int n = ndigits(m);
-	char *end;
+	char tmp[NUM_MAX], *end = tmp + sizeof(tmp), *p;
 
-	if (o->n + NUM_MAX > OUTBUF_SIZE)
-		drain(o);
+	/* the magnitude in unsigned arithmetic: -INT64_MIN does not fit an int64 */
+	p = digits(end, v < 0 ? -(uint64_t)v : (uint64_t)v);
 	if (v < 0)
-		o->buf[o->n++] = '-';
-	end = o->buf + o->n + n;
-	o->n += (size_t)n;
-	/* eight digits at a time in 32-bit arithmetic, the rest in one go */
-	for (; n > 8; n -= 8) {
-		digits32(end, (uint32_t)(m % 100000000), 8);
-		m /= 100000000;
-		end -= 8;
-	}
-	digits32(end, (uint32_t)m, n);
+		*--p = '-';
+	outbuf_put(o, p, (size_t)(end - p));
 }
 
 void outbuf_ceil(struct outbuf *o, double v)

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #define OUTBUF_SIZE 65536
 
@@ -22,8 +23,19 @@ struct outbuf {
 /* start writing to f (the caller keeps owning f) */
 void outbuf_init(struct outbuf *o, FILE *f);
 
-/* n bytes of s */
-void outbuf_put(struct outbuf *o, const char *s, size_t n);
+/* bytes that do not fit the buffer: written out through the FILE */
+void outbuf_put_slow(struct outbuf *o, const char *s, size_t n);
+
+/* n bytes of s (inline: most calls are a few bytes, often a constant count) */
+static inline void outbuf_put(struct outbuf *o, const char *s, size_t n)
+{
+	if (n <= OUTBUF_SIZE - o->n) {
+		memcpy(o->buf + o->n, s, n);
+		o->n += n;
+	} else {
+		outbuf_put_slow(o, s, n);
+	}
+}
 
 /* v in decimal, as printf("%" PRId64) */
 void outbuf_i64(struct outbuf *o, int64_t v);

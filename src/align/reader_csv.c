@@ -264,20 +264,11 @@ static int parse(struct trace_set *set, size_t ni, const size_t *name_len, char 
 	struct trace_node *node = &set->nodes[ni];
 	struct csv_node *c = node->priv;
 	const char *b = c->buf, *end = b + c->len, *line, *nl;
-	size_t cap = 1, lineno = 0;
+	size_t cap = 0, lineno = 0;
 	int64_t prev = INT64_MIN;
 	int hint = -1;
 
-	/* at most one record per line: size the arrays once */
-	for (nl = b; (nl = memchr(nl, '\n', (size_t)(end - nl))); nl++)
-		cap++;
-	node->ev = malloc(cap * sizeof(*node->ev));
-	c->off = malloc(cap * sizeof(*c->off));
-	c->prefix = malloc(cap * sizeof(*c->prefix));
 	c->bad_peer = NO_EVENT;
-	if (!node->ev || !c->off || !c->prefix)
-		return (fail(err, errlen, "%s: out of memory", node->path), -ENOMEM);
-
 	for (line = b; line < end; line = nl ? nl + 1 : end) {
 		const char *f[4];
 		size_t ll, nf = 0, flen[4];
@@ -296,23 +287,37 @@ static int parse(struct trace_set *set, size_t ni, const size_t *name_len, char 
 		}
 		if (!ll)
 			continue;
-		/* split into exactly 4 fields */
+		/* split at the first three commas; the time field is the rest, where a fourth comma
+		 * (or a NUL byte) shows up as a time that does not parse */
 		f[0] = line;
-		for (size_t i = 0; i < ll; i++) {
+		for (size_t i = 0; i < ll && nf < 3; i++) {
 			if (line[i] == ',') {
-				if (nf == 3) {
-					nf = 4;
-					break;
-				}
 				flen[nf] = (size_t)(line + i - f[nf]);
 				nf++;
 				f[nf] = line + i + 1;
+			} else if (!line[i]) {
+				return fail(err, errlen, "%s: contains a NUL byte; not a CSV text file",
+				            node->path);
 			}
 		}
-		if (nf != 3)
+		if (nf < 3)
 			return fail(err, errlen, "%s:%zu: expected 4 fields event,id,peer,time_ns, "
-			            "found %s", node->path, lineno, nf < 3 ? "fewer" : "more");
+			            "found fewer", node->path, lineno);
 		flen[3] = (size_t)(line + ll - f[3]);
+		if (node->nev == cap) {
+			size_t nc = cap ? 2 * cap : 1024;
+			void *ne = realloc(node->ev, nc * sizeof(*node->ev));
+			void *no = ne ? realloc(c->off, nc * sizeof(*c->off)) : NULL;
+			void *np = no ? realloc(c->prefix, nc * sizeof(*c->prefix)) : NULL;
+			if (ne)
+				node->ev = ne;
+			if (no)
+				c->off = no;
+			if (!np)
+				return (fail(err, errlen, "%s: out of memory", node->path), -ENOMEM);
+			c->prefix = np;
+			cap = nc;
+		}
 		e = &node->ev[node->nev];
 		memset(e, 0, sizeof(*e));
 		e->peer = -1;
@@ -321,9 +326,13 @@ static int parse(struct trace_set *set, size_t ni, const size_t *name_len, char 
 		c->off[node->nev] = (size_t)(line - b);
 		c->prefix[node->nev] = (size_t)(f[3] - line);
 
-		if (!parse_i64(f[3], flen[3], &e->time_ns))
+		if (!parse_i64(f[3], flen[3], &e->time_ns)) {
+			if (memchr(f[3], ',', flen[3]))
+				return fail(err, errlen, "%s:%zu: expected 4 fields event,id,peer,time_ns, "
+				            "found more", node->path, lineno);
 			return fail(err, errlen, "%s:%zu: time_ns '%.*s' is not an int64 count of ns",
 			            node->path, lineno, (int)(flen[3] > 40 ? 40 : flen[3]), f[3]);
+		}
 		if (e->time_ns >= TIME_LIMIT || e->time_ns <= -TIME_LIMIT)
 			return fail(err, errlen, "%s:%zu: time_ns %" PRId64 " out of range (|t| < 2^62)",
 			            node->path, lineno, e->time_ns);
@@ -452,12 +461,14 @@ static int read_csv(const char *const *paths, size_t npaths, struct trace_set *s
 			}
 		if ((r = map_file(paths[i], &c->buf, &c->len, err, errlen)))
 			goto err;
-		if (memchr(c->buf, 0, c->len)) {
-			r = fail(err, errlen, "%s: contains a NUL byte; not a CSV text file", paths[i]);
+		/* a NUL byte anywhere is what to report about a file, before anything else: parse
+		 * finds those in fields it keeps, the search here any other */
+		if ((r = parse(set, i, name_len, err, errlen))) {
+			if (memchr(c->buf, 0, c->len))
+				r = fail(err, errlen, "%s: contains a NUL byte; not a CSV text file",
+				         paths[i]);
 			goto err;
 		}
-		if ((r = parse(set, i, name_len, err, errlen)))
-			goto err;
 	}
 	for (size_t i = 0; i < set->nnodes; i++)
 		if ((r = resolve(set, i, err, errlen)))

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "mpi/check.h"
+#include "mpi/yield.h"
 #include "util/err.h"
 #include "util/rng.h"
 
@@ -59,7 +60,7 @@ int check_clock(MPI_Comm comm, hclock_clock *g, const struct check_opts *o,
 			for (int c = 1; c < p; c++)
 				if (in[c]) {
 					hclock_measure_offset(comm, g, 0, c, o->npingpongs, NULL, NULL);
-					MPI_Recv(off, 2, MPI_DOUBLE, c, 0x4850, comm, MPI_STATUS_IGNORE);
+					yield_recv(off, 2, MPI_DOUBLE, c, 0x4850, comm);
 					sum += fabs(off[0]);
 					max = fmax(max, fabs(off[0]));
 					rtt = fmin(rtt, off[1]);
@@ -78,7 +79,9 @@ int check_clock(MPI_Comm comm, hclock_clock *g, const struct check_opts *o,
 		if (truth && (trc = hclock_true_error(g, o->emu, &err)) != 0)
 			err = NAN;
 		double a = fabs(err);
-		MPI_Reduce(&a, &terr, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+		MPI_Request req;
+		MPI_Ireduce(&a, &terr, 1, MPI_DOUBLE, MPI_MAX, 0, comm, &req);
+		yield_wait(&req); /* ranks done early must not take the cores of those measuring */
 		if (r == 0) {
 			res[w].have_truth = truth;
 			res[w].true_max_abs_error_ns = terr;

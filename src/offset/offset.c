@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "emulate/emu.h"
+#include "mpi/yield.h"
 #include "offset/offset.h"
 #include "util/err.h"
 
@@ -70,7 +71,7 @@ void pp_ssend(const struct pp_link *l, int64_t t, int dest)
 int64_t pp_recv(const struct pp_link *l, int src)
 {
 	int64_t t;
-	MPI_Recv(&t, 1, MPI_INT64_T, src, HCLOCK_TAG, l->comm, MPI_STATUS_IGNORE);
+	yield_recv(&t, 1, MPI_INT64_T, src, HCLOCK_TAG, l->comm);
 	return t;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/yield.h"
 #include "sync/sync.h"
 #include "util/err.h"
 
@@ -32,7 +33,7 @@ static int recv_entries(MPI_Comm comm, int src, const struct lm *to_me, struct e
                         int *cap)
 {
 	int k;
-	MPI_Recv(&k, 1, MPI_INT, src, TAG_MODELS, comm, MPI_STATUS_IGNORE);
+	yield_recv(&k, 1, MPI_INT, src, TAG_MODELS, comm);
 	if (*n + k + 1 > *cap) {
 		int c = 2 * (*n + k + 1);
 		struct entry *ne = realloc(*e, (size_t)c * sizeof(*ne));
@@ -74,8 +75,8 @@ int hca2_tree(struct hclock_sync *s, struct learner *L, MPI_Comm comm, hclock_cl
 		int c = r + max_power;
 		rc = learn_model(s, L, comm, r, c, clk, NULL);
 		int k;
-		MPI_Recv(&k, 1, MPI_INT, c, TAG_MODELS, comm, MPI_STATUS_IGNORE);
-		MPI_Recv(&lm, (int)sizeof(lm), MPI_BYTE, c, TAG_MODELS, comm, MPI_STATUS_IGNORE);
+		yield_recv(&k, 1, MPI_INT, c, TAG_MODELS, comm);
+		yield_recv(&lm, (int)sizeof(lm), MPI_BYTE, c, TAG_MODELS, comm);
 		if (!(e = malloc(4 * sizeof(*e))))
 			return err_set(HCLOCK_ENOMEM, "out of memory");
 		cap = 4;
@@ -89,8 +90,7 @@ int hca2_tree(struct hclock_sync *s, struct learner *L, MPI_Comm comm, hclock_cl
 			struct lm to_me;
 			rc = learn_model(s, L, comm, r, r + next, clk, NULL);
 			/* the client sends its model to me first, then its subtree's */
-			MPI_Recv(&to_me, (int)sizeof(to_me), MPI_BYTE, r + next, TAG_MODELS, comm,
-			         MPI_STATUS_IGNORE);
+			yield_recv(&to_me, (int)sizeof(to_me), MPI_BYTE, r + next, TAG_MODELS, comm);
 			if (!rc)
 				rc = recv_entries(comm, r + next, &to_me, &e, &n, &cap);
 		} else if (r % running == next) {
@@ -109,7 +109,10 @@ int hca2_tree(struct hclock_sync *s, struct learner *L, MPI_Comm comm, hclock_cl
 		for (int i = 0; all && i < n; i++)
 			all[e[i].rank] = e[i].lm;
 	}
-	MPI_Scatter(all, (int)sizeof(*all), MPI_BYTE, mine, (int)sizeof(*mine), MPI_BYTE, 0, comm);
+	MPI_Request req;
+	MPI_Iscatter(all, (int)sizeof(*all), MPI_BYTE, mine, (int)sizeof(*mine), MPI_BYTE, 0, comm,
+	             &req);
+	yield_wait(&req);
 	free(all);
 	free(e);
 	return rc;

@@ -13,6 +13,7 @@
 
 #include "emulate/emu.h"
 #include "mpi/topo.h"
+#include "mpi/yield.h"
 #include "sync/sync.h"
 #include "util/err.h"
 
@@ -63,7 +64,7 @@ static int hier_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	struct hier *h = (struct hier *)s;
 	hclock_clock *g = hclock_clock_ref(clk);
 	int rc = make_comms(h, comm, emu_of_clock(clk)), all;
-	MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm);
+	yield_allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm);
 	for (int i = 0; i < h->nlevels && !all; i++) {
 		int size = 0;
 		uint64_t rounds = 0;
@@ -80,7 +81,7 @@ static int hier_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 		/* one collective: the level's schedule length (the longest among its groups) and
 		 * the worst error code of any rank */
 		int64_t mine[2] = {(int64_t)rounds, -(int64_t)rc}, worst[2];
-		MPI_Allreduce(mine, worst, 2, MPI_INT64_T, MPI_MAX, comm);
+		yield_allreduce(mine, worst, 2, MPI_INT64_T, MPI_MAX, comm);
 		s->rounds += (uint64_t)worst[0];
 		all = -(int)worst[1];
 	}

@@ -73,15 +73,13 @@ static void usage(FILE *f)
 	        DEFAULT_SLACK_FACTOR, MIN_SLACK_NS);
 }
 
-enum fmt { FMT_TABLE, FMT_JSON, FMT_CSV };
-
 struct opts {
 	const char *ops, *sizes, *schemes, *sync, *emulate, *clock, *raw, *plot;
 	int64_t slice_ns;
 	long max_reps, warmup, root;
 	double rse, slack_factor;
 	int in_place, validate, help;
-	enum fmt fmt;
+	enum tool_format fmt;
 };
 
 /* Split a comma list into at most max pointers into copy (strdup'ed, caller frees). */
@@ -152,13 +150,7 @@ static const char *parse(int argc, char **argv, struct opts *o, char *buf, size_
 		case 'I': o->in_place = 1; break;
 		case 'V': o->validate = 1; break;
 		case 'f':
-			if (!strcmp(optarg, "table"))
-				o->fmt = FMT_TABLE;
-			else if (!strcmp(optarg, "json"))
-				o->fmt = FMT_JSON;
-			else if (!strcmp(optarg, "csv"))
-				o->fmt = FMT_CSV;
-			else
+			if (opt_format(optarg, &o->fmt))
 				return "--format must be table, json or csv";
 			break;
 		case 'R': o->raw = optarg; break;

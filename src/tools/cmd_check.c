@@ -40,8 +40,6 @@ static void usage(FILE *f)
 	        "  --help             this text\n");
 }
 
-enum fmt { FMT_TABLE, FMT_JSON, FMT_CSV };
-
 struct run {
 	double sync_s;
 	uint64_t pingpongs_max, rounds;
@@ -125,7 +123,7 @@ int cmd_check(int argc, char **argv)
 	double waits[MAX_WAITS] = {0, 10}, sample = 1;
 	int nwaits = 2, truth = 0, help = 0;
 	long repeat = 1, npp = 20, seed = 1;
-	enum fmt fmt = FMT_TABLE;
+	enum tool_format fmt = FMT_TABLE;
 
 	mpitool_init(&t, "hclock check", &argc, &argv);
 	opterr = 0;
@@ -158,13 +156,7 @@ int cmd_check(int argc, char **argv)
 				bad = "--seed needs a non-negative integer";
 			break;
 		case 'f':
-			if (!strcmp(optarg, "table"))
-				fmt = FMT_TABLE;
-			else if (!strcmp(optarg, "json"))
-				fmt = FMT_JSON;
-			else if (!strcmp(optarg, "csv"))
-				fmt = FMT_CSV;
-			else
+			if (opt_format(optarg, &fmt))
 				bad = "--format must be table, json or csv";
 			break;
 		case 'h': help = 1; break;

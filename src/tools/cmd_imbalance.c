@@ -44,8 +44,6 @@ static void usage(FILE *f)
 	        DEFAULT_SLACK_FACTOR);
 }
 
-enum fmt { FMT_TABLE, FMT_JSON, FMT_CSV };
-
 int cmd_imbalance(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -64,7 +62,7 @@ int cmd_imbalance(int argc, char **argv)
 	double slack_factor = DEFAULT_SLACK_FACTOR;
 	size_t size = 8;
 	int help = 0;
-	enum fmt fmt = FMT_TABLE;
+	enum tool_format fmt = FMT_TABLE;
 
 	mpitool_init(&t, "hclock imbalance", &argc, &argv);
 	opterr = 0;
@@ -100,13 +98,7 @@ int cmd_imbalance(int argc, char **argv)
 				bad = "--root needs a rank number >= 0";
 			break;
 		case 'f':
-			if (!strcmp(optarg, "table"))
-				fmt = FMT_TABLE;
-			else if (!strcmp(optarg, "json"))
-				fmt = FMT_JSON;
-			else if (!strcmp(optarg, "csv"))
-				fmt = FMT_CSV;
-			else
+			if (opt_format(optarg, &fmt))
 				bad = "--format must be table, json or csv";
 			break;
 		case 'e': emulate = optarg; break;

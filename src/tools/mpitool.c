@@ -117,3 +117,14 @@ int opt_double_list(const char *s, double lo, double hi, double *out, int max)
 		return -1;
 	return n ? n : -1;
 }
+
+int opt_format(const char *s, enum tool_format *out)
+{
+	static const char *names[] = {"table", "json", "csv"};
+	for (int i = 0; i < 3; i++)
+		if (s && !strcmp(s, names[i])) {
+			*out = (enum tool_format)i;
+			return 0;
+		}
+	return -1;
+}

@@ -31,7 +31,12 @@ int mpitool_clock(struct mpitool *t, const char *emulate, const char *clock);
 /* Free the clock and emulation, MPI_Finalize, and return the exit code. */
 int mpitool_finish(struct mpitool *t, int code);
 
+/* Output formats of the MPI subcommands. */
+enum tool_format { FMT_TABLE, FMT_JSON, FMT_CSV };
+
 /* Option values. Return 0 or -1 (and print nothing). */
+/* "table", "json" or "csv" */
+int opt_format(const char *s, enum tool_format *out);
 int opt_double(const char *s, double lo, double hi, double *out);
 int opt_long(const char *s, long lo, long hi, long *out);
 /* "0,1,10" -> ascending list of at most max values in [lo, hi]; returns count or -1 */

@@ -1,0 +1,39 @@
+#include <sched.h>
+
+#include "mpi/yield.h"
+#include "util/timeutil.h"
+
+#define SPIN_BEFORE_YIELD_NS 20000 /* 20 us */
+
+int yield_wait(MPI_Request *req)
+{
+#ifdef HCLOCK_SMPI
+	return MPI_Wait(req, MPI_STATUS_IGNORE);
+#else
+	int done = 0, rc;
+	int64_t t0 = 0;
+	for (unsigned n = 0;; n++) {
+		if ((rc = MPI_Test(req, &done, MPI_STATUS_IGNORE)) != MPI_SUCCESS || done)
+			return rc;
+		if (n == 64)
+			t0 = real_now_ns(); /* not before: most waits end within the first polls */
+		else if (n > 64 && real_now_ns() - t0 > SPIN_BEFORE_YIELD_NS)
+			sched_yield();
+	}
+#endif
+}
+
+int yield_recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm)
+{
+	MPI_Request req;
+	int rc = MPI_Irecv(buf, count, type, src, tag, comm, &req);
+	return rc != MPI_SUCCESS ? rc : yield_wait(&req);
+}
+
+int yield_allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
+                    MPI_Comm comm)
+{
+	MPI_Request req;
+	int rc = MPI_Iallreduce(in, out, count, type, op, comm, &req);
+	return rc != MPI_SUCCESS ? rc : yield_wait(&req);
+}

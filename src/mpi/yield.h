@@ -1,0 +1,23 @@
+/*
+ * yield.h - completing an MPI request without hogging a shared core.
+ *
+ * With more ranks than cores, a rank that waits inside MPI (MPICH's progress loop never
+ * yields) burns the core its partner needs, and every exchange stalls for a scheduler time
+ * slice: milliseconds of one-way delay that no offset estimator can see through. hclock's
+ * waits therefore poll, spin for a short while (a reply on a dedicated core arrives within
+ * a few us, so then nothing changes) and then yield the core between polls.
+ */
+#ifndef HCLOCK_MPI_YIELD_H
+#define HCLOCK_MPI_YIELD_H
+
+#include <mpi.h>
+
+/* MPI_Wait, politely (plain MPI_Wait under SimGrid SMPI, where time is simulated). */
+int yield_wait(MPI_Request *req);
+
+/* Blocking forms built on it. */
+int yield_recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm);
+int yield_allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
+                    MPI_Comm comm);
+
+#endif
