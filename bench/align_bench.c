@@ -7,8 +7,9 @@
  * timestamps, 20 us + exponential latency): "hull+bisector" builds both half hulls, solves
  * LP 5 and takes Duda's bisector; "bounds" computes Delta1/Delta2 at every point (LP 6 at
  * the hull vertices, interpolated). "io" writes two CSV traces of n/2 messages each way and
- * times the whole library path: read, match, fit, compose, bounds and metrics at every event.
- * Prints message events per second (median of a few runs).
+ * times the whole path of hclock align: read and match; fit, compose, bounds and metrics at
+ * every event; write the corrected traces and the --bounds CSV. Prints message events per
+ * second (numerics: median of a few runs; I/O: one run, files in /tmp).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -118,18 +119,20 @@ static int cmp_bev(const void *a, const void *b)
 
 static int bench_io(size_t n, const char *dir)
 {
-	char pa[512], pb[512], err[512];
+	char pa[512], pb[512], po[512], pbnd[512], err[512];
 	const char *in[2] = {pa, pb};
-	FILE *fa, *fb;
+	FILE *fa, *fb, *fbnd;
 	struct hull_pt *ab = malloc(n / 2 * sizeof(*ab)), *ba = malloc(n / 2 * sizeof(*ba));
 	size_t i = 0, j = 0, h = n / 2;
 	struct hclock_align_opts o;
 	hclock_align *a;
-	double t0, t1, t2;
+	double t0, t1, t2, t3;
 	const int64_t base = INT64_C(1700000000000000000);
 
 	snprintf(pa, sizeof(pa), "%s/a.csv", dir);
 	snprintf(pb, sizeof(pb), "%s/b.csv", dir);
+	snprintf(po, sizeof(po), "%s/out", dir);
+	snprintf(pbnd, sizeof(pbnd), "%s/bounds.csv", dir);
 	/* a->b: x on a, y on b; b->a: x on a (recv), y on b (send) */
 	gen(ab, h, 1);
 	gen(ba, h, -1);
@@ -180,12 +183,33 @@ static int bench_io(size_t n, const char *dir)
 		return -1;
 	}
 	t2 = now();
+	/* what hclock align writes: corrected traces and the bounds at every event */
+	fbnd = fopen(pbnd, "w");
+	if (!fbnd) {
+		perror(pbnd);
+		return -1;
+	}
+	if (hclock_align_bounds_csv(a, fbnd) | fclose(fbnd)) {
+		fprintf(stderr, "%s: write error\n", pbnd);
+		return -1;
+	}
+	if (hclock_align_write(a, po, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	t3 = now();
 	printf("%10zu  with I/O: read+match %6.1f M/s   fit+compose+bounds+metrics %6.1f M/s   "
-	       "total %6.1f M/s\n", n, n / (t1 - t0) * 1e-6, n / (t2 - t1) * 1e-6,
-	       n / (t2 - t0) * 1e-6);
+	       "write %6.1f M/s   total %6.1f M/s\n", n, n / (t1 - t0) * 1e-6,
+	       n / (t2 - t1) * 1e-6, n / (t3 - t2) * 1e-6, n / (t3 - t0) * 1e-6);
 	hclock_align_free(a);
 	unlink(pa);
 	unlink(pb);
+	unlink(pbnd);
+	snprintf(pa, sizeof(pa), "%s/out/a.csv", dir);
+	snprintf(pb, sizeof(pb), "%s/out/b.csv", dir);
+	unlink(pa);
+	unlink(pb);
+	rmdir(po);
 	return 0;
 }
 
