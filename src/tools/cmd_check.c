@@ -181,14 +181,8 @@ int cmd_check(int argc, char **argv)
 		return mpitool_finish(&t, 2);
 	}
 	hclock_sync *s = NULL;
-	if (hclock_sync_create(spec, &s)) {
-		mpitool_error(&t, "%s", hclock_last_error());
+	if (mpitool_sync_setup(&t, spec, emulate, clock, &s))
 		return mpitool_finish(&t, 2);
-	}
-	if (mpitool_clock(&t, emulate, clock)) {
-		hclock_sync_free(s);
-		return mpitool_finish(&t, 2);
-	}
 	if (truth && t.emu)
 		truth = 0; /* the emulation is the truth */
 	int have_truth = truth || t.emu;

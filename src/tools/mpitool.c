@@ -60,6 +60,22 @@ int mpitool_clock(struct mpitool *t, const char *emulate, const char *clock)
 	return all;
 }
 
+int mpitool_sync_setup(struct mpitool *t, const char *spec, const char *emulate,
+                       const char *clock, hclock_sync **s)
+{
+	*s = NULL;
+	if (hclock_sync_create(spec, s)) {
+		mpitool_error(t, "%s", hclock_last_error());
+		return HCLOCK_EINVAL;
+	}
+	int rc = mpitool_clock(t, emulate, clock);
+	if (rc) {
+		hclock_sync_free(*s);
+		*s = NULL;
+	}
+	return rc;
+}
+
 int mpitool_finish(struct mpitool *t, int code)
 {
 	hclock_clock_free(t->base);

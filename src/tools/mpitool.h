@@ -28,6 +28,10 @@ void mpitool_error(const struct mpitool *t, const char *fmt, ...)
 int mpitool_agree(const struct mpitool *t, int rc);
 /* Collective: set up emulation and the base clock; on failure one line and non-zero. */
 int mpitool_clock(struct mpitool *t, const char *emulate, const char *clock);
+/* Collective: create the sync algorithm of spec (*s) and the clock (mpitool_clock); on
+ * failure one line on rank 0, nothing left allocated, and non-zero. */
+int mpitool_sync_setup(struct mpitool *t, const char *spec, const char *emulate,
+                       const char *clock, hclock_sync **s);
 /* Free the clock and emulation, MPI_Finalize, and return the exit code. */
 int mpitool_finish(struct mpitool *t, int code);
 
