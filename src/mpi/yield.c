@@ -57,7 +57,32 @@ int yield_recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Co
 int yield_allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
                     MPI_Comm comm)
 {
+#ifdef HCLOCK_SMPI
+	return MPI_Allreduce(in, out, count, type, op, comm);
+#endif
 	MPI_Request req;
 	int rc = MPI_Iallreduce(in, out, count, type, op, comm, &req);
+	return rc != MPI_SUCCESS ? rc : yield_wait(&req);
+}
+
+int yield_reduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op, int root,
+                 MPI_Comm comm)
+{
+#ifdef HCLOCK_SMPI
+	return MPI_Reduce(in, out, count, type, op, root, comm);
+#endif
+	MPI_Request req;
+	int rc = MPI_Ireduce(in, out, count, type, op, root, comm, &req);
+	return rc != MPI_SUCCESS ? rc : yield_wait(&req);
+}
+
+int yield_scatter(const void *in, int incount, MPI_Datatype intype, void *out, int outcount,
+                  MPI_Datatype outtype, int root, MPI_Comm comm)
+{
+#ifdef HCLOCK_SMPI
+	return MPI_Scatter(in, incount, intype, out, outcount, outtype, root, comm);
+#endif
+	MPI_Request req;
+	int rc = MPI_Iscatter(in, incount, intype, out, outcount, outtype, root, comm, &req);
 	return rc != MPI_SUCCESS ? rc : yield_wait(&req);
 }

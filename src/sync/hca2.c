@@ -109,10 +109,7 @@ int hca2_tree(struct hclock_sync *s, struct learner *L, MPI_Comm comm, hclock_cl
 		for (int i = 0; all && i < n; i++)
 			all[e[i].rank] = e[i].lm;
 	}
-	MPI_Request req;
-	MPI_Iscatter(all, (int)sizeof(*all), MPI_BYTE, mine, (int)sizeof(*mine), MPI_BYTE, 0, comm,
-	             &req);
-	yield_wait(&req);
+	yield_scatter(all, (int)sizeof(*all), MPI_BYTE, mine, (int)sizeof(*mine), MPI_BYTE, 0, comm);
 	free(all);
 	free(e);
 	return rc;
