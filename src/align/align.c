@@ -23,18 +23,6 @@
 
 #define FALLBACK_PENALTY 1e12 /* ns added to a path weight per non-strict hop */
 
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
-
 static void warn(struct hclock_align *a, const char *fmt, ...)
 {
 	va_list ap;
@@ -111,7 +99,7 @@ static int expand(const char *const *inputs, size_t n, struct strv *paths,
 		struct stat st;
 
 		if (stat(inputs[i], &st))
-			return fail(err, errlen, -EINVAL, "%s: %s", inputs[i], strerror(errno));
+			return trace_fail(err, errlen, -EINVAL, "%s: %s", inputs[i], strerror(errno));
 		f = trace_format_probe(inputs[i]);
 		if (!f && S_ISDIR(st.st_mode)) {
 			struct strv dir = {0};
@@ -120,7 +108,7 @@ static int expand(const char *const *inputs, size_t n, struct strv *paths,
 			int r = 0;
 
 			if (!d)
-				return fail(err, errlen, -EINVAL, "%s: %s", inputs[i], strerror(errno));
+				return trace_fail(err, errlen, -EINVAL, "%s: %s", inputs[i], strerror(errno));
 			while ((de = readdir(d))) {
 				char *p;
 				if (de->d_name[0] == '.')
@@ -139,14 +127,14 @@ static int expand(const char *const *inputs, size_t n, struct strv *paths,
 			}
 			closedir(d);
 			if (!r && !dir.n)
-				r = fail(err, errlen, -EINVAL, "%s: no trace files in this directory "
+				r = trace_fail(err, errlen, -EINVAL, "%s: no trace files in this directory "
 				         "(formats: %s)", inputs[i], trace_format_names());
 			if (dir.n)
 				qsort(dir.v, dir.n, sizeof(*dir.v), cmp_str);
 			for (size_t k = 0; !r && k < dir.n; k++) {
 				f = trace_format_probe(dir.v[k]);
 				if (*fmt && f != *fmt)
-					r = fail(err, errlen, -EINVAL, "%s: a %s trace among %s traces; "
+					r = trace_fail(err, errlen, -EINVAL, "%s: a %s trace among %s traces; "
 					         "give inputs of one format", dir.v[k], f->name,
 					         (*fmt)->name);
 				*fmt = f;
@@ -155,23 +143,23 @@ static int expand(const char *const *inputs, size_t n, struct strv *paths,
 			}
 			strv_free(&dir);
 			if (r == -ENOMEM)
-				return fail(err, errlen, r, "out of memory");
+				return trace_fail(err, errlen, r, "out of memory");
 			if (r)
 				return r;
 			continue;
 		}
 		if (!f)
-			return fail(err, errlen, -EINVAL, "%s: not a trace this tool reads (formats: %s; "
+			return trace_fail(err, errlen, -EINVAL, "%s: not a trace this tool reads (formats: %s; "
 			            "native traces are named NODE.csv)", inputs[i], trace_format_names());
 		if (*fmt && f != *fmt)
-			return fail(err, errlen, -EINVAL, "%s: a %s trace among %s traces; give inputs "
+			return trace_fail(err, errlen, -EINVAL, "%s: a %s trace among %s traces; give inputs "
 			            "of one format", inputs[i], f->name, (*fmt)->name);
 		*fmt = f;
 		if (strv_add(paths, inputs[i]))
-			return fail(err, errlen, -ENOMEM, "out of memory");
+			return trace_fail(err, errlen, -ENOMEM, "out of memory");
 	}
 	if (!paths->n)
-		return fail(err, errlen, -EINVAL, "no input traces given");
+		return trace_fail(err, errlen, -EINVAL, "no input traces given");
 	return 0;
 }
 
@@ -259,7 +247,7 @@ static int match(struct hclock_align *a, char *err, size_t errlen)
 			if (e->kind != TRACE_SEND && e->kind != TRACE_RECV)
 				continue;
 			if (e->peer < 0 || (size_t)e->peer >= s->nnodes || (size_t)e->peer == v)
-				return fail(err, errlen, -EINVAL, "%s:%u: message without a valid peer "
+				return trace_fail(err, errlen, -EINVAL, "%s:%u: message without a valid peer "
 				            "node", s->nodes[v].path, e->line);
 			ns += e->kind == TRACE_SEND;
 			nr += e->kind == TRACE_RECV;
@@ -290,7 +278,7 @@ static int match(struct hclock_align *a, char *err, size_t errlen)
 	}
 	if (dup.src != UINT32_MAX) {
 		const struct trace_node *n = &s->nodes[dup.src];
-		r = fail(err, errlen, -EINVAL, "%s:%u: duplicate send id %" PRIu64 " to %s", n->path,
+		r = trace_fail(err, errlen, -EINVAL, "%s:%u: duplicate send id %" PRIu64 " to %s", n->path,
 		         n->ev[dup.ev].line, dup.id, s->nodes[dup.dst].name);
 		goto out;
 	}
@@ -333,7 +321,7 @@ static int match(struct hclock_align *a, char *err, size_t errlen)
 			mkey_min(&dup, &lone[i]);
 	if (dup.src != UINT32_MAX) {
 		const struct trace_node *n = &s->nodes[dup.dst];
-		r = fail(err, errlen, -EINVAL, "%s:%u: duplicate recv id %" PRIu64 " from %s",
+		r = trace_fail(err, errlen, -EINVAL, "%s:%u: duplicate recv id %" PRIu64 " from %s",
 		         n->path, n->ev[dup.ev].line, dup.id, s->nodes[dup.src].name);
 		goto out;
 	}
@@ -357,13 +345,13 @@ static int match(struct hclock_align *a, char *err, size_t errlen)
 		if (miss_send) {
 			const struct trace_node *n = &s->nodes[miss.src];
 			const struct trace_node *d = &s->nodes[miss.dst];
-			r = fail(err, errlen, -EINVAL, "%s:%u: send id %" PRIu64 " to %s has no "
+			r = trace_fail(err, errlen, -EINVAL, "%s:%u: send id %" PRIu64 " to %s has no "
 			         "matching recv in %s", n->path, n->ev[miss.ev].line, miss.id,
 			         d->name, d->path);
 		} else {
 			const struct trace_node *n = &s->nodes[miss.dst];
 			const struct trace_node *d = &s->nodes[miss.src];
-			r = fail(err, errlen, -EINVAL, "%s:%u: recv id %" PRIu64 " from %s has no "
+			r = trace_fail(err, errlen, -EINVAL, "%s:%u: recv id %" PRIu64 " from %s has no "
 			         "matching send in %s", n->path, n->ev[miss.ev].line, miss.id,
 			         d->name, d->path);
 		}
@@ -372,7 +360,7 @@ static int match(struct hclock_align *a, char *err, size_t errlen)
 	r = 0;
 out:
 	if (r == -ENOMEM)
-		fail(err, errlen, r, "out of memory");
+		trace_fail(err, errlen, r, "out of memory");
 	free(tab);
 	free(lone);
 	return r;
@@ -389,23 +377,23 @@ int hclock_align_open(const char *const *inputs, size_t n, hclock_align **out, c
 	*out = NULL;
 	a = calloc(1, sizeof(*a));
 	if (!a)
-		return fail(err, errlen, -ENOMEM, "out of memory");
+		return trace_fail(err, errlen, -ENOMEM, "out of memory");
 	if ((r = expand(inputs, n, &paths, &fmt, err, errlen)))
 		goto err;
 	if ((r = fmt->read((const char *const *)paths.v, paths.n, &a->set, err, errlen)))
 		goto err;
 	a->set.fmt = fmt;
 	if (a->set.nnodes < 1) {
-		r = fail(err, errlen, -EINVAL, "no nodes in the input traces");
+		r = trace_fail(err, errlen, -EINVAL, "no nodes in the input traces");
 		goto err;
 	}
 	if (a->set.nnodes > UINT32_MAX) {
-		r = fail(err, errlen, -EINVAL, "too many nodes");
+		r = trace_fail(err, errlen, -EINVAL, "too many nodes");
 		goto err;
 	}
 	a->node = calloc(a->set.nnodes, sizeof(*a->node));
 	if (!a->node) {
-		r = fail(err, errlen, -ENOMEM, "out of memory");
+		r = trace_fail(err, errlen, -ENOMEM, "out of memory");
 		goto err;
 	}
 	for (size_t v = 0; v < a->set.nnodes; v++) {
@@ -414,19 +402,19 @@ int hclock_align_open(const char *const *inputs, size_t n, hclock_align **out, c
 		a->node[v].mate = malloc(ne * sizeof(int64_t));
 		a->node[v].matched = calloc(ne, 1);
 		if (!a->node[v].mate || !a->node[v].matched) {
-			r = fail(err, errlen, -ENOMEM, "out of memory");
+			r = trace_fail(err, errlen, -ENOMEM, "out of memory");
 			goto err;
 		}
 		/* the engine's own preconditions, whatever the reader */
 		for (size_t k = 0; k < tn->nev; k++) {
 			int64_t t = tn->ev[k].time_ns;
 			if (t >= (INT64_C(1) << 62) || t <= -(INT64_C(1) << 62)) {
-				r = fail(err, errlen, -EINVAL, "%s:%u: timestamp %" PRId64 " out of range",
+				r = trace_fail(err, errlen, -EINVAL, "%s:%u: timestamp %" PRId64 " out of range",
 				         tn->path, tn->ev[k].line, t);
 				goto err;
 			}
 			if (k && t < tn->ev[k - 1].time_ns) {
-				r = fail(err, errlen, -EINVAL, "%s:%u: events out of time order", tn->path,
+				r = trace_fail(err, errlen, -EINVAL, "%s:%u: events out of time order", tn->path,
 				         tn->ev[k].line);
 				goto err;
 			}
@@ -816,7 +804,7 @@ int hclock_align_run(hclock_align *a, const struct hclock_align_opts *o, char *e
 	po.mode = o->mode == HCLOCK_ALIGN_REGRESSION ? PAIR_MODE_REGRESSION : PAIR_MODE_HULL;
 	po.segments = o->segments_ns;
 	if (o->segments_ns < 0 && o->segments_ns != HCLOCK_ALIGN_SEGMENTS_AUTO)
-		return fail(err, errlen, -EINVAL, "segments: expected auto or a positive duration");
+		return trace_fail(err, errlen, -EINVAL, "segments: expected auto or a positive duration");
 
 	a->fit = calloc(nn * nn, sizeof(*a->fit));
 	parent = malloc(nn * sizeof(*parent));
@@ -836,7 +824,7 @@ int hclock_align_run(hclock_align *a, const struct hclock_align_opts *o, char *e
 			if (!strcmp(a->set.nodes[v].name, o->reference))
 				a->ref = v;
 		if (a->ref == nn) {
-			r = fail(err, errlen, -EINVAL, "--reference %s: no such node; nodes are %s%s",
+			r = trace_fail(err, errlen, -EINVAL, "--reference %s: no such node; nodes are %s%s",
 			         o->reference, a->set.nodes[0].name, nn > 1 ? ", ..." : "");
 			goto out;
 		}
@@ -862,7 +850,7 @@ int hclock_align_run(hclock_align *a, const struct hclock_align_opts *o, char *e
 	if (isnan(best))
 		goto out;
 	if (!isfinite(best)) {
-		r = fail(err, errlen, -EINVAL, "%s (%s): no message path to the reference node %s; "
+		r = trace_fail(err, errlen, -EINVAL, "%s (%s): no message path to the reference node %s; "
 		         "a path needs messages in both directions between each pair of nodes on it",
 		         a->set.nodes[lost].name, a->set.nodes[lost].path, a->set.nodes[a->ref].name);
 		goto out;
@@ -950,7 +938,7 @@ int hclock_align_run(hclock_align *a, const struct hclock_align_opts *o, char *e
 	r = 0;
 out:
 	if (r == -ENOMEM)
-		fail(err, errlen, r, "out of memory");
+		trace_fail(err, errlen, r, "out of memory");
 	free(parent);
 	free(best_parent);
 	free(dist);
@@ -983,13 +971,13 @@ size_t hclock_align_reference(const hclock_align *a)
 int hclock_align_write(const hclock_align *a, const char *outdir, char *err, size_t errlen)
 {
 	if (!a->ran)
-		return fail(err, errlen, -EINVAL, "nothing to write: alignment has not run");
+		return trace_fail(err, errlen, -EINVAL, "nothing to write: alignment has not run");
 	if (!a->set.fmt->write)
-		return fail(err, errlen, -EINVAL, "writing %s traces is not supported",
+		return trace_fail(err, errlen, -EINVAL, "writing %s traces is not supported",
 		            a->set.fmt->name);
 	/* every format writes into an existing directory; create it here, once for all */
 	if (mkdir(outdir, 0777) && errno != EEXIST) {
-		return fail(err, errlen, -errno, "%s: cannot create output directory: %s", outdir,
+		return trace_fail(err, errlen, -errno, "%s: cannot create output directory: %s", outdir,
 		            strerror(errno));
 	}
 	return a->set.fmt->write(&a->set, conv_cb, &(struct conv_ctx){a, 0, 0}, outdir, err,

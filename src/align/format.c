@@ -2,7 +2,9 @@
  * format.c - the table of trace formats. Adding a format: one reader_*.c defining a
  * struct trace_format, and one line here.
  */
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "align/format.h"
 
@@ -35,4 +37,16 @@ const char *trace_format_names(void)
 	       ", otf2"
 #endif
 	       ;
+}
+
+int trace_fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return code;
 }

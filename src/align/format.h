@@ -6,6 +6,11 @@
 
 /* The first format whose probe accepts path, or NULL. */
 const struct trace_format *trace_format_probe(const char *path);
+/* Write one error line into err (if err and errlen) and return code: the error convention of
+ * every trace format and of the engine. */
+int trace_fail(char *err, size_t errlen, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* The formats compiled in, for error messages ("csv, pcap/pcapng, otf2"). */
 const char *trace_format_names(void);
 

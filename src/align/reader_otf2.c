@@ -48,6 +48,7 @@
 
 #include "align/otf2_copy.h"
 #include "align/otf2_reader.h"
+#include "align/format.h"
 #include "align/trace.h"
 
 #define NS_PER_S 1000000000LL
@@ -151,21 +152,6 @@ struct rd {
 
 static char otf2_msg[256];
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
 /* libotf2 reports errors on stderr by default; keep the first message for ours instead */
 static OTF2_ErrorCode quiet(void *u, const char *file, uint64_t line, const char *fn,
                             OTF2_ErrorCode code, const char *fmt, va_list va)
@@ -207,7 +193,7 @@ static int grow(void **p, size_t *cap, size_t n, size_t size)
 static int rd_nomem(struct rd *r)
 {
 	if (!r->failed)
-		fail(r->err, r->errlen, "%s: out of memory", r->o->anchor);
+		trace_fail(r->err, r->errlen, -1, "%s: out of memory", r->o->anchor);
 	r->failed = 1;
 	return OTF2_CALLBACK_INTERRUPT;
 }
@@ -223,7 +209,7 @@ static int rd_bad(struct rd *r, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (!r->failed)
-		fail(r->err, r->errlen, "%s: %s", r->o->anchor, msg);
+		trace_fail(r->err, r->errlen, -1, "%s: %s", r->o->anchor, msg);
 	r->failed = 1;
 	return OTF2_CALLBACK_INTERRUPT;
 }
@@ -625,7 +611,7 @@ static int match(struct rd *r)
 	s = malloc((r->np2p + 1) * sizeof(*s));
 	v = malloc((r->np2p + 1) * sizeof(*v));
 	if (!s || !v) {
-		fail(r->err, r->errlen, "%s: out of memory", r->o->anchor);
+		trace_fail(r->err, r->errlen, -1, "%s: out of memory", r->o->anchor);
 		goto out;
 	}
 	for (size_t k = 0; k < r->np2p; k++) {
@@ -671,7 +657,7 @@ static int match(struct rd *r)
 			for (size_t k = 0; k < nv; k++)
 				nrecv += v[k]->self == x->self && v[k]->other == x->other &&
 				         v[k]->comm == x->comm && v[k]->tag == x->tag;
-			fail(r->err, r->errlen, "%s: %zu messages sent from location %" PRIu64 " to "
+			trace_fail(r->err, r->errlen, -1, "%s: %zu messages sent from location %" PRIu64 " to "
 			     "location %" PRIu64 " (communicator %" PRIu32 ", tag %" PRIu32 ") but %zu "
 			     "received; every MpiSend/MpiIsend needs its MpiRecv/MpiIrecv (incomplete or "
 			     "filtered trace?)", r->o->anchor, nsend, r->o->locs[x->self].ref,
@@ -688,7 +674,7 @@ static int match(struct rd *r)
 				e->kind = TRACE_OTHER;
 		}
 	if (msg == 0) {
-		fail(r->err, r->errlen, "%s: no MPI point-to-point message between two processes; "
+		trace_fail(r->err, r->errlen, -1, "%s: no MPI point-to-point message between two processes; "
 		     "hclock align needs MpiSend/MpiIsend and MpiRecv/MpiIrecv records",
 		     r->o->anchor);
 		goto out;
@@ -820,11 +806,11 @@ static int make_nodes(struct rd *r)
 		qsort(o->locs, o->nlocs, sizeof(*o->locs), loc_cmp);
 	for (size_t i = 1; i < o->nlocs; i++)
 		if (o->locs[i].ref == o->locs[i - 1].ref)
-			return fail(r->err, r->errlen, "%s: location %" PRIu64 " defined twice; expected "
+			return trace_fail(r->err, r->errlen, -1, "%s: location %" PRIu64 " defined twice; expected "
 			            "one definition per location", o->anchor, o->locs[i].ref);
 	set->nodes = calloc(r->nlgs + 1, sizeof(*set->nodes));
 	if (!set->nodes)
-		return fail(r->err, r->errlen, "%s: out of memory", o->anchor);
+		return trace_fail(r->err, r->errlen, -1, "%s: out of memory", o->anchor);
 	for (size_t g = 0; g < r->nlgs; g++) {
 		struct trace_node *nd;
 		const char *s;
@@ -838,7 +824,7 @@ static int make_nodes(struct rd *r)
 		s = find_str(r, r->lgs[g].name);
 		name = malloc((s ? strlen(s) : 0) + 24);
 		if (!name)
-			return fail(r->err, r->errlen, "%s: out of memory", o->anchor);
+			return trace_fail(r->err, r->errlen, -1, "%s: out of memory", o->anchor);
 		if (s && *s) {
 			strcpy(name, s);
 			for (char *p = name; *p; p++)
@@ -857,7 +843,7 @@ static int make_nodes(struct rd *r)
 		nd->name = name;
 		nd->path = strdup(o->anchor);
 		if (!nd->path)
-			return fail(r->err, r->errlen, "%s: out of memory", o->anchor);
+			return trace_fail(r->err, r->errlen, -1, "%s: out of memory", o->anchor);
 		r->lgs[g].node = set->nnodes++;
 	}
 	for (size_t i = 0; i < o->nlocs; i++) {
@@ -866,12 +852,12 @@ static int make_nodes(struct rd *r)
 			if (r->lgs[g].ref == o->locs[i].group)
 				o->locs[i].node = r->lgs[g].node;
 		if (o->locs[i].node == SIZE_MAX)
-			return fail(r->err, r->errlen, "%s: location %" PRIu64 " belongs to location "
+			return trace_fail(r->err, r->errlen, -1, "%s: location %" PRIu64 " belongs to location "
 			            "group %" PRIu32 ", which is not defined; expected a LocationGroup "
 			            "definition for it", o->anchor, o->locs[i].ref, o->locs[i].group);
 	}
 	if (set->nnodes < 2)
-		return fail(r->err, r->errlen, "%s: %zu process(es) with locations; hclock align "
+		return trace_fail(r->err, r->errlen, -1, "%s: %zu process(es) with locations; hclock align "
 		            "needs at least two (location groups)", o->anchor, set->nnodes);
 	return 0;
 }
@@ -917,11 +903,11 @@ static int otf2_read(const char *const *paths, size_t npaths, struct trace_set *
 
 	set->fmt = &trace_format_otf2;
 	if (npaths != 1)
-		return fail(err, errlen, "%s: %zu OTF2 inputs; give one archive (its .otf2 anchor "
+		return trace_fail(err, errlen, -1, "%s: %zu OTF2 inputs; give one archive (its .otf2 anchor "
 		            "file or its directory)", npaths ? paths[0] : "otf2", npaths);
 	anchor = find_anchor(paths[0]);
 	if (!anchor)
-		return fail(err, errlen, "%s: no OTF2 archive (expected an anchor file NAME.otf2, or "
+		return trace_fail(err, errlen, -1, "%s: no OTF2 archive (expected an anchor file NAME.otf2, or "
 		            "a directory holding exactly one)", paths[0]);
 	o = calloc(1, sizeof(*o));
 	memset(&r, 0, sizeof(r));
@@ -933,8 +919,8 @@ static int otf2_read(const char *const *paths, size_t npaths, struct trace_set *
 	if (!o || set_paths(o, anchor)) {
 		free(anchor);
 		if (!o)
-			return fail(err, errlen, "%s: out of memory", paths[0]);
-		fail(err, errlen, "%s: %s", paths[0], strerror(errno ? errno : ENOMEM));
+			return trace_fail(err, errlen, -1, "%s: out of memory", paths[0]);
+		trace_fail(err, errlen, -1, "%s: %s", paths[0], strerror(errno ? errno : ENOMEM));
 		otf2_release(set);
 		return -1;
 	}
@@ -944,7 +930,7 @@ static int otf2_read(const char *const *paths, size_t npaths, struct trace_set *
 
 	rdr = OTF2_Reader_Open(o->anchor);
 	if (!rdr) {
-		fail(err, errlen, "%s: not a readable OTF2 archive (OTF2: %s); give the anchor file "
+		trace_fail(err, errlen, -1, "%s: not a readable OTF2 archive (OTF2: %s); give the anchor file "
 		     "written by an OTF2 producer", o->anchor, otf2_why(OTF2_SUCCESS));
 		goto out;
 	}
@@ -953,7 +939,7 @@ static int otf2_read(const char *const *paths, size_t npaths, struct trace_set *
 	gdr = OTF2_Reader_GetGlobalDefReader(rdr);
 	gcb = OTF2_GlobalDefReaderCallbacks_New();
 	if (!gdr || !gcb) {
-		fail(err, errlen, "%s: cannot read the global definitions (OTF2: %s)", o->anchor,
+		trace_fail(err, errlen, -1, "%s: cannot read the global definitions (OTF2: %s)", o->anchor,
 		     otf2_why(OTF2_SUCCESS));
 		goto out;
 	}
@@ -970,7 +956,7 @@ static int otf2_read(const char *const *paths, size_t npaths, struct trace_set *
 	if (e != OTF2_SUCCESS)
 		goto otf2_err;
 	if (!o->have_clock) {
-		fail(err, errlen, "%s: no ClockProperties definition; expected the timer resolution "
+		trace_fail(err, errlen, -1, "%s: no ClockProperties definition; expected the timer resolution "
 		     "and global offset of the archive", o->anchor);
 		goto out;
 	}
@@ -980,7 +966,7 @@ static int otf2_read(const char *const *paths, size_t npaths, struct trace_set *
 	r.ntev = calloc(set->nnodes, sizeof(*r.ntev));
 	r.captev = calloc(set->nnodes, sizeof(*r.captev));
 	if (!r.tev || !r.ntev || !r.captev) {
-		fail(err, errlen, "%s: out of memory", o->anchor);
+		trace_fail(err, errlen, -1, "%s: out of memory", o->anchor);
 		goto out;
 	}
 
@@ -1029,7 +1015,7 @@ static int otf2_read(const char *const *paths, size_t npaths, struct trace_set *
 			if (r.failed)
 				goto out;
 			if (r.copy.unknown) {
-				fail(err, errlen, "%s: location %" PRIu64 ": event %" PRIu64 " of a type this "
+				trace_fail(err, errlen, -1, "%s: location %" PRIu64 ": event %" PRIu64 " of a type this "
 				     "OTF2 library does not know; read it with the OTF2 version that wrote "
 				     "it", o->anchor, o->locs[i].ref, r.copy.position + 1);
 				goto out;
@@ -1050,7 +1036,7 @@ static int otf2_read(const char *const *paths, size_t npaths, struct trace_set *
 			qsort(r.tev[n], r.ntev[n], sizeof(*r.tev[n]), tev_cmp);
 		nd->ev = malloc((r.ntev[n] + 1) * sizeof(*nd->ev));
 		if (!nd->ev) {
-			fail(err, errlen, "%s: out of memory", o->anchor);
+			trace_fail(err, errlen, -1, "%s: out of memory", o->anchor);
 			goto out;
 		}
 		nd->nev = r.ntev[n];
@@ -1067,7 +1053,7 @@ static int otf2_read(const char *const *paths, size_t npaths, struct trace_set *
 	ret = 0;
 	goto out;
 otf2_err:
-	fail(err, errlen, "%s: cannot read the archive (OTF2: %s); give a complete archive", o->anchor,
+	trace_fail(err, errlen, -1, "%s: cannot read the archive (OTF2: %s); give a complete archive", o->anchor,
 	     otf2_why(e));
 out:
 	if (gcb)
@@ -1129,7 +1115,7 @@ static int stamp_convert(struct otf2_copy *c, OTF2_LocationRef ref, OTF2_TimeSta
 	return 0;
 range:
 	if (!w->failed)
-		fail(w->err, w->errlen, "%s: location %" PRIu64 ", event %" PRIu64 ": time %" PRIu64
+		trace_fail(w->err, w->errlen, -1, "%s: location %" PRIu64 ", event %" PRIu64 ": time %" PRIu64
 		     " ticks cannot be converted into the archive's range; choose another reference",
 		     w->o->anchor, l->ref, c->position, *t);
 	w->failed = 1;
@@ -1333,10 +1319,10 @@ otf2_err:
 	if (e == OTF2_SUCCESS)
 		e = w->copy.status;
 	if (w->copy.unknown)
-		fail(w->err, w->errlen, "%s: a record of a type this OTF2 library cannot write; "
+		trace_fail(w->err, w->errlen, -1, "%s: a record of a type this OTF2 library cannot write; "
 		     "convert the archive with the OTF2 version that wrote it", o->anchor);
 	else
-		fail(w->err, w->errlen, "%s: cannot %s the archive %s/%s (OTF2: %s)", o->anchor, what,
+		trace_fail(w->err, w->errlen, -1, "%s: cannot %s the archive %s/%s (OTF2: %s)", o->anchor, what,
 		     tmp, o->name, otf2_why(e));
 out:
 	if (ecb)
@@ -1367,7 +1353,7 @@ static int otf2_write(const struct trace_set *set, trace_convert_fn conv, void *
 		free(tmp);
 		free(dst);
 		free(old);
-		return fail(err, errlen, "%s: out of memory", outdir);
+		return trace_fail(err, errlen, -1, "%s: out of memory", outdir);
 	}
 	snprintf(tmp, n, "%s/.%s.XXXXXX", outdir, o->dirname);
 	snprintf(dst, n, "%s/%s", outdir, o->dirname);
@@ -1385,13 +1371,13 @@ static int otf2_write(const struct trace_set *set, trace_convert_fn conv, void *
 		free(a);
 		free(d);
 		if (same) {
-			fail(err, errlen, "%s: is the input archive's directory; choose an output "
+			trace_fail(err, errlen, -1, "%s: is the input archive's directory; choose an output "
 			     "directory other than %s", dst, outdir);
 			goto free;
 		}
 	}
 	if (!mkdtemp(tmp)) {
-		fail(err, errlen, "%s: cannot create a directory in it: %s; give a writable "
+		trace_fail(err, errlen, -1, "%s: cannot create a directory in it: %s; give a writable "
 		     "directory", outdir, strerror(errno));
 		goto free;
 	}
@@ -1412,17 +1398,17 @@ static int otf2_write(const struct trace_set *set, trace_convert_fn conv, void *
 	ret = -1;
 	if (lstat(dst, &st) == 0) {
 		if (!mkdtemp(old) || rename(dst, old)) {
-			fail(err, errlen, "%s: exists and cannot be replaced: %s", dst, strerror(errno));
+			trace_fail(err, errlen, -1, "%s: exists and cannot be replaced: %s", dst, strerror(errno));
 			goto rm;
 		}
 		if (rename(tmp, dst)) {
-			fail(err, errlen, "%s: cannot rename to %s: %s", tmp, dst, strerror(errno));
+			trace_fail(err, errlen, -1, "%s: cannot rename to %s: %s", tmp, dst, strerror(errno));
 			rename(old, dst);
 			goto rm;
 		}
 		rm_tree(old);
 	} else if (rename(tmp, dst)) {
-		fail(err, errlen, "%s: cannot rename to %s: %s", tmp, dst, strerror(errno));
+		trace_fail(err, errlen, -1, "%s: cannot rename to %s: %s", tmp, dst, strerror(errno));
 		goto rm;
 	}
 	ret = 0;

@@ -39,6 +39,7 @@
 
 #include <pcap/pcap.h>
 
+#include "align/format.h"
 #include "align/trace.h"
 
 #define KEY_MAX 104 /* 1 version + 32 addresses + 3 id/flow + 2 length + 60 TCP header */
@@ -76,21 +77,6 @@ struct ctx {
 	struct seg *segs;
 	size_t nsegs, capsegs;
 };
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 static uint16_t rd16(const uint8_t *p)
 {
@@ -317,7 +303,7 @@ static pcap_t *open_capture(const char *path, char *err, size_t errlen)
 	                                                    perr);
 
 	if (!p)
-		fail(err, errlen, "%s: cannot read as pcap or pcapng (libpcap: %s); give a capture "
+		trace_fail(err, errlen, -1, "%s: cannot read as pcap or pcapng (libpcap: %s); give a capture "
 		     "written by tcpdump -w or dumpcap", path, perr);
 	return p;
 }
@@ -344,7 +330,7 @@ static int read_capture(struct ctx *c, uint32_t idx)
 
 		if (h->ts.tv_sec < 0 || h->ts.tv_sec > INT64_MAX / NS_PER_S - 1 ||
 		    h->ts.tv_usec < 0 || h->ts.tv_usec >= NS_PER_S) {
-			fail(c->err, c->errlen, "%s:packet %zu: timestamp %lld.%09ld out of range; "
+			trace_fail(c->err, c->errlen, -1, "%s:packet %zu: timestamp %lld.%09ld out of range; "
 			     "expected seconds since 1970 and nanoseconds below 1e9", nd->path, rec + 1,
 			     (long long)h->ts.tv_sec, (long)h->ts.tv_usec);
 			pcap_close(p);
@@ -360,7 +346,7 @@ static int read_capture(struct ctx *c, uint32_t idx)
 		rec++;
 	}
 	if (r != PCAP_ERROR_BREAK) {
-		fail(c->err, c->errlen, "%s:packet %zu: truncated or corrupt capture (libpcap: %s); "
+		trace_fail(c->err, c->errlen, -1, "%s:packet %zu: truncated or corrupt capture (libpcap: %s); "
 		     "give a complete capture (stop tcpdump cleanly, or cut it with editcap)",
 		     nd->path, rec + 1, pcap_geterr(p));
 		pcap_close(p);
@@ -370,7 +356,7 @@ static int read_capture(struct ctx *c, uint32_t idx)
 	return 0;
 nomem:
 	pcap_close(p);
-	return fail(c->err, c->errlen, "%s: out of memory after %zu packets", nd->path, rec);
+	return trace_fail(c->err, c->errlen, -1, "%s: out of memory after %zu packets", nd->path, rec);
 }
 
 static int seg_cmp(const void *a, const void *b)
@@ -595,11 +581,11 @@ static int match(struct ctx *c)
 	}
 	if (nmsg == 0) {
 		if (ncand == 0)
-			fail(c->err, c->errlen, "%s: no TCP segment appears in two of the %zu captures; "
+			trace_fail(c->err, c->errlen, -1, "%s: no TCP segment appears in two of the %zu captures; "
 			     "give one capture per host of hosts that exchange TCP traffic, taken on "
 			     "the interfaces that carry it", set->nodes[0].path, nn);
 		else
-			fail(c->err, c->errlen, "%s: %zu TCP segments appear in two captures, but no "
+			trace_fail(c->err, c->errlen, -1, "%s: %zu TCP segments appear in two captures, but no "
 			     "segment and reply tell which capture was taken on which host; capture "
 			     "both directions of the traffic", set->nodes[0].path, ncand);
 		goto out;
@@ -607,7 +593,7 @@ static int match(struct ctx *c)
 	ret = 0;
 	goto out;
 nomem:
-	fail(c->err, c->errlen, "%s: out of memory matching %zu TCP segments",
+	trace_fail(c->err, c->errlen, -1, "%s: out of memory matching %zu TCP segments",
 	     set->nnodes ? set->nodes[0].path : "pcap", c->nsegs);
 out:
 	free(cand);
@@ -641,12 +627,12 @@ static int pcap_read(const char *const *paths, size_t npaths, struct trace_set *
 
 	set->fmt = &trace_format_pcap;
 	if (npaths == 0)
-		return fail(err, errlen, "pcap: no capture given; give one capture per host");
+		return trace_fail(err, errlen, -1, "pcap: no capture given; give one capture per host");
 	if (npaths > UINT32_MAX)
-		return fail(err, errlen, "pcap: too many captures");
+		return trace_fail(err, errlen, -1, "pcap: too many captures");
 	set->nodes = calloc(npaths, sizeof(*set->nodes));
 	if (!set->nodes)
-		return fail(err, errlen, "%s: out of memory", paths[0]);
+		return trace_fail(err, errlen, -1, "%s: out of memory", paths[0]);
 	set->nnodes = npaths;
 	for (size_t i = 0; i < npaths; i++) {
 		struct trace_node *nd = &set->nodes[i];
@@ -655,12 +641,12 @@ static int pcap_read(const char *const *paths, size_t npaths, struct trace_set *
 		nd->name = node_name(paths[i]);
 		nd->priv = calloc(1, sizeof(struct pcap_node));
 		if (!nd->path || !nd->name || !nd->priv) {
-			fail(err, errlen, "%s: out of memory", paths[i]);
+			trace_fail(err, errlen, -1, "%s: out of memory", paths[i]);
 			goto err;
 		}
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(set->nodes[j].name, nd->name)) {
-				fail(err, errlen, "%s: host name '%s' is also that of %s; the host is "
+				trace_fail(err, errlen, -1, "%s: host name '%s' is also that of %s; the host is "
 				     "the file name without extension, rename one capture",
 				     paths[i], nd->name, paths[j]);
 				goto err;
@@ -724,13 +710,13 @@ static int write_capture(const struct trace_set *set, size_t idx, trace_convert_
 	dead = pcap_open_dead_with_tstamp_precision(pcap_datalink(in), pcap_snapshot(in),
 	                                            PCAP_TSTAMP_PRECISION_NANO);
 	if (!dead) {
-		fail(err, errlen, "%s: out of memory", tmp);
+		trace_fail(err, errlen, -1, "%s: out of memory", tmp);
 		fclose(f);
 		goto out;
 	}
 	d = pcap_dump_fopen(dead, f);
 	if (!d) {
-		fail(err, errlen, "%s: cannot start the capture (libpcap: %s)", tmp,
+		trace_fail(err, errlen, -1, "%s: cannot start the capture (libpcap: %s)", tmp,
 		     pcap_geterr(dead));
 		fclose(f);
 		goto out;
@@ -741,13 +727,13 @@ static int write_capture(const struct trace_set *set, size_t idx, trace_convert_
 
 		if (h->ts.tv_sec < 0 || h->ts.tv_sec > INT64_MAX / NS_PER_S - 1 ||
 		    h->ts.tv_usec < 0 || h->ts.tv_usec >= NS_PER_S) {
-			fail(err, errlen, "%s:packet %zu: timestamp out of range", nd->path, rec + 1);
+			trace_fail(err, errlen, -1, "%s:packet %zu: timestamp out of range", nd->path, rec + 1);
 			goto out;
 		}
 		t = (int64_t)h->ts.tv_sec * NS_PER_S + h->ts.tv_usec;
 		u = conv(ctx, idx, t);
 		if (u < 0 || u / NS_PER_S > UINT32_MAX) {
-			fail(err, errlen, "%s:packet %zu: corrected time %" PRId64 " ns is outside "
+			trace_fail(err, errlen, -1, "%s:packet %zu: corrected time %" PRId64 " ns is outside "
 			     "what pcap can store (0 to 2^32 s since 1970); choose another reference",
 			     nd->path, rec + 1, u);
 			goto out;
@@ -758,12 +744,12 @@ static int write_capture(const struct trace_set *set, size_t idx, trace_convert_
 		rec++;
 	}
 	if (r != PCAP_ERROR_BREAK) {
-		fail(err, errlen, "%s:packet %zu: truncated or corrupt capture (libpcap: %s); give "
+		trace_fail(err, errlen, -1, "%s:packet %zu: truncated or corrupt capture (libpcap: %s); give "
 		     "a complete capture", nd->path, rec + 1, pcap_geterr(in));
 		goto out;
 	}
 	if (pcap_dump_flush(d) || ferror(f) || fsync(fileno(f))) {
-		fail(err, errlen, "%s: write failed: %s", tmp, strerror(errno));
+		trace_fail(err, errlen, -1, "%s: write failed: %s", tmp, strerror(errno));
 		goto out;
 	}
 	ret = 0;
@@ -788,7 +774,7 @@ static int pcap_write(const struct trace_set *set, trace_convert_fn conv, void *
 	if (!tmp || !dst) {
 		free(tmp);
 		free(dst);
-		return fail(err, errlen, "%s: out of memory", outdir);
+		return trace_fail(err, errlen, -1, "%s: out of memory", outdir);
 	}
 	/* every capture to a temporary file first, then all renamed: none or all appear */
 	for (; done < set->nnodes; done++) {
@@ -802,7 +788,7 @@ static int pcap_write(const struct trace_set *set, trace_convert_fn conv, void *
 		dst[done] = malloc(n);
 		if (!t || !dst[done]) {
 			free(t);
-			fail(err, errlen, "%s: out of memory", outdir);
+			trace_fail(err, errlen, -1, "%s: out of memory", outdir);
 			goto out;
 		}
 		snprintf(dst[done], n, "%s/%s.pcap", outdir, nd->name);
@@ -815,7 +801,7 @@ static int pcap_write(const struct trace_set *set, trace_convert_fn conv, void *
 			free(d);
 			if (same) {
 				free(t);
-				fail(err, errlen, "%s: is an input capture; choose an output directory "
+				trace_fail(err, errlen, -1, "%s: is an input capture; choose an output directory "
 				     "other than %s", dst[done], outdir);
 				goto out;
 			}
@@ -823,7 +809,7 @@ static int pcap_write(const struct trace_set *set, trace_convert_fn conv, void *
 		snprintf(t, n, "%s/.%s.pcap.XXXXXX", outdir, nd->name);
 		fd = mkstemp(t);
 		if (fd < 0) {
-			fail(err, errlen, "%s: cannot create a file in it: %s; give a writable "
+			trace_fail(err, errlen, -1, "%s: cannot create a file in it: %s; give a writable "
 			     "directory", outdir, strerror(errno));
 			free(t);
 			goto out;
@@ -832,7 +818,7 @@ static int pcap_write(const struct trace_set *set, trace_convert_fn conv, void *
 		f = fdopen(fd, "wb");
 		if (!f) {
 			close(fd);
-			fail(err, errlen, "%s: %s", tmp[done], strerror(errno));
+			trace_fail(err, errlen, -1, "%s: %s", tmp[done], strerror(errno));
 			goto out;
 		}
 		if (write_capture(set, done, conv, ctx, f, tmp[done], err, errlen))
@@ -840,7 +826,7 @@ static int pcap_write(const struct trace_set *set, trace_convert_fn conv, void *
 	}
 	for (size_t i = 0; i < set->nnodes; i++) {
 		if (rename(tmp[i], dst[i])) {
-			fail(err, errlen, "%s: cannot rename to %s: %s", tmp[i], dst[i],
+			trace_fail(err, errlen, -1, "%s: cannot rename to %s: %s", tmp[i], dst[i],
 			     strerror(errno));
 			goto out;
 		}
