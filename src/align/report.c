@@ -12,6 +12,18 @@
 #include "align/align_priv.h"
 #include "align/outbuf.h"
 
+/* Text into SVG markup: the two characters XML reserves in text. */
+static void svg_escaped(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '&')
+			fputs("&amp;", f);
+		else
+			fputc(*s, f);
+}
+
 static const char *quality(const struct anode *n)
 {
 	return n->quality == NODE_REFERENCE ? "reference" : pair_quality_name(n->quality);
@@ -219,13 +231,7 @@ int hclock_align_plot_svg(const hclock_align *a, FILE *f)
 	fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H);
 	fprintf(f, "<text x=\"%d\" y=\"22\" font-size=\"15\">hclock align: accuracy bounds and "
 	        "broadcast differential delays (reference ", ML);
-	for (const char *s = a->set.nodes[a->ref].name; *s; s++)
-		if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '&')
-			fputs("&amp;", f);
-		else
-			fputc(*s, f);
+	svg_escaped(f, a->set.nodes[a->ref].name);
 	fputs(")</text>\n", f);
 	/* grid and ticks */
 	st = nice_step(ax.y1 - ax.y0);
@@ -274,13 +280,7 @@ int hclock_align_plot_svg(const hclock_align *a, FILE *f)
 		fprintf(f, "<rect x=\"%d\" y=\"%zu\" width=\"12\" height=\"12\" fill=\"%s\" "
 		        "fill-opacity=\"0.4\"/><text x=\"%d\" y=\"%zu\">", W - MR + 12,
 		        MT + 18 * (ci - 1), col, W - MR + 30, MT + 18 * (ci - 1) + 10);
-		for (const char *s = tn->name; *s; s++)
-			if (*s == '<')
-				fputs("&lt;", f);
-			else if (*s == '&')
-				fputs("&amp;", f);
-			else
-				fputc(*s, f);
+		svg_escaped(f, tn->name);
 		fputs("</text>\n", f);
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">band: bounds;</text>"

@@ -21,16 +21,7 @@
 #include "align/otf2_reader.h"
 #include "align/trace.h"
 
-static int failures;
-#define CHECK(c, ...)                                                                     \
-	do {                                                                              \
-		if (!(c)) {                                                               \
-			failures++;                                                       \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #c); \
-			fprintf(stderr, __VA_ARGS__);                                     \
-			fputc('\n', stderr);                                              \
-		}                                                                         \
-	} while (0)
+#include "test.h"
 
 #define MAXN 16
 static int64_t off[MAXN], skew[MAXN];
@@ -128,7 +119,7 @@ static size_t check_pairs(const struct trace_set *s, int truth, const char *what
 				nmsg++;
 			}
 		}
-	CHECK(bad == 0, "%s: %zu events out of time order", what, bad);
+	TEST_CHECK(bad == 0, "%s: %zu events out of time order", what, bad);
 	bad = 0;
 	for (size_t n = 0; n < s->nnodes; n++)
 		for (size_t i = 0; i < s->nodes[n].nev; i++) {
@@ -148,7 +139,7 @@ static size_t check_pairs(const struct trace_set *s, int truth, const char *what
 					        what, e->msg, s->nodes[e->peer].name, s->nodes[n].name, lat);
 			}
 		}
-	CHECK(bad == 0, "%s: %zu receives with a wrong partner or latency", what, bad);
+	TEST_CHECK(bad == 0, "%s: %zu receives with a wrong partner or latency", what, bad);
 	return nmsg;
 }
 
@@ -162,44 +153,44 @@ static void test_read_write(void)
 
 	snprintf(in, sizeof(in), "%s/run1", tmpdir);
 	if (sh("%s %s --ranks 5 --messages 500 --seed 7", gen, in)) {
-		CHECK(0, "otf2_gen failed");
+		TEST_CHECK(0, "otf2_gen failed");
 		return;
 	}
 	load_truth(in);
-	CHECK(nranks == 5, "truth for %d ranks", nranks);
+	TEST_CHECK(nranks == 5, "truth for %d ranks", nranks);
 	snprintf(anchor, sizeof(anchor), "%s/traces.otf2", in);
-	CHECK(trace_format_otf2.probe(in) && trace_format_otf2.probe(anchor), "probe");
-	CHECK(!trace_format_otf2.probe(tmpdir), "probe of a directory without an archive");
+	TEST_CHECK(trace_format_otf2.probe(in) && trace_format_otf2.probe(anchor), "probe");
+	TEST_CHECK(!trace_format_otf2.probe(tmpdir), "probe of a directory without an archive");
 
 	memset(&s, 0, sizeof(s));
 	if (trace_format_otf2.read(&p, 1, &s, err, sizeof(err))) {
-		CHECK(0, "read: %s", err);
+		TEST_CHECK(0, "read: %s", err);
 		return;
 	}
-	CHECK(s.nnodes == 5, "%zu nodes", s.nnodes);
+	TEST_CHECK(s.nnodes == 5, "%zu nodes", s.nnodes);
 	for (size_t n = 0; n < s.nnodes; n++)
-		CHECK(rank_of(&s, n) == (int)n, "node %zu is %s", n, s.nodes[n].name);
+		TEST_CHECK(rank_of(&s, n) == (int)n, "node %zu is %s", n, s.nodes[n].name);
 	nmsg = check_pairs(&s, 1, "input");
-	CHECK(nmsg == 500, "%zu messages matched of 500", nmsg);
+	TEST_CHECK(nmsg == 500, "%zu messages matched of 500", nmsg);
 
 	snprintf(out, sizeof(out), "%s/out", tmpdir);
 	mkdir(out, 0755);
 	if (trace_format_otf2.write(&s, conv_true, &s, out, err, sizeof(err))) {
-		CHECK(0, "write: %s", err);
+		TEST_CHECK(0, "write: %s", err);
 	} else {
-		CHECK(trace_otf2_clamps(&s) == 0, "%" PRIu64 " clamps", trace_otf2_clamps(&s));
-		CHECK(trace_otf2_clock_offsets_dropped(&s) == 12, "%" PRIu64 " ClockOffsets dropped",
+		TEST_CHECK(trace_otf2_clamps(&s) == 0, "%" PRIu64 " clamps", trace_otf2_clamps(&s));
+		TEST_CHECK(trace_otf2_clock_offsets_dropped(&s) == 12, "%" PRIu64 " ClockOffsets dropped",
 		      trace_otf2_clock_offsets_dropped(&s));
 		snprintf(outanchor, sizeof(outanchor), "%s/%s/traces.otf2", out,
 		         trace_otf2_output_dir(&s));
-		CHECK(sh("otf2-print -Werror --silent %s >/dev/null 2>&1", outanchor) == 0,
+		TEST_CHECK(sh("otf2-print -Werror --silent %s >/dev/null 2>&1", outanchor) == 0,
 		      "otf2-print -Werror rejects %s", outanchor);
-		CHECK(sh("otf2-print -C %s 2>&1 | grep -q CLOCK_OFFSET", outanchor) != 0,
+		TEST_CHECK(sh("otf2-print -C %s 2>&1 | grep -q CLOCK_OFFSET", outanchor) != 0,
 		      "ClockOffset left in the output");
-		CHECK(sh("otf2-print -G %s 2>&1 | grep -q 'CLOCK_PROPERTIES.*Global Offset: 17000000000'",
+		TEST_CHECK(sh("otf2-print -G %s 2>&1 | grep -q 'CLOCK_PROPERTIES.*Global Offset: 17000000000'",
 		         outanchor) == 0, "ClockProperties");
 		/* same events per location as the input */
-		CHECK(sh("test \"$(otf2-print %s | awk 'NR>5{print $1, $2}' | sort | uniq -c | md5sum)\" = "
+		TEST_CHECK(sh("test \"$(otf2-print %s | awk 'NR>5{print $1, $2}' | sort | uniq -c | md5sum)\" = "
 		         "\"$(otf2-print %s | awk 'NR>5{print $1, $2}' | sort | uniq -c | md5sum)\"",
 		         anchor, outanchor) == 0, "event kinds per location differ");
 		{
@@ -207,31 +198,31 @@ static void test_read_write(void)
 
 			memset(&s2, 0, sizeof(s2));
 			if (trace_format_otf2.read(&op, 1, &s2, err, sizeof(err))) {
-				CHECK(0, "re-read: %s", err);
+				TEST_CHECK(0, "re-read: %s", err);
 			} else {
-				CHECK(check_pairs(&s2, 0, "output") == 500, "output messages");
+				TEST_CHECK(check_pairs(&s2, 0, "output") == 500, "output messages");
 				trace_format_otf2.release(&s2);
 			}
 		}
 		/* writing again replaces the earlier result */
-		CHECK(trace_format_otf2.write(&s, conv_true, &s, out, err, sizeof(err)) == 0,
+		TEST_CHECK(trace_format_otf2.write(&s, conv_true, &s, out, err, sizeof(err)) == 0,
 		      "second write: %s", err);
-		CHECK(sh("ls -a %s | grep -q '^\\.'\"run1\"", out) != 0, "temporary left in %s", out);
+		TEST_CHECK(sh("ls -a %s | grep -q '^\\.'\"run1\"", out) != 0, "temporary left in %s", out);
 	}
 	/* a conversion that steps back: clamped, and the output still valid */
 	if (trace_format_otf2.write(&s, conv_saw, NULL, out, err, sizeof(err))) {
-		CHECK(0, "saw write: %s", err);
+		TEST_CHECK(0, "saw write: %s", err);
 	} else {
-		CHECK(trace_otf2_clamps(&s) > 0, "no clamps from a conversion that steps back");
-		CHECK(sh("otf2-print -Werror --silent %s >/dev/null 2>&1", outanchor) == 0,
+		TEST_CHECK(trace_otf2_clamps(&s) > 0, "no clamps from a conversion that steps back");
+		TEST_CHECK(sh("otf2-print -Werror --silent %s >/dev/null 2>&1", outanchor) == 0,
 		      "otf2-print rejects the clamped output");
 	}
 	/* the input's own parent as output directory: refused, input intact */
-	CHECK(trace_format_otf2.write(&s, conv_id, NULL, tmpdir, err, sizeof(err)) < 0 &&
+	TEST_CHECK(trace_format_otf2.write(&s, conv_id, NULL, tmpdir, err, sizeof(err)) < 0 &&
 	      strstr(err, "input"), "overwrite of the input: %s", err);
-	CHECK(access(anchor, R_OK) == 0, "input archive gone");
+	TEST_CHECK(access(anchor, R_OK) == 0, "input archive gone");
 	/* an unwritable output directory: an error, nothing else */
-	CHECK(trace_format_otf2.write(&s, conv_id, NULL, "/nonexistent/dir", err, sizeof(err)) < 0 &&
+	TEST_CHECK(trace_format_otf2.write(&s, conv_id, NULL, "/nonexistent/dir", err, sizeof(err)) < 0 &&
 	      strstr(err, "/nonexistent/dir"), "missing out dir: %s", err);
 	trace_format_otf2.release(&s);
 }
@@ -248,21 +239,21 @@ static void test_resolution(const char *res)
 	snprintf(out, sizeof(out), "%s/outres%s", tmpdir, res);
 	mkdir(out, 0755);
 	if (sh("%s %s --messages 100 --resolution %s --no-clock-offsets", gen, in, res)) {
-		CHECK(0, "otf2_gen --resolution %s", res);
+		TEST_CHECK(0, "otf2_gen --resolution %s", res);
 		return;
 	}
 	memset(&s, 0, sizeof(s));
 	if (trace_format_otf2.read(&p, 1, &s, err, sizeof(err))) {
-		CHECK(0, "read res %s: %s", res, err);
+		TEST_CHECK(0, "read res %s: %s", res, err);
 		return;
 	}
 	load_truth(in);
-	CHECK(check_pairs(&s, 1, res) == 100, "messages at resolution %s", res);
-	CHECK(trace_format_otf2.write(&s, conv_id, NULL, out, err, sizeof(err)) == 0, "write: %s",
+	TEST_CHECK(check_pairs(&s, 1, res) == 100, "messages at resolution %s", res);
+	TEST_CHECK(trace_format_otf2.write(&s, conv_id, NULL, out, err, sizeof(err)) == 0, "write: %s",
 	      err);
 	snprintf(a, sizeof(a), "%s/traces.otf2", in);
 	snprintf(b, sizeof(b), "%s/res%s/traces.otf2", out, res);
-	CHECK(sh("bash -c 'cmp -s <(otf2-print %s | tail -n +5) <(otf2-print %s | tail -n +5)'",
+	TEST_CHECK(sh("bash -c 'cmp -s <(otf2-print %s | tail -n +5) <(otf2-print %s | tail -n +5)'",
 	         a, b) == 0, "identity conversion changed events at resolution %s", res);
 	trace_format_otf2.release(&s);
 }
@@ -276,7 +267,7 @@ static void test_bad(void)
 	const char *missing = "/nonexistent/x.otf2";
 
 	memset(&s, 0, sizeof(s));
-	CHECK(trace_format_otf2.read(&missing, 1, &s, err, sizeof(err)) < 0 &&
+	TEST_CHECK(trace_format_otf2.read(&missing, 1, &s, err, sizeof(err)) < 0 &&
 	      strstr(err, missing), "missing: %s", err);
 	snprintf(in, sizeof(in), "%s/run1", tmpdir);
 	snprintf(evt, sizeof(evt), "%s/traces/2.evt", in);
@@ -291,7 +282,7 @@ static void test_bad(void)
 			sh("head -c 2000 /dev/urandom >> %s", evt);
 		memset(&s, 0, sizeof(s));
 		r = trace_format_otf2.read(&p, 1, &s, err, sizeof(err));
-		CHECK(r < 0 && strstr(err, "traces.otf2"), "cut %d: %s", cut, r ? err : "accepted");
+		TEST_CHECK(r < 0 && strstr(err, "traces.otf2"), "cut %d: %s", cut, r ? err : "accepted");
 		if (r == 0)
 			trace_format_otf2.release(&s);
 		sh("mv %s.orig %s", evt, evt);
@@ -299,7 +290,7 @@ static void test_bad(void)
 	/* a garbage anchor */
 	sh("cp %s/traces.otf2 %s/anchor.orig && head -c 40 /dev/urandom > %s/traces.otf2", in, in, in);
 	memset(&s, 0, sizeof(s));
-	CHECK(trace_format_otf2.read(&p, 1, &s, err, sizeof(err)) < 0, "garbage anchor accepted");
+	TEST_CHECK(trace_format_otf2.read(&p, 1, &s, err, sizeof(err)) < 0, "garbage anchor accepted");
 	sh("mv %s/anchor.orig %s/traces.otf2", in, in);
 }
 
@@ -318,9 +309,9 @@ int main(int argc, char **argv)
 	test_bad();
 	if (!getenv("KEEP"))
 		sh("rm -rf %s", tmpdir);
-	if (failures)
-		fprintf(stderr, "%d failures\n", failures);
+	if (test_failures)
+		fprintf(stderr, "%d test_failures\n", test_failures);
 	else
 		printf("ok\n");
-	return failures ? 1 : 0;
+	return test_failures ? 1 : 0;
 }

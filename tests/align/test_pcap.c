@@ -23,16 +23,7 @@
 
 #define NS 1000000000LL
 
-static int failures;
-#define CHECK(c, ...)                                                                     \
-	do {                                                                              \
-		if (!(c)) {                                                               \
-			failures++;                                                       \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #c); \
-			fprintf(stderr, __VA_ARGS__);                                     \
-			fputc('\n', stderr);                                              \
-		}                                                                         \
-	} while (0)
+#include "test.h"
 
 static uint64_t rng = 88172645463325252ULL;
 static uint64_t rnd(void)
@@ -261,18 +252,18 @@ static void test_roundtrip(const char *dir)
 	snprintf(pa, sizeof(pa), "%s/hostA.pcap", dir);
 	snprintf(pb, sizeof(pb), "%s/hostB.pcapng.pcap", dir);
 	nseg = generate(pa, pb);
-	CHECK(trace_format_pcap.probe(pa) && trace_format_pcap.probe(pb), "probe");
-	CHECK(!trace_format_pcap.probe(dir), "probe of a directory");
+	TEST_CHECK(trace_format_pcap.probe(pa) && trace_format_pcap.probe(pb), "probe");
+	TEST_CHECK(!trace_format_pcap.probe(dir), "probe of a directory");
 
 	memset(&set, 0, sizeof(set));
 	if (trace_format_pcap.read(paths, 2, &set, err, sizeof(err))) {
-		CHECK(0, "read: %s", err);
+		TEST_CHECK(0, "read: %s", err);
 		return;
 	}
-	CHECK(set.nnodes == 2, "%zu nodes", set.nnodes);
-	CHECK(!strcmp(set.nodes[0].name, "hostA") && !strcmp(set.nodes[1].name, "hostB.pcapng"),
+	TEST_CHECK(set.nnodes == 2, "%zu nodes", set.nnodes);
+	TEST_CHECK(!strcmp(set.nodes[0].name, "hostA") && !strcmp(set.nodes[1].name, "hostB.pcapng"),
 	      "names %s %s", set.nodes[0].name, set.nodes[1].name);
-	CHECK(set.nodes[0].nev == na && set.nodes[1].nev == nb, "events %zu/%zu, expected %zu/%zu",
+	TEST_CHECK(set.nodes[0].nev == na && set.nodes[1].nev == nb, "events %zu/%zu, expected %zu/%zu",
 	      set.nodes[0].nev, set.nodes[1].nev, na, nb);
 	/* every expected send/recv is marked, with a partner of the same generated segment */
 	{
@@ -287,58 +278,58 @@ static void test_roundtrip(const char *dir)
 				const struct truth *t = &tr[n][i];
 
 				if (t->kind < 0) {
-					CHECK(e->kind == TRACE_OTHER, "node %d packet %zu kind %d", n, i,
+					TEST_CHECK(e->kind == TRACE_OTHER, "node %d packet %zu kind %d", n, i,
 					      e->kind);
 					continue;
 				}
-				CHECK((int)e->kind == t->kind && e->peer == !n, "node %d packet %zu: kind %d "
+				TEST_CHECK((int)e->kind == t->kind && e->peer == !n, "node %d packet %zu: kind %d "
 				      "peer %d, expected %d", n, i, e->kind, e->peer, t->kind);
-				CHECK(e->record == i && e->line == i + 1, "record %zu", e->record);
+				TEST_CHECK(e->record == i && e->line == i + 1, "record %zu", e->record);
 				if (seen[t->pair]++)
-					CHECK(msg_of_seg[t->pair] == e->msg, "segment %d msg", t->pair);
+					TEST_CHECK(msg_of_seg[t->pair] == e->msg, "segment %d msg", t->pair);
 				else
 					msg_of_seg[t->pair] = e->msg;
 				nmsg[n]++;
 			}
 		for (size_t s = 0; s < nseg; s++)
-			CHECK(seen[s] == 2, "segment %zu seen %d times", s, seen[s]);
+			TEST_CHECK(seen[s] == 2, "segment %zu seen %d times", s, seen[s]);
 	}
-	CHECK(nmsg[0] == nseg && nmsg[1] == nseg, "%zu/%zu of %zu", nmsg[0], nmsg[1], nseg);
+	TEST_CHECK(nmsg[0] == nseg && nmsg[1] == nseg, "%zu/%zu of %zu", nmsg[0], nmsg[1], nseg);
 	/* timestamps kept to the nanosecond */
-	CHECK(set.nodes[1].ev[1].time_ns == clock_b(tb[1].true_t), "ns precision: %" PRId64,
+	TEST_CHECK(set.nodes[1].ev[1].time_ns == clock_b(tb[1].true_t), "ns precision: %" PRId64,
 	      set.nodes[1].ev[1].time_ns);
 
 	snprintf(out, sizeof(out), "%s/out", dir);
 	mkdir(out, 0755);
 	if (trace_format_pcap.write(&set, conv, NULL, out, err, sizeof(err))) {
-		CHECK(0, "write: %s", err);
+		TEST_CHECK(0, "write: %s", err);
 	} else {
 		snprintf(oa, sizeof(oa), "%s/hostA.pcap", out);
 		snprintf(ob, sizeof(ob), "%s/hostB.pcapng.pcap", out);
 		file_times(pa, t1, 20000, &n1);
 		file_times(oa, t2, 20000, &n1o);
-		CHECK(n1 == n1o && n1 == na, "A packets %zu -> %zu", n1, n1o);
+		TEST_CHECK(n1 == n1o && n1 == na, "A packets %zu -> %zu", n1, n1o);
 		for (size_t i = 0; i < n1 && i < n1o; i++)
 			if (t2[i] != t1[i] + NS) {
-				CHECK(0, "A packet %zu: %" PRId64 " -> %" PRId64, i, t1[i], t2[i]);
+				TEST_CHECK(0, "A packet %zu: %" PRId64 " -> %" PRId64, i, t1[i], t2[i]);
 				break;
 			}
 		file_times(pb, t1, 20000, &n2);
 		file_times(ob, t2, 20000, &n2o);
-		CHECK(n2 == n2o && n2 == nb, "B packets %zu -> %zu", n2, n2o);
+		TEST_CHECK(n2 == n2o && n2 == nb, "B packets %zu -> %zu", n2, n2o);
 		for (size_t i = 0; i < n2 && i < n2o; i++)
 			if (t2[i] != t1[i] - OFF) {
-				CHECK(0, "B packet %zu: %" PRId64 " -> %" PRId64, i, t1[i], t2[i]);
+				TEST_CHECK(0, "B packet %zu: %" PRId64 " -> %" PRId64, i, t1[i], t2[i]);
 				break;
 			}
 	}
 	/* the inputs' own directory: refused, inputs intact */
-	CHECK(trace_format_pcap.write(&set, conv, NULL, dir, err, sizeof(err)) < 0 &&
+	TEST_CHECK(trace_format_pcap.write(&set, conv, NULL, dir, err, sizeof(err)) < 0 &&
 	      strstr(err, "input"), "overwrite of an input: %s", err);
 	file_times(pa, t1, 20000, &n1);
-	CHECK(n1 == na, "input damaged");
+	TEST_CHECK(n1 == na, "input damaged");
 	/* an unwritable directory fails cleanly and leaves nothing behind */
-	CHECK(trace_format_pcap.write(&set, conv, NULL, "/nonexistent/dir", err, sizeof(err)) < 0 &&
+	TEST_CHECK(trace_format_pcap.write(&set, conv, NULL, "/nonexistent/dir", err, sizeof(err)) < 0 &&
 	      strstr(err, "/nonexistent/dir"), "write to missing dir: %s", err);
 	trace_format_pcap.release(&set);
 	unlink(oa);
@@ -391,12 +382,12 @@ static void test_bad(const char *dir)
 		err[0] = 0;
 		r = trace_format_pcap.read(paths, 2, &set, err, sizeof(err));
 		if (r < 0)
-			CHECK(strstr(err, "cut.pcap") != NULL, "cut at %ld: error '%s' names no file", cut,
+			TEST_CHECK(strstr(err, "cut.pcap") != NULL, "cut at %ld: error '%s' names no file", cut,
 			      err);
 		else
 			trace_format_pcap.release(&set);
 		if (cut > 24 && !on_boundary(buf, len, cut))
-			CHECK(r < 0, "cut at %ld accepted", cut);
+			TEST_CHECK(r < 0, "cut at %ld accepted", cut);
 	}
 	/* garbage after a valid header, and pure garbage */
 	for (int round = 0; round < 200; round++) {
@@ -414,19 +405,19 @@ static void test_bad(const char *dir)
 	f = fopen(pt, "wb");
 	fputs("event,id,peer,time_ns\nsend,1,b,5\n", f);
 	fclose(f);
-	CHECK(!trace_format_pcap.probe(pt), "probe of CSV");
+	TEST_CHECK(!trace_format_pcap.probe(pt), "probe of CSV");
 	memset(&set, 0, sizeof(set));
-	CHECK(trace_format_pcap.read(paths, 2, &set, err, sizeof(err)) < 0 && strstr(err, "cut.pcap"),
+	TEST_CHECK(trace_format_pcap.read(paths, 2, &set, err, sizeof(err)) < 0 && strstr(err, "cut.pcap"),
 	      "CSV as pcap: %s", err);
 	/* one capture alone: nothing to match */
 	memset(&set, 0, sizeof(set));
-	CHECK(trace_format_pcap.read(paths + 1, 1, &set, err, sizeof(err)) < 0, "one capture");
+	TEST_CHECK(trace_format_pcap.read(paths + 1, 1, &set, err, sizeof(err)) < 0, "one capture");
 	/* the same host name twice */
 	{
 		const char *twice[2] = { pb, pb };
 
 		memset(&set, 0, sizeof(set));
-		CHECK(trace_format_pcap.read(twice, 2, &set, err, sizeof(err)) < 0 &&
+		TEST_CHECK(trace_format_pcap.read(twice, 2, &set, err, sizeof(err)) < 0 &&
 		      strstr(err, "rename"), "same name: %s", err);
 	}
 	free(buf);
@@ -450,9 +441,9 @@ int main(int argc, char **argv)
 	unlink(pa);
 	unlink(pb);
 	rmdir(dir);
-	if (failures)
-		fprintf(stderr, "%d failures (seed %s)\n", failures, argc > 1 ? argv[1] : "default");
+	if (test_failures)
+		fprintf(stderr, "%d test_failures (seed %s)\n", test_failures, argc > 1 ? argv[1] : "default");
 	else
 		printf("ok\n");
-	return failures ? 1 : 0;
+	return test_failures ? 1 : 0;
 }
