@@ -114,7 +114,9 @@ int hclock_clock_unflatten(const void *buf, size_t len, hclock_emu *emu, hclock_
  * std (s) of a Gaussian read noise, jitter the maximum (s) of a random delay put before
  * every sync message. nodes=K groups consecutive ranks into K virtual nodes that share
  * one clock (ranks-per-node=R instead: nodes of R ranks). The common epoch T=0 is rank 0's
- * real CLOCK_MONOTONIC at this call, broadcast to all.
+ * real CLOCK_MONOTONIC at this call, broadcast to all. Rates are kept physical: skew at
+ * most 400e-6, wander amplitude at most 100e-6, drift at most 1e-6 per s, so that the
+ * sync algorithms may reject any fitted slope beyond 2e-3 as the work of stalled exchanges.
  * spec NULL: use the environment variable HCLOCK_EMULATE; *out = NULL if that is unset.
  * out: new emulation handle, freed with hclock_emu_free (after every clock built on it).
  */

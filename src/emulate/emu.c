@@ -60,9 +60,9 @@ int emu_parse(const char *spec, struct emu_params *p)
 		if (!strcmp(tok, "offset"))
 			rc = parse_double(tok, v, 0, 1e6, &p->offset_s);
 		else if (!strcmp(tok, "skew"))
-			rc = parse_double(tok, v, 0, 0.01, &p->skew);
+			rc = parse_double(tok, v, 0, 400e-6, &p->skew);
 		else if (!strcmp(tok, "drift"))
-			rc = parse_double(tok, v, 0, 1e-3, &p->drift_per_s);
+			rc = parse_double(tok, v, 0, 1e-6, &p->drift_per_s);
 		else if (!strcmp(tok, "noise"))
 			rc = parse_double(tok, v, 0, 1e-2, &p->noise_s);
 		else if (!strcmp(tok, "jitter"))
@@ -75,7 +75,7 @@ int emu_parse(const char *spec, struct emu_params *p)
 				break;
 			}
 			*at++ = 0;
-			rc = parse_double("wander amplitude", v, 0, 0.01, &p->wander_amp);
+			rc = parse_double("wander amplitude", v, 0, 100e-6, &p->wander_amp);
 			if (!rc)
 				rc = parse_double("wander period", at, 1e-3, 1e9, &p->wander_period_s);
 		} else if (!strcmp(tok, "nodes")) {

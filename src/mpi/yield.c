@@ -54,6 +54,17 @@ int yield_recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Co
 	return rc != MPI_SUCCESS ? rc : yield_wait(&req);
 }
 
+int yield_ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+#ifndef HCLOCK_SMPI
+	if (!oversubscribed())
+#endif
+		return MPI_Ssend(buf, count, type, dest, tag, comm);
+	MPI_Request req;
+	int rc = MPI_Issend(buf, count, type, dest, tag, comm, &req);
+	return rc != MPI_SUCCESS ? rc : yield_wait(&req);
+}
+
 int yield_allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
                     MPI_Comm comm)
 {

@@ -17,6 +17,7 @@ int yield_wait(MPI_Request *req);
 
 /* Blocking forms built on it. */
 int yield_recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm);
+int yield_ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
 int yield_allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
                     MPI_Comm comm);
 int yield_reduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op, int root,

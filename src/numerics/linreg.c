@@ -34,34 +34,61 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int linreg_fit_robust(const int64_t *x, const double *y, size_t n, struct lm *out, size_t *kept)
+/* standard error of m's slope over the points (x, y) it was fitted to */
+static double slope_se(const int64_t *x, const double *y, size_t n, const struct lm *m)
+{
+	if (n < 3)
+		return NAN;
+	double mx = 0, sxx = 0, srr = 0;
+	for (size_t i = 0; i < n; i++)
+		mx += ((double)diff_ns(x[i], m->x0_ns) - mx) / (double)(i + 1);
+	for (size_t i = 0; i < n; i++) {
+		double dx = (double)diff_ns(x[i], m->x0_ns) - mx, r = y[i] - lm_offset(m, x[i]);
+		sxx += dx * dx;
+		srr += r * r;
+	}
+	return sxx > 0 ? sqrt(srr / (double)(n - 2) / sxx) : NAN;
+}
+
+int linreg_fit_robust(const int64_t *x, const double *y, size_t n, struct lm *out,
+                      struct linreg_info *info)
 {
 	struct lm first;
 	if (linreg_fit(x, y, n, &first))
 		return -1;
 	*out = first;
-	if (kept)
-		*kept = n;
+	const int64_t *fx = x;
+	const double *fy = y;
+	size_t m = n;
+	double *r = NULL, *y2 = NULL;
+	int64_t *x2 = NULL;
 	if (n < 8)
-		return 0;
-	double *r = malloc(n * sizeof(*r));
-	int64_t *x2 = malloc(n * sizeof(*x2));
-	double *y2 = malloc(n * sizeof(*y2));
+		goto out;
+	r = malloc(n * sizeof(*r));
+	x2 = malloc(n * sizeof(*x2));
+	y2 = malloc(n * sizeof(*y2));
 	if (!r || !x2 || !y2)
 		goto out; /* keep the plain fit */
 	for (size_t i = 0; i < n; i++)
 		r[i] = fabs(y[i] - lm_offset(&first, x[i]));
 	qsort(r, n, sizeof(*r), cmp_double);
 	double mad = r[n / 2], limit = 4 * 1.4826 * mad;
-	size_t m = 0;
+	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (fabs(y[i] - lm_offset(&first, x[i])) <= limit) {
-			x2[m] = x[i];
-			y2[m++] = y[i];
+			x2[k] = x[i];
+			y2[k++] = y[i];
 		}
-	if (m < n && m >= n / 2 && !linreg_fit(x2, y2, m, out) && kept)
-		*kept = m;
+	if (k < n && k >= n / 2 && !linreg_fit(x2, y2, k, out)) {
+		fx = x2;
+		fy = y2;
+		m = k;
+	}
 out:
+	if (info) {
+		info->kept = m;
+		info->slope_se = slope_se(fx, fy, m, out);
+	}
 	free(r);
 	free(x2);
 	free(y2);

@@ -29,16 +29,24 @@ struct lm {
  */
 int linreg_fit(const int64_t *x_ns, const double *y_ns, size_t n, struct lm *out);
 
+/* What a robust fit kept and how well it pins the slope. */
+struct linreg_info {
+	size_t kept;     /* points in the final fit */
+	double slope_se; /* standard error of the slope (dimensionless): the residuals' standard
+	                  * deviation over sqrt(sum of squared x deviations); NAN with fewer
+	                  * than 3 points, where residuals say nothing */
+};
+
 /*
  * Least squares with one round of outlier rejection: after a first fit, points whose
  * residual exceeds k * 1.4826 * MAD (k = 4, a robust 4-sigma) are dropped and the line is
  * fitted again, if at least half of the points remain. A fit point hit by a delayed
  * exchange (a descheduled process, an interrupt) otherwise tilts the slope, and the error
- * grows with every second the model is extrapolated. Returns as linreg_fit; *kept (if not
- * NULL) receives the number of points in the final fit.
+ * grows with every second the model is extrapolated. Returns as linreg_fit; *info (if not
+ * NULL) describes the final fit.
  */
 int linreg_fit_robust(const int64_t *x_ns, const double *y_ns, size_t n, struct lm *out,
-                      size_t *kept);
+                      struct linreg_info *info);
 
 /* Offset of model m at x, ns. */
 double lm_offset(const struct lm *m, int64_t x_ns);

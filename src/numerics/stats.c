@@ -98,6 +98,27 @@ int stats_summarize(const double *x, size_t n, struct stats_summary *out)
 	return 0;
 }
 
+double stats_robust_mean(double *x, size_t n, double k)
+{
+	qsort(x, n, sizeof(*x), cmp_double);
+	double med = stats_quantile_sorted(x, n, 0.5);
+	double *dev = malloc(n * sizeof(*dev));
+	if (!dev)
+		return med; /* still robust, if less efficient */
+	for (size_t i = 0; i < n; i++)
+		dev[i] = fabs(x[i] - med);
+	qsort(dev, n, sizeof(*dev), cmp_double);
+	double limit = k * 1.4826 * stats_quantile_sorted(dev, n, 0.5), sum = 0;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (fabs(x[i] - med) <= limit) {
+			sum += x[i];
+			m++;
+		}
+	free(dev);
+	return m ? sum / (double)m : med;
+}
+
 void stats_running_init(struct stats_running *r)
 {
 	memset(r, 0, sizeof(*r));

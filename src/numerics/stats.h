@@ -41,6 +41,13 @@ double stats_quantile_sorted(const double *sorted, size_t n, double q);
 int stats_median_ci(const double *sorted, size_t n, double level, double *lo, double *hi,
                     double *coverage);
 
+/*
+ * Mean of the points within k robust standard deviations (1.4826 x the median absolute
+ * deviation) of the median: a mean that one stalled measurement cannot drag away.
+ * x (n > 0) is reordered. With MAD = 0 only the points equal to the median count.
+ */
+double stats_robust_mean(double *x, size_t n, double k);
+
 /* Running mean and variance (Welford), for a stop rule evaluated while measuring. */
 struct stats_running {
 	size_t n;

@@ -65,7 +65,7 @@ void pp_send(const struct pp_link *l, int64_t t, int dest)
 void pp_ssend(const struct pp_link *l, int64_t t, int dest)
 {
 	emu_jitter(l->emu);
-	MPI_Ssend(&t, 1, MPI_INT64_T, dest, HCLOCK_TAG, l->comm);
+	yield_ssend(&t, 1, MPI_INT64_T, dest, HCLOCK_TAG, l->comm);
 }
 
 int64_t pp_recv(const struct pp_link *l, int src)

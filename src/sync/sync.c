@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "mpi/yield.h"
+#include "numerics/stats.h"
 #include "sync/sync.h"
 #include "util/err.h"
 #include "util/timeutil.h"
@@ -151,9 +152,19 @@ int measure_pair(struct hclock_sync *s, struct offset_alg *oa, MPI_Comm comm, in
 	return offset_measure(oa, &l, smp);
 }
 
-/* Real oscillators differ by up to a few hundred ppm; the emulation allows 1% per node. A
- * fitted slope beyond 5% comes from stalled exchanges, not from a clock. */
-#define MAX_PLAUSIBLE_SLOPE 0.05
+/* Real oscillators are off by up to a few hundred ppm (NTP tolerates 500 ppm); the emulation
+ * allows at most 600 ppm per node over 100 s (emu.c), so two clocks differ by at most about
+ * 1.2e-3. A fitted slope beyond 2e-3 comes from stalled exchanges, not from a clock:
+ * measured, MPICH ping-pongs on shared cores shift their delay asymmetry by 1-2 us within
+ * 20 fit points taken in 250 us, which fits a 1% slope and leaves the model 9 ms off 0.8 s
+ * later. */
+#define MAX_PLAUSIBLE_SLOPE 2e-3
+/* A slope within this many of its standard errors of zero is not kept: the fit points
+ * cannot tell it from noise. Kept, its error grows with every second of extrapolation
+ * (measured: 2.5% from 20 fit points of MPICH ping-pongs stalled on shared cores, 8 ms
+ * off 0.3 s later); dropped, the error grows only with the true rate difference, which is
+ * then itself at most about this many standard errors. */
+#define MIN_SLOPE_T 2.0
 
 int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref, int client,
                 hclock_clock *clk, struct lm *lm)
@@ -193,12 +204,16 @@ int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref
 			y[i] = smp.offset_ns;
 		}
 	}
-	if (!rc && (linreg_fit_robust(x, y, (size_t)L->nfit, lm, NULL) ||
-	            fabs(lm->slope) > MAX_PLAUSIBLE_SLOPE)) {
+	struct linreg_info info;
+	if (!rc && (linreg_fit_robust(x, y, (size_t)L->nfit, lm, &info) ||
+	            fabs(lm->slope) > MAX_PLAUSIBLE_SLOPE ||
+	            fabs(lm->slope) < MIN_SLOPE_T * info.slope_se)) {
 		/* all fit points at one instant (coarse clock), or a slope no clock has (the
-		 * exchanges were stalled): keep the most recent offset only */
+		 * exchanges were stalled), or one the points cannot pin down: an offset alone,
+		 * the median of the fit points, at the most recent one */
+		struct stats_summary st;
 		lm->x0_ns = x[L->nfit - 1];
-		lm->intercept_ns = y[L->nfit - 1];
+		lm->intercept_ns = stats_summarize(y, (size_t)L->nfit, &st) ? y[L->nfit - 1] : st.median;
 		lm->slope = 0;
 	}
 	if (L->ri) {

@@ -33,6 +33,9 @@ int main(void)
 	bad("skew", "not key=value");
 	bad("skew=abc", "'abc'");
 	bad("skew=0.5", "skew");
+	bad("skew=500e-6", "[0, 0.0004]");
+	bad("drift=1e-5", "drift");
+	bad("wander=2e-4@30", "wander amplitude");
 	bad("sekw=1e-6", "'sekw'");
 	bad("wander=1e-7", "AMP@PERIOD");
 	bad("noise=-1", "noise");

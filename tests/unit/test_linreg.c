@@ -23,16 +23,18 @@ static void fit_case(uint64_t seed, size_t n, double noise_ns, int64_t t0, doubl
 			y[i] += (20 + 100 * rng_uniform(&r)) * noise_ns; /* delayed exchanges */
 	}
 	struct lm m;
-	size_t kept;
+	struct linreg_info info;
 	/* with outliers the robust fit must do as well as a clean fit would */
-	if (outliers) {
-		TEST_CHECK(linreg_fit_robust(x, y, n, &m, &kept) == 0, "robust fit failed");
-		TEST_CHECK(kept < n && kept >= n - n / 40, "kept %zu of %zu", kept, n);
-	} else {
+	TEST_CHECK(linreg_fit_robust(x, y, n, &m, &info) == 0, "robust fit failed");
+	if (outliers)
+		TEST_CHECK(info.kept < n && info.kept >= n - n / 40, "kept %zu of %zu", info.kept, n);
+	else
 		TEST_CHECK(linreg_fit(x, y, n, &m) == 0, "fit failed");
-	}
-	/* the slope's standard error: noise / (span sqrt(n / 12)) for evenly spread x */
+	/* the slope's standard error: noise / (span sqrt(n / 12)) for evenly spread x; the
+	 * fit's own estimate of it must agree (it decides whether a sync keeps a slope) */
 	double se = noise_ns / (span_ns * sqrt((double)n / 12.0));
+	TEST_CHECK(info.slope_se > 0.7 * se && info.slope_se < 1.4 * se,
+	           "estimated slope se %.3e vs expected %.3e", info.slope_se, se);
 	double tol = 6 * se + 1e-12;
 	TEST_CHECK(fabs(m.slope - slope) <= tol, "slope %.3e vs true %.3e (tol %.2e)", m.slope, slope,
 	           tol);
@@ -82,5 +84,10 @@ int main(void)
 	double y[2] = {1, 2};
 	TEST_CHECK(linreg_fit(x, y, 1, &m) == -1, "one point must not fit");
 	TEST_CHECK(linreg_fit(x, y, 2, &m) == -1, "equal x must not fit");
+	/* two points fit exactly and say nothing about the slope's error */
+	int64_t x2[2] = {0, 1000};
+	struct linreg_info info;
+	TEST_CHECK(linreg_fit_robust(x2, y, 2, &m, &info) == 0 && info.kept == 2 &&
+	           isnan(info.slope_se), "two points: kept %zu, se %g", info.kept, info.slope_se);
 	return test_end("test_linreg");
 }
