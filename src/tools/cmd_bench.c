@@ -74,12 +74,12 @@ static void usage(FILE *f)
 }
 
 struct opts {
-	const char *ops, *sizes, *schemes, *sync, *emulate, *clock, *raw, *plot;
+	struct mpitool_opts common; /* --sync, --emulate, --clock, --format, --help */
+	const char *ops, *sizes, *schemes, *raw, *plot;
 	int64_t slice_ns;
 	long max_reps, warmup, root;
 	double rse, slack_factor;
-	int in_place, validate, help;
-	enum tool_format fmt;
+	int in_place, validate;
 };
 
 /* Split a comma list into at most max pointers into copy (strdup'ed, caller frees). */
@@ -100,75 +100,53 @@ static int split(const char *s, char **copy, char **items, int max)
 	return n;
 }
 
-static const char *parse(int argc, char **argv, struct opts *o, char *buf, size_t len)
+/* cmd_bench's own options */
+static const char *bench_opt(int c, const char *arg, void *ctx)
+{
+	struct opts *o = ctx;
+	switch (c) {
+	case 'o': o->ops = arg; return NULL;
+	case 'z': o->sizes = arg; return NULL;
+	case 'm': o->schemes = arg; return NULL;
+	case 'R': o->raw = arg; return NULL;
+	case 'P': o->plot = arg; return NULL;
+	case 'I': o->in_place = 1; return NULL;
+	case 'V': o->validate = 1; return NULL;
+	case 'T':
+		return bench_duration_parse(arg, &o->slice_ns) || o->slice_ns <= 0
+		       ? "--time-slice needs a duration above zero, e.g. 1s, 300ms or 0.5" : NULL;
+	case 'n':
+		return opt_long(arg, 0, 1000000000L, &o->max_reps)
+		       ? "--max-reps needs an integer from 0 (no limit) to 1000000000" : NULL;
+	case 'w':
+		return opt_long(arg, 0, 1000000L, &o->warmup)
+		       ? "--warmup needs an integer from 0 to 1000000" : NULL;
+	case 'E':
+		return opt_double(arg, 0, 1, &o->rse)
+		       ? "--rse needs a fraction from 0 (off) to 1, e.g. 0.01" : NULL;
+	case 'B':
+		return opt_double(arg, 1, 1e6, &o->slack_factor)
+		       ? "--slack-factor needs a number >= 1 (B of Alg. 5), e.g. 4" : NULL;
+	case 'r':
+		return opt_long(arg, 0, 0x7fffffffL, &o->root) ? "--root needs a rank number >= 0" : NULL;
+	}
+	return "internal error: unhandled option";
+}
+
+static const char *parse(int argc, char **argv, const char *name, struct opts *o, char *buf,
+                         size_t len)
 {
 	static const struct option longopts[] = {
+		MPITOOL_LONGOPTS,
 		{"op", required_argument, 0, 'o'},         {"sizes", required_argument, 0, 'z'},
-		{"scheme", required_argument, 0, 'm'},     {"sync", required_argument, 0, 's'},
-		{"time-slice", required_argument, 0, 'T'}, {"max-reps", required_argument, 0, 'n'},
-		{"warmup", required_argument, 0, 'w'},     {"rse", required_argument, 0, 'E'},
-		{"slack-factor", required_argument, 0, 'B'}, {"root", required_argument, 0, 'r'},
-		{"in-place", no_argument, 0, 'I'},         {"validate", no_argument, 0, 'V'},
-		{"format", required_argument, 0, 'f'},     {"raw", required_argument, 0, 'R'},
-		{"plot", required_argument, 0, 'P'},       {"emulate", required_argument, 0, 'e'},
-		{"clock", required_argument, 0, 'c'},      {"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
+		{"scheme", required_argument, 0, 'm'},     {"time-slice", required_argument, 0, 'T'},
+		{"max-reps", required_argument, 0, 'n'},   {"warmup", required_argument, 0, 'w'},
+		{"rse", required_argument, 0, 'E'},        {"slack-factor", required_argument, 0, 'B'},
+		{"root", required_argument, 0, 'r'},       {"in-place", no_argument, 0, 'I'},
+		{"validate", no_argument, 0, 'V'},         {"raw", required_argument, 0, 'R'},
+		{"plot", required_argument, 0, 'P'},       {0, 0, 0, 0},
 	};
-	opterr = 0;
-	optind = 1;
-	int c;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o': o->ops = optarg; break;
-		case 'z': o->sizes = optarg; break;
-		case 'm': o->schemes = optarg; break;
-		case 's': o->sync = optarg; break;
-		case 'T':
-			if (bench_duration_parse(optarg, &o->slice_ns) || o->slice_ns <= 0)
-				return "--time-slice needs a duration above zero, e.g. 1s, 300ms or 0.5";
-			break;
-		case 'n':
-			if (opt_long(optarg, 0, 1000000000L, &o->max_reps))
-				return "--max-reps needs an integer from 0 (no limit) to 1000000000";
-			break;
-		case 'w':
-			if (opt_long(optarg, 0, 1000000L, &o->warmup))
-				return "--warmup needs an integer from 0 to 1000000";
-			break;
-		case 'E':
-			if (opt_double(optarg, 0, 1, &o->rse))
-				return "--rse needs a fraction from 0 (off) to 1, e.g. 0.01";
-			break;
-		case 'B':
-			if (opt_double(optarg, 1, 1e6, &o->slack_factor))
-				return "--slack-factor needs a number >= 1 (B of Alg. 5), e.g. 4";
-			break;
-		case 'r':
-			if (opt_long(optarg, 0, 0x7fffffffL, &o->root))
-				return "--root needs a rank number >= 0";
-			break;
-		case 'I': o->in_place = 1; break;
-		case 'V': o->validate = 1; break;
-		case 'f':
-			if (opt_format(optarg, &o->fmt))
-				return "--format must be table, json or csv";
-			break;
-		case 'R': o->raw = optarg; break;
-		case 'P': o->plot = optarg; break;
-		case 'e': o->emulate = optarg; break;
-		case 'c': o->clock = optarg; break;
-		case 'h': o->help = 1; break;
-		default:
-			snprintf(buf, len, "unknown option or missing value '%s'; see hclock bench --help",
-			         argv[optind - 1]);
-			return buf;
-		}
-	}
-	if (optind < argc) {
-		snprintf(buf, len, "unexpected argument '%s'; see hclock bench --help", argv[optind]);
-		return buf;
-	}
-	return NULL;
+	return mpitool_parse(argc, argv, name, longopts, &o->common, bench_opt, o, buf, len);
 }
 
 /* Bytes of buffers one process may allocate: 3/4 of the node's memory shared by its ranks. */
@@ -292,16 +270,16 @@ int cmd_bench(int argc, char **argv)
 {
 	struct mpitool t;
 	struct opts o = {
-		.ops = "allreduce", .sizes = "8:1M", .schemes = "roundtime", .sync = HCLOCK_DEFAULT_SYNC,
-		.slice_ns = 1000000000, .warmup = 10, .slack_factor = DEFAULT_SLACK_FACTOR,
+		.ops = "allreduce", .sizes = "8:1M", .schemes = "roundtime", .slice_ns = 1000000000,
+		.warmup = 10, .slack_factor = DEFAULT_SLACK_FACTOR,
 	};
 	struct plan pl = {0};
 	char buf[512];
 	const char *bad;
 
 	mpitool_init(&t, "hclock bench", &argc, &argv);
-	bad = parse(argc, argv, &o, buf, sizeof(buf));
-	if (!bad && o.help) {
+	bad = parse(argc, argv, t.name, &o, buf, sizeof(buf));
+	if (!bad && o.common.help) {
 		if (t.rank == 0)
 			usage(stdout);
 		return mpitool_finish(&t, 0);
@@ -321,7 +299,7 @@ int cmd_bench(int argc, char **argv)
 		return mpitool_finish(&t, 2);
 	}
 	hclock_sync *sync = NULL;
-	if (hclock_sync_create(o.sync, &sync)) {
+	if (hclock_sync_create(o.common.sync, &sync)) {
 		mpitool_error(&t, "%s", hclock_last_error());
 		free_plan(&pl);
 		return mpitool_finish(&t, 2);
@@ -331,7 +309,7 @@ int cmd_bench(int argc, char **argv)
 	if (o.raw && t.rank == 0 && !(raw = fopen(o.raw, "w")))
 		rc = -1;
 	snprintf(buf, sizeof(buf), "--raw: cannot write '%s'", o.raw ? o.raw : "");
-	if (agree_msg(&t, rc, buf) || mpitool_clock(&t, o.emulate, o.clock)) {
+	if (agree_msg(&t, rc, buf) || mpitool_clock(&t, o.common.emulate, o.common.clock)) {
 		if (raw)
 			fclose(raw);
 		hclock_sync_free(sync);
@@ -344,7 +322,7 @@ int cmd_bench(int argc, char **argv)
 	hclock_clock *g = NULL;
 	rc = hclock_sync_run(sync, MPI_COMM_WORLD, t.base, &g);
 	if (rc) {
-		mpitool_error(&t, "sync %s failed: %s", o.sync, hclock_last_error());
+		mpitool_error(&t, "sync %s failed: %s", o.common.sync, hclock_last_error());
 		goto out;
 	}
 	struct bench_params p = {
@@ -417,9 +395,9 @@ int cmd_bench(int argc, char **argv)
 			.bcast_latency_s = (double)p.bcast_lat_ns * 1e-9, .slack_factor = o.slack_factor,
 			.time_slice_s = (double)o.slice_ns * 1e-9, .rows = rows, .nrows = nrows,
 		};
-		if (o.fmt == FMT_JSON)
+		if (o.common.fmt == FMT_JSON)
 			report_json(stdout, &rep);
-		else if (o.fmt == FMT_CSV)
+		else if (o.common.fmt == FMT_CSV)
 			report_csv(stdout, &rep);
 		else
 			report_table(stdout, &rep);

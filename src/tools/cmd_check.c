@@ -14,7 +14,6 @@
 #include "tools/mpitool.h"
 #include "util/timeutil.h"
 
-#define DEFAULT_SYNC HCLOCK_DEFAULT_SYNC
 #define MAX_WAITS 32
 
 static void usage(FILE *f)
@@ -23,7 +22,7 @@ static void usage(FILE *f)
 	        "usage: mpirun -np P hclock check [OPTIONS]\n"
 	        "Synchronize the ranks' clocks, then measure the global clock's offsets to rank 0\n"
 	        "right after the sync and after each wait (Check-Global-Clock, Alg. 6).\n\n"
-	        "  --sync SPEC        sync algorithm (default " DEFAULT_SYNC "), e.g.\n"
+	        "  --sync SPEC        sync algorithm (default " HCLOCK_DEFAULT_SYNC "), e.g.\n"
 	        "                     hca3/1000/skampi/100, jk/500/rtt/20, hca3/500/skampi/20/ri,\n"
 	        "                     skampi/skampi/20, dunigan/1/20, none\n"
 	        "  --wait LIST        seconds after the sync to check at (default 0,10)\n"
@@ -107,71 +106,59 @@ static void print_table(const char *spec, int p, const char *clockdesc, const st
 		}
 }
 
+/* cmd_check's own options */
+struct check_cli {
+	double waits[MAX_WAITS], sample;
+	int nwaits, truth;
+	long repeat, npp, seed;
+};
+
+static const char *check_opt(int c, const char *arg, void *ctx)
+{
+	struct check_cli *k = ctx;
+	switch (c) {
+	case 'w':
+		if ((k->nwaits = opt_double_list(arg, 0, 86400, k->waits, MAX_WAITS)) < 0)
+			return "--wait needs ascending seconds separated by commas, e.g. 0,1,10";
+		return NULL;
+	case 'S':
+		return opt_double(arg, 1e-9, 1, &k->sample)
+		       ? "--sample needs a fraction in (0, 1], e.g. 0.1" : NULL;
+	case 'r':
+		return opt_long(arg, 1, 100000, &k->repeat)
+		       ? "--repeat needs an integer from 1 to 100000" : NULL;
+	case 'n':
+		return opt_long(arg, 1, 1000000, &k->npp)
+		       ? "--pingpongs needs an integer from 1 to 1000000" : NULL;
+	case 'x':
+		return opt_long(arg, 0, 0x7fffffffL, &k->seed)
+		       ? "--seed needs a non-negative integer" : NULL;
+	case 't':
+		k->truth = 1;
+		return NULL;
+	}
+	return "internal error: unhandled option";
+}
+
 int cmd_check(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"sync", required_argument, 0, 's'},    {"wait", required_argument, 0, 'w'},
-		{"sample", required_argument, 0, 'S'},  {"repeat", required_argument, 0, 'r'},
-		{"pingpongs", required_argument, 0, 'n'}, {"emulate", required_argument, 0, 'e'},
-		{"truth", no_argument, 0, 't'},         {"clock", required_argument, 0, 'c'},
-		{"seed", required_argument, 0, 'x'},    {"format", required_argument, 0, 'f'},
-		{"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
+		MPITOOL_LONGOPTS,
+		{"wait", required_argument, 0, 'w'},      {"sample", required_argument, 0, 'S'},
+		{"repeat", required_argument, 0, 'r'},    {"pingpongs", required_argument, 0, 'n'},
+		{"truth", no_argument, 0, 't'},           {"seed", required_argument, 0, 'x'},
+		{0, 0, 0, 0},
 	};
 	struct mpitool t;
-	const char *spec = DEFAULT_SYNC, *emulate = NULL, *clock = NULL, *bad = NULL;
+	struct mpitool_opts o;
+	struct check_cli k = {.waits = {0, 10}, .nwaits = 2, .sample = 1, .repeat = 1, .npp = 20,
+	                      .seed = 1};
 	char badbuf[256];
-	double waits[MAX_WAITS] = {0, 10}, sample = 1;
-	int nwaits = 2, truth = 0, help = 0;
-	long repeat = 1, npp = 20, seed = 1;
-	enum tool_format fmt = FMT_TABLE;
 
 	mpitool_init(&t, "hclock check", &argc, &argv);
-	opterr = 0;
-	optind = 1;
-	int c;
-	while (!bad && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 's': spec = optarg; break;
-		case 'w':
-			if ((nwaits = opt_double_list(optarg, 0, 86400, waits, MAX_WAITS)) < 0)
-				bad = "--wait needs ascending seconds separated by commas, e.g. 0,1,10";
-			break;
-		case 'S':
-			if (opt_double(optarg, 1e-9, 1, &sample))
-				bad = "--sample needs a fraction in (0, 1], e.g. 0.1";
-			break;
-		case 'r':
-			if (opt_long(optarg, 1, 100000, &repeat))
-				bad = "--repeat needs an integer from 1 to 100000";
-			break;
-		case 'n':
-			if (opt_long(optarg, 1, 1000000, &npp))
-				bad = "--pingpongs needs an integer from 1 to 1000000";
-			break;
-		case 'e': emulate = optarg; break;
-		case 't': truth = 1; break;
-		case 'c': clock = optarg; break;
-		case 'x':
-			if (opt_long(optarg, 0, 0x7fffffffL, &seed))
-				bad = "--seed needs a non-negative integer";
-			break;
-		case 'f':
-			if (opt_format(optarg, &fmt))
-				bad = "--format must be table, json or csv";
-			break;
-		case 'h': help = 1; break;
-		default:
-			snprintf(badbuf, sizeof(badbuf), "unknown option or missing value '%s'; see hclock "
-			         "check --help", argv[optind - 1]);
-			bad = badbuf;
-		}
-	}
-	if (!bad && optind < argc) {
-		snprintf(badbuf, sizeof(badbuf), "unexpected argument '%s'; see hclock check --help",
-		         argv[optind]);
-		bad = badbuf;
-	}
-	if (help) {
+	const char *bad = mpitool_parse(argc, argv, t.name, longopts, &o, check_opt, &k, badbuf,
+	                                sizeof(badbuf));
+	if (o.help) {
 		if (t.rank == 0)
 			usage(stdout);
 		return mpitool_finish(&t, 0);
@@ -180,8 +167,14 @@ int cmd_check(int argc, char **argv)
 		mpitool_error(&t, "%s", bad);
 		return mpitool_finish(&t, 2);
 	}
+	const double *waits = k.waits, sample = k.sample;
+	const long repeat = k.repeat, npp = k.npp, seed = k.seed;
+	const int nwaits = k.nwaits;
+	const char *spec = o.sync;
+	enum tool_format fmt = o.fmt;
+	int truth = k.truth;
 	hclock_sync *s = NULL;
-	if (mpitool_sync_setup(&t, spec, emulate, clock, &s))
+	if (mpitool_sync_setup(&t, spec, o.emulate, o.clock, &s))
 		return mpitool_finish(&t, 2);
 	if (truth && t.emu)
 		truth = 0; /* the emulation is the truth */

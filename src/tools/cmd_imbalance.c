@@ -44,82 +44,73 @@ static void usage(FILE *f)
 	        DEFAULT_SLACK_FACTOR);
 }
 
+/* cmd_imbalance's own options */
+struct imbalance_cli {
+	const char *opname;
+	long reps, warmup, root;
+	double slack_factor;
+	size_t size;
+	char buf[256];
+};
+
+static const char *imbalance_opt(int c, const char *arg, void *ctx)
+{
+	struct imbalance_cli *k = ctx;
+	switch (c) {
+	case 'o':
+		k->opname = arg;
+		return NULL;
+	case 'z': {
+		size_t *v = NULL, n = 0;
+		int bad = bench_sizes_parse(arg, &v, &n, k->buf, sizeof(k->buf)) || n != 1;
+		if (!bad)
+			k->size = v[0];
+		free(v);
+		return bad ? "--size needs one size in bytes, e.g. 8 or 1K" : NULL;
+	}
+	case 'n':
+		return opt_long(arg, 1, 100000000L, &k->reps)
+		       ? "--reps needs an integer from 1 to 100000000" : NULL;
+	case 'w':
+		return opt_long(arg, 0, 1000000L, &k->warmup)
+		       ? "--warmup needs an integer from 0 to 1000000" : NULL;
+	case 'B':
+		return opt_double(arg, 1, 1e6, &k->slack_factor)
+		       ? "--slack-factor needs a number >= 1, e.g. 4" : NULL;
+	case 'r':
+		return opt_long(arg, 0, 0x7fffffffL, &k->root) ? "--root needs a rank number >= 0" : NULL;
+	}
+	return "internal error: unhandled option";
+}
+
 int cmd_imbalance(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		MPITOOL_LONGOPTS,
 		{"op", required_argument, 0, 'o'},        {"size", required_argument, 0, 'z'},
 		{"reps", required_argument, 0, 'n'},      {"warmup", required_argument, 0, 'w'},
-		{"sync", required_argument, 0, 's'},      {"slack-factor", required_argument, 0, 'B'},
-		{"root", required_argument, 0, 'r'},      {"format", required_argument, 0, 'f'},
-		{"emulate", required_argument, 0, 'e'},   {"clock", required_argument, 0, 'c'},
-		{"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
+		{"slack-factor", required_argument, 0, 'B'}, {"root", required_argument, 0, 'r'},
+		{0, 0, 0, 0},
 	};
 	struct mpitool t;
-	const char *opname = "barrier", *spec = HCLOCK_DEFAULT_SYNC, *emulate = NULL, *clock = NULL;
-	const char *bad = NULL;
+	struct mpitool_opts o;
+	struct imbalance_cli k = {.opname = "barrier", .reps = 500, .warmup = 10,
+	                          .slack_factor = DEFAULT_SLACK_FACTOR, .size = 8};
 	char buf[512];
-	long reps = 500, warmup = 10, root = 0;
-	double slack_factor = DEFAULT_SLACK_FACTOR;
-	size_t size = 8;
-	int help = 0;
-	enum tool_format fmt = FMT_TABLE;
 
 	mpitool_init(&t, "hclock imbalance", &argc, &argv);
-	opterr = 0;
-	optind = 1;
-	int c;
-	while (!bad && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o': opname = optarg; break;
-		case 'z': {
-			size_t *v = NULL, n = 0;
-			if (bench_sizes_parse(optarg, &v, &n, buf, sizeof(buf)) || n != 1)
-				bad = "--size needs one size in bytes, e.g. 8 or 1K";
-			else
-				size = v[0];
-			free(v);
-			break;
-		}
-		case 'n':
-			if (opt_long(optarg, 1, 100000000L, &reps))
-				bad = "--reps needs an integer from 1 to 100000000";
-			break;
-		case 'w':
-			if (opt_long(optarg, 0, 1000000L, &warmup))
-				bad = "--warmup needs an integer from 0 to 1000000";
-			break;
-		case 's': spec = optarg; break;
-		case 'B':
-			if (opt_double(optarg, 1, 1e6, &slack_factor))
-				bad = "--slack-factor needs a number >= 1, e.g. 4";
-			break;
-		case 'r':
-			if (opt_long(optarg, 0, 0x7fffffffL, &root))
-				bad = "--root needs a rank number >= 0";
-			break;
-		case 'f':
-			if (opt_format(optarg, &fmt))
-				bad = "--format must be table, json or csv";
-			break;
-		case 'e': emulate = optarg; break;
-		case 'c': clock = optarg; break;
-		case 'h': help = 1; break;
-		default:
-			snprintf(buf, sizeof(buf), "unknown option or missing value '%s'; see hclock "
-			         "imbalance --help", argv[optind - 1]);
-			bad = buf;
-		}
-	}
-	if (!bad && optind < argc) {
-		snprintf(buf, sizeof(buf), "unexpected argument '%s'; see hclock imbalance --help",
-		         argv[optind]);
-		bad = buf;
-	}
-	if (!bad && help) {
+	const char *bad = mpitool_parse(argc, argv, t.name, longopts, &o, imbalance_opt, &k, buf,
+	                                sizeof(buf));
+	if (!bad && o.help) {
 		if (t.rank == 0)
 			usage(stdout);
 		return mpitool_finish(&t, 0);
 	}
+	const char *opname = k.opname, *spec = o.sync;
+	const long reps = k.reps, warmup = k.warmup, root = k.root;
+	const double slack_factor = k.slack_factor;
+	const size_t size = k.size;
+	const enum tool_format fmt = o.fmt;
 	const struct bench_op *op = bad ? NULL : bench_op_find(opname);
 	if (!bad && !op) {
 		snprintf(buf, sizeof(buf), "unknown operation '%s' in --op; expected one of: %s",
@@ -137,7 +128,7 @@ int cmd_imbalance(int argc, char **argv)
 		return mpitool_finish(&t, 2);
 	}
 	hclock_sync *s = NULL;
-	if (mpitool_sync_setup(&t, spec, emulate, clock, &s))
+	if (mpitool_sync_setup(&t, spec, o.emulate, o.clock, &s))
 		return mpitool_finish(&t, 2);
 	hclock_clock *g = NULL;
 	int rc = hclock_sync_run(s, MPI_COMM_WORLD, t.base, &g);

@@ -144,3 +144,39 @@ int opt_format(const char *s, enum tool_format *out)
 		}
 	return -1;
 }
+
+const char *mpitool_parse(int argc, char **argv, const char *name, const struct option *longopts,
+                          struct mpitool_opts *o, mpitool_optfn own, void *ctx, char *buf,
+                          size_t len)
+{
+	*o = (struct mpitool_opts){.sync = HCLOCK_DEFAULT_SYNC, .fmt = FMT_TABLE};
+	opterr = 0;
+	optind = 1;
+	int c;
+	const char *bad = NULL;
+	while (!bad && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's': o->sync = optarg; break;
+		case 'e': o->emulate = optarg; break;
+		case 'c': o->clock = optarg; break;
+		case 'h': o->help = 1; break;
+		case 'f':
+			if (opt_format(optarg, &o->fmt))
+				bad = "--format must be table, json or csv";
+			break;
+		case '?':
+		case ':':
+			snprintf(buf, len, "unknown option or missing value '%s'; see %s --help",
+			         argv[optind - 1], name);
+			bad = buf;
+			break;
+		default:
+			bad = own(c, optarg, ctx);
+		}
+	}
+	if (!bad && optind < argc) {
+		snprintf(buf, len, "unexpected argument '%s'; see %s --help", argv[optind], name);
+		bad = buf;
+	}
+	return bad;
+}

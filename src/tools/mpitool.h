@@ -2,6 +2,8 @@
 #ifndef HCLOCK_TOOLS_MPITOOL_H
 #define HCLOCK_TOOLS_MPITOOL_H
 
+#include <getopt.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <mpi.h>
@@ -37,6 +39,35 @@ int mpitool_finish(struct mpitool *t, int code);
 
 /* Output formats of the MPI subcommands. */
 enum tool_format { FMT_TABLE, FMT_JSON, FMT_CSV };
+
+/* Options every MPI subcommand takes. */
+struct mpitool_opts {
+	const char *sync;     /* --sync SPEC; HCLOCK_DEFAULT_SYNC unless given */
+	const char *emulate;  /* --emulate SPEC, or NULL (then HCLOCK_EMULATE, if set) */
+	const char *clock;    /* --clock NAME, or NULL (monotonic) */
+	enum tool_format fmt; /* --format table|json|csv; table unless given */
+	int help;             /* --help given */
+};
+
+/* Their getopt_long entries (option codes 's', 'e', 'c', 'f', 'h'), for a tool's table. */
+#define MPITOOL_LONGOPTS                                                                  \
+	{"sync", required_argument, 0, 's'}, {"emulate", required_argument, 0, 'e'},       \
+	{"clock", required_argument, 0, 'c'}, {"format", required_argument, 0, 'f'},       \
+	{"help", no_argument, 0, 'h'}
+
+/* A tool's own option c with argument arg (NULL for flags): NULL, or the error line. */
+typedef const char *(*mpitool_optfn)(int c, const char *arg, void *ctx);
+
+/*
+ * Parse argv against longopts (which holds MPITOOL_LONGOPTS and the tool's own options):
+ * the common options land in *o (set to their defaults first), every other one goes to
+ * own(c, optarg, ctx). Returns NULL, or the first error line: own's, or one written to buf
+ * for a bad --format, an unknown option or missing value, or an extra argument, each
+ * pointing to `NAME --help`. Prints nothing.
+ */
+const char *mpitool_parse(int argc, char **argv, const char *name, const struct option *longopts,
+                          struct mpitool_opts *o, mpitool_optfn own, void *ctx, char *buf,
+                          size_t len);
 
 /* Option values. Return 0 or -1 (and print nothing). */
 /* "table", "json" or "csv" */
