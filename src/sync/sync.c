@@ -160,10 +160,11 @@ int measure_pair(struct hclock_sync *s, struct offset_alg *oa, MPI_Comm comm, in
  * later. */
 #define MAX_PLAUSIBLE_SLOPE 2e-3
 /* A slope within this many of its standard errors of zero is not kept: the fit points
- * cannot tell it from noise. Kept, its error grows with every second of extrapolation
- * (measured: 2.5% from 20 fit points of MPICH ping-pongs stalled on shared cores, 8 ms
- * off 0.3 s later); dropped, the error grows only with the true rate difference, which is
- * then itself at most about this many standard errors. */
+ * cannot tell it from noise. Kept, its error grows with every second of extrapolation;
+ * dropped, the error grows only with the true rate difference, which is then itself at
+ * most about this many standard errors. (The standard error assumes independent fit
+ * points; a bias that drifts across the fit tilts the slope further than it says, which
+ * is what the limit above is for.) */
 #define MIN_SLOPE_T 2.0
 
 int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref, int client,
