@@ -4,8 +4,6 @@
  * different times (its exit imbalance, see hclock imbalance), which the latency inherits;
  * it is here for comparison with the schemes that start on the global clock.
  */
-#include <stdlib.h>
-
 #include "bench/scheme.h"
 
 static int barrier_measure(struct bench_scheme *s, const struct bench_params *p,
@@ -21,10 +19,5 @@ static const struct scheme_ops barrier_ops = {
 
 int scheme_barrier_create(struct bench_scheme **out)
 {
-	struct bench_scheme *s = calloc(1, sizeof(*s));
-	if (!s)
-		return -1;
-	s->ops = &barrier_ops;
-	*out = s;
-	return 0;
+	return scheme_new(&barrier_ops, out);
 }

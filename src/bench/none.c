@@ -2,8 +2,6 @@
  * none.c - scheme "none": repetitions back to back with no synchronization between them,
  * so successive calls may overlap across processes (pipelining).
  */
-#include <stdlib.h>
-
 #include "bench/scheme.h"
 
 static int none_measure(struct bench_scheme *s, const struct bench_params *p,
@@ -19,10 +17,5 @@ static const struct scheme_ops none_ops = {
 
 int scheme_none_create(struct bench_scheme **out)
 {
-	struct bench_scheme *s = calloc(1, sizeof(*s));
-	if (!s)
-		return -1;
-	s->ops = &none_ops;
-	*out = s;
-	return 0;
+	return scheme_new(&none_ops, out);
 }

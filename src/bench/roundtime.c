@@ -10,7 +10,6 @@
  * Beyond Alg. 5, the slack adapts to late rounds (struct bench_slack) so that a loaded or
  * oversubscribed machine does not make every round late.
  */
-#include <stdlib.h>
 #include <time.h>
 
 #include "bench/scheme.h"
@@ -81,10 +80,5 @@ static const struct scheme_ops roundtime_ops = {
 
 int scheme_roundtime_create(struct bench_scheme **out)
 {
-	struct bench_scheme *s = calloc(1, sizeof(*s));
-	if (!s)
-		return -1;
-	s->ops = &roundtime_ops;
-	*out = s;
-	return 0;
+	return scheme_new(&roundtime_ops, out);
 }

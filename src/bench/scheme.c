@@ -24,6 +24,16 @@ const char *bench_scheme_names(void)
 	return "barrier, none, window, roundtime";
 }
 
+int scheme_new(const struct scheme_ops *ops, struct bench_scheme **out)
+{
+	struct bench_scheme *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -1;
+	s->ops = ops;
+	*out = s;
+	return 0;
+}
+
 void bench_scheme_free(struct bench_scheme *s)
 {
 	if (!s)

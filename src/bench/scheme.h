@@ -84,6 +84,9 @@ const char *bench_scheme_name(const struct bench_scheme *s);
 /* "barrier, none, window, roundtime" */
 const char *bench_scheme_names(void);
 
+/* A scheme without state of its own: a bench_scheme of ops. Returns 0, or -1 (no memory). */
+int scheme_new(const struct scheme_ops *ops, struct bench_scheme **out);
+
 int scheme_barrier_create(struct bench_scheme **out);
 int scheme_none_create(struct bench_scheme **out);
 int scheme_window_create(struct bench_scheme **out);

@@ -8,8 +8,6 @@
  * was invalid, shrunk by 1/8 (never below 1.25 x the batch's longest valid latency) when
  * none was. The first window is twice the longest of 5 harmonized trial calls.
  */
-#include <stdlib.h>
-
 #include "bench/scheme.h"
 
 #define WBATCH 16
@@ -111,10 +109,5 @@ static const struct scheme_ops window_ops = {
 
 int scheme_window_create(struct bench_scheme **out)
 {
-	struct bench_scheme *s = calloc(1, sizeof(*s));
-	if (!s)
-		return -1;
-	s->ops = &window_ops;
-	*out = s;
-	return 0;
+	return scheme_new(&window_ops, out);
 }
