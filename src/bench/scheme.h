@@ -105,6 +105,11 @@ int64_t scheme_slack_ns(const struct bench_params *p);
  * time. Late rounds stay invalid either way; this only keeps them rare. Fed with agreed
  * flags, it evolves identically on every rank.
  */
+/* Defaults of the tools that start operations at common times (bench, imbalance): B of
+ * Alg. 5, and the least slack whatever the measured MPI_Bcast latency, ns. */
+#define BENCH_DEFAULT_SLACK_FACTOR 4.0
+#define BENCH_MIN_SLACK_NS 2000
+
 struct bench_slack {
 	int64_t base_ns; /* B x MPI_Bcast latency (at least the minimum slack), ns */
 	int64_t cur_ns;  /* the slack for the next round, ns */

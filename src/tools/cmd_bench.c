@@ -18,8 +18,6 @@
 #include "util/timeutil.h"
 
 #define MAX_LIST 64
-#define DEFAULT_SLACK_FACTOR 4.0
-#define MIN_SLACK_NS 2000
 
 static void usage(FILE *f)
 {
@@ -70,7 +68,7 @@ static void usage(FILE *f)
 	        "                     skew=100e-6,offset=1,noise=20e-9,seed=7\n"
 	        "  --clock NAME       base clock: monotonic (default), realtime, wtime, tsc\n"
 	        "  --help             this text\n",
-	        DEFAULT_SLACK_FACTOR, MIN_SLACK_NS);
+	        BENCH_DEFAULT_SLACK_FACTOR, BENCH_MIN_SLACK_NS);
 }
 
 struct opts {
@@ -271,7 +269,7 @@ int cmd_bench(int argc, char **argv)
 	struct mpitool t;
 	struct opts o = {
 		.ops = "allreduce", .sizes = "8:1M", .schemes = "roundtime", .slice_ns = 1000000000,
-		.warmup = 10, .slack_factor = DEFAULT_SLACK_FACTOR,
+		.warmup = 10, .slack_factor = BENCH_DEFAULT_SLACK_FACTOR,
 	};
 	struct plan pl = {0};
 	char buf[512];
@@ -328,7 +326,7 @@ int cmd_bench(int argc, char **argv)
 	struct bench_params p = {
 		.comm = MPI_COMM_WORLD, .clk = g, .time_slice_ns = o.slice_ns,
 		.max_reps = o.max_reps, .warmup = o.warmup, .rse = o.rse,
-		.slack_factor = o.slack_factor, .min_slack_ns = MIN_SLACK_NS,
+		.slack_factor = o.slack_factor, .min_slack_ns = BENCH_MIN_SLACK_NS,
 	};
 	p.bcast_lat_ns = bench_bcast_latency(MPI_COMM_WORLD, g, 31);
 

@@ -18,8 +18,6 @@
 #include "tools/cmd.h"
 #include "tools/mpitool.h"
 
-#define DEFAULT_SLACK_FACTOR 4.0
-#define MIN_SLACK_NS 2000
 
 static void usage(FILE *f)
 {
@@ -41,7 +39,7 @@ static void usage(FILE *f)
 	        "Choose the barrier algorithm with the MPI library's own controls, e.g. Open MPI:\n"
 	        "  mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_barrier_algorithm N\n"
 	        "MPICH: MPIR_CVAR_BARRIER_INTRA_ALGORITHM=NAME in the environment.\n",
-	        DEFAULT_SLACK_FACTOR);
+	        BENCH_DEFAULT_SLACK_FACTOR);
 }
 
 /* cmd_imbalance's own options */
@@ -95,7 +93,7 @@ int cmd_imbalance(int argc, char **argv)
 	struct mpitool t;
 	struct mpitool_opts o;
 	struct imbalance_cli k = {.opname = "barrier", .reps = 500, .warmup = 10,
-	                          .slack_factor = DEFAULT_SLACK_FACTOR, .size = 8};
+	                          .slack_factor = BENCH_DEFAULT_SLACK_FACTOR, .size = 8};
 	char buf[512];
 
 	mpitool_init(&t, "hclock imbalance", &argc, &argv);
@@ -151,7 +149,7 @@ int cmd_imbalance(int argc, char **argv)
 	int64_t lat = bench_bcast_latency(MPI_COMM_WORLD, g, 31);
 	int64_t base = (int64_t)(slack_factor * (double)lat);
 	struct bench_slack slack;
-	slack_init(&slack, base > MIN_SLACK_NS ? base : MIN_SLACK_NS, 100000000);
+	slack_init(&slack, base > BENCH_MIN_SLACK_NS ? base : BENCH_MIN_SLACK_NS, 100000000);
 	for (long i = 0; i < warmup; i++)
 		bench_op_call(&b);
 	for (long i = 0; i < reps; i++) {
