@@ -247,50 +247,45 @@ static size_t step_le(const struct hull_pt *h, size_t n, size_t k, long double x
 }
 
 /*
- * LP 6 maximum at x: with k lower-hull vertices left of x, the optimal slope is that of the
- * edge spanning x clamped to [a1min, a1max] (below the first vertex a1min, past the last
- * a1max); the optimum then lies on the line of that slope through its supporting vertex.
- * Both depend on k only, so the cursor recomputes them only when k changes.
+ * LP 6 at x along one half hull h of n vertices: with k vertices left of x, the optimal
+ * slope is that of the edge spanning x clamped to [a1min, a1max] (before the first vertex
+ * a_before, past the last a_after); the optimum then lies on the line of that slope through
+ * its supporting vertex (active). Both depend on k only, so the cursor recomputes them only
+ * when k changes.
  */
-long double corridor_lp6_max_next(const struct corridor *c, struct lp6_cursor *cur,
-                                  long double x)
+static inline long double lp6_next(const struct corridor *c, const struct hull_pt *h, size_t n,
+                                   long double a_before, long double a_after,
+                                   size_t (*active)(const struct corridor *, long double),
+                                   struct lp6_cursor *cur, long double x)
 {
-	size_t k = step_le(c->lo, c->nlo, cur->k, x);
-	const struct hull_pt *v;
+	size_t k = step_le(h, n, cur->k, x);
 
 	if (k != cur->k) {
 		if (k == 0)
-			cur->a1 = c->cmin.a1;
-		else if (k == c->nlo)
-			cur->a1 = c->cmax.a1;
+			cur->a1 = a_before;
+		else if (k == n)
+			cur->a1 = a_after;
 		else
-			cur->a1 = clampl(edge_slope(c->lo, k - 1), c->cmin.a1, c->cmax.a1);
-		cur->v = lo_active(c, cur->a1);
+			cur->a1 = clampl(edge_slope(h, k - 1), c->cmin.a1, c->cmax.a1);
+		cur->v = active(c, cur->a1);
 		cur->k = k;
 	}
-	v = &c->lo[cur->v];
+	const struct hull_pt *v = &h[cur->v];
 	return (long double)v->y + (x - (long double)v->x) * cur->a1;
+}
+
+/* LP 6 maximum at x: on the lower hull, from a1min to a1max */
+long double corridor_lp6_max_next(const struct corridor *c, struct lp6_cursor *cur,
+                                  long double x)
+{
+	return lp6_next(c, c->lo, c->nlo, c->cmin.a1, c->cmax.a1, lo_active, cur, x);
 }
 
 /* LP 6 minimum at x: the same on the upper hull, slopes taken from the other end */
 long double corridor_lp6_min_next(const struct corridor *c, struct lp6_cursor *cur,
                                   long double x)
 {
-	size_t k = step_le(c->hi, c->nhi, cur->k, x);
-	const struct hull_pt *v;
-
-	if (k != cur->k) {
-		if (k == 0)
-			cur->a1 = c->cmax.a1;
-		else if (k == c->nhi)
-			cur->a1 = c->cmin.a1;
-		else
-			cur->a1 = clampl(edge_slope(c->hi, k - 1), c->cmin.a1, c->cmax.a1);
-		cur->v = hi_active(c, cur->a1);
-		cur->k = k;
-	}
-	v = &c->hi[cur->v];
-	return (long double)v->y + (x - (long double)v->x) * cur->a1;
+	return lp6_next(c, c->hi, c->nhi, c->cmax.a1, c->cmin.a1, hi_active, cur, x);
 }
 
 long double corridor_lp6_max(const struct corridor *c, long double x)
