@@ -25,26 +25,13 @@
 #include <stdint.h>
 #include <mpi.h>
 
+#include "hclock_api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define HCLOCK_VERSION_STRING "0.1.0"
-
-enum hclock_error {
-	HCLOCK_OK = 0,
-	HCLOCK_EINVAL = -1,   /* bad argument, spec string or buffer */
-	HCLOCK_ENOMEM = -2,   /* out of memory */
-	HCLOCK_EUNSUPP = -3,  /* not available on this machine (e.g. no invariant TSC) */
-	HCLOCK_EMPI = -4,     /* an MPI call failed */
-	HCLOCK_ESHARE = -5,   /* processes do not share a time source (prop refused) */
-	HCLOCK_EVERSION = -6, /* serialized model of an unknown version */
-};
-
-/* A static description of error code err ("invalid argument", ...). */
-const char *hclock_strerror(int err);
-/* One line describing the last failure of an hclock call in this thread (never NULL). */
-const char *hclock_last_error(void);
 
 /* ------------------------------------------------------------------------------------ */
 /* Clocks                                                                                */
@@ -61,19 +48,19 @@ typedef struct hclock_emu hclock_emu;
  *      (see hclock_emu_create); the clock keeps a reference to emu's parameters.
  * out: receives a new clock reference.
  */
-int hclock_base_create(const char *name, hclock_emu *emu, hclock_clock **out);
+HCLOCK_API int hclock_base_create(const char *name, hclock_emu *emu, hclock_clock **out);
 
 /* The clock's current time in ns. For a global clock: the reference's time scale. */
-int64_t hclock_now(hclock_clock *clk);
+HCLOCK_API int64_t hclock_now(hclock_clock *clk);
 
 /* A new reference to clk (returns clk). */
-hclock_clock *hclock_clock_ref(hclock_clock *clk);
+HCLOCK_API hclock_clock *hclock_clock_ref(hclock_clock *clk);
 /* Drop one reference; the clock (and the inner clocks it holds) is freed with the last. */
-void hclock_clock_free(hclock_clock *clk);
+HCLOCK_API void hclock_clock_free(hclock_clock *clk);
 
 /* Human readable description, e.g. "linear(slope=1.2e-05,off=31.5ns)<monotonic>".
  * Writes at most len bytes including the NUL; returns buf. */
-char *hclock_clock_describe(const hclock_clock *clk, char *buf, size_t len);
+HCLOCK_API char *hclock_clock_describe(const hclock_clock *clk, char *buf, size_t len);
 
 /*
  * Linear clock model over inner (a base clock or another model):
@@ -83,24 +70,24 @@ char *hclock_clock_describe(const hclock_clock *clk, char *buf, size_t len);
  * slope:        d(offset)/d(inner time), dimensionless (1e-6 = 1 us per s)
  * The new clock holds a reference to inner.
  */
-int hclock_model_linear(hclock_clock *inner, int64_t x0_ns, double intercept_ns, double slope,
+HCLOCK_API int hclock_model_linear(hclock_clock *inner, int64_t x0_ns, double intercept_ns, double slope,
                         hclock_clock **out);
 /* Offset-only model: now(out) = now(inner) + offset_ns. */
-int hclock_model_offset(hclock_clock *inner, double offset_ns, hclock_clock **out);
+HCLOCK_API int hclock_model_offset(hclock_clock *inner, double offset_ns, hclock_clock **out);
 
 /*
  * Serialize a clock (the whole nesting: base clock description and every model above it)
  * into a flat, versioned, little-endian byte buffer (the paper's flatten_clock).
  * *buf is malloc'ed and owned by the caller; *len its length in bytes.
  */
-int hclock_clock_flatten(const hclock_clock *clk, void **buf, size_t *len);
+HCLOCK_API int hclock_clock_flatten(const hclock_clock *clk, void **buf, size_t *len);
 /*
  * Rebuild a clock from a buffer made by hclock_clock_flatten (unflatten_clock). The base
  * clock is re-created in this process; emu is needed when the buffer's base clock is an
  * emulated one (else NULL). HCLOCK_EINVAL on a malformed buffer, HCLOCK_EVERSION on an
  * unknown version.
  */
-int hclock_clock_unflatten(const void *buf, size_t len, hclock_emu *emu, hclock_clock **out);
+HCLOCK_API int hclock_clock_unflatten(const void *buf, size_t len, hclock_emu *emu, hclock_clock **out);
 
 /* ------------------------------------------------------------------------------------ */
 /* Clock emulation with ground truth                                                    */
@@ -120,12 +107,12 @@ int hclock_clock_unflatten(const void *buf, size_t len, hclock_emu *emu, hclock_
  * spec NULL: use the environment variable HCLOCK_EMULATE; *out = NULL if that is unset.
  * out: new emulation handle, freed with hclock_emu_free (after every clock built on it).
  */
-int hclock_emu_create(const char *spec, MPI_Comm comm, hclock_emu **out);
-void hclock_emu_free(hclock_emu *emu);
+HCLOCK_API int hclock_emu_create(const char *spec, MPI_Comm comm, hclock_emu **out);
+HCLOCK_API void hclock_emu_free(hclock_emu *emu);
 /* The virtual node of this process (0..nodes-1). */
-int hclock_emu_node(const hclock_emu *emu);
+HCLOCK_API int hclock_emu_node(const hclock_emu *emu);
 /* Number of virtual nodes. */
-int hclock_emu_nodes(const hclock_emu *emu);
+HCLOCK_API int hclock_emu_nodes(const hclock_emu *emu);
 
 /*
  * Truth. For a global clock clk whose reference is rank 0 of the synchronized
@@ -136,7 +123,7 @@ int hclock_emu_nodes(const hclock_emu *emu);
  * err_ns: receives the true error now, in ns.
  * HCLOCK_EUNSUPP if no truth is available for this clock.
  */
-int hclock_true_error(hclock_clock *clk, hclock_emu *emu, double *err_ns);
+HCLOCK_API int hclock_true_error(hclock_clock *clk, hclock_emu *emu, double *err_ns);
 
 /* ------------------------------------------------------------------------------------ */
 /* Synchronization                                                                      */
@@ -156,10 +143,10 @@ typedef struct hclock_sync hclock_sync;
  * OFFSETALG in skampi, rtt, min. On a bad spec returns HCLOCK_EINVAL and
  * hclock_last_error() names the bad token and the valid choices.
  */
-int hclock_sync_create(const char *spec, hclock_sync **out);
-void hclock_sync_free(hclock_sync *s);
+HCLOCK_API int hclock_sync_create(const char *spec, hclock_sync **out);
+HCLOCK_API void hclock_sync_free(hclock_sync *s);
 /* The canonical spec string of s (owned by s). */
-const char *hclock_sync_spec(const hclock_sync *s);
+HCLOCK_API const char *hclock_sync_spec(const hclock_sync *s);
 
 /*
  * Synchronize (collective over comm). base: this process's local clock. On return *global
@@ -167,13 +154,13 @@ const char *hclock_sync_spec(const hclock_sync *s);
  * Errors are agreed on by all ranks: either every rank returns 0 or every rank returns
  * the same error code (no rank is left waiting).
  */
-int hclock_sync_run(hclock_sync *s, MPI_Comm comm, hclock_clock *base, hclock_clock **global);
+HCLOCK_API int hclock_sync_run(hclock_sync *s, MPI_Comm comm, hclock_clock *base, hclock_clock **global);
 
 /* Ping-pong exchanges this process took part in during the last hclock_sync_run. */
-uint64_t hclock_sync_pingpongs(const hclock_sync *s);
+HCLOCK_API uint64_t hclock_sync_pingpongs(const hclock_sync *s);
 /* Sequential pairwise rounds of the last run as seen by this process (depth of the
  * critical path in units of LEARN_CLOCK_MODEL / MEASURE_OFFSET calls). */
-uint64_t hclock_sync_rounds(const hclock_sync *s);
+HCLOCK_API uint64_t hclock_sync_rounds(const hclock_sync *s);
 
 /*
  * Measure the offset of client's clock to ref's clock (collective over the two ranks only;
@@ -182,7 +169,7 @@ uint64_t hclock_sync_rounds(const hclock_sync *s);
  * ref minus client at the end of the exchange and *rtt_ns (if not NULL) the smallest round
  * trip of the exchanges; elsewhere both are left alone.
  */
-int hclock_measure_offset(MPI_Comm comm, hclock_clock *clk, int ref, int client,
+HCLOCK_API int hclock_measure_offset(MPI_Comm comm, hclock_clock *clk, int ref, int client,
                           int npingpongs, double *offset_ns, double *rtt_ns);
 
 /* ------------------------------------------------------------------------------------ */
@@ -190,7 +177,7 @@ int hclock_measure_offset(MPI_Comm comm, hclock_clock *clk, int ref, int client,
 
 /* Return when hclock_now(clk) >= t_ns (sleeps while far, spins for the last stretch;
  * under SimGrid it sleeps in simulated time). Returns hclock_now(clk) - t_ns at return. */
-int64_t hclock_wait_until(hclock_clock *clk, int64_t t_ns);
+HCLOCK_API int64_t hclock_wait_until(hclock_clock *clk, int64_t t_ns);
 
 /*
  * Harmonize (collective over comm): rank 0 picks a start time slack_ns after its now,
@@ -198,7 +185,7 @@ int64_t hclock_wait_until(hclock_clock *clk, int64_t t_ns);
  * late_ns: receives how late this process was (>0: it learned the start time only after it
  * had passed; 0 when on time). start_ns: receives the common start time (may be NULL).
  */
-int hclock_harmonize(MPI_Comm comm, hclock_clock *clk, int64_t slack_ns, int64_t *start_ns,
+HCLOCK_API int hclock_harmonize(MPI_Comm comm, hclock_clock *clk, int64_t slack_ns, int64_t *start_ns,
                      int64_t *late_ns);
 
 #ifdef __cplusplus

@@ -1,7 +1,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "hclock.h"
+#include "hclock_api.h"
 #include "util/err.h"
 
 static _Thread_local char last_error[512];
@@ -30,6 +30,9 @@ const char *hclock_strerror(int err)
 	case HCLOCK_EMPI: return "MPI call failed";
 	case HCLOCK_ESHARE: return "processes do not share a time source";
 	case HCLOCK_EVERSION: return "unknown serialization version";
+	case HCLOCK_EIO: return "input/output error";
+	case HCLOCK_EMISMATCH: return "processes were given different specs or options";
+	case HCLOCK_EINJECTED: return "injected fault (test hook HCLOCK_FAULT)";
 	}
 	return "unknown error";
 }
