@@ -7,6 +7,7 @@
  *   u8 type | u16 nbytes | nbytes of the layer's parameters
  * A base layer starts with its u64 source identity.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +30,26 @@ void clock_init(struct hclock_clock *c, const struct clock_ops *ops, struct hclo
 	c->comp = (struct lm){0, 0, 0};
 }
 
-void clock_set_layer(struct hclock_clock *c, const struct lm *layer)
+int clock_set_layer(struct hclock_clock *c, const struct lm *layer)
 {
-	c->comp = c->inner->inner ? lm_compose(layer, &c->inner->comp) : *layer;
+	struct lm comp = c->inner->inner ? lm_compose(layer, &c->inner->comp) : *layer;
+	/* the same limits as one layer's: a read computes intercept + slope * (x - x0) in
+	 * double and rounds it to int64 ns, which must not overflow for any x */
+	if (!(fabs(comp.intercept_ns) < COMP_MAX_INTERCEPT_NS) || !(fabs(comp.slope) < COMP_MAX_SLOPE))
+		return err_set(HCLOCK_EINVAL, "composing this model with the %d below it gives "
+		               "intercept %g ns and slope %g; the chain must stay within |intercept| < "
+		               "%g ns and |slope| < %g", clock_depth(c->inner), comp.intercept_ns,
+		               comp.slope, COMP_MAX_INTERCEPT_NS, COMP_MAX_SLOPE);
+	c->comp = comp;
+	return 0;
+}
+
+int clock_depth(const struct hclock_clock *c)
+{
+	int n = 0;
+	for (; c; c = c->inner)
+		n++;
+	return n;
 }
 
 int64_t hclock_now(hclock_clock *c)
@@ -110,23 +128,64 @@ uint64_t clock_machine_id(void)
 	return id = h ? h : 1;
 }
 
+void clock_before_send(hclock_clock *c)
+{
+	struct hclock_clock *b = c->base;
+	if (b->ops->before_send)
+		b->ops->before_send(b);
+}
+
+int clock_topology(const hclock_clock *c, int *node, int *socket)
+{
+	const struct hclock_clock *b = c->base;
+	*node = *socket = -1;
+	return b->ops->topology ? b->ops->topology(b, node, socket) : -1;
+}
+
+static void context_of(const hclock_clock *c, struct clock_ctx *ctx)
+{
+	const struct hclock_clock *b = c->base;
+	ctx->emu = NULL;
+	if (b->ops->context)
+		b->ops->context(b, ctx);
+}
+
+int hclock_true_error(hclock_clock *clk, hclock_emu *emu, double *err_ns)
+{
+	struct hclock_clock *b = clk->base;
+	struct clock_ctx ctx;
+	int64_t mine, ref;
+	context_of(clk, &ctx);
+	if (emu && ctx.emu != emu)
+		return err_set(HCLOCK_EUNSUPP, "true error needs a clock built on the emulation");
+	if (!b->ops->truth || b->ops->truth(b, &mine, &ref))
+		return err_set(HCLOCK_EUNSUPP, "--truth needs a system-wide base clock (monotonic or "
+		                               "realtime) read by every rank on one machine, not %s",
+		               b->ops->name);
+	*err_ns = (double)(clock_apply_chain(clk, mine) - ref);
+	return 0;
+}
+
+static const struct clock_type *type_by_tag(uint8_t tag)
+{
+	for (size_t i = 0; clock_types[i]; i++)
+		if (clock_types[i]->tag == tag)
+			return clock_types[i];
+	return NULL;
+}
+
 int hclock_base_create(const char *name, hclock_emu *emu, hclock_clock **out)
 {
+	const struct clock_ctx ctx = {emu};
 	*out = NULL;
 	if (!name)
 		name = "monotonic";
-	if (emu)
-		return clock_emulated_create(emu, NULL, out);
-	if (!strcmp(name, "monotonic"))
-		return clock_posix_create(CLOCK_T_MONOTONIC, NULL, out);
-	if (!strcmp(name, "realtime"))
-		return clock_posix_create(CLOCK_T_REALTIME, NULL, out);
-	if (!strcmp(name, "wtime"))
-		return clock_wtime_create(NULL, out);
-	if (!strcmp(name, "tsc"))
-		return clock_tsc_create(NULL, out);
-	return err_set(HCLOCK_EINVAL, "unknown clock '%s'; expected monotonic, realtime, wtime or tsc",
-	               name);
+	for (size_t i = 0; clock_types[i]; i++) {
+		const struct clock_type *t = clock_types[i];
+		if (emu ? t->emulation : t->help && !t->emulation && !strcmp(t->name, name))
+			return t->create(&ctx, out);
+	}
+	return err_set(HCLOCK_EINVAL, "unknown clock '%s'; expected %s", name, clock_type_names());
 }
 
 int hclock_clock_flatten(const hclock_clock *clk, void **buf, size_t *len)
@@ -168,28 +227,20 @@ int hclock_clock_flatten(const hclock_clock *clk, void **buf, size_t *len)
 	return 0;
 }
 
-static int unflatten_base(uint8_t type, struct rbuf *r, hclock_emu *emu, struct hclock_clock **out)
+static int unflatten_layer(unsigned i, uint8_t tag, struct rbuf *r, const struct clock_ctx *ctx,
+                           struct hclock_clock *inner, struct hclock_clock **out)
 {
-	uint64_t source;
+	const struct clock_type *t = type_by_tag(tag);
+	uint64_t source = 0;
 	int rc;
-	if (rbuf_u64(r, &source))
+	if (!t || !t->unflatten || (i == 0) != !!t->create)
+		return err_set(HCLOCK_EINVAL, "serialized clock layer %u has unknown %s type %u", i,
+		               i ? "model" : "base", tag);
+	if (i == 0 && rbuf_u64(r, &source))
 		return err_set(HCLOCK_EINVAL, "serialized clock truncated in its base layer");
-	switch (type) {
-	case CLOCK_T_MONOTONIC:
-	case CLOCK_T_REALTIME: rc = clock_posix_create(type, r, out); break;
-	case CLOCK_T_WTIME: rc = clock_wtime_create(r, out); break;
-	case CLOCK_T_TSC: rc = clock_tsc_create(r, out); break;
-	case CLOCK_T_EMULATED:
-		if (!emu)
-			return err_set(HCLOCK_EINVAL,
-			               "serialized clock is emulated but this process has no emulation");
-		rc = clock_emulated_create(emu, r, out);
-		break;
-	default: return err_set(HCLOCK_EINVAL, "serialized clock has unknown base type %u", type);
-	}
-	if (rc)
+	if ((rc = t->unflatten(r, ctx, inner, out)))
 		return rc;
-	if ((*out)->source != source) {
+	if (i == 0 && (*out)->source != source) {
 		char what[64];
 		(*out)->ops->describe(*out, what, sizeof(what));
 		hclock_clock_free(*out);
@@ -202,7 +253,23 @@ static int unflatten_base(uint8_t type, struct rbuf *r, hclock_emu *emu, struct 
 	return 0;
 }
 
+static int unflatten(const void *buf, size_t len, const struct clock_ctx *ctx, hclock_clock **out);
+
 int hclock_clock_unflatten(const void *buf, size_t len, hclock_emu *emu, hclock_clock **out)
+{
+	const struct clock_ctx ctx = {emu};
+	return unflatten(buf, len, &ctx, out);
+}
+
+int clock_unflatten_like(const void *buf, size_t len, const hclock_clock *like, hclock_clock **out)
+{
+	struct clock_ctx ctx;
+	context_of(like, &ctx);
+	return unflatten(buf, len, &ctx, out);
+}
+
+static int unflatten(const void *buf, size_t len, const struct clock_ctx *ctx, hclock_clock **out)
+
 {
 	struct rbuf r = {buf, len, 0};
 	char magic[4];
@@ -230,16 +297,7 @@ int hclock_clock_unflatten(const void *buf, size_t len, hclock_emu *emu, hclock_
 		struct hclock_clock *next = NULL;
 		int rc;
 		r.pos += nbytes;
-		if (i == 0) {
-			rc = unflatten_base(type, &lr, emu, &next);
-		} else if (type == CLOCK_T_LINEAR) {
-			rc = model_linear_unflatten(&lr, c, &next);
-		} else if (type == CLOCK_T_OFFSET) {
-			rc = model_offset_unflatten(&lr, c, &next);
-		} else {
-			rc = err_set(HCLOCK_EINVAL, "serialized clock layer %u has unknown model type %u", i,
-			             type);
-		}
+		rc = unflatten_layer(i, type, &lr, ctx, c, &next);
 		hclock_clock_free(c); /* next holds its own reference */
 		c = next;
 		if (rc)

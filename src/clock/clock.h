@@ -18,7 +18,7 @@
 #include "util/wire.h"
 
 /* Type tags of the serialized form; never renumber. */
-enum clock_type {
+enum clock_tag {
 	CLOCK_T_MONOTONIC = 1,
 	CLOCK_T_REALTIME = 2,
 	CLOCK_T_WTIME = 3,
@@ -28,9 +28,14 @@ enum clock_type {
 	CLOCK_T_OFFSET = 17,
 };
 
+/* What a base clock may need to be built or rebuilt in this process. */
+struct clock_ctx {
+	hclock_emu *emu; /* the emulation, or NULL */
+};
+
 struct clock_ops {
 	const char *name;
-	uint8_t type;
+	uint8_t type; /* enum clock_tag */
 	/* base clocks: read the source, ns */
 	int64_t (*now)(struct hclock_clock *c);
 	/* free the implementation's memory (not the inner clock); may be NULL */
@@ -39,7 +44,40 @@ struct clock_ops {
 	void (*flatten)(const struct hclock_clock *c, struct wbuf *w);
 	/* describe this layer only; returns chars written as snprintf */
 	int (*describe)(const struct hclock_clock *c, char *buf, size_t len);
+
+	/* Hooks of base clocks, each optional (NULL: the default in the wrapper). They let a
+	 * time source that is not the machine's (the emulation) shape what happens around it
+	 * without any layer above naming it. */
+	/* before a sync message leaves, after its timestamp was taken (default: nothing) */
+	void (*before_send)(struct hclock_clock *c);
+	/* the node and socket this source belongs to, for the hierarchy; -1 (default): the
+	 * real ones (MPI_COMM_TYPE_SHARED, hwloc). *socket = -1: the real socket. */
+	int (*topology)(const struct hclock_clock *c, int *node, int *socket);
+	/* ground truth: this source's noise-free reading and the reference's (rank 0's source)
+	 * at one true instant, ns; HCLOCK_EUNSUPP (default) where there is none */
+	int (*truth)(struct hclock_clock *c, int64_t *mine_ns, int64_t *ref_ns);
+	/* what rebuilding a clock on this source needs (default: nothing) */
+	void (*context)(const struct hclock_clock *c, struct clock_ctx *ctx);
 };
+
+/* One line of the clock family's table (clock/types.def). */
+struct clock_type {
+	const char *name; /* "monotonic" */
+	uint8_t tag;      /* enum clock_tag of its serialized layers */
+	const char *help; /* one line for --help; NULL: not selectable by name (models) */
+	int emulation;    /* replaces the named base clock when an emulation is given */
+	/* base clocks: create one in this process */
+	int (*create)(const struct clock_ctx *ctx, struct hclock_clock **out);
+	/* rebuild a layer from its serialized parameters r: a base clock (inner NULL) or a
+	 * model over inner */
+	int (*unflatten)(struct rbuf *r, const struct clock_ctx *ctx, struct hclock_clock *inner,
+	                 struct hclock_clock **out);
+};
+
+/* The table, in clock/types.def order, NULL-terminated (clock/types.c). */
+extern const struct clock_type *const clock_types[];
+/* "monotonic, realtime, wtime or tsc": the names selectable by name. */
+const char *clock_type_names(void);
 
 struct hclock_clock {
 	const struct clock_ops *ops;
@@ -54,8 +92,17 @@ struct hclock_clock {
 
 /* Initialise the common part of a new clock (refs = 1); takes a reference to inner. */
 void clock_init(struct hclock_clock *c, const struct clock_ops *ops, struct hclock_clock *inner);
-/* For models: this layer maps inner time to its own as layer does; compose the chain. */
-void clock_set_layer(struct hclock_clock *c, const struct lm *layer);
+/* Limits of one model layer and of a whole composed chain (a read rounds intercept +
+ * slope * (x - x0) to int64 ns: with |x - x0| < 2^63 ns and these limits it cannot
+ * overflow). */
+#define COMP_MAX_INTERCEPT_NS 4e18
+#define COMP_MAX_SLOPE 0.5
+/* For models: this layer maps inner time to its own as layer does; compose the chain.
+ * HCLOCK_EINVAL when the composed chain leaves the limits (three or more layers can, each
+ * within them). */
+int clock_set_layer(struct hclock_clock *c, const struct lm *layer);
+/* Number of layers of a chain (1 for a base clock). */
+int clock_depth(const struct hclock_clock *c);
 
 /* Round a double of ns to the nearest integer ns (inline, no libm call on the read path). */
 static inline int64_t round_ns(double v)
@@ -72,13 +119,11 @@ int64_t clock_apply_chain(const struct hclock_clock *c, int64_t base_ns);
 /* Identity of this machine and boot, for system-wide clocks. */
 uint64_t clock_machine_id(void);
 
-/* Base clock constructors, one per file. rbuf != NULL: rebuild from a serialized form. */
-int clock_posix_create(uint8_t type, struct rbuf *r, struct hclock_clock **out);
-int clock_wtime_create(struct rbuf *r, struct hclock_clock **out);
-int clock_tsc_create(struct rbuf *r, struct hclock_clock **out);
-int clock_emulated_create(hclock_emu *emu, struct rbuf *r, struct hclock_clock **out);
-/* Model constructors from a serialized form. */
-int model_linear_unflatten(struct rbuf *r, struct hclock_clock *inner, struct hclock_clock **out);
-int model_offset_unflatten(struct rbuf *r, struct hclock_clock *inner, struct hclock_clock **out);
+/* The hooks, with their defaults (see struct clock_ops). */
+void clock_before_send(hclock_clock *c);
+int clock_topology(const hclock_clock *c, int *node, int *socket);
+/* Rebuild a serialized clock in the context of like's base clock (prop, Alg. 3). */
+int clock_unflatten_like(const void *buf, size_t len, const hclock_clock *like,
+                         hclock_clock **out);
 
 #endif

@@ -24,16 +24,25 @@ static int posix_describe(const struct hclock_clock *c, char *buf, size_t len)
 	return snprintf(buf, len, "%s", c->ops->name);
 }
 
+/* One machine's system-wide clock: every rank that reads it reads the same source, so the
+ * truth (--truth) is the reading itself, the same for the reference. */
+static int posix_truth(struct hclock_clock *c, int64_t *mine, int64_t *ref)
+{
+	*mine = *ref = posix_now(c);
+	return 0;
+}
+
 static const struct clock_ops monotonic_ops = {
 	.name = "monotonic", .type = CLOCK_T_MONOTONIC, .now = posix_now, .describe = posix_describe,
+	.truth = posix_truth,
 };
 static const struct clock_ops realtime_ops = {
 	.name = "realtime", .type = CLOCK_T_REALTIME, .now = posix_now, .describe = posix_describe,
+	.truth = posix_truth,
 };
 
-int clock_posix_create(uint8_t type, struct rbuf *r, struct hclock_clock **out)
+static int posix_create(uint8_t type, struct hclock_clock **out)
 {
-	(void)r; /* no parameters beyond the source identity */
 	struct posix_clock *p = calloc(1, sizeof(*p));
 	if (!p)
 		return err_set(HCLOCK_ENOMEM, "out of memory creating a clock");
@@ -49,3 +58,44 @@ int clock_posix_create(uint8_t type, struct rbuf *r, struct hclock_clock **out)
 	*out = &p->c;
 	return 0;
 }
+
+static int monotonic_create(const struct clock_ctx *ctx, struct hclock_clock **out)
+{
+	(void)ctx;
+	return posix_create(CLOCK_T_MONOTONIC, out);
+}
+
+static int realtime_create(const struct clock_ctx *ctx, struct hclock_clock **out)
+{
+	(void)ctx;
+	return posix_create(CLOCK_T_REALTIME, out);
+}
+
+/* no parameters beyond the source identity */
+static int monotonic_unflatten(struct rbuf *r, const struct clock_ctx *ctx,
+                               struct hclock_clock *inner, struct hclock_clock **out)
+{
+	(void)r;
+	(void)inner;
+	return monotonic_create(ctx, out);
+}
+
+static int realtime_unflatten(struct rbuf *r, const struct clock_ctx *ctx,
+                              struct hclock_clock *inner, struct hclock_clock **out)
+{
+	(void)r;
+	(void)inner;
+	return realtime_create(ctx, out);
+}
+
+const struct clock_type clock_type_monotonic = {
+	.name = "monotonic", .tag = CLOCK_T_MONOTONIC,
+	.help = "CLOCK_MONOTONIC (the default): one source per machine and boot",
+	.create = monotonic_create, .unflatten = monotonic_unflatten,
+};
+
+const struct clock_type clock_type_realtime = {
+	.name = "realtime", .tag = CLOCK_T_REALTIME,
+	.help = "CLOCK_REALTIME: steps when NTP or an administrator sets the time",
+	.create = realtime_create, .unflatten = realtime_unflatten,
+};

@@ -82,7 +82,7 @@ static const struct clock_ops tsc_ops = {
 	.describe = tsc_describe,
 };
 
-int clock_tsc_create(struct rbuf *r, struct hclock_clock **out)
+static int tsc_build(struct rbuf *r, struct hclock_clock **out)
 {
 #ifdef HAVE_TSC
 	unsigned a, b, c, d;
@@ -117,3 +117,24 @@ int clock_tsc_create(struct rbuf *r, struct hclock_clock **out)
 	return err_set(HCLOCK_EUNSUPP, "clock 'tsc' is only available on x86; use monotonic");
 #endif
 }
+
+static int tsc_create(const struct clock_ctx *ctx, struct hclock_clock **out)
+{
+	(void)ctx;
+	return tsc_build(NULL, out);
+}
+
+/* the calibration travels with the clock, so every process maps ticks the same way */
+static int tsc_unflatten(struct rbuf *r, const struct clock_ctx *ctx, struct hclock_clock *inner,
+                         struct hclock_clock **out)
+{
+	(void)ctx;
+	(void)inner;
+	return tsc_build(r, out);
+}
+
+const struct clock_type clock_type_tsc = {
+	.name = "tsc", .tag = CLOCK_T_TSC,
+	.help = "x86 rdtsc calibrated against CLOCK_MONOTONIC (needs an invariant TSC)",
+	.create = tsc_create, .unflatten = tsc_unflatten,
+};

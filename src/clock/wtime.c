@@ -29,9 +29,9 @@ static const struct clock_ops wtime_ops = {
 	.name = "wtime", .type = CLOCK_T_WTIME, .now = wtime_now, .describe = wtime_describe,
 };
 
-int clock_wtime_create(struct rbuf *r, struct hclock_clock **out)
+static int wtime_create(const struct clock_ctx *ctx, struct hclock_clock **out)
 {
-	(void)r;
+	(void)ctx;
 	int init = 0, flag = 0, *global = NULL;
 	MPI_Initialized(&init);
 	if (!init)
@@ -47,3 +47,17 @@ int clock_wtime_create(struct rbuf *r, struct hclock_clock **out)
 	*out = c;
 	return 0;
 }
+
+static int wtime_unflatten(struct rbuf *r, const struct clock_ctx *ctx, struct hclock_clock *inner,
+                           struct hclock_clock **out)
+{
+	(void)r;
+	(void)inner;
+	return wtime_create(ctx, out);
+}
+
+const struct clock_type clock_type_wtime = {
+	.name = "wtime", .tag = CLOCK_T_WTIME,
+	.help = "MPI_Wtime: per process in Open MPI 4 (prop refuses to copy it)",
+	.create = wtime_create, .unflatten = wtime_unflatten,
+};

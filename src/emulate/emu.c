@@ -142,6 +142,12 @@ int hclock_emu_create(const char *spec, MPI_Comm comm, hclock_emu **out)
 	struct hclock_emu *e = calloc(1, sizeof(*e));
 	if (!e)
 		return err_set(HCLOCK_ENOMEM, "out of memory");
+	/* set-up collectives on a duplicate, never on the application's communicator */
+	MPI_Comm user = comm;
+	if (MPI_Comm_dup(user, &comm) != MPI_SUCCESS) {
+		free(e);
+		return err_set(HCLOCK_EMPI, "MPI_Comm_dup failed setting up the emulation");
+	}
 	e->p = p;
 	MPI_Comm_size(comm, &e->nprocs);
 	MPI_Comm_rank(comm, &e->rank);
@@ -184,6 +190,7 @@ int hclock_emu_create(const char *spec, MPI_Comm comm, hclock_emu **out)
 	MPI_Bcast(&e->ref_node, 1, MPI_INT, 0, comm);
 	e->epoch_ns = real_now_ns();
 	MPI_Bcast(&e->epoch_ns, 1, MPI_INT64_T, 0, comm);
+	MPI_Comm_free(&comm);
 
 	/* each process keeps only the two clocks it ever evaluates: 40 bytes, not 40 per node */
 	emu_draw_node(&p, e->node, &e->mine);
@@ -248,24 +255,4 @@ void emu_jitter(struct hclock_emu *e)
 {
 	if (e && e->p.jitter_s > 0)
 		real_delay_ns((int64_t)(rng_uniform(&e->rng) * e->p.jitter_s * 1e9));
-}
-
-int hclock_true_error(hclock_clock *clk, hclock_emu *emu, double *err_ns)
-{
-	const struct hclock_clock *base = clock_base(clk);
-	if (emu) {
-		if (base->ops->type != CLOCK_T_EMULATED)
-			return err_set(HCLOCK_EUNSUPP, "true error needs a clock built on the emulation");
-		int64_t T = emu_T_ns(emu);
-		int64_t mine = clock_apply_chain(clk, emu_local_ns(emu, &emu->mine, T));
-		*err_ns = (double)(mine - emu_local_ns(emu, &emu->ref, T));
-		return 0;
-	}
-	if (base->ops->type != CLOCK_T_MONOTONIC && base->ops->type != CLOCK_T_REALTIME)
-		return err_set(HCLOCK_EUNSUPP, "--truth needs a system-wide base clock (monotonic or "
-		                               "realtime) read by every rank on one machine, not %s",
-		               base->ops->name);
-	int64_t b = hclock_now((hclock_clock *)base);
-	*err_ns = (double)(clock_apply_chain(clk, b) - b);
-	return 0;
 }

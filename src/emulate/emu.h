@@ -73,8 +73,7 @@ int64_t emu_T_ns(const struct hclock_emu *e);
 
 /* Wait a random time in [0, jitter] before a sync message (no-op when jitter is 0). */
 void emu_jitter(struct hclock_emu *e);
-
-/* The emulation behind a clock chain, or NULL. */
-hclock_emu *emu_of_clock(const hclock_clock *c);
+/* (The clock layer reaches the emulation only through the emulated clock's hooks,
+ * emulate/emulated.c.) */
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "clock/clock.h"
 #include "util/err.h"
+#include "util/fault.h"
 
 struct linear_model {
 	struct hclock_clock c;
@@ -41,26 +42,36 @@ int hclock_model_linear(hclock_clock *inner, int64_t x0_ns, double intercept_ns,
                         hclock_clock **out)
 {
 	*out = NULL;
-	if (!inner || !(fabs(intercept_ns) < 4e18) || !(fabs(slope) < 0.5))
+	if (!inner || !(fabs(intercept_ns) < COMP_MAX_INTERCEPT_NS) || !(fabs(slope) < COMP_MAX_SLOPE))
 		return err_set(HCLOCK_EINVAL, "linear model needs an inner clock, |intercept| < 4e18 ns "
 		                              "and |slope| < 0.5 (got %g ns, %g)", intercept_ns, slope);
-	struct linear_model *m = calloc(1, sizeof(*m));
+	struct linear_model *m = fault_calloc(1, sizeof(*m));
 	if (!m)
 		return err_set(HCLOCK_ENOMEM, "out of memory creating a clock model");
 	clock_init(&m->c, &linear_ops, inner);
 	m->x0_ns = x0_ns;
 	m->intercept_ns = intercept_ns;
 	m->slope = slope;
-	clock_set_layer(&m->c, &(struct lm){x0_ns, intercept_ns, slope});
+	int rc = clock_set_layer(&m->c, &(struct lm){x0_ns, intercept_ns, slope});
+	if (rc) {
+		hclock_clock_free(&m->c);
+		return rc;
+	}
 	*out = &m->c;
 	return 0;
 }
 
-int model_linear_unflatten(struct rbuf *r, struct hclock_clock *inner, struct hclock_clock **out)
+static int linear_unflatten(struct rbuf *r, const struct clock_ctx *ctx, struct hclock_clock *inner,
+                            struct hclock_clock **out)
 {
+	(void)ctx;
 	int64_t x0;
 	double b, s;
 	if (rbuf_i64(r, &x0) || rbuf_f64(r, &b) || rbuf_f64(r, &s))
 		return err_set(HCLOCK_EINVAL, "serialized linear model is truncated");
 	return hclock_model_linear(inner, x0, b, s, out);
 }
+
+const struct clock_type clock_type_linear = {
+	.name = "linear", .tag = CLOCK_T_LINEAR, .unflatten = linear_unflatten,
+};

@@ -8,8 +8,9 @@
 
 #include "offset/offset.h"
 #include "util/err.h"
+#include "util/fault.h"
 
-static int min_measure(struct offset_alg *a, const struct pp_link *l, struct offset_sample *out)
+static int min_measure(struct offset_alg *a, struct pp_link *l, struct offset_sample *out)
 {
 	int n = a->nexchanges;
 	if (l->me == l->ref) {
@@ -29,19 +30,24 @@ static int min_measure(struct offset_alg *a, const struct pp_link *l, struct off
 			}
 		}
 	}
-	if (l->pingpongs)
-		*l->pingpongs += (uint64_t)n;
-	return 0;
+	pp_count(l, n);
+	return l->rc;
 }
 
-static const struct offset_ops min_ops = {.name = "min", .measure = min_measure};
+static const struct offset_ops min_ops = {.measure = min_measure};
 
-int offset_min_create(struct offset_alg **out)
+static int min_create(struct offset_alg **out)
 {
-	struct offset_alg *a = calloc(1, sizeof(*a));
+	struct offset_alg *a = fault_calloc(1, sizeof(*a));
 	if (!a)
 		return err_set(HCLOCK_ENOMEM, "out of memory");
 	a->ops = &min_ops;
 	*out = a;
 	return 0;
 }
+
+const struct offset_type offset_type_min = {
+	.name = "min",
+	.help = "Cristian's estimate from the exchange with the smallest round trip (Dunigan)",
+	.create = min_create,
+};

@@ -1,30 +1,56 @@
-/* offset.c - the offset estimator family's factory and the ping-pong message primitives. */
+/* offset.c - the offset estimator family's table and factory. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "emulate/emu.h"
-#include "mpi/yield.h"
 #include "offset/offset.h"
 #include "util/err.h"
+#include "util/fault.h"
 
-int offset_create(const char *name, int nexchanges, struct offset_alg **out)
+#define OFFSET_TYPE(n) extern const struct offset_type offset_type_##n;
+#include "offset/types.def"
+#undef OFFSET_TYPE
+
+const struct offset_type *const offset_types[] = {
+#define OFFSET_TYPE(n) &offset_type_##n,
+#include "offset/types.def"
+#undef OFFSET_TYPE
+	NULL,
+};
+
+const struct offset_type *offset_type_find(const char *name, size_t n)
 {
-	int rc;
+	for (size_t i = 0; offset_types[i]; i++)
+		if (strlen(offset_types[i]->name) == n && !strncmp(offset_types[i]->name, name, n))
+			return offset_types[i];
+	return NULL;
+}
+
+const char *offset_type_names(void)
+{
+	static _Thread_local char buf[256];
+	if (!buf[0]) {
+		size_t pos = 0, k = 0;
+		while (offset_types[k])
+			k++;
+		for (size_t i = 0; i < k; i++)
+			pos += (size_t)snprintf(buf + pos, sizeof(buf) - pos, "%s%s", offset_types[i]->name,
+			                        i + 2 < k ? ", " : i + 1 < k ? " or " : "");
+	}
+	return buf;
+}
+
+int offset_create(const struct offset_type *t, int nexchanges, struct offset_alg **out)
+{
 	*out = NULL;
 	if (nexchanges < 1)
-		return err_set(HCLOCK_EINVAL, "offset algorithm needs at least 1 ping-pong, got %d",
+		return err_set(HCLOCK_EINVAL, "offset estimator needs at least 1 ping-pong, got %d",
 		               nexchanges);
-	if (!strcmp(name, "skampi"))
-		rc = offset_skampi_create(out);
-	else if (!strcmp(name, "rtt"))
-		rc = offset_rtt_create(out);
-	else if (!strcmp(name, "min"))
-		rc = offset_min_create(out);
-	else
-		return err_set(HCLOCK_EINVAL, "unknown offset algorithm '%s'; expected skampi, rtt or min",
-		               name);
-	if (!rc)
+	int rc = t->create(out);
+	if (!rc) {
+		(*out)->type = t;
 		(*out)->nexchanges = nexchanges;
+	}
 	return rc;
 }
 
@@ -42,43 +68,4 @@ void offset_destroy(struct offset_alg *a)
 		a->ops->destroy(a);
 	else
 		free(a);
-}
-
-void pp_link_init(struct pp_link *l, MPI_Comm comm, int ref, int client, hclock_clock *clk,
-                  uint64_t *pingpongs)
-{
-	l->comm = comm;
-	l->ref = ref;
-	l->client = client;
-	MPI_Comm_rank(comm, &l->me);
-	l->clk = clk;
-	l->emu = emu_of_clock(clk);
-	l->pingpongs = pingpongs;
-}
-
-void pp_send(const struct pp_link *l, int64_t t, int dest)
-{
-	emu_jitter(l->emu);
-	MPI_Send(&t, 1, MPI_INT64_T, dest, HCLOCK_TAG, l->comm);
-}
-
-void pp_ssend(const struct pp_link *l, int64_t t, int dest)
-{
-	emu_jitter(l->emu);
-	yield_ssend(&t, 1, MPI_INT64_T, dest, HCLOCK_TAG, l->comm);
-}
-
-int64_t pp_recv(const struct pp_link *l, int src)
-{
-	int64_t t;
-	yield_recv(&t, 1, MPI_INT64_T, src, HCLOCK_TAG, l->comm);
-	return t;
-}
-
-void pp_serve(const struct pp_link *l, int n)
-{
-	for (int i = 0; i < n; i++) {
-		pp_recv(l, l->client);
-		pp_send(l, hclock_now(l->clk), l->client);
-	}
 }

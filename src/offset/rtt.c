@@ -11,6 +11,7 @@
 #include "numerics/stats.h"
 #include "offset/offset.h"
 #include "util/err.h"
+#include "util/fault.h"
 
 #define RTT_WARMUP 5
 #define RTT_EXCHANGES 50
@@ -27,7 +28,7 @@ struct rtt_alg {
 	size_t ncache, cap;
 };
 
-static double *find(struct rtt_alg *r, const struct pp_link *l)
+static const double *find(const struct rtt_alg *r, const struct pp_link *l)
 {
 	for (size_t i = 0; i < r->ncache; i++)
 		if (r->cache[i].comm == l->comm && r->cache[i].ref == l->ref &&
@@ -40,7 +41,7 @@ static double *find(struct rtt_alg *r, const struct pp_link *l)
  * 4 robust sigmas of the median: on shared cores a few exchanges wait a whole scheduler
  * tick (4 ms here), and one of them in a plain mean of 50 moves every offset of the pair by
  * 40 us (measured: MPICH on 4 ranks and 2 cores, models 4 ms apart on one node). */
-static double measure_rtt(const struct pp_link *l)
+static double measure_rtt(struct pp_link *l)
 {
 	double rtt[RTT_EXCHANGES];
 	for (int i = 0; i < RTT_WARMUP + RTT_EXCHANGES; i++) {
@@ -55,9 +56,30 @@ static double measure_rtt(const struct pp_link *l)
 				rtt[i - RTT_WARMUP] = (double)(hclock_now(l->clk) - t0);
 		}
 	}
-	if (l->pingpongs)
-		*l->pingpongs += RTT_WARMUP + RTT_EXCHANGES;
+	pp_count(l, RTT_WARMUP + RTT_EXCHANGES);
 	return l->me == l->ref ? 0 : stats_robust_mean(rtt, RTT_EXCHANGES, 4);
+}
+
+/* The pair's mean RTT: cached, or measured now (and cached if memory allows; if not, the
+ * measurement still happens so the peer is served, and the error is returned). */
+static int pair_rtt(struct rtt_alg *r, struct pp_link *l, double *rtt)
+{
+	const double *c = find(r, l);
+	if (c) {
+		*rtt = *c;
+		return 0;
+	}
+	*rtt = measure_rtt(l);
+	if (r->ncache == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 8;
+		struct rtt_entry *n = fault_realloc(r->cache, cap * sizeof(*n));
+		if (!n)
+			return err_set(HCLOCK_ENOMEM, "out of memory");
+		r->cache = n;
+		r->cap = cap;
+	}
+	r->cache[r->ncache++] = (struct rtt_entry){l->comm, l->ref, l->client, *rtt};
+	return 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -66,66 +88,59 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int rtt_measure(struct offset_alg *a, const struct pp_link *l, struct offset_sample *out)
+/* the client's n exchanges: the median offset and the exchange it came from */
+static int client_offsets(struct pp_link *l, int n, double rtt, struct offset_sample *out)
 {
-	struct rtt_alg *r = (struct rtt_alg *)a;
-	int n = a->nexchanges;
-	if (l->me != l->ref && l->me != l->client)
-		return 0;
-	double *rtt = find(r, l);
-	if (!rtt) {
-		if (r->ncache == r->cap) {
-			size_t cap = r->cap ? 2 * r->cap : 8;
-			struct rtt_entry *c = realloc(r->cache, cap * sizeof(*c));
-			if (!c)
-				return err_set(HCLOCK_ENOMEM, "out of memory");
-			r->cache = c;
-			r->cap = cap;
+	double *off = fault_malloc((size_t)n * sizeof(*off) * 2);
+	int64_t *loc = fault_malloc((size_t)n * sizeof(*loc));
+	for (int i = 0; i < n; i++) {
+		pp_ssend(l, 0, l->ref);
+		int64_t tr = pp_recv(l, l->ref);
+		int64_t now = hclock_now(l->clk);
+		if (off && loc) {
+			loc[i] = now;
+			off[i] = (double)(tr - now) + rtt / 2;
 		}
-		struct rtt_entry *e = &r->cache[r->ncache++];
-		e->comm = l->comm;
-		e->ref = l->ref;
-		e->client = l->client;
-		e->rtt_ns = measure_rtt(l);
-		rtt = &e->rtt_ns;
 	}
-	if (l->me == l->ref) {
-		for (int i = 0; i < n; i++) {
-			pp_recv(l, l->client);
-			pp_ssend(l, hclock_now(l->clk), l->client);
-		}
+	int rc = 0;
+	if (!off || !loc) {
+		rc = err_set(HCLOCK_ENOMEM, "out of memory");
 	} else {
-		double *off = malloc((size_t)n * sizeof(*off) * 2);
-		int64_t *loc = malloc((size_t)n * sizeof(*loc));
-		if (!off || !loc) {
-			free(off);
-			free(loc);
-			return err_set(HCLOCK_ENOMEM, "out of memory");
-		}
-		for (int i = 0; i < n; i++) {
-			pp_ssend(l, 0, l->ref);
-			int64_t tr = pp_recv(l, l->ref);
-			loc[i] = hclock_now(l->clk);
-			off[i] = (double)(tr - loc[i]) + *rtt / 2;
-		}
-		/* median, and the exchange it came from */
 		double *sorted = off + n;
 		memcpy(sorted, off, (size_t)n * sizeof(*off));
 		qsort(sorted, (size_t)n, sizeof(*sorted), cmp_double);
 		double med = sorted[(n - 1) / 2];
 		for (int i = 0; i < n; i++)
 			if (off[i] == med) {
-				out->offset_ns = med;
-				out->rtt_ns = *rtt;
-				out->local_ns = loc[i];
+				*out = (struct offset_sample){loc[i], med, rtt};
 				break;
 			}
-		free(off);
-		free(loc);
 	}
-	if (l->pingpongs)
-		*l->pingpongs += (uint64_t)n;
-	return 0;
+	free(off);
+	free(loc);
+	return rc;
+}
+
+static int rtt_measure(struct offset_alg *a, struct pp_link *l, struct offset_sample *out)
+{
+	struct rtt_alg *r = (struct rtt_alg *)a;
+	int n = a->nexchanges, rc;
+	double rtt;
+	if (l->me != l->ref && l->me != l->client)
+		return 0;
+	rc = pair_rtt(r, l, &rtt);
+	if (l->me == l->ref) {
+		for (int i = 0; i < n; i++) {
+			pp_recv(l, l->client);
+			pp_ssend(l, hclock_now(l->clk), l->client);
+		}
+	} else {
+		int c = client_offsets(l, n, rtt, out);
+		if (!rc)
+			rc = c;
+	}
+	pp_count(l, n);
+	return l->rc ? l->rc : rc;
 }
 
 static void rtt_reset(struct offset_alg *a)
@@ -141,15 +156,21 @@ static void rtt_destroy(struct offset_alg *a)
 }
 
 static const struct offset_ops rtt_ops = {
-	.name = "rtt", .measure = rtt_measure, .reset = rtt_reset, .destroy = rtt_destroy,
+	.measure = rtt_measure, .reset = rtt_reset, .destroy = rtt_destroy,
 };
 
-int offset_rtt_create(struct offset_alg **out)
+static int rtt_create(struct offset_alg **out)
 {
-	struct rtt_alg *r = calloc(1, sizeof(*r));
+	struct rtt_alg *r = fault_calloc(1, sizeof(*r));
 	if (!r)
 		return err_set(HCLOCK_ENOMEM, "out of memory");
 	r->a.ops = &rtt_ops;
 	*out = &r->a;
 	return 0;
 }
+
+const struct offset_type offset_type_rtt = {
+	.name = "rtt",
+	.help = "Mean-RTT-Offset (Alg. 8): mean RTT measured once per pair, median offset",
+	.create = rtt_create,
+};

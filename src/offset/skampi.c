@@ -9,8 +9,9 @@
 
 #include "offset/offset.h"
 #include "util/err.h"
+#include "util/fault.h"
 
-static int skampi_measure(struct offset_alg *a, const struct pp_link *l, struct offset_sample *out)
+static int skampi_measure(struct offset_alg *a, struct pp_link *l, struct offset_sample *out)
 {
 	int n = a->nexchanges;
 	if (l->me == l->ref) {
@@ -33,19 +34,24 @@ static int skampi_measure(struct offset_alg *a, const struct pp_link *l, struct 
 		out->local_ns = hclock_now(l->clk);
 		out->rtt_ns = (double)rtt;
 	}
-	if (l->pingpongs)
-		*l->pingpongs += (uint64_t)n;
-	return 0;
+	pp_count(l, n);
+	return l->rc;
 }
 
-static const struct offset_ops skampi_ops = {.name = "skampi", .measure = skampi_measure};
+static const struct offset_ops skampi_ops = {.measure = skampi_measure};
 
-int offset_skampi_create(struct offset_alg **out)
+static int skampi_create(struct offset_alg **out)
 {
-	struct offset_alg *a = calloc(1, sizeof(*a));
+	struct offset_alg *a = fault_calloc(1, sizeof(*a));
 	if (!a)
 		return err_set(HCLOCK_ENOMEM, "out of memory");
 	a->ops = &skampi_ops;
 	*out = a;
 	return 0;
 }
+
+const struct offset_type offset_type_skampi = {
+	.name = "skampi",
+	.help = "SKaMPI-Offset (Alg. 7): bounds from both sides, midpoint of the tightest",
+	.create = skampi_create,
+};

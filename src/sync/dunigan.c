@@ -10,6 +10,7 @@
 
 #include "sync/sync.h"
 #include "util/err.h"
+#include "util/fault.h"
 #include "util/timeutil.h"
 
 struct dunigan {
@@ -21,22 +22,23 @@ struct dunigan {
 static int dunigan_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out)
 {
 	struct dunigan *d = (struct dunigan *)s;
-	struct offset_sample first = {0}, second = {0};
+	struct offset_sample first = {0, 0, 0}, second = {0, 0, 0};
 	int p, r, rc;
 	MPI_Comm_size(comm, &p);
 	MPI_Comm_rank(comm, &r);
 	s->rounds = 2 * (uint64_t)(p - 1);
 	int64_t t_start = real_now_ns();
-	if ((rc = measure_all(s, d->oa, comm, clk, &first)))
-		return rc;
+	rc = measure_all(s, d->oa, comm, clk, &first);
 	if (r == 0)
 		real_delay_ns(t_start + (int64_t)(d->interval_s * 1e9) - real_now_ns());
-	if ((rc = measure_all(s, d->oa, comm, clk, &second)))
-		return rc;
+	rc = first_err(rc, measure_all(s, d->oa, comm, clk, &second));
+	if (r != 0 && fault_hit(FAULT_FIT))
+		rc = first_err(rc, err_set(HCLOCK_EINJECTED, "injected fault (HCLOCK_FAULT) in the "
+		                                             "frequency fit"));
 	double dt = (double)(second.local_ns - first.local_ns);
 	struct lm lm = {second.local_ns, second.offset_ns,
 	                dt > 0 ? (second.offset_ns - first.offset_ns) / dt : 0};
-	return finish_lm(comm, clk, &lm, out);
+	return finish_lm(comm, clk, &lm, rc, out);
 }
 
 static void dunigan_destroy(struct hclock_sync *s)
@@ -46,22 +48,26 @@ static void dunigan_destroy(struct hclock_sync *s)
 	free(d);
 }
 
-static const struct sync_ops dunigan_ops = {
-	.name = "dunigan", .run = dunigan_run, .destroy = dunigan_destroy,
-};
+static const struct sync_ops dunigan_ops = {.run = dunigan_run, .destroy = dunigan_destroy};
 
-int sync_dunigan_create(const struct sync_spec *sp, struct hclock_sync **out)
+static int dunigan_parse(struct spec_parser *ps, struct hclock_sync **out)
 {
-	struct dunigan *d = calloc(1, sizeof(*d));
-	if (!d)
-		return err_set(HCLOCK_ENOMEM, "out of memory");
-	d->s.ops = &dunigan_ops;
-	d->interval_s = sp->interval_s;
-	int rc = offset_create("min", sp->tries, &d->oa);
-	if (rc) {
-		free(d);
+	int tries, rc = sync_alloc(sizeof(struct dunigan), &dunigan_ops, out);
+	struct dunigan *d = (struct dunigan *)*out;
+	if (rc || (rc = spec_expect(ps, '/', "dunigan/S/K")) ||
+	    (rc = spec_duration(ps, 0.001, 86400, "S, the time between the offsets", &d->interval_s)) ||
+	    (rc = spec_expect(ps, '/', "dunigan/S/K")) ||
+	    (rc = spec_int(ps, 1, 1000000, "K, exchanges per offset", &tries)) ||
+	    (rc = offset_create(offset_type_find("min", 3), tries, &d->oa)))
 		return rc;
-	}
-	*out = &d->s;
+	sync_set_spec(*out, "dunigan/%g/%d", d->interval_s, tries);
 	return 0;
 }
+
+const struct sync_type sync_type_dunigan = {
+	.name = "dunigan",
+	.usage = "dunigan/S/K",
+	.help = "Dunigan: min-filtered (K tries) offsets at the start and S seconds later give each "
+	        "slave's frequency",
+	.parse = dunigan_parse,
+};

@@ -9,23 +9,28 @@ static int hca_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclo
 {
 	struct learner *L = LEARNER(s);
 	struct lm lm;
-	struct offset_sample smp;
+	struct offset_sample smp = {0, 0, 0};
 	int p;
 	MPI_Comm_size(comm, &p);
 	offset_reset(L->oa);
-	int rc = hca2_tree(s, L, comm, clk, &lm), m;
+	int rc = hca2_tree(s, L, comm, clk, &lm);
 	s->rounds += (uint64_t)(p - 1);
-	m = measure_all(s, L->oa, comm, clk, &smp);
-	if (rc || (rc = m))
-		return rc;
+	rc = first_err(rc, measure_all(s, L->oa, comm, clk, &smp));
 	lm.x0_ns = smp.local_ns; /* keep the tree's slope, re-anchor the intercept */
 	lm.intercept_ns = smp.offset_ns;
-	return finish_lm(comm, clk, &lm, out);
+	return finish_lm(comm, clk, &lm, rc, out);
 }
 
-static const struct sync_ops hca_ops = {.name = "hca", .run = hca_run, .destroy = learning_sync_destroy};
+static const struct sync_ops hca_ops = {.run = hca_run, .destroy = learning_sync_destroy};
 
-int sync_hca_create(const struct sync_spec *sp, struct hclock_sync **out)
+static int hca_parse(struct spec_parser *ps, struct hclock_sync **out)
 {
-	return learning_sync_create(sp, &hca_ops, out);
+	return learning_sync_parse(ps, "hca", &hca_ops, out);
 }
+
+const struct sync_type sync_type_hca = {
+	.name = "hca",
+	.usage = "hca" LEARNER_ARGS,
+	.help = "HCA: HCA2 plus an O(p) pass re-measuring every intercept",
+	.parse = hca_parse,
+};

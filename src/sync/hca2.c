@@ -4,13 +4,18 @@
  * against its partner's raw clock. A client hands the models of its whole subtree (composed
  * to itself) to its partner, who composes them once more; at the end rank 0 holds every
  * rank's model to its own clock and scatters them.
+ * Failures: every process takes part in every round whatever failed; a partner that cannot
+ * store a subtree's models still receives (and drops) them; all ranks agree on success
+ * before the scatter, which is skipped when any rank failed.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/yield.h"
 #include "sync/sync.h"
+#include "transport/comm.h"
+#include "transport/yield.h"
 #include "util/err.h"
+#include "util/fault.h"
 
 #define TAG_MODELS (HCLOCK_TAG + 1)
 
@@ -20,98 +25,129 @@ struct entry {
 	struct lm lm; /* maps rank's clk to the holder's clk */
 };
 
-/* Send the subtree's models to the partner (count first, then the entries as bytes:
- * processes of one job share one data representation). */
-static void send_entries(MPI_Comm comm, int dest, const struct entry *e, int n)
+/* what a client sends its partner first: its own model and how many entries follow */
+struct header {
+	int32_t n;
+	int32_t pad;
+	struct lm to_partner; /* the client's clk -> the partner's clk */
+};
+
+/* The models a process collected (its subtree's, composed to its own clock). */
+struct subtree {
+	struct entry *e;
+	int n, cap;
+};
+
+/* Send my model and my subtree's to the partner (entries as bytes: processes of one job
+ * share one data representation). */
+static int send_models(MPI_Comm comm, int dest, const struct lm *lm, const struct subtree *t)
 {
-	MPI_Send(&n, 1, MPI_INT, dest, TAG_MODELS, comm);
-	if (n)
-		MPI_Send(e, n * (int)sizeof(*e), MPI_BYTE, dest, TAG_MODELS, comm);
+	struct header h = {t->n, 0, *lm};
+	int rc = comm_check(MPI_Send(&h, (int)sizeof(h), MPI_BYTE, dest, TAG_MODELS, comm),
+	                    "MPI_Send (HCA2 models)");
+	if (t->n)
+		rc = first_err(rc, comm_check(MPI_Send(t->e, t->n * (int)sizeof(*t->e), MPI_BYTE, dest,
+		                                       TAG_MODELS, comm), "MPI_Send (HCA2 models)"));
+	return rc;
 }
 
-static int recv_entries(MPI_Comm comm, int src, const struct lm *to_me, struct entry **e, int *n,
-                        int *cap)
+static int grow(struct subtree *t, int need)
 {
-	int k;
-	yield_recv(&k, 1, MPI_INT, src, TAG_MODELS, comm);
-	if (*n + k + 1 > *cap) {
-		int c = 2 * (*n + k + 1);
-		struct entry *ne = realloc(*e, (size_t)c * sizeof(*ne));
-		if (!ne)
-			return err_set(HCLOCK_ENOMEM, "out of memory");
-		*e = ne;
-		*cap = c;
-	}
-	if (k)
-		MPI_Recv(*e + *n, k * (int)sizeof(**e), MPI_BYTE, src, TAG_MODELS, comm,
-		         MPI_STATUS_IGNORE);
-	for (int i = *n; i < *n + k; i++)
-		(*e)[i].lm = lm_compose(to_me, &(*e)[i].lm);
-	*n += k;
-	(*e)[*n].rank = src;
-	(*e)[*n].lm = *to_me;
-	(*n)++;
+	if (need <= t->cap)
+		return 0;
+	int c = 2 * need;
+	struct entry *ne = fault_realloc(t->e, (size_t)c * sizeof(*ne));
+	if (!ne)
+		return err_set(HCLOCK_ENOMEM, "out of memory");
+	t->e = ne;
+	t->cap = c;
 	return 0;
+}
+
+/* Receive a client's model and its subtree's, composed to my clock. Without memory for
+ * them the message is still received (into nothing: MPI reports a truncation, which is
+ * expected here) so the client is not left waiting. */
+static int recv_models(MPI_Comm comm, int src, struct subtree *t)
+{
+	struct header h = {0, 0, {0, 0, 0}};
+	int rc = comm_check(yield_recv(&h, (int)sizeof(h), MPI_BYTE, src, TAG_MODELS, comm),
+	                    "MPI_Recv (HCA2 models)");
+	if (rc)
+		return rc;
+	if (h.n < 0)
+		return err_set(HCLOCK_EMPI, "HCA2: bad model count %d from rank %d", h.n, src);
+	int g = grow(t, t->n + h.n + 1);
+	if (h.n && g) {
+		char dummy;
+		yield_recv(&dummy, 0, MPI_BYTE, src, TAG_MODELS, comm);
+	} else if (h.n) {
+		rc = comm_check(yield_recv(t->e + t->n, h.n * (int)sizeof(*t->e), MPI_BYTE, src,
+		                           TAG_MODELS, comm), "MPI_Recv (HCA2 models)");
+	}
+	if ((rc = first_err(rc, g)))
+		return rc;
+	for (int i = t->n; i < t->n + h.n; i++)
+		t->e[i].lm = lm_compose(&h.to_partner, &t->e[i].lm);
+	t->n += h.n;
+	t->e[t->n++] = (struct entry){src, 0, h.to_partner};
+	return 0;
+}
+
+/* One exchange of the tree: client learns against partner's raw clock and hands it the
+ * subtree's models. */
+static int tree_step(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int partner,
+                     int client, int me, hclock_clock *clk, struct subtree *t)
+{
+	struct lm lm = {0, 0, 0};
+	int rc = learn_model(s, L, comm, partner, client, clk, me == client ? &lm : NULL);
+	if (me == client)
+		return first_err(rc, send_models(comm, partner, &lm, t));
+	return first_err(rc, recv_models(comm, client, t));
 }
 
 int hca2_tree(struct hclock_sync *s, struct learner *L, MPI_Comm comm, hclock_clock *clk,
               struct lm *mine)
 {
-	int p, r, rc = 0, n = 0, cap = 0;
+	int p, r, rc = 0;
 	MPI_Comm_size(comm, &p);
 	MPI_Comm_rank(comm, &r);
 	int nrounds = ilog2(p), max_power = 1 << nrounds;
-	struct entry *e = NULL;
-	struct lm lm = {0, 0, 0};
-	*mine = lm;
+	struct subtree t = {NULL, 0, 0};
+	*mine = (struct lm){0, 0, 0};
 	s->rounds = (uint64_t)nrounds + (p > max_power);
 
 	/* ranks beyond the largest power of two first hand their model to r - max_power */
-	if (r >= max_power) {
-		rc = learn_model(s, L, comm, r - max_power, r, clk, &lm);
-		send_entries(comm, r - max_power, NULL, 0);
-		MPI_Send(&lm, (int)sizeof(lm), MPI_BYTE, r - max_power, TAG_MODELS, comm);
-	} else if (r < p - max_power) {
-		int c = r + max_power;
-		rc = learn_model(s, L, comm, r, c, clk, NULL);
-		int k;
-		yield_recv(&k, 1, MPI_INT, c, TAG_MODELS, comm);
-		yield_recv(&lm, (int)sizeof(lm), MPI_BYTE, c, TAG_MODELS, comm);
-		if (!(e = malloc(4 * sizeof(*e))))
-			return err_set(HCLOCK_ENOMEM, "out of memory");
-		cap = 4;
-		e[0].rank = c;
-		e[0].lm = lm;
-		n = 1;
-	}
-	for (int i = 1; i <= nrounds && r < max_power && !rc; i++) {
+	if (r >= max_power)
+		rc = tree_step(s, L, comm, r - max_power, r, r, clk, &t);
+	else if (r < p - max_power)
+		rc = tree_step(s, L, comm, r, r + max_power, r, clk, &t);
+	for (int i = 1; i <= nrounds && r < max_power; i++) {
 		int running = 1 << i, next = 1 << (i - 1);
 		if (r % running == 0) {
-			struct lm to_me;
-			rc = learn_model(s, L, comm, r, r + next, clk, NULL);
-			/* the client sends its model to me first, then its subtree's */
-			yield_recv(&to_me, (int)sizeof(to_me), MPI_BYTE, r + next, TAG_MODELS, comm);
-			if (!rc)
-				rc = recv_entries(comm, r + next, &to_me, &e, &n, &cap);
+			rc = first_err(rc, tree_step(s, L, comm, r, r + next, r, clk, &t));
 		} else if (r % running == next) {
-			rc = learn_model(s, L, comm, r - next, r, clk, &lm);
-			MPI_Send(&lm, (int)sizeof(lm), MPI_BYTE, r - next, TAG_MODELS, comm);
-			send_entries(comm, r - next, e, n);
+			rc = first_err(rc, tree_step(s, L, comm, r - next, r, r, clk, &t));
 			break;
 		}
 	}
-	/* rank 0 scatters every rank's model to rank 0's clock */
+	/* rank 0 scatters every rank's model to rank 0's clock, if every rank got this far */
 	struct lm *all = NULL;
-	if (r == 0) {
-		all = calloc((size_t)p, sizeof(*all));
-		if (!all)
-			rc = err_set(HCLOCK_ENOMEM, "out of memory");
-		for (int i = 0; all && i < n; i++)
-			all[e[i].rank] = e[i].lm;
-	}
-	yield_scatter(all, (int)sizeof(*all), MPI_BYTE, mine, (int)sizeof(*mine), MPI_BYTE, 0, comm);
+	if (r == 0 && !rc && !(all = fault_calloc((size_t)p, sizeof(*all))))
+		rc = err_set(HCLOCK_ENOMEM, "out of memory");
+	for (int i = 0; all && i < t.n; i++)
+		all[t.e[i].rank] = t.e[i].lm;
+	int ok = !rc, all_ok = 0;
+	int mrc = comm_check(yield_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm),
+	                     "MPI_Allreduce (HCA2)");
+	rc = first_err(rc, mrc);
+	if (all_ok && !mrc)
+		rc = first_err(rc, comm_check(yield_scatter(all, (int)sizeof(*all), MPI_BYTE, mine,
+		                                            (int)sizeof(*mine), MPI_BYTE, 0, comm),
+		                              "MPI_Scatter (HCA2 models)"));
+	else if (!rc)
+		rc = err_set(HCLOCK_EINVAL, "HCA2 failed on another rank");
 	free(all);
-	free(e);
+	free(t.e);
 	return rc;
 }
 
@@ -121,12 +157,20 @@ static int hca2_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	struct lm lm;
 	offset_reset(L->oa);
 	int rc = hca2_tree(s, L, comm, clk, &lm);
-	return rc ? rc : finish_lm(comm, clk, &lm, out);
+	return finish_lm(comm, clk, &lm, rc, out);
 }
 
-static const struct sync_ops hca2_ops = {.name = "hca2", .run = hca2_run, .destroy = learning_sync_destroy};
+static const struct sync_ops hca2_ops = {.run = hca2_run, .destroy = learning_sync_destroy};
 
-int sync_hca2_create(const struct sync_spec *sp, struct hclock_sync **out)
+static int hca2_parse(struct spec_parser *ps, struct hclock_sync **out)
 {
-	return learning_sync_create(sp, &hca2_ops, out);
+	return learning_sync_parse(ps, "hca2", &hca2_ops, out);
 }
+
+const struct sync_type sync_type_hca2 = {
+	.name = "hca2",
+	.usage = "hca2" LEARNER_ARGS,
+	.help = "HCA2: models learned towards the root over an inverted binomial tree, merged, "
+	        "scattered",
+	.parse = hca2_parse,
+};

@@ -6,15 +6,15 @@
  * The level communicators are created once per run, before the first level, and freed at
  * its end: their cost counts in the sync duration, as in the paper, and nothing of size p
  * stays allocated between runs (at 16,384 simulated ranks a kept communicator costs GiBs).
- * After every level all ranks agree on success, so a failing level (e.g. prop refused)
- * makes every rank return the error and none waits for a leader that gave up.
+ * After every level all ranks agree on success (comm_agree), so a failing level (e.g. prop
+ * refused) makes every rank return that error and none waits for a leader that gave up.
  */
 #include <stdlib.h>
 
-#include "emulate/emu.h"
-#include "mpi/topo.h"
-#include "mpi/yield.h"
 #include "sync/sync.h"
+#include "transport/comm.h"
+#include "transport/topo.h"
+#include "transport/yield.h"
 #include "util/err.h"
 
 struct hier {
@@ -28,7 +28,7 @@ struct hier {
 static void free_comms(struct hier *h)
 {
 	MPI_Comm *all[] = {&h->comm[0], &h->comm[1], &h->comm[2], &h->node, &h->socket};
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++)
 		if (*all[i] != MPI_COMM_NULL) {
 			int fin;
 			MPI_Finalized(&fin);
@@ -38,21 +38,19 @@ static void free_comms(struct hier *h)
 		}
 }
 
-static int make_comms(struct hier *h, MPI_Comm comm, hclock_emu *emu)
+static int make_comms(struct hier *h, MPI_Comm comm, hclock_clock *clk)
 {
 	int rc;
-	if ((rc = topo_split_node(comm, emu, &h->node)))
-		return rc;
-	if ((rc = topo_leaders(comm, h->node, &h->comm[0])))
+	if ((rc = topo_split_node(comm, clk, &h->node)) ||
+	    (rc = topo_leaders(comm, h->node, &h->comm[0])))
 		return rc;
 	if (h->nlevels == 2) { /* the intra level is the node communicator itself */
 		h->comm[1] = h->node;
 		h->node = MPI_COMM_NULL;
 		return 0;
 	}
-	if ((rc = topo_split_socket(h->node, emu, &h->socket)))
-		return rc;
-	if ((rc = topo_leaders(h->node, h->socket, &h->comm[1])))
+	if ((rc = topo_split_socket(h->node, clk, &h->socket)) ||
+	    (rc = topo_leaders(h->node, h->socket, &h->comm[1])))
 		return rc;
 	h->comm[2] = h->socket;
 	h->socket = MPI_COMM_NULL;
@@ -63,11 +61,10 @@ static int hier_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 {
 	struct hier *h = (struct hier *)s;
 	hclock_clock *g = hclock_clock_ref(clk);
-	int rc = make_comms(h, comm, emu_of_clock(clk)), all;
-	yield_allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm);
+	int all = comm_agree(comm, make_comms(h, comm, clk));
 	for (int i = 0; i < h->nlevels && !all; i++) {
-		int size = 0;
-		uint64_t rounds = 0;
+		int size = 0, rc = 0;
+		uint64_t rounds = 0, worst = 0;
 		if (h->comm[i] != MPI_COMM_NULL)
 			MPI_Comm_size(h->comm[i], &size);
 		if (size > 1) {
@@ -78,22 +75,14 @@ static int hier_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 			hclock_clock_free(g);
 			g = next;
 		}
-		/* one collective: the level's schedule length (the longest among its groups) and
-		 * the worst error code of any rank */
-		int64_t mine[2] = {(int64_t)rounds, -(int64_t)rc}, worst[2];
-		yield_allreduce(mine, worst, 2, MPI_INT64_T, MPI_MAX, comm);
-		s->rounds += (uint64_t)worst[0];
-		all = -(int)worst[1];
+		/* the level's schedule length (the longest among its groups), then its verdict */
+		yield_allreduce(&rounds, &worst, 1, MPI_UINT64_T, MPI_MAX, comm);
+		s->rounds += worst;
+		all = comm_agree(comm, rc);
 	}
 	free_comms(h);
-	if (all) {
-		if (!rc && all != HCLOCK_ESHARE) /* prop set the same message on every rank */
-			err_set(all, "hierarchical sync failed on another rank: %s", hclock_strerror(all));
-		hclock_clock_free(g);
-		return all;
-	}
 	*out = g;
-	return 0;
+	return all;
 }
 
 static void hier_destroy(struct hclock_sync *s)
@@ -105,31 +94,69 @@ static void hier_destroy(struct hclock_sync *s)
 	free(h);
 }
 
-static const struct sync_ops hier_ops = {.name = "hier", .run = hier_run, .destroy = hier_destroy};
+static const struct sync_ops hier_ops = {.run = hier_run, .destroy = hier_destroy};
 
-int sync_hier_create(const struct sync_spec *sp, struct hclock_sync **out)
+static int hier_parse(struct spec_parser *ps, int nlevels, struct hclock_sync **out)
 {
-	struct hier *h = calloc(1, sizeof(*h));
-	if (!h)
-		return err_set(HCLOCK_ENOMEM, "out of memory");
-	h->s.ops = &hier_ops;
-	h->nlevels = sp->nlevels;
+	static const char *const what[2][3] = {
+		{"inter-node spec", "intra-node spec", ""},
+		{"inter-node spec", "socket spec", "intra-socket spec"}};
+	const char *form = nlevels == 2 ? "h2(INTER,INTRA)" : "h3(INTER,SOCKET,INTRA)";
+	int rc = sync_alloc(sizeof(struct hier), &hier_ops, out);
+	if (rc)
+		return rc;
+	struct hier *h = (struct hier *)*out;
 	h->node = h->socket = MPI_COMM_NULL;
 	for (int i = 0; i < 3; i++)
 		h->comm[i] = MPI_COMM_NULL;
-	if (sp->level[0]->kind == SYNC_PROP) {
-		free(h);
-		return err_set(HCLOCK_EINVAL, "sync spec: prop cannot be the inter-node level of %s(...): "
-		               "the node leaders do not share a clock; use e.g. hca3/100/skampi/20 there",
-		               sp->kind == SYNC_H2 ? "h2" : "h3");
-	}
-	for (int i = 0; i < h->nlevels; i++) {
-		int rc = sync_create(sp->level[i], &h->level[i]);
-		if (rc) {
-			hier_destroy(&h->s);
+	if ((rc = spec_expect(ps, '(', form)))
+		return rc;
+	for (int i = 0; i < nlevels; i++) {
+		if (i && (rc = spec_expect(ps, ',', what[nlevels - 2][i])))
 			return rc;
-		}
+		ps->depth++;
+		rc = spec_parse_one(ps, &h->level[i]);
+		ps->depth--;
+		h->nlevels = i + 1; /* what to free */
+		if (rc)
+			return rc;
 	}
-	*out = &h->s;
+	if ((rc = spec_expect(ps, ')', nlevels == 2 ? "closing h2(INTER,INTRA)"
+	                                            : "closing h3(INTER,SOCKET,INTRA)")))
+		return rc;
+	if (h->level[0]->type->level_only)
+		return err_set(HCLOCK_EINVAL, "sync spec '%s': %s cannot be the inter-node level of "
+		               "h%d(...): the node leaders do not share a clock; use e.g. "
+		               "hca3/100/skampi/20 there", ps->s, h->level[0]->type->name, nlevels);
+	if (nlevels == 2)
+		sync_set_spec(*out, "h2(%s,%s)", h->level[0]->spec, h->level[1]->spec);
+	else
+		sync_set_spec(*out, "h3(%s,%s,%s)", h->level[0]->spec, h->level[1]->spec,
+		              h->level[2]->spec);
 	return 0;
 }
+
+static int h2_parse(struct spec_parser *ps, struct hclock_sync **out)
+{
+	return hier_parse(ps, 2, out);
+}
+
+static int h3_parse(struct spec_parser *ps, struct hclock_sync **out)
+{
+	return hier_parse(ps, 3, out);
+}
+
+const struct sync_type sync_type_h2 = {
+	.name = "h2",
+	.usage = "h2(INTER,INTRA)",
+	.help = "H2HCA (Alg. 4): one process per node synchronizes with INTER, then each node with "
+	        "INTRA",
+	.parse = h2_parse,
+};
+
+const struct sync_type sync_type_h3 = {
+	.name = "h3",
+	.usage = "h3(INTER,SOCKET,INTRA)",
+	.help = "H3HCA: plus a level of one process per socket",
+	.parse = h3_parse,
+};

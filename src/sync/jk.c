@@ -8,20 +8,27 @@ static int jk_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcloc
 {
 	struct learner *L = LEARNER(s);
 	int p, r, rc = 0;
-	struct lm lm;
+	struct lm lm = {0, 0, 0};
 	MPI_Comm_size(comm, &p);
 	MPI_Comm_rank(comm, &r);
 	offset_reset(L->oa);
 	s->rounds = (uint64_t)(p - 1);
-	for (int c = 1; c < p && !rc; c++)
+	for (int c = 1; c < p; c++) /* the root serves every client, whatever failed before */
 		if (r == 0 || r == c)
-			rc = learn_model(s, L, comm, 0, c, clk, &lm);
-	return rc ? rc : finish_lm(comm, clk, &lm, out);
+			rc = first_err(rc, learn_model(s, L, comm, 0, c, clk, &lm));
+	return finish_lm(comm, clk, &lm, rc, out);
 }
 
-static const struct sync_ops jk_ops = {.name = "jk", .run = jk_run, .destroy = learning_sync_destroy};
+static const struct sync_ops jk_ops = {.run = jk_run, .destroy = learning_sync_destroy};
 
-int sync_jk_create(const struct sync_spec *sp, struct hclock_sync **out)
+static int jk_parse(struct spec_parser *ps, struct hclock_sync **out)
 {
-	return learning_sync_create(sp, &jk_ops, out);
+	return learning_sync_parse(ps, "jk", &jk_ops, out);
 }
+
+const struct sync_type sync_type_jk = {
+	.name = "jk",
+	.usage = "jk" LEARNER_ARGS,
+	.help = "Jones & Koenig: the root learns a model with every client in turn, O(p)",
+	.parse = jk_parse,
+};

@@ -12,15 +12,20 @@ static int none_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	return 0;
 }
 
-static const struct sync_ops none_ops = {.name = "none", .run = none_run};
+static const struct sync_ops none_ops = {.run = none_run};
 
-int sync_none_create(const struct sync_spec *sp, struct hclock_sync **out)
+static int none_parse(struct spec_parser *ps, struct hclock_sync **out)
 {
-	(void)sp;
-	struct hclock_sync *s = calloc(1, sizeof(*s));
-	if (!s)
-		return err_set(HCLOCK_ENOMEM, "out of memory");
-	s->ops = &none_ops;
-	*out = s;
-	return 0;
+	(void)ps;
+	int rc = sync_alloc(sizeof(struct hclock_sync), &none_ops, out);
+	if (!rc)
+		sync_set_spec(*out, "none");
+	return rc;
 }
+
+const struct sync_type sync_type_none = {
+	.name = "none",
+	.usage = "none",
+	.help = "the base clock itself",
+	.parse = none_parse,
+};

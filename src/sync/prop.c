@@ -4,75 +4,76 @@
  * the others rebuild it on their own base clock. Only correct where they share rank 0's
  * time source: the rebuilt base clock's source identity must equal the sender's (same
  * machine and boot for monotonic/realtime/tsc, same virtual node under emulation, never
- * for a per-process wtime), else every rank of the level refuses with HCLOCK_ESHARE.
+ * for a per-process wtime), else the process refuses with HCLOCK_ESHARE and the level
+ * fails on every rank.
  */
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "emulate/emu.h"
+#include "clock/clock.h"
 #include "sync/sync.h"
+#include "transport/comm.h"
+#include "transport/yield.h"
 #include "util/err.h"
+#include "util/fault.h"
 
 static int prop_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out)
 {
-	int r, rc = 0, all;
+	int r, rc = 0, ok, all_ok = 0;
 	void *buf = NULL;
 	size_t len = 0;
 	int64_t n = 0;
 	(void)s;
 	MPI_Comm_rank(comm, &r);
-	if (r == 0) {
+	if (r == 0)
 		rc = hclock_clock_flatten(clk, &buf, &len);
-		n = rc ? -1 : (int64_t)len;
-	}
-	MPI_Bcast(&n, 1, MPI_INT64_T, 0, comm);
-	if (n < 0) /* rank 0 could not flatten: all fail together */
-		return r == 0 ? rc : err_set(HCLOCK_EINVAL, "prop: the level's rank 0 failed to "
-		                                            "serialize its clock");
-	if (r != 0 && !(buf = malloc((size_t)n)))
-		rc = err_set(HCLOCK_ENOMEM, "out of memory");
-	/* the broadcast happens even on allocation failure, into a scratch byte per rank */
-	char scratch;
-	MPI_Bcast(buf ? buf : &scratch, buf ? (int)n : 0, MPI_BYTE, 0, comm);
+	/* the length, and who rank 0 is in MPI_COMM_WORLD (for the error line) */
+	int64_t hdr[2] = {rc ? -1 : (int64_t)len, 0};
 	if (r == 0) {
+		int w;
+		MPI_Comm_rank(MPI_COMM_WORLD, &w);
+		hdr[1] = w;
+	}
+	rc = first_err(rc, comm_check(MPI_Bcast(hdr, 2, MPI_INT64_T, 0, comm), "MPI_Bcast (prop)"));
+	n = hdr[0];
+	if (r != 0 && n > 0 && !(buf = fault_malloc((size_t)n)))
+		rc = err_set(HCLOCK_ENOMEM, "out of memory");
+	/* broadcast only if every rank is ready for it (rank 0 serialized, all allocated) */
+	ok = !rc && n > 0;
+	rc = first_err(rc, comm_check(yield_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm),
+	                              "MPI_Allreduce (prop)"));
+	if (all_ok)
+		rc = first_err(rc, comm_check(MPI_Bcast(buf, (int)n, MPI_BYTE, 0, comm),
+		                              "MPI_Bcast (prop)"));
+	else if (!rc)
+		rc = err_set(HCLOCK_EINVAL, "prop failed on another rank of this level");
+	if (r == 0 || rc) {
 		*out = hclock_clock_ref(clk);
-	} else if (!rc) {
-		rc = hclock_clock_unflatten(buf, (size_t)n, emu_of_clock(clk), out);
+	} else if ((rc = clock_unflatten_like(buf, (size_t)n, clk, out)) == HCLOCK_ESHARE) {
+		rc = err_set(HCLOCK_ESHARE, "prop refused: this process does not share the time source "
+		             "of rank %d (another machine or boot, a per-process clock such "
+		             "as wtime, or another emulated node); use a sync algorithm instead of prop "
+		             "at this level", (int)hdr[1]);
 	}
 	free(buf);
-	MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm);
-	if (all == HCLOCK_ESHARE) {
-		/* every rank of the level names the first refusing process (world ranks) */
-		int w, who, first, root = 0;
-		MPI_Comm_rank(MPI_COMM_WORLD, &w);
-		who = rc == HCLOCK_ESHARE ? w : INT32_MAX;
-		MPI_Allreduce(&who, &first, 1, MPI_INT, MPI_MIN, comm);
-		if (r == 0)
-			root = w;
-		MPI_Bcast(&root, 1, MPI_INT, 0, comm);
-		err_set(all, "prop refused: rank %d does not share the time source of rank %d "
-		             "(another machine or boot, a per-process clock such as wtime, or another "
-		             "emulated node); use a sync algorithm instead of prop at this level", first,
-		        root);
-	} else if (all && !rc) {
-		err_set(all, "prop failed on another rank of this level: %s", hclock_strerror(all));
-	}
-	if (all) {
-		hclock_clock_free(*out);
-		*out = NULL;
-	}
-	return all;
+	return rc;
 }
 
-static const struct sync_ops prop_ops = {.name = "prop", .run = prop_run};
+static const struct sync_ops prop_ops = {.run = prop_run};
 
-int sync_prop_create(const struct sync_spec *sp, struct hclock_sync **out)
+static int prop_parse(struct spec_parser *ps, struct hclock_sync **out)
 {
-	(void)sp;
-	struct hclock_sync *s = calloc(1, sizeof(*s));
-	if (!s)
-		return err_set(HCLOCK_ENOMEM, "out of memory");
-	s->ops = &prop_ops;
-	*out = s;
-	return 0;
+	(void)ps;
+	int rc = sync_alloc(sizeof(struct hclock_sync), &prop_ops, out);
+	if (!rc)
+		sync_set_spec(*out, "prop");
+	return rc;
 }
+
+const struct sync_type sync_type_prop = {
+	.name = "prop",
+	.usage = "prop",
+	.help = "ClockPropSync (Alg. 3), only as a lower level of h2/h3: copy the upper level's clock",
+	.level_only = 1,
+	.parse = prop_parse,
+};

@@ -16,17 +16,16 @@ struct skampi_sync {
 static int skampi_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out)
 {
 	struct skampi_sync *k = (struct skampi_sync *)s;
-	struct offset_sample smp = {0};
+	struct offset_sample smp = {0, 0, 0};
 	int p, r, rc;
 	MPI_Comm_size(comm, &p);
 	MPI_Comm_rank(comm, &r);
 	offset_reset(k->oa);
 	s->rounds = (uint64_t)(p - 1);
-	if ((rc = measure_all(s, k->oa, comm, clk, &smp)))
-		return rc;
-	if (r == 0) {
+	rc = measure_all(s, k->oa, comm, clk, &smp);
+	if (r == 0 || rc) {
 		*out = hclock_clock_ref(clk);
-		return 0;
+		return rc;
 	}
 	return hclock_model_offset(clk, smp.offset_ns, out);
 }
@@ -38,21 +37,22 @@ static void skampi_destroy(struct hclock_sync *s)
 	free(k);
 }
 
-static const struct sync_ops skampi_ops = {
-	.name = "skampi", .run = skampi_run, .destroy = skampi_destroy,
-};
+static const struct sync_ops skampi_ops = {.run = skampi_run, .destroy = skampi_destroy};
 
-int sync_skampi_create(const struct sync_spec *sp, struct hclock_sync **out)
+static int skampi_parse(struct spec_parser *ps, struct hclock_sync **out)
 {
-	struct skampi_sync *k = calloc(1, sizeof(*k));
-	if (!k)
-		return err_set(HCLOCK_ENOMEM, "out of memory");
-	k->s.ops = &skampi_ops;
-	int rc = offset_create(sp->offalg, sp->npingpongs, &k->oa);
-	if (rc) {
-		free(k);
+	int rc = sync_alloc(sizeof(struct skampi_sync), &skampi_ops, out);
+	struct skampi_sync *k = (struct skampi_sync *)*out;
+	if (rc || (rc = spec_expect(ps, '/', "skampi/OFF/N")) ||
+	    (rc = offset_spec_parse(ps, "skampi/OFF/N", &k->oa)))
 		return rc;
-	}
-	*out = &k->s;
+	sync_set_spec(*out, "skampi/%s/%d", k->oa->type->name, k->oa->nexchanges);
 	return 0;
 }
+
+const struct sync_type sync_type_skampi = {
+	.name = "skampi",
+	.usage = "skampi/OFF/N",
+	.help = "SKaMPI: offsets only, no drift model, O(p)",
+	.parse = skampi_parse,
+};

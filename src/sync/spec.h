@@ -1,45 +1,40 @@
 /*
- * spec.h - the sync spec grammar, parsed into a tree (no MPI here):
- *   spec   := model | "skampi/" OFF "/" N | "dunigan/" S "/" K | "none" | "prop"
- *           | "h2(" spec "," spec ")" | "h3(" spec "," spec "," spec ")"
- *   model  := ("hca3"|"hca2"|"hca"|"jk") "/" NFIT "/" OFF "/" N ["/ri"] ["/span=" S]
- *   OFF    := "skampi" | "rtt" | "min"
+ * spec.h - the sync spec parser's state and the helpers every algorithm's own parser uses
+ * (no MPI here). A spec is a name from the sync table (sync/types.def) followed by that
+ * algorithm's arguments, which its file parses itself:
+ *   spec := NAME ARGS        e.g. hca3/100/skampi/20/span=0.3, h2(hca3/10/skampi/5,prop)
+ * Tokens end at / , ( ) or the end. Numbers and durations follow util/parse.h (a bare
+ * number of seconds, or a unit).
  */
 #ifndef HCLOCK_SYNC_SPEC_H
 #define HCLOCK_SYNC_SPEC_H
 
-enum sync_kind {
-	SYNC_NONE,
-	SYNC_HCA3,
-	SYNC_HCA2,
-	SYNC_HCA,
-	SYNC_JK,
-	SYNC_SKAMPI,
-	SYNC_DUNIGAN,
-	SYNC_PROP,
-	SYNC_H2,
-	SYNC_H3,
+#include <stddef.h>
+
+struct hclock_sync;
+
+struct spec_parser {
+	const char *s; /* whole input */
+	const char *p; /* position */
+	int depth;     /* nesting inside h2(...)/h3(...) */
 };
 
-struct sync_spec {
-	enum sync_kind kind;
-	int nfit;                  /* fit points per learned model (hca*, jk) */
-	char offalg[8];            /* offset algorithm: skampi, rtt, min */
-	int npingpongs;            /* ping-pongs per offset measurement */
-	int ri;                    /* recompute the intercept after each fit */
-	double span_s;             /* spread one model's fit points over this time, s (0: back
-	                              to back); the slope error falls like 1/span */
-	double interval_s;         /* dunigan: S, seconds between the two offsets */
-	int tries;                 /* dunigan: K exchanges per offset (minimum filter) */
-	int nlevels;               /* h2: 2, h3: 3 */
-	struct sync_spec *level[3]; /* h2/h3: inter-node, [socket,] intra level specs */
-};
-
-/* Parse; returns 0 or HCLOCK_EINVAL (hclock_last_error() names the bad token and the
- * choices). *out is owned by the caller: sync_spec_free. */
-int sync_spec_parse(const char *s, struct sync_spec **out);
-void sync_spec_free(struct sync_spec *sp);
-/* Canonical text of sp into buf (at most len bytes). */
-void sync_spec_format(const struct sync_spec *sp, char *buf, unsigned len);
+/* Length of the token at p. */
+size_t spec_toklen(const char *p);
+/* The error line for a bad or missing token (returns HCLOCK_EINVAL). */
+int spec_bad(struct spec_parser *ps, const char *tok, size_t n, const char *want);
+/* Consume character c, or fail naming what was expected. */
+int spec_expect(struct spec_parser *ps, char c, const char *want);
+/* Consume an integer in [lo, hi] / a duration in seconds in [lo, hi]. what: for the error. */
+int spec_int(struct spec_parser *ps, long lo, long hi, const char *what, int *out);
+int spec_duration(struct spec_parser *ps, double lo_s, double hi_s, const char *what,
+                  double *out);
+/* Consume the token if it equals word exactly; returns 1 if it did. */
+int spec_word(struct spec_parser *ps, const char *word);
+/* Parse one whole spec at ps (for nesting): looks the name up in the table and lets the
+ * algorithm parse the rest. */
+int spec_parse_one(struct spec_parser *ps, struct hclock_sync **out);
+/* Parse a whole string (nothing may follow). */
+int spec_parse(const char *s, struct hclock_sync **out);
 
 #endif

@@ -1,13 +1,48 @@
-/* sync.c - the sync family's factory, the public entry points and LEARN_CLOCK_MODEL. */
-#include <math.h>
+/* sync.c - the sync family's table and factory, and the public entry points. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/yield.h"
-#include "numerics/stats.h"
+#include "clock/clock.h"
 #include "sync/sync.h"
+#include "transport/comm.h"
 #include "util/err.h"
-#include "util/timeutil.h"
+#include "util/fault.h"
+
+#define SYNC_TYPE(n) extern const struct sync_type sync_type_##n;
+#include "sync/types.def"
+#undef SYNC_TYPE
+
+const struct sync_type *const sync_types[] = {
+#define SYNC_TYPE(n) &sync_type_##n,
+#include "sync/types.def"
+#undef SYNC_TYPE
+	NULL,
+};
+
+const struct sync_type *sync_type_find(const char *name, size_t n)
+{
+	for (size_t i = 0; sync_types[i]; i++)
+		if (strlen(sync_types[i]->name) == n && !strncmp(sync_types[i]->name, name, n))
+			return sync_types[i];
+	return NULL;
+}
+
+const char *sync_type_names(void)
+{
+	static _Thread_local char buf[256];
+	size_t pos = 0, k = 0;
+	while (sync_types[k])
+		k++;
+	buf[0] = 0;
+	for (size_t i = 0; i < k && pos < sizeof(buf); i++)
+		pos += (size_t)snprintf(buf + pos, sizeof(buf) - pos, "%s%s%s", sync_types[i]->name,
+		                        sync_types[i]->usage[strlen(sync_types[i]->name)] == '(' ? "(...)"
+		                                                                                 : "",
+		                        i + 2 < k ? ", " : i + 1 < k ? " or " : "");
+	return buf;
+}
 
 int ilog2(int p)
 {
@@ -17,38 +52,27 @@ int ilog2(int p)
 	return r;
 }
 
-int sync_create(const struct sync_spec *sp, struct hclock_sync **out)
+int sync_alloc(size_t size, const struct sync_ops *ops, struct hclock_sync **out)
 {
-	int rc;
-	*out = NULL;
-	switch (sp->kind) {
-	case SYNC_NONE: rc = sync_none_create(sp, out); break;
-	case SYNC_HCA3: rc = sync_hca3_create(sp, out); break;
-	case SYNC_HCA2: rc = sync_hca2_create(sp, out); break;
-	case SYNC_HCA: rc = sync_hca_create(sp, out); break;
-	case SYNC_JK: rc = sync_jk_create(sp, out); break;
-	case SYNC_SKAMPI: rc = sync_skampi_create(sp, out); break;
-	case SYNC_DUNIGAN: rc = sync_dunigan_create(sp, out); break;
-	case SYNC_PROP: rc = sync_prop_create(sp, out); break;
-	case SYNC_H2:
-	case SYNC_H3: rc = sync_hier_create(sp, out); break;
-	default: return err_set(HCLOCK_EINVAL, "unknown sync algorithm kind %d", (int)sp->kind);
-	}
-	if (!rc)
-		sync_spec_format(sp, (*out)->spec, sizeof((*out)->spec));
-	return rc;
+	struct hclock_sync *s = fault_calloc(1, size);
+	*out = s;
+	if (!s)
+		return err_set(HCLOCK_ENOMEM, "out of memory");
+	s->ops = ops;
+	return 0;
+}
+
+void sync_set_spec(struct hclock_sync *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->spec, sizeof(s->spec), fmt, ap);
+	va_end(ap);
 }
 
 int hclock_sync_create(const char *spec, hclock_sync **out)
 {
-	struct sync_spec *sp;
-	*out = NULL;
-	int rc = sync_spec_parse(spec, &sp);
-	if (rc)
-		return rc;
-	rc = sync_create(sp, out);
-	sync_spec_free(sp);
-	return rc;
+	return spec_parse(spec, out);
 }
 
 void hclock_sync_free(hclock_sync *s)
@@ -81,67 +105,47 @@ int sync_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clo
 	s->pingpongs = 0;
 	s->rounds = 0;
 	*out = NULL;
-	return s->ops->run(s, comm, clk, out);
+	int rc = s->ops->run(s, comm, clk, out);
+	if (!*out) /* every run leaves a clock, a dummy after a failure */
+		*out = hclock_clock_ref(clk);
+	return rc;
+}
+
+/* Collective: fail together, before any exchange, when the ranks were given different
+ * specs, base clocks or fault hooks (an MPMD launch, a per-rank environment variable). */
+static int same_setup(MPI_Comm c, const struct hclock_sync *s, hclock_clock *base)
+{
+	int w, frc;
+	char text[512];
+	const char *fault = getenv("HCLOCK_FAULT");
+	MPI_Comm_rank(MPI_COMM_WORLD, &w);
+	frc = fault_init(w);
+	snprintf(text, sizeof(text), "%s on clock %s%s%s", s->spec, clock_base(base)->ops->name,
+	         fault ? ", HCLOCK_FAULT=" : "", fault ? fault : "");
+	int rc = comm_same(c, "sync specs (or base clocks)", text);
+	return rc ? rc : frc; /* the same HCLOCK_FAULT everywhere: the same verdict */
 }
 
 int hclock_sync_run(hclock_sync *s, MPI_Comm comm, hclock_clock *base, hclock_clock **global)
 {
 	MPI_Comm c;
 	*global = NULL;
-	if (MPI_Comm_dup(comm, &c) != MPI_SUCCESS)
-		return err_set(HCLOCK_EMPI, "MPI_Comm_dup failed");
-	int rc = sync_run(s, c, base, global), all;
-	/* every rank returns the same verdict */
-	yield_allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, c);
-	MPI_Comm_free(&c);
-	if (all && !rc)
-		err_set(all, "sync failed on another rank: %s", hclock_strerror(all));
+	int rc = comm_private(comm, &c);
+	if (rc)
+		return rc;
+	if ((rc = same_setup(c, s, base)))
+		return rc;
+	fault_reset();
+	rc = sync_run(s, c, base, global);
+	if (fault_hit(FAULT_AGREE))
+		rc = first_err(rc, err_set(HCLOCK_EINJECTED, "injected fault (HCLOCK_FAULT) at the "
+		                                             "final agreement"));
+	int all = comm_agree(c, rc);
 	if (all) {
 		hclock_clock_free(*global);
 		*global = NULL;
 	}
 	return all;
-}
-
-int learning_sync_create(const struct sync_spec *sp, const struct sync_ops *ops,
-                         struct hclock_sync **out)
-{
-	struct learning_sync *ls = calloc(1, sizeof(*ls));
-	if (!ls)
-		return err_set(HCLOCK_ENOMEM, "out of memory");
-	ls->s.ops = ops;
-	ls->L.nfit = sp->nfit;
-	ls->L.ri = sp->ri;
-	ls->L.span_ns = sp->span_s * 1e9;
-	int rc = offset_create(sp->offalg, sp->npingpongs, &ls->L.oa);
-	if (rc) {
-		free(ls);
-		return rc;
-	}
-	*out = &ls->s;
-	return 0;
-}
-
-void learning_sync_destroy(struct hclock_sync *s)
-{
-	struct learning_sync *ls = container_of(s, struct learning_sync, s);
-	offset_destroy(ls->L.oa);
-	free(ls);
-}
-
-int measure_all(struct hclock_sync *s, struct offset_alg *oa, MPI_Comm comm, hclock_clock *clk,
-                struct offset_sample *smp)
-{
-	int p, r, rc = 0;
-	MPI_Comm_size(comm, &p);
-	MPI_Comm_rank(comm, &r);
-	for (int c = 1; c < p; c++)
-		if (r == 0 || r == c) {
-			int m = measure_pair(s, oa, comm, 0, c, clk, smp);
-			if (!rc)
-				rc = m;
-		}
-	return rc;
 }
 
 int measure_pair(struct hclock_sync *s, struct offset_alg *oa, MPI_Comm comm, int ref, int client,
@@ -152,114 +156,53 @@ int measure_pair(struct hclock_sync *s, struct offset_alg *oa, MPI_Comm comm, in
 	return offset_measure(oa, &l, smp);
 }
 
-/* Real oscillators are off by up to a few hundred ppm (NTP tolerates 500 ppm); the emulation
- * allows at most 600 ppm per node over 100 s (emu.c), so two clocks differ by at most about
- * 1.2e-3. A fitted slope beyond 2e-3 comes from stalled exchanges, not from a clock:
- * measured, MPICH ping-pongs on shared cores shift their delay asymmetry by 1-2 us within
- * 20 fit points taken in 250 us, which fits a 1% slope and leaves the model 9 ms off 0.8 s
- * later. */
-#define MAX_PLAUSIBLE_SLOPE 2e-3
-/* A slope within this many of its standard errors of zero is not kept: the fit points
- * cannot tell it from noise. Kept, its error grows with every second of extrapolation;
- * dropped, the error grows only with the true rate difference, which is then itself at
- * most about this many standard errors. (The standard error assumes independent fit
- * points; a bias that drifts across the fit tilts the slope further than it says, which
- * is what the limit above is for.) */
-#define MIN_SLOPE_T 2.0
-
-int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref, int client,
-                hclock_clock *clk, struct lm *lm)
+int measure_all(struct hclock_sync *s, struct offset_alg *oa, MPI_Comm comm, hclock_clock *clk,
+                struct offset_sample *smp)
 {
-	struct pp_link l;
-	int rc = 0;
-	pp_link_init(&l, comm, ref, client, clk, &s->pingpongs);
-	if (l.me == ref) {
-		for (int i = 0; i < L->nfit && !rc; i++)
-			rc = offset_measure(L->oa, &l, NULL);
-		if (!rc && L->ri)
-			rc = offset_measure(L->oa, &l, NULL);
-		return rc;
-	}
-	if (l.me != client)
-		return 0;
-	int64_t *x = malloc((size_t)L->nfit * sizeof(*x));
-	double *y = malloc((size_t)L->nfit * sizeof(*y));
-	struct offset_sample smp;
-	if (!x || !y)
-		rc = err_set(HCLOCK_ENOMEM, "out of memory");
-	/* on allocation failure still take part in the exchanges so the reference never hangs */
-	/* paced from the end of the first exchange: the reference may still be busy in an
-	 * earlier round when this client starts waiting for it */
-	int64_t t_start = 0;
-	for (int i = 0; i < L->nfit; i++) {
-		if (L->span_ns > 0 && i == 1)
-			t_start = real_now_ns();
-		if (L->span_ns > 0 && i > 1)
-			real_delay_ns(t_start + (int64_t)(L->span_ns * (i - 1) / (L->nfit - 1)) -
-			              real_now_ns());
-		int r = offset_measure(L->oa, &l, &smp);
-		if (!rc && r)
-			rc = r;
-		if (x && y) {
-			x[i] = smp.local_ns;
-			y[i] = smp.offset_ns;
-		}
-	}
-	struct linreg_info info;
-	if (!rc && (linreg_fit_robust(x, y, (size_t)L->nfit, lm, &info) ||
-	            fabs(lm->slope) > MAX_PLAUSIBLE_SLOPE ||
-	            fabs(lm->slope) < MIN_SLOPE_T * info.slope_se)) {
-		/* all fit points at one instant (coarse clock), or a slope no clock has (the
-		 * exchanges were stalled), or one the points cannot pin down: an offset alone,
-		 * the median of the fit points, at the most recent one */
-		struct stats_summary st;
-		lm->x0_ns = x[L->nfit - 1];
-		lm->intercept_ns = stats_summarize(y, (size_t)L->nfit, &st) ? y[L->nfit - 1] : st.median;
-		lm->slope = 0;
-	}
-	if (L->ri) {
-		/* COMPUTE_AND_SET_INTERCEPT: keep the slope, re-anchor on a fresh offset */
-		int r = offset_measure(L->oa, &l, &smp);
-		if (!rc && !r) {
-			lm->x0_ns = smp.local_ns;
-			lm->intercept_ns = smp.offset_ns;
-		}
-		if (!rc)
-			rc = r;
-	}
-	free(x);
-	free(y);
-	return rc;
-}
-
-int clock_from_lm(hclock_clock *clk, const struct lm *lm, hclock_clock **out)
-{
-	return hclock_model_linear(clk, lm->x0_ns, lm->intercept_ns, lm->slope, out);
-}
-
-int finish_lm(MPI_Comm comm, hclock_clock *clk, const struct lm *lm, hclock_clock **out)
-{
-	int r;
+	int p, r, rc = 0;
+	MPI_Comm_size(comm, &p);
 	MPI_Comm_rank(comm, &r);
-	if (r == 0) {
-		*out = hclock_clock_ref(clk);
-		return 0;
-	}
-	return clock_from_lm(clk, lm, out);
+	for (int c = 1; c < p; c++)
+		if (r == 0 || r == c)
+			rc = first_err(rc, measure_pair(s, oa, comm, 0, c, clk, smp));
+	return rc;
 }
 
 int hclock_measure_offset(MPI_Comm comm, hclock_clock *clk, int ref, int client, int npingpongs,
                           double *offset_ns, double *rtt_ns)
 {
-	struct offset_alg *oa;
-	struct offset_sample smp;
+	MPI_Comm c;
+	int rc = comm_private_cached(comm, &c);
+	return rc ? rc : measure_offset_on(c, clk, ref, client, npingpongs, offset_ns, rtt_ns);
+}
+
+int measure_offset_on(MPI_Comm c, hclock_clock *clk, int ref, int client, int npingpongs,
+                      double *offset_ns, double *rtt_ns)
+{
+	struct offset_alg *oa = NULL;
+	struct offset_sample smp = {0, 0, 0};
 	struct pp_link l;
-	int rc = offset_create("skampi", npingpongs, &oa);
-	if (rc)
+	int rc;
+	if (npingpongs < 1)
+		return err_set(HCLOCK_EINVAL, "hclock_measure_offset needs at least 1 ping-pong, got %d",
+		               npingpongs);
+	pp_link_init(&l, c, ref, client, clk, NULL);
+	rc = offset_create(offset_type_find("skampi", 6), npingpongs, &oa);
+	if (rc) {
+		/* no memory for the estimator: still take part, so the peer is not left waiting */
+		for (int i = 0; i < npingpongs && (l.me == ref || l.me == client); i++) {
+			if (l.me == ref) {
+				pp_recv(&l, client);
+				pp_send(&l, 0, client);
+			} else {
+				pp_send(&l, 0, ref);
+				pp_recv(&l, ref);
+			}
+		}
 		return rc;
-	pp_link_init(&l, comm, ref, client, clk, NULL);
+	}
 	rc = offset_measure(oa, &l, &smp);
-	if (!rc && l.me == client) {
+	if (l.me == client) {
 		*offset_ns = smp.offset_ns;
 		if (rtt_ns)
 			*rtt_ns = smp.rtt_ns;

@@ -1,9 +1,17 @@
 /*
  * sync.h - the sync algorithm family. Every algorithm embeds struct hclock_sync as its first
- * member, provides struct sync_ops, and has one constructor listed in sync_create().
- * run() is collective over comm: on return *out is this process's clock on the time scale
- * of rank 0 of comm, stacked on clk (the input clock: a base clock, or the global clock of
- * an upper level in a hierarchy).
+ * member, provides struct sync_ops, and is described by one struct sync_type (name, usage,
+ * help, its own argument parser) listed once in sync/types.def: adding an algorithm is one
+ * new file and one line there.
+ *
+ * run() is collective over comm (hclock's private communicator): on return *out is this
+ * process's clock on the time scale of rank 0 of comm, stacked on clk (the input clock: a
+ * base clock, or the global clock of an upper level in a hierarchy).
+ *
+ * The no-hang rule: run() never leaves its schedule early. A process that fails (no memory,
+ * an MPI error, an injected fault) keeps taking part in every exchange and collective of
+ * the schedule with dummy values and returns its first error at the end; the callers agree
+ * on the error (comm_agree) so every rank returns the same one.
  */
 #ifndef HCLOCK_SYNC_SYNC_H
 #define HCLOCK_SYNC_SYNC_H
@@ -19,43 +27,70 @@
 #include "util/err.h"
 
 struct sync_ops {
-	const char *name;
 	int (*run)(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out);
 	void (*destroy)(struct hclock_sync *s); /* may be NULL: free(s) */
 };
 
 struct hclock_sync {
 	const struct sync_ops *ops;
+	const struct sync_type *type;
 	char spec[256];      /* canonical spec */
 	uint64_t pingpongs;  /* exchanges this process took part in (last run) */
 	uint64_t rounds;     /* sequential pairwise steps of the schedule (last run) */
 };
 
-/* Factory: one line per algorithm. */
-int sync_create(const struct sync_spec *sp, struct hclock_sync **out);
-/* Run any algorithm (used by the hierarchical ones for their levels). */
+/* One line of the family's table. */
+struct sync_type {
+	const char *name;  /* the spec's first token: "hca3" */
+	const char *usage; /* the spec's form: "hca3/NFIT/OFF/N[/ri][/span=S]" */
+	const char *help;  /* one line for --help, error lines and the README */
+	int level_only;    /* only as a lower level of h2/h3 (prop) */
+	/* Parse the arguments after the name (ps is just past it), create the algorithm and
+	 * write its canonical spec into (*out)->spec. On error *out may hold a partly built
+	 * algorithm, which the caller frees. */
+	int (*parse)(struct spec_parser *ps, struct hclock_sync **out);
+};
+
+/* The table, in sync/types.def order, NULL-terminated. */
+extern const struct sync_type *const sync_types[];
+const struct sync_type *sync_type_find(const char *name, size_t n);
+/* "hca3, hca2, ... or prop" from the table. */
+const char *sync_type_names(void);
+
+/* Allocate an algorithm of size bytes (>= sizeof(struct hclock_sync)) with ops. */
+int sync_alloc(size_t size, const struct sync_ops *ops, struct hclock_sync **out);
+/* Write the canonical spec (printf style). */
+void sync_set_spec(struct hclock_sync *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Run any algorithm (the hierarchical ones run their levels with it). */
 int sync_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out);
 
-/* Shared by the model-learning algorithms (hca*, jk): LEARN_CLOCK_MODEL of Alg. 2. */
+/* ---- shared by the model-learning algorithms (hca3, hca2, hca, jk): learn.c ---- */
+
 struct learner {
 	struct offset_alg *oa;
-	int nfit; /* fit points per model */
-	int ri;   /* recompute the intercept after the fit */
+	int nfit;       /* fit points per model */
+	int ri;         /* recompute the intercept after the fit */
 	double span_ns; /* spread the fit points over this much real time, ns (0: back to back) */
 };
-/* The model-learning algorithms share their state and life cycle. */
 struct learning_sync {
 	struct hclock_sync s;
 	struct learner L;
 };
 #define LEARNER(sync) (&container_of(sync, struct learning_sync, s)->L)
-/* Create an algorithm with ops whose state is a struct learning_sync (hca3, hca2, hca, jk). */
-int learning_sync_create(const struct sync_spec *sp, const struct sync_ops *ops,
-                         struct hclock_sync **out);
+#define LEARNER_ARGS "/NFIT/OFF/N[/ri][/span=S]"
+/* Parse "/NFIT/OFF/N[/ri][/span=S]" after name and create a learning algorithm with ops. */
+int learning_sync_parse(struct spec_parser *ps, const char *name, const struct sync_ops *ops,
+                        struct hclock_sync **out);
 void learning_sync_destroy(struct hclock_sync *s);
+/* Parse "OFF/N" (an offset estimator and its exchanges) and create it. */
+int offset_spec_parse(struct spec_parser *ps, const char *form, struct offset_alg **out);
+
 /*
- * LEARN_CLOCK_MODEL(comm, ref, client, clk): both ends call it; each uses its own clk. On
- * the client, *lm maps client clk time to the reference's clk time. Returns 0 or an error.
+ * LEARN_CLOCK_MODEL(comm, ref, client, clk) of Alg. 2: both ends call it; each uses its own
+ * clk. On the client, *lm maps client clk time to the reference's clk time (identity
+ * {0, 0, 0} after a failure). Always completes the whole exchange; returns 0 or the first
+ * error.
  */
 int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref, int client,
                 hclock_clock *clk, struct lm *lm);
@@ -66,23 +101,22 @@ int measure_pair(struct hclock_sync *s, struct offset_alg *oa, MPI_Comm comm, in
  * receives their own estimate. */
 int measure_all(struct hclock_sync *s, struct offset_alg *oa, MPI_Comm comm, hclock_clock *clk,
                 struct offset_sample *smp);
+/* hclock_measure_offset on hclock's private communicator c (the check uses it). */
+int measure_offset_on(MPI_Comm c, hclock_clock *clk, int ref, int client, int npingpongs,
+                      double *offset_ns, double *rtt_ns);
 /* Wrap clk in the linear model lm (a new reference in *out). */
 int clock_from_lm(hclock_clock *clk, const struct lm *lm, hclock_clock **out);
-/* The result of a sync whose reference is rank 0: clk itself there, else clk wrapped in lm. */
-int finish_lm(MPI_Comm comm, hclock_clock *clk, const struct lm *lm, hclock_clock **out);
+/* The result of a sync whose reference is rank 0: clk itself there, else clk wrapped in lm.
+ * rc: the run's error so far; on error *out is a reference to clk (a usable dummy). */
+int finish_lm(MPI_Comm comm, hclock_clock *clk, const struct lm *lm, int rc, hclock_clock **out);
+/* keep the first error */
+static inline int first_err(int rc, int r)
+{
+	return rc ? rc : r;
+}
 
 /* floor(log2(p)) for p >= 1 */
 int ilog2(int p);
-
-int sync_none_create(const struct sync_spec *sp, struct hclock_sync **out);
-int sync_hca3_create(const struct sync_spec *sp, struct hclock_sync **out);
-int sync_hca2_create(const struct sync_spec *sp, struct hclock_sync **out);
-int sync_hca_create(const struct sync_spec *sp, struct hclock_sync **out);
-int sync_jk_create(const struct sync_spec *sp, struct hclock_sync **out);
-int sync_skampi_create(const struct sync_spec *sp, struct hclock_sync **out);
-int sync_dunigan_create(const struct sync_spec *sp, struct hclock_sync **out);
-int sync_prop_create(const struct sync_spec *sp, struct hclock_sync **out);
-int sync_hier_create(const struct sync_spec *sp, struct hclock_sync **out);
 
 /* HCA2's inverted binomial tree (shared with HCA): on return *lm is this process's model
  * relative to rank 0's clk (identity on rank 0). */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/check.h"
+#include "check/check.h"
 #include "tools/cmd.h"
 #include "tools/mpitool.h"
 #include "util/timeutil.h"

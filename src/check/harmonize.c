@@ -2,6 +2,7 @@
 #include <time.h>
 
 #include "hclock.h"
+#include "transport/comm.h"
 #include "util/timeutil.h"
 
 /* Spin only for the last SPIN_NS: a process that slept wakes up some 50-100 us late (timer
@@ -42,12 +43,16 @@ int64_t hclock_wait_until(hclock_clock *clk, int64_t t_ns)
 int hclock_harmonize(MPI_Comm comm, hclock_clock *clk, int64_t slack_ns, int64_t *start_ns,
                      int64_t *late_ns)
 {
-	int r;
+	int r, rc;
 	int64_t t = 0;
-	MPI_Comm_rank(comm, &r);
+	MPI_Comm c;
+	if ((rc = comm_private(comm, &c)))
+		return rc;
+	MPI_Comm_rank(c, &r);
 	if (r == 0)
 		t = hclock_now(clk) + slack_ns;
-	MPI_Bcast(&t, 1, MPI_INT64_T, 0, comm);
+	if ((rc = comm_check(MPI_Bcast(&t, 1, MPI_INT64_T, 0, c), "MPI_Bcast (harmonize)")))
+		return rc;
 	int64_t now = hclock_now(clk);
 	int64_t late = now > t ? now - t : 0;
 	if (!late)

@@ -4,8 +4,8 @@
  * away and after each wait; with an emulation (or one shared physical clock) every rank
  * also reports its true error. Knows nothing of output formats.
  */
-#ifndef HCLOCK_MPI_CHECK_H
-#define HCLOCK_MPI_CHECK_H
+#ifndef HCLOCK_CHECK_CHECK_H
+#define HCLOCK_CHECK_CHECK_H
 
 #include <stdint.h>
 

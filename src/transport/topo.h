@@ -3,17 +3,18 @@
  * that share a node (MPI_COMM_TYPE_SHARED, or the emulation's virtual node) and a socket
  * (hwloc, from where the process is bound, or the emulation's sockets=S).
  */
-#ifndef HCLOCK_MPI_TOPO_H
-#define HCLOCK_MPI_TOPO_H
+#ifndef HCLOCK_TRANSPORT_TOPO_H
+#define HCLOCK_TRANSPORT_TOPO_H
 
 #include <mpi.h>
 
 #include "hclock.h"
 
-/* Split comm into one communicator per node (rank order kept). emu: virtual nodes, or NULL. */
-int topo_split_node(MPI_Comm comm, hclock_emu *emu, MPI_Comm *node);
+/* Split comm into one communicator per node (rank order kept): the nodes of clk's time
+ * source where it defines them (the emulation's virtual nodes), else the real ones. */
+int topo_split_node(MPI_Comm comm, hclock_clock *clk, MPI_Comm *node);
 /* Split a node communicator into one communicator per socket. */
-int topo_split_socket(MPI_Comm node, hclock_emu *emu, MPI_Comm *socket);
+int topo_split_socket(MPI_Comm node, hclock_clock *clk, MPI_Comm *socket);
 /* The processes that are rank 0 of sub, as a communicator over comm (others: MPI_COMM_NULL). */
 int topo_leaders(MPI_Comm comm, MPI_Comm sub, MPI_Comm *leaders);
 /* The socket (package) this process is bound to, or runs on if unbound; -1 if unknown. */

@@ -7,8 +7,8 @@
  * waits therefore poll, spin for a short while (a reply on a dedicated core arrives within
  * a few us, so then nothing changes) and then yield the core between polls.
  */
-#ifndef HCLOCK_MPI_YIELD_H
-#define HCLOCK_MPI_YIELD_H
+#ifndef HCLOCK_TRANSPORT_YIELD_H
+#define HCLOCK_TRANSPORT_YIELD_H
 
 #include <mpi.h>
 

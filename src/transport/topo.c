@@ -1,18 +1,19 @@
+/* topo.c - the node and socket levels of the hierarchy (topo.h). */
 #include <hwloc.h>
 
-#include "emulate/emu.h"
-#include "mpi/topo.h"
+#include "clock/clock.h"
+#include "transport/comm.h"
+#include "transport/topo.h"
 #include "util/err.h"
 
-int topo_split_node(MPI_Comm comm, hclock_emu *emu, MPI_Comm *node)
+int topo_split_node(MPI_Comm comm, hclock_clock *clk, MPI_Comm *node)
 {
-	int r, rc;
+	int r, vnode, vsocket;
 	MPI_Comm_rank(comm, &r);
-	if (emu && !emu->p.topology_host)
-		rc = MPI_Comm_split(comm, emu->node, r, node);
-	else
-		rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, node);
-	return rc == MPI_SUCCESS ? 0 : err_set(HCLOCK_EMPI, "splitting the communicator by node failed");
+	if (!clock_topology(clk, &vnode, &vsocket))
+		return comm_check(MPI_Comm_split(comm, vnode, r, node), "MPI_Comm_split (by node)");
+	return comm_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, node),
+	                  "MPI_Comm_split_type (by node)");
 }
 
 int topo_socket_of_self(void)
@@ -40,14 +41,13 @@ int topo_socket_of_self(void)
 	return id < 0 ? 0 : id; /* machines without package objects have one socket */
 }
 
-int topo_split_socket(MPI_Comm node, hclock_emu *emu, MPI_Comm *socket)
+int topo_split_socket(MPI_Comm node, hclock_clock *clk, MPI_Comm *socket)
 {
-	int r, id = emu && emu->socket >= 0 && !emu->p.topology_host ? emu->socket
-	                                                                : topo_socket_of_self();
+	int r, vnode, vsocket;
+	int id = !clock_topology(clk, &vnode, &vsocket) && vsocket >= 0 ? vsocket
+	                                                                 : topo_socket_of_self();
 	MPI_Comm_rank(node, &r);
-	if (MPI_Comm_split(node, id, r, socket) != MPI_SUCCESS)
-		return err_set(HCLOCK_EMPI, "splitting the node communicator by socket failed");
-	return 0;
+	return comm_check(MPI_Comm_split(node, id, r, socket), "MPI_Comm_split (by socket)");
 }
 
 int topo_leaders(MPI_Comm comm, MPI_Comm sub, MPI_Comm *leaders)
@@ -55,7 +55,6 @@ int topo_leaders(MPI_Comm comm, MPI_Comm sub, MPI_Comm *leaders)
 	int r, sr;
 	MPI_Comm_rank(comm, &r);
 	MPI_Comm_rank(sub, &sr);
-	if (MPI_Comm_split(comm, sr == 0 ? 0 : MPI_UNDEFINED, r, leaders) != MPI_SUCCESS)
-		return err_set(HCLOCK_EMPI, "creating the leaders' communicator failed");
-	return 0;
+	return comm_check(MPI_Comm_split(comm, sr == 0 ? 0 : MPI_UNDEFINED, r, leaders),
+	                  "MPI_Comm_split (the leaders)");
 }

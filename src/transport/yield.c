@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "mpi/yield.h"
+#include "transport/yield.h"
 #include "util/timeutil.h"
 
 #define SPIN_BEFORE_YIELD_NS 20000 /* 20 us */

@@ -1,0 +1,30 @@
+/* types.c - the clock family's table (clock/types.def). */
+#include <stdio.h>
+
+#include "clock/clock.h"
+
+#define CLOCK_TYPE(n) extern const struct clock_type clock_type_##n;
+#include "clock/types.def"
+#undef CLOCK_TYPE
+
+const struct clock_type *const clock_types[] = {
+#define CLOCK_TYPE(n) &clock_type_##n,
+#include "clock/types.def"
+#undef CLOCK_TYPE
+	NULL,
+};
+
+const char *clock_type_names(void)
+{
+	static _Thread_local char buf[256];
+	const char *named[16];
+	size_t k = 0, pos = 0;
+	for (size_t i = 0; clock_types[i] && k < 16; i++)
+		if (clock_types[i]->help && !clock_types[i]->emulation)
+			named[k++] = clock_types[i]->name;
+	buf[0] = 0;
+	for (size_t i = 0; i < k && pos < sizeof(buf); i++)
+		pos += (size_t)snprintf(buf + pos, sizeof(buf) - pos, "%s%s", named[i],
+		                        i + 2 < k ? ", " : i + 1 < k ? " or " : "");
+	return buf;
+}

@@ -1,0 +1,150 @@
+/* comm.c - the private communicator, MPI error codes, agreement (comm.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hclock.h"
+#include "transport/comm.h"
+#include "transport/yield.h"
+#include "util/err.h"
+
+static int keyval = MPI_KEYVAL_INVALID;
+
+/* the user's communicator is being freed (or MPI finalized): free our duplicate with it */
+static int delete_priv(MPI_Comm comm, int key, void *attr, void *extra)
+{
+	(void)comm;
+	(void)key;
+	(void)extra;
+	MPI_Comm *priv = attr;
+	int fin = 0;
+	MPI_Finalized(&fin);
+	if (!fin)
+		MPI_Comm_free(priv);
+	free(priv);
+	return MPI_SUCCESS;
+}
+
+int comm_check(int mpi_rc, const char *call)
+{
+	if (mpi_rc == MPI_SUCCESS)
+		return 0;
+	char s[MPI_MAX_ERROR_STRING];
+	int n = 0;
+	if (MPI_Error_string(mpi_rc, s, &n) != MPI_SUCCESS)
+		snprintf(s, sizeof(s), "MPI error %d", mpi_rc);
+	return err_set(HCLOCK_EMPI, "%s failed: %s", call, s);
+}
+
+int comm_private_cached(MPI_Comm user, MPI_Comm *priv)
+{
+	int found = 0;
+	MPI_Comm *p = NULL;
+	if (keyval != MPI_KEYVAL_INVALID)
+		MPI_Comm_get_attr(user, keyval, &p, &found);
+	if (!found || !p)
+		return err_set(HCLOCK_EINVAL, "this communicator has no hclock private communicator "
+		                              "yet; call hclock_sync_run on it first (collective)");
+	*priv = *p;
+	return 0;
+}
+
+int comm_private(MPI_Comm user, MPI_Comm *priv)
+{
+	int rc;
+	if (keyval == MPI_KEYVAL_INVALID &&
+	    (rc = comm_check(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_priv, &keyval,
+	                                            NULL), "MPI_Comm_create_keyval")))
+		return rc;
+	if (!comm_private_cached(user, priv))
+		return 0;
+	MPI_Comm *p = malloc(sizeof(*p));
+	if (!p)
+		return err_set(HCLOCK_ENOMEM, "out of memory");
+	/* collective: every rank of user gets here the first time (no cache anywhere yet) */
+	if ((rc = comm_check(MPI_Comm_dup(user, p), "MPI_Comm_dup"))) {
+		free(p);
+		return rc;
+	}
+	MPI_Comm_set_errhandler(*p, MPI_ERRORS_RETURN);
+	if ((rc = comm_check(MPI_Comm_set_attr(user, keyval, p), "MPI_Comm_set_attr"))) {
+		MPI_Comm_free(p);
+		free(p);
+		return rc;
+	}
+	*priv = *p;
+	return 0;
+}
+
+int comm_agree(MPI_Comm comm, int rc)
+{
+	int r, p, first;
+	MPI_Comm_rank(comm, &r);
+	MPI_Comm_size(comm, &p);
+	int mine = rc ? r : p;
+	int mrc = yield_allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+	if (mrc != MPI_SUCCESS)
+		return rc ? rc : comm_check(mrc, "MPI_Allreduce (agreeing on the result)");
+	if (first == p)
+		return 0;
+	struct {
+		int32_t code;
+		char line[500];
+	} msg;
+	memset(&msg, 0, sizeof(msg));
+	if (r == first) {
+		int w, k = 0;
+		const char *line = hclock_last_error();
+		MPI_Comm_rank(MPI_COMM_WORLD, &w);
+		msg.code = rc;
+		/* a line agreed on by an inner level already names its rank */
+		if (sscanf(line, "rank %*d: %n", &k) == 0 && k > 0)
+			snprintf(msg.line, sizeof(msg.line), "%s", line);
+		else
+			snprintf(msg.line, sizeof(msg.line), "rank %d: %s", w, line);
+	}
+	mrc = MPI_Bcast(&msg, (int)sizeof(msg), MPI_BYTE, first, comm);
+	if (mrc != MPI_SUCCESS)
+		return rc ? rc : comm_check(mrc, "MPI_Bcast (agreeing on the result)");
+	msg.line[sizeof(msg.line) - 1] = 0;
+	return err_set(msg.code, "%s", msg.line);
+}
+
+uint64_t comm_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+int comm_same(MPI_Comm comm, const char *what, const char *text)
+{
+	int r, p, first;
+	MPI_Comm_rank(comm, &r);
+	MPI_Comm_size(comm, &p);
+	uint64_t h = comm_hash(text), h0 = h;
+	int rc = comm_check(MPI_Bcast(&h0, 1, MPI_UINT64_T, 0, comm), "MPI_Bcast");
+	if (rc)
+		return rc;
+	int mine = h != h0 ? r : p;
+	if ((rc = comm_check(yield_allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm),
+	                     "MPI_Allreduce")))
+		return rc;
+	if (first == p)
+		return 0;
+	char t0[200], t1[200];
+	snprintf(t0, sizeof(t0), "%s", r == 0 ? text : "");
+	snprintf(t1, sizeof(t1), "%s", r == first ? text : "");
+	MPI_Bcast(t0, (int)sizeof(t0), MPI_CHAR, 0, comm);
+	MPI_Bcast(t1, (int)sizeof(t1), MPI_CHAR, first, comm);
+	t0[sizeof(t0) - 1] = t1[sizeof(t1) - 1] = 0;
+	int w0 = 0, wf = 0, w;
+	MPI_Comm_rank(MPI_COMM_WORLD, &w);
+	int both[2] = {r == 0 ? w : 0, r == first ? w : 0}, wboth[2];
+	MPI_Allreduce(both, wboth, 2, MPI_INT, MPI_MAX, comm);
+	w0 = wboth[0];
+	wf = wboth[1];
+	return err_set(HCLOCK_EMISMATCH, "the ranks were given different %s: rank %d has '%s', "
+	               "rank %d has '%s'; give every rank the same", what, w0, t0, wf, t1);
+}

@@ -1,0 +1,46 @@
+/*
+ * fault.h - fault injection, for tests only (documented in the README as test-only).
+ *
+ *   HCLOCK_FAULT=rank=R,at=POINT[,k=K]
+ *
+ * makes the process of MPI_COMM_WORLD rank R fail at the K-th (default 1st) passage of
+ * POINT since the start of the current hclock call (fault_reset):
+ *   alloc     an allocation of the sync, offset, transport or check layers returns NULL
+ *   exchange  a ping-pong message: the exchange goes on with dummy values, marked failed
+ *   fit       a model fit (learned models, Dunigan's frequency, the check's measurement)
+ *   agree     the final agreement on the result
+ * A process that fails keeps taking part in the schedule; the tests assert that every rank
+ * then returns the same error and none is left waiting. Unset (the normal case) the hooks
+ * cost one predictable branch. Not thread safe (a test sets it for a whole process).
+ */
+#ifndef HCLOCK_UTIL_FAULT_H
+#define HCLOCK_UTIL_FAULT_H
+
+#include <stddef.h>
+
+enum fault_point { FAULT_ALLOC, FAULT_EXCHANGE, FAULT_FIT, FAULT_AGREE, FAULT_NPOINTS };
+
+extern int fault_armed; /* HCLOCK_FAULT names this process (set by fault_init) */
+
+/* Read HCLOCK_FAULT once; rank is this process's MPI_COMM_WORLD rank. Returns 0, or
+ * HCLOCK_EINVAL (with the error line) for a malformed value. */
+int fault_init(int world_rank);
+/* Start counting passages anew (at the start of every public collective call). */
+void fault_reset(void);
+/* Whether this passage of point p is the one to fail (counts the passage). */
+int fault_hit_slow(enum fault_point p);
+static inline int fault_hit(enum fault_point p)
+{
+	return fault_armed ? fault_hit_slow(p) : 0;
+}
+/* Whether a fault fired in this process since the last fault_reset (for the tests). */
+int fault_fired(void);
+/* The point's name ("exchange"). */
+const char *fault_point_name(enum fault_point p);
+
+/* malloc, calloc, realloc that fail on FAULT_ALLOC. */
+void *fault_malloc(size_t n);
+void *fault_calloc(size_t n, size_t size);
+void *fault_realloc(void *p, size_t n);
+
+#endif
