@@ -26,6 +26,9 @@ struct rtt_alg {
 	struct offset_alg a;
 	struct rtt_entry *cache;
 	size_t ncache, cap;
+	struct rtt_entry spare; /* the last pair, when the cache could not grow: both ends must
+	                           agree on which pairs are measured already */
+	int have_spare;
 };
 
 static const double *find(const struct rtt_alg *r, const struct pp_link *l)
@@ -34,6 +37,9 @@ static const double *find(const struct rtt_alg *r, const struct pp_link *l)
 		if (r->cache[i].comm == l->comm && r->cache[i].ref == l->ref &&
 		    r->cache[i].client == l->client)
 			return &r->cache[i].rtt_ns;
+	if (r->have_spare && r->spare.comm == l->comm && r->spare.ref == l->ref &&
+	    r->spare.client == l->client)
+		return &r->spare.rtt_ns;
 	return NULL;
 }
 
@@ -70,15 +76,19 @@ static int pair_rtt(struct rtt_alg *r, struct pp_link *l, double *rtt)
 		return 0;
 	}
 	*rtt = measure_rtt(l);
+	struct rtt_entry e = {l->comm, l->ref, l->client, *rtt};
 	if (r->ncache == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 8;
 		struct rtt_entry *n = fault_realloc(r->cache, cap * sizeof(*n));
-		if (!n)
+		if (!n) {
+			r->spare = e;
+			r->have_spare = 1;
 			return err_set(HCLOCK_ENOMEM, "out of memory");
+		}
 		r->cache = n;
 		r->cap = cap;
 	}
-	r->cache[r->ncache++] = (struct rtt_entry){l->comm, l->ref, l->client, *rtt};
+	r->cache[r->ncache++] = e;
 	return 0;
 }
 
@@ -146,6 +156,7 @@ static int rtt_measure(struct offset_alg *a, struct pp_link *l, struct offset_sa
 static void rtt_reset(struct offset_alg *a)
 {
 	((struct rtt_alg *)a)->ncache = 0;
+	((struct rtt_alg *)a)->have_spare = 0;
 }
 
 static void rtt_destroy(struct offset_alg *a)

@@ -136,16 +136,9 @@ int hca2_tree(struct hclock_sync *s, struct learner *L, MPI_Comm comm, hclock_cl
 		rc = err_set(HCLOCK_ENOMEM, "out of memory");
 	for (int i = 0; all && i < t.n; i++)
 		all[t.e[i].rank] = t.e[i].lm;
-	int ok = !rc, all_ok = 0;
-	int mrc = comm_check(yield_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm),
-	                     "MPI_Allreduce (HCA2)");
-	rc = first_err(rc, mrc);
-	if (all_ok && !mrc)
-		rc = first_err(rc, comm_check(yield_scatter(all, (int)sizeof(*all), MPI_BYTE, mine,
-		                                            (int)sizeof(*mine), MPI_BYTE, 0, comm),
-		                              "MPI_Scatter (HCA2 models)"));
-	else if (!rc)
-		rc = err_set(HCLOCK_EINVAL, "HCA2 failed on another rank");
+	if (!(rc = comm_agree(comm, rc)))
+		rc = comm_check(yield_scatter(all, (int)sizeof(*all), MPI_BYTE, mine, (int)sizeof(*mine),
+		                              MPI_BYTE, 0, comm), "MPI_Scatter (HCA2 models)");
 	free(all);
 	free(t.e);
 	return rc;

@@ -19,7 +19,7 @@
 
 static int prop_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out)
 {
-	int r, rc = 0, ok, all_ok = 0;
+	int r, rc = 0;
 	void *buf = NULL;
 	size_t len = 0;
 	int64_t n = 0;
@@ -39,14 +39,10 @@ static int prop_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	if (r != 0 && n > 0 && !(buf = fault_malloc((size_t)n)))
 		rc = err_set(HCLOCK_ENOMEM, "out of memory");
 	/* broadcast only if every rank is ready for it (rank 0 serialized, all allocated) */
-	ok = !rc && n > 0;
-	rc = first_err(rc, comm_check(yield_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm),
-	                              "MPI_Allreduce (prop)"));
-	if (all_ok)
-		rc = first_err(rc, comm_check(MPI_Bcast(buf, (int)n, MPI_BYTE, 0, comm),
-		                              "MPI_Bcast (prop)"));
-	else if (!rc)
-		rc = err_set(HCLOCK_EINVAL, "prop failed on another rank of this level");
+	if (!rc && n <= 0)
+		rc = err_set(HCLOCK_EINVAL, "prop: the level's rank 0 could not serialize its clock");
+	if (!(rc = comm_agree(comm, rc)))
+		rc = comm_check(MPI_Bcast(buf, (int)n, MPI_BYTE, 0, comm), "MPI_Bcast (prop)");
 	if (r == 0 || rc) {
 		*out = hclock_clock_ref(clk);
 	} else if ((rc = clock_unflatten_like(buf, (size_t)n, clk, out)) == HCLOCK_ESHARE) {

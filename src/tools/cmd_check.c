@@ -12,6 +12,7 @@
 #include "check/check.h"
 #include "tools/cmd.h"
 #include "tools/mpitool.h"
+#include "util/parse.h"
 #include "util/timeutil.h"
 
 #define MAX_WAITS 32
@@ -24,8 +25,8 @@ static void usage(FILE *f)
 	        "right after the sync and after each wait (Check-Global-Clock, Alg. 6).\n\n"
 	        "  --sync SPEC        sync algorithm (default " HCLOCK_DEFAULT_SYNC "), e.g.\n"
 	        "                     hca3/1000/skampi/100, jk/500/rtt/20, hca3/500/skampi/20/ri,\n"
-	        "                     skampi/skampi/20, dunigan/1/20, none\n"
-	        "  --wait LIST        seconds after the sync to check at (default 0,10)\n"
+	        "                     skampi/skampi/20, dunigan/1/20, none (all forms below)\n"
+	        "  --wait LIST        durations after the sync to check at (default 0,10; e.g. 0,10s,10m)\n"
 	        "  --sample FRACTION  check a random fraction of the processes (default 1)\n"
 	        "  --repeat N         sync and check N times in this launch (default 1)\n"
 	        "  --pingpongs N      SKaMPI-Offset exchanges per check measurement (default 20)\n"
@@ -33,10 +34,12 @@ static void usage(FILE *f)
 	        "                     skew=100e-6,offset=1,noise=20e-9,nodes=2,seed=7\n"
 	        "                     (also from the environment variable HCLOCK_EMULATE)\n"
 	        "  --truth            report true errors on one machine's shared physical clock\n"
-	        "  --clock NAME       base clock: monotonic (default), realtime, wtime, tsc\n"
+	        "  --clock NAME       base clock (default monotonic; all below)\n"
 	        "  --seed N           seed of the process sample (default 1)\n"
 	        "  --format FMT       table (default), json or csv\n"
-	        "  --help             this text\n");
+	        "  --help             this text\n"
+	        "Durations (span=S, dunigan's S): %s.\n\n", PARSE_DURATION_RULE);
+	specs_print(f, 0);
 }
 
 struct run {
@@ -118,8 +121,9 @@ static const char *check_opt(int c, const char *arg, void *ctx)
 	struct check_cli *k = ctx;
 	switch (c) {
 	case 'w':
-		if ((k->nwaits = opt_double_list(arg, 0, 86400, k->waits, MAX_WAITS)) < 0)
-			return "--wait needs ascending seconds separated by commas, e.g. 0,1,10";
+		if ((k->nwaits = opt_duration_list(arg, 0, 86400, k->waits, MAX_WAITS)) < 0)
+			return "--wait needs ascending durations separated by commas, e.g. 0,1,10 or 0,10s,10m "
+			       "(a bare number is seconds)";
 		return NULL;
 	case 'S':
 		return opt_double(arg, 1e-9, 1, &k->sample)
@@ -153,7 +157,7 @@ int cmd_check(int argc, char **argv)
 	struct mpitool_opts o;
 	struct check_cli k = {.waits = {0, 10}, .nwaits = 2, .sample = 1, .repeat = 1, .npp = 20,
 	                      .seed = 1};
-	char badbuf[256];
+	char badbuf[640];
 
 	mpitool_init(&t, "hclock check", &argc, &argv);
 	const char *bad = mpitool_parse(argc, argv, t.name, longopts, &o, check_opt, &k, badbuf,

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "tools/mpitool.h"
+#include "util/parse.h"
+#include "transport/comm.h"
 
 void mpitool_init(struct mpitool *t, const char *name, int *argc, char ***argv)
 {
@@ -48,16 +50,10 @@ int mpitool_clock(struct mpitool *t, const char *emulate, const char *clock)
 		              "on the real monotonic time", clock);
 		return HCLOCK_EINVAL;
 	}
-	rc = hclock_base_create(clock, t->emu, &t->base);
-	int all = mpitool_agree(t, rc);
-	if (all) {
-		/* the message is the same on every rank that failed; show the first failing one */
-		int who = rc ? t->rank : t->size, first;
-		MPI_Allreduce(&who, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-		if (t->rank == first)
-			fprintf(stderr, "%s: %s\n", t->name, hclock_last_error());
-	}
-	return all;
+	rc = comm_agree(MPI_COMM_WORLD, hclock_base_create(clock, t->emu, &t->base));
+	if (rc)
+		mpitool_error(t, "%s", hclock_last_error()); /* the first failing rank's line */
+	return rc;
 }
 
 int mpitool_sync_setup(struct mpitool *t, const char *spec, const char *emulate,
@@ -88,50 +84,28 @@ int mpitool_finish(struct mpitool *t, int code)
 
 int opt_double(const char *s, double lo, double hi, double *out)
 {
-	char *end;
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	double d = strtod(s, &end);
-	if (*end || errno || !isfinite(d) || d < lo || d > hi)
-		return -1;
-	*out = d;
-	return 0;
+	return parse_number_str(s, lo, hi, out);
 }
 
 int opt_long(const char *s, long lo, long hi, long *out)
 {
-	char *end;
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	long l = strtol(s, &end, 10);
-	if (*end || errno || l < lo || l > hi)
-		return -1;
-	*out = l;
-	return 0;
+	return parse_int_str(s, lo, hi, out);
 }
 
-int opt_double_list(const char *s, double lo, double hi, double *out, int max)
+int opt_duration_list(const char *s, double lo, double hi, double *out, int max)
 {
 	int n = 0;
 	if (!s || !*s)
 		return -1;
-	char *copy = strdup(s), *save = NULL;
-	if (!copy)
-		return -1;
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (n == max || opt_double(tok, lo, hi, &out[n]) || (n && out[n] < out[n - 1])) {
-			free(copy);
+	for (const char *p = s;; p++) {
+		size_t k = strcspn(p, ",");
+		if (n == max || parse_duration_s(p, k, lo, hi, &out[n]) || (n && out[n] < out[n - 1]))
 			return -1;
-		}
 		n++;
+		p += k;
+		if (!*p)
+			return n;
 	}
-	free(copy);
-	/* "1,,2" and trailing commas leave empty tokens that strtok skips: refuse them */
-	if (strstr(s, ",,") || s[0] == ',' || s[strlen(s) - 1] == ',')
-		return -1;
-	return n ? n : -1;
 }
 
 int opt_format(const char *s, enum tool_format *out)
@@ -145,11 +119,33 @@ int opt_format(const char *s, enum tool_format *out)
 	return -1;
 }
 
+/* Collective: every rank has the same command line and HCLOCK_EMULATE; else the line. */
+static int same_options(int argc, char **argv, char *buf, size_t len)
+{
+	char text[1024];
+	size_t pos = 0;
+	const char *env = getenv("HCLOCK_EMULATE");
+	text[0] = 0;
+	for (int i = 1; i < argc && pos < sizeof(text); i++)
+		pos += (size_t)snprintf(text + pos, sizeof(text) - pos, "%s%s", i > 1 ? " " : "", argv[i]);
+	if (env && pos < sizeof(text))
+		snprintf(text + pos, sizeof(text) - pos, " [HCLOCK_EMULATE=%s]", env);
+	if (!comm_same(MPI_COMM_WORLD, "options (command line and HCLOCK_EMULATE)", text))
+		return 0;
+	snprintf(buf, len, "%s", hclock_last_error());
+	return -1;
+}
+
 const char *mpitool_parse(int argc, char **argv, const char *name, const struct option *longopts,
                           struct mpitool_opts *o, mpitool_optfn own, void *ctx, char *buf,
                           size_t len)
 {
 	*o = (struct mpitool_opts){.sync = HCLOCK_DEFAULT_SYNC, .fmt = FMT_TABLE};
+	/* before anything that could differ between the ranks: an MPMD launch or a per-rank
+	 * environment with other options would otherwise send some ranks into the sync and
+	 * others to an error exit, and the first group would wait forever */
+	if (same_options(argc, argv, buf, len))
+		return buf;
 	opterr = 0;
 	optind = 1;
 	int c;

@@ -74,7 +74,8 @@ const char *mpitool_parse(int argc, char **argv, const char *name, const struct 
 int opt_format(const char *s, enum tool_format *out);
 int opt_double(const char *s, double lo, double hi, double *out);
 int opt_long(const char *s, long lo, long hi, long *out);
-/* "0,1,10" -> ascending list of at most max values in [lo, hi]; returns count or -1 */
-int opt_double_list(const char *s, double lo, double hi, double *out, int max);
+/* "0,1,10m" -> ascending list of at most max durations in s (util/parse.h: a bare number is
+ * seconds) within [lo, hi]; returns the count or -1 */
+int opt_duration_list(const char *s, double lo, double hi, double *out, int max);
 
 #endif

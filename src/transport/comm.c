@@ -8,22 +8,32 @@
 #include "transport/yield.h"
 #include "util/err.h"
 
+/* the attribute: hclock's duplicate, and the communicator it belongs to */
+struct priv_attr {
+	MPI_Comm user, priv;
+};
+
+#ifndef HCLOCK_SMPI
 static int keyval = MPI_KEYVAL_INVALID;
 
-/* the user's communicator is being freed (or MPI finalized): free our duplicate with it */
+/* The user's communicator is being freed (or MPI finalized): free our duplicate with it.
+ * Only for the communicator it was attached to: SimGrid SMPI also calls this when freeing
+ * communicators split from the duplicate. */
 static int delete_priv(MPI_Comm comm, int key, void *attr, void *extra)
 {
-	(void)comm;
 	(void)key;
 	(void)extra;
-	MPI_Comm *priv = attr;
+	struct priv_attr *a = attr;
+	if (comm != a->user)
+		return MPI_SUCCESS;
 	int fin = 0;
 	MPI_Finalized(&fin);
 	if (!fin)
-		MPI_Comm_free(priv);
-	free(priv);
+		MPI_Comm_free(&a->priv);
+	free(a);
 	return MPI_SUCCESS;
 }
+#endif
 
 int comm_check(int mpi_rc, const char *call)
 {
@@ -36,16 +46,52 @@ int comm_check(int mpi_rc, const char *call)
 	return err_set(HCLOCK_EMPI, "%s failed: %s", call, s);
 }
 
+#ifdef HCLOCK_SMPI
+/* SimGrid SMPI runs every simulated rank in one process without privatized globals (the
+ * fast mode the scale study uses), and its communicators, attributes included, are objects
+ * shared by all ranks: an attribute cannot hold a per-rank value there. The cache is then a
+ * table indexed by the rank in MPI_COMM_WORLD (one communicator per rank: the last one
+ * hclock was given; the tools only use MPI_COMM_WORLD). */
+static struct priv_attr *smpi_cache;
+
+int comm_private_cached(MPI_Comm user, MPI_Comm *priv)
+{
+	int w;
+	MPI_Comm_rank(MPI_COMM_WORLD, &w);
+	if (!smpi_cache || smpi_cache[w].user != user)
+		return err_set(HCLOCK_EINVAL, "this communicator has no hclock private communicator "
+		                              "yet; call hclock_sync_run on it first (collective)");
+	*priv = smpi_cache[w].priv;
+	return 0;
+}
+
+int comm_private(MPI_Comm user, MPI_Comm *priv)
+{
+	int w, n, rc;
+	MPI_Comm_rank(MPI_COMM_WORLD, &w);
+	MPI_Comm_size(MPI_COMM_WORLD, &n);
+	if (!comm_private_cached(user, priv))
+		return 0;
+	if (!smpi_cache && !(smpi_cache = calloc((size_t)n, sizeof(*smpi_cache))))
+		return err_set(HCLOCK_ENOMEM, "out of memory");
+	if ((rc = comm_check(MPI_Comm_dup(user, &smpi_cache[w].priv), "MPI_Comm_dup")))
+		return rc;
+	MPI_Comm_set_errhandler(smpi_cache[w].priv, MPI_ERRORS_RETURN);
+	smpi_cache[w].user = user;
+	*priv = smpi_cache[w].priv;
+	return 0;
+}
+#else
 int comm_private_cached(MPI_Comm user, MPI_Comm *priv)
 {
 	int found = 0;
-	MPI_Comm *p = NULL;
+	struct priv_attr *a = NULL;
 	if (keyval != MPI_KEYVAL_INVALID)
-		MPI_Comm_get_attr(user, keyval, &p, &found);
-	if (!found || !p)
+		MPI_Comm_get_attr(user, keyval, &a, &found);
+	if (!found || !a || a->user != user)
 		return err_set(HCLOCK_EINVAL, "this communicator has no hclock private communicator "
 		                              "yet; call hclock_sync_run on it first (collective)");
-	*priv = *p;
+	*priv = a->priv;
 	return 0;
 }
 
@@ -58,23 +104,25 @@ int comm_private(MPI_Comm user, MPI_Comm *priv)
 		return rc;
 	if (!comm_private_cached(user, priv))
 		return 0;
-	MPI_Comm *p = malloc(sizeof(*p));
-	if (!p)
+	struct priv_attr *a = malloc(sizeof(*a));
+	if (!a)
 		return err_set(HCLOCK_ENOMEM, "out of memory");
 	/* collective: every rank of user gets here the first time (no cache anywhere yet) */
-	if ((rc = comm_check(MPI_Comm_dup(user, p), "MPI_Comm_dup"))) {
-		free(p);
+	a->user = user;
+	if ((rc = comm_check(MPI_Comm_dup(user, &a->priv), "MPI_Comm_dup"))) {
+		free(a);
 		return rc;
 	}
-	MPI_Comm_set_errhandler(*p, MPI_ERRORS_RETURN);
-	if ((rc = comm_check(MPI_Comm_set_attr(user, keyval, p), "MPI_Comm_set_attr"))) {
-		MPI_Comm_free(p);
-		free(p);
+	MPI_Comm_set_errhandler(a->priv, MPI_ERRORS_RETURN);
+	if ((rc = comm_check(MPI_Comm_set_attr(user, keyval, a), "MPI_Comm_set_attr"))) {
+		MPI_Comm_free(&a->priv);
+		free(a);
 		return rc;
 	}
-	*priv = *p;
+	*priv = a->priv;
 	return 0;
 }
+#endif
 
 int comm_agree(MPI_Comm comm, int rc)
 {
@@ -133,7 +181,7 @@ int comm_same(MPI_Comm comm, const char *what, const char *text)
 		return rc;
 	if (first == p)
 		return 0;
-	char t0[200], t1[200];
+	char t0[160], t1[160];
 	snprintf(t0, sizeof(t0), "%s", r == 0 ? text : "");
 	snprintf(t1, sizeof(t1), "%s", r == first ? text : "");
 	MPI_Bcast(t0, (int)sizeof(t0), MPI_CHAR, 0, comm);

@@ -24,7 +24,16 @@ int fault_init(int world_rank)
 	if (initialised)
 		return 0;
 	initialised = 1;
-	const char *v = getenv("HCLOCK_FAULT");
+	return fault_configure(getenv("HCLOCK_FAULT"), world_rank);
+}
+
+int fault_configure(const char *v, int world_rank)
+{
+	initialised = 1;
+	fault_armed = 0;
+	point = FAULT_ALLOC;
+	nth = 1;
+	fault_reset();
 	if (!v || !*v)
 		return 0;
 	long rank = -1;

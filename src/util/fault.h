@@ -25,6 +25,9 @@ extern int fault_armed; /* HCLOCK_FAULT names this process (set by fault_init) *
 /* Read HCLOCK_FAULT once; rank is this process's MPI_COMM_WORLD rank. Returns 0, or
  * HCLOCK_EINVAL (with the error line) for a malformed value. */
 int fault_init(int world_rank);
+/* Arm the hook with value (the syntax of HCLOCK_FAULT; NULL or "" disarms), for tests that
+ * run many cases in one process. */
+int fault_configure(const char *value, int world_rank);
 /* Start counting passages anew (at the start of every public collective call). */
 void fault_reset(void);
 /* Whether this passage of point p is the one to fail (counts the passage). */
