@@ -6,6 +6,7 @@
  * and the second offset its intercept. 2 (p - 1) rounds plus the wait.
  * Not done here: Dunigan's slewing of a running clock (the model is applied from t2 on).
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "sync/sync.h"
@@ -38,6 +39,8 @@ static int dunigan_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, 
 	double dt = (double)(second.local_ns - first.local_ns);
 	struct lm lm = {second.local_ns, second.offset_ns,
 	                dt > 0 ? (second.offset_ns - first.offset_ns) / dt : 0};
+	if (fabs(lm.slope) > MAX_PLAUSIBLE_SLOPE) /* stalled exchanges, not a clock: offset only */
+		lm.slope = 0;
 	return finish_lm(comm, clk, &lm, rc, out);
 }
 

@@ -18,6 +18,9 @@
 #include "util/fault.h"
 
 #define TAG_MODELS (HCLOCK_TAG + 1)
+/* Entries travel in messages of at most CHUNK, so that a partner without memory for them
+ * can still receive (and drop) them through a buffer on its stack. */
+#define CHUNK 64
 
 struct entry {
 	int32_t rank;
@@ -45,9 +48,11 @@ static int send_models(MPI_Comm comm, int dest, const struct lm *lm, const struc
 	struct header h = {t->n, 0, *lm};
 	int rc = comm_check(MPI_Send(&h, (int)sizeof(h), MPI_BYTE, dest, TAG_MODELS, comm),
 	                    "MPI_Send (HCA2 models)");
-	if (t->n)
-		rc = first_err(rc, comm_check(MPI_Send(t->e, t->n * (int)sizeof(*t->e), MPI_BYTE, dest,
+	for (int i = 0; i < t->n; i += CHUNK) {
+		int k = t->n - i < CHUNK ? t->n - i : CHUNK;
+		rc = first_err(rc, comm_check(MPI_Send(t->e + i, k * (int)sizeof(*t->e), MPI_BYTE, dest,
 		                                       TAG_MODELS, comm), "MPI_Send (HCA2 models)"));
+	}
 	return rc;
 }
 
@@ -65,8 +70,7 @@ static int grow(struct subtree *t, int need)
 }
 
 /* Receive a client's model and its subtree's, composed to my clock. Without memory for
- * them the message is still received (into nothing: MPI reports a truncation, which is
- * expected here) so the client is not left waiting. */
+ * them the messages are still received (and dropped) so the client is not left waiting. */
 static int recv_models(MPI_Comm comm, int src, struct subtree *t)
 {
 	struct header h = {0, 0, {0, 0, 0}};
@@ -77,12 +81,12 @@ static int recv_models(MPI_Comm comm, int src, struct subtree *t)
 	if (h.n < 0)
 		return err_set(HCLOCK_EMPI, "HCA2: bad model count %d from rank %d", h.n, src);
 	int g = grow(t, t->n + h.n + 1);
-	if (h.n && g) {
-		char dummy;
-		yield_recv(&dummy, 0, MPI_BYTE, src, TAG_MODELS, comm);
-	} else if (h.n) {
-		rc = comm_check(yield_recv(t->e + t->n, h.n * (int)sizeof(*t->e), MPI_BYTE, src,
-		                           TAG_MODELS, comm), "MPI_Recv (HCA2 models)");
+	struct entry scratch[CHUNK];
+	for (int i = 0; i < h.n; i += CHUNK) {
+		int k = h.n - i < CHUNK ? h.n - i : CHUNK;
+		rc = first_err(rc, comm_check(yield_recv(g ? scratch : t->e + t->n + i,
+		                                         k * (int)sizeof(*t->e), MPI_BYTE, src,
+		                                         TAG_MODELS, comm), "MPI_Recv (HCA2 models)"));
 	}
 	if ((rc = first_err(rc, g)))
 		return rc;

@@ -81,13 +81,6 @@ void learning_sync_destroy(struct hclock_sync *s)
 	free(ls);
 }
 
-/* Real oscillators are off by up to a few hundred ppm (NTP tolerates 500 ppm); the emulation
- * allows at most 600 ppm per node over 100 s (emu.c), so two clocks differ by at most about
- * 1.2e-3. A fitted slope beyond 2e-3 comes from stalled exchanges, not from a clock:
- * measured, MPICH ping-pongs on shared cores shift their delay asymmetry by 1-2 us within
- * 20 fit points taken in 250 us, which fits a 1% slope and leaves the model 9 ms off 0.8 s
- * later. */
-#define MAX_PLAUSIBLE_SLOPE 2e-3
 /* A slope within this many of its standard errors of zero is not kept: the fit points
  * cannot tell it from noise. Kept, its error grows with every second of extrapolation;
  * dropped, the error grows only with the true rate difference, which is then itself at
