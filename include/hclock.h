@@ -13,10 +13,37 @@
  * - Every timestamp is an int64_t count of nanoseconds ("_ns"). Only differences of
  *   timestamps are ever turned into doubles.
  * - An offset is "reference minus local": global time = local time + offset.
- * - Library calls return 0 on success or a negative HCLOCK_E* code. After a failure,
- *   hclock_last_error() returns one line saying what was wrong and what would be right.
+ * - Library calls return 0 on success or a negative HCLOCK_E* code (hclock_api.h). After a
+ *   failure, hclock_last_error() returns one line saying what was wrong and what would be
+ *   right (thread-local).
  * - Handles are opaque. Clocks are reference counted: every *_create / *_ref returns a
  *   reference the caller owns and gives back with hclock_clock_free().
+ *
+ * Inside an application
+ * - hclock never touches the application's messages: every message and collective it
+ *   issues on a communicator goes over a private duplicate of it, made by the first
+ *   collective hclock call on that communicator (hclock_sync_run, hclock_harmonize),
+ *   cached on it with an MPI attribute and freed with it (MPI_Comm_free). A receive from
+ *   MPI_ANY_SOURCE with MPI_ANY_TAG on the application's communicator never takes one.
+ * - No rank is left waiting: a collective call (hclock_sync_run, hclock_harmonize,
+ *   hclock_emu_create) either returns 0 on every rank or the same error code and the same
+ *   error line on every rank ("rank R: ..." naming the first rank that failed). A process
+ *   that fails (no memory, a failed MPI call) keeps taking part in the exchanges with dummy
+ *   values until all agree. Ranks given different sync specs or base clocks are detected
+ *   before any exchange (HCLOCK_EMISMATCH).
+ * - MPI errors: the private communicators have MPI_ERRORS_RETURN, so a failing MPI call is
+ *   returned as HCLOCK_EMPI (with the MPI library's message) instead of aborting the
+ *   application, where the MPI library reports it at all. After such an error MPI itself
+ *   may no longer deliver messages; hclock cannot do better than return then.
+ * - Only the hclock_* functions declared here (and in hclock_api.h) are exported.
+ * - Threads: reading a clock (hclock_now, hclock_clock_describe, hclock_true_error) is safe
+ *   from several threads at once on clocks nobody frees meanwhile; hclock_clock_ref/free
+ *   are not atomic (take and drop references in one thread). Collective calls follow MPI's
+ *   rules for the communicator (one thread at a time per communicator, as with
+ *   MPI_THREAD_SERIALIZED). An emulated clock's read noise and jitter draw from one random
+ *   generator per process: read an emulated clock from one thread at a time.
+ * - Test-only: the environment variable HCLOCK_FAULT=rank=R,at=alloc|exchange|fit|agree[,k=K]
+ *   makes rank R fail at the K-th passage of that point (README, "Fault injection").
  */
 #ifndef HCLOCK_H
 #define HCLOCK_H
@@ -105,6 +132,8 @@ HCLOCK_API int hclock_clock_unflatten(const void *buf, size_t len, hclock_emu *e
  * most 400e-6, wander amplitude at most 100e-6, drift at most 1e-6 per s, so that the
  * sync algorithms may reject any fitted slope beyond 2e-3 as the work of stalled exchanges.
  * spec NULL: use the environment variable HCLOCK_EMULATE; *out = NULL if that is unset.
+ * Every rank must give the same spec (a malformed one fails on every rank alike); the
+ * set-up collectives run on a temporary duplicate of comm.
  * out: new emulation handle, freed with hclock_emu_free (after every clock built on it).
  */
 HCLOCK_API int hclock_emu_create(const char *spec, MPI_Comm comm, hclock_emu **out);
@@ -152,7 +181,11 @@ HCLOCK_API const char *hclock_sync_spec(const hclock_sync *s);
  * Synchronize (collective over comm). base: this process's local clock. On return *global
  * is this process's global clock (a new reference): rank 0 of comm is the reference.
  * Errors are agreed on by all ranks: either every rank returns 0 or every rank returns
- * the same error code (no rank is left waiting).
+ * the same error code with the same hclock_last_error() line (no rank is left waiting);
+ * *global is NULL then. HCLOCK_EMISMATCH: the ranks were given different specs or base
+ * clocks (detected before any exchange). HCLOCK_ESHARE: prop refused to copy a clock to a
+ * process of another time source. HCLOCK_EMPI, HCLOCK_ENOMEM: as named. The first call on
+ * comm makes hclock's private duplicate of it (see "Inside an application").
  */
 HCLOCK_API int hclock_sync_run(hclock_sync *s, MPI_Comm comm, hclock_clock *base, hclock_clock **global);
 
@@ -168,6 +201,10 @@ HCLOCK_API uint64_t hclock_sync_rounds(const hclock_sync *s);
  * npingpongs: exchanges (SKaMPI-Offset, Alg. 7). On the client, *offset_ns receives
  * ref minus client at the end of the exchange and *rtt_ns (if not NULL) the smallest round
  * trip of the exchanges; elsewhere both are left alone.
+ * The messages go over comm's private duplicate, which a collective call must have made
+ * first (hclock_sync_run or hclock_harmonize on comm): HCLOCK_EINVAL otherwise. Errors are
+ * not agreed on (two ranks only): both ends always finish the exchange, and each returns
+ * its own error.
  */
 HCLOCK_API int hclock_measure_offset(MPI_Comm comm, hclock_clock *clk, int ref, int client,
                           int npingpongs, double *offset_ns, double *rtt_ns);
@@ -180,8 +217,9 @@ HCLOCK_API int hclock_measure_offset(MPI_Comm comm, hclock_clock *clk, int ref, 
 HCLOCK_API int64_t hclock_wait_until(hclock_clock *clk, int64_t t_ns);
 
 /*
- * Harmonize (collective over comm): rank 0 picks a start time slack_ns after its now,
- * broadcasts it, and every process returns when its global clock reaches it.
+ * Harmonize (collective over comm, on its private duplicate): rank 0 picks a start time
+ * slack_ns after its now, broadcasts it, and every process returns when its global clock
+ * reaches it. Returns 0, or HCLOCK_EMPI/HCLOCK_ENOMEM (on the ranks that saw it).
  * late_ns: receives how late this process was (>0: it learned the start time only after it
  * had passed; 0 when on time). start_ns: receives the common start time (may be NULL).
  */

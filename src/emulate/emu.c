@@ -139,13 +139,17 @@ int hclock_emu_create(const char *spec, MPI_Comm comm, hclock_emu **out)
 	int rc = emu_parse(spec, &p);
 	if (rc)
 		return rc;
-	struct hclock_emu *e = calloc(1, sizeof(*e));
+	/* without memory this process still takes part in every collective below (on a
+	 * scratch copy), and all fail together at the end */
+	struct hclock_emu scratch, *e = calloc(1, sizeof(*e));
+	int ok = e != NULL, all_ok = 0;
 	if (!e)
-		return err_set(HCLOCK_ENOMEM, "out of memory");
+		memset(e = &scratch, 0, sizeof(scratch));
 	/* set-up collectives on a duplicate, never on the application's communicator */
 	MPI_Comm user = comm;
 	if (MPI_Comm_dup(user, &comm) != MPI_SUCCESS) {
-		free(e);
+		if (ok)
+			free(e);
 		return err_set(HCLOCK_EMPI, "MPI_Comm_dup failed setting up the emulation");
 	}
 	e->p = p;
@@ -190,7 +194,14 @@ int hclock_emu_create(const char *spec, MPI_Comm comm, hclock_emu **out)
 	MPI_Bcast(&e->ref_node, 1, MPI_INT, 0, comm);
 	e->epoch_ns = real_now_ns();
 	MPI_Bcast(&e->epoch_ns, 1, MPI_INT64_T, 0, comm);
+	MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
 	MPI_Comm_free(&comm);
+	if (!all_ok) {
+		if (ok)
+			free(e);
+		return err_set(HCLOCK_ENOMEM, "out of memory setting up the emulation%s",
+		               ok ? " on another rank" : "");
+	}
 
 	/* each process keeps only the two clocks it ever evaluates: 40 bytes, not 40 per node */
 	emu_draw_node(&p, e->node, &e->mine);
