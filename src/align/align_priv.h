@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "hclock_align.h"
-#include "align/pair.h"
+#include "numerics/pair.h"
 #include "align/trace.h"
 
 #define NODE_REFERENCE (-1) /* anode.quality of the reference node */
