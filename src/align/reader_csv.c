@@ -22,6 +22,8 @@
 #include "align/format.h"
 #include "align/trace.h"
 
+extern const struct trace_format trace_format_csv; /* defined at the end */
+
 #define CSV_HEADER "event,id,peer,time_ns"
 #define TIME_LIMIT (INT64_C(1) << 62) /* keeps every difference of two times in an int64 */
 
@@ -58,10 +60,10 @@ static int map_file(const char *path, const char **buf, size_t *len, char *err, 
 	*buf = "";
 	*len = 0;
 	if (fd < 0)
-		return trace_fail(err, errlen, -EINVAL, "%s: %s", path, strerror(errno));
+		return trace_fail(err, errlen, HCLOCK_EIO, "%s: %s", path, strerror(errno));
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return trace_fail(err, errlen, -EINVAL, "%s: not a regular file", path);
+		return trace_fail(err, errlen, HCLOCK_EIO, "%s: not a regular file", path);
 	}
 	if (st.st_size == 0) {
 		close(fd);
@@ -70,7 +72,7 @@ static int map_file(const char *path, const char **buf, size_t *len, char *err, 
 	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED)
-		return trace_fail(err, errlen, -EINVAL, "%s: %s", path, strerror(errno));
+		return trace_fail(err, errlen, HCLOCK_EIO, "%s: %s", path, strerror(errno));
 	*buf = m;
 	*len = (size_t)st.st_size;
 	return 0;
@@ -176,7 +178,7 @@ static int dup_check(const struct trace_node *node, char *err, size_t errlen)
 	mask = cap - 1;
 	tab = malloc(cap * sizeof(*tab));
 	if (!tab)
-		return (trace_fail(err, errlen, -EINVAL, "%s: out of memory", node->path), -ENOMEM);
+		return trace_fail(err, errlen, HCLOCK_ENOMEM, "%s: out of memory", node->path);
 	for (size_t i = 0; i < cap; i++)
 		tab[i].ev = NO_EVENT;
 	for (size_t k = 0; k < node->nev; k++) {
@@ -205,7 +207,7 @@ static int dup_check(const struct trace_node *node, char *err, size_t errlen)
 	}
 	free(tab);
 	if (second != NO_EVENT)
-		return trace_fail(err, errlen, -EINVAL, "%s:%u: duplicate id %" PRIu64 " (first at line %u); "
+		return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:%u: duplicate id %" PRIu64 " (first at line %u); "
 		            "each message id appears once per direction and peer", node->path,
 		            node->ev[second].line, node->ev[second].msg, node->ev[first].line);
 	return 0;
@@ -272,7 +274,7 @@ static int parse(struct trace_set *set, size_t ni, const size_t *name_len, char 
 			ll--;
 		if (lineno == 1) {
 			if (ll != strlen(CSV_HEADER) || memcmp(line, CSV_HEADER, ll))
-				return trace_fail(err, errlen, -EINVAL, "%s:1: expected the header line '%s'",
+				return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:1: expected the header line '%s'",
 				            node->path, CSV_HEADER);
 			continue;
 		}
@@ -287,12 +289,12 @@ static int parse(struct trace_set *set, size_t ni, const size_t *name_len, char 
 				nf++;
 				f[nf] = line + i + 1;
 			} else if (!line[i]) {
-				return trace_fail(err, errlen, -EINVAL, "%s: contains a NUL byte; not a CSV text file",
+				return trace_fail(err, errlen, HCLOCK_EINVAL, "%s: contains a NUL byte; not a CSV text file",
 				            node->path);
 			}
 		}
 		if (nf < 3)
-			return trace_fail(err, errlen, -EINVAL, "%s:%zu: expected 4 fields event,id,peer,time_ns, "
+			return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:%zu: expected 4 fields event,id,peer,time_ns, "
 			            "found fewer", node->path, lineno);
 		flen[3] = (size_t)(line + ll - f[3]);
 		if (node->nev == cap) {
@@ -305,7 +307,7 @@ static int parse(struct trace_set *set, size_t ni, const size_t *name_len, char 
 			if (no)
 				c->off = no;
 			if (!np)
-				return (trace_fail(err, errlen, -EINVAL, "%s: out of memory", node->path), -ENOMEM);
+				return trace_fail(err, errlen, HCLOCK_ENOMEM, "%s: out of memory", node->path);
 			c->prefix = np;
 			cap = nc;
 		}
@@ -319,16 +321,16 @@ static int parse(struct trace_set *set, size_t ni, const size_t *name_len, char 
 
 		if (!parse_i64(f[3], flen[3], &e->time_ns)) {
 			if (memchr(f[3], ',', flen[3]))
-				return trace_fail(err, errlen, -EINVAL, "%s:%zu: expected 4 fields event,id,peer,time_ns, "
+				return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:%zu: expected 4 fields event,id,peer,time_ns, "
 				            "found more", node->path, lineno);
-			return trace_fail(err, errlen, -EINVAL, "%s:%zu: time_ns '%.*s' is not an int64 count of ns",
+			return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:%zu: time_ns '%.*s' is not an int64 count of ns",
 			            node->path, lineno, (int)(flen[3] > 40 ? 40 : flen[3]), f[3]);
 		}
 		if (e->time_ns >= TIME_LIMIT || e->time_ns <= -TIME_LIMIT)
-			return trace_fail(err, errlen, -EINVAL, "%s:%zu: time_ns %" PRId64 " out of range (|t| < 2^62)",
+			return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:%zu: time_ns %" PRId64 " out of range (|t| < 2^62)",
 			            node->path, lineno, e->time_ns);
 		if (e->time_ns < prev)
-			return trace_fail(err, errlen, -EINVAL, "%s:%zu: time_ns %" PRId64 " is earlier than the "
+			return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:%zu: time_ns %" PRId64 " is earlier than the "
 			            "previous event's %" PRId64 "; events must be in time order",
 			            node->path, lineno, e->time_ns, prev);
 		prev = e->time_ns;
@@ -342,13 +344,13 @@ static int parse(struct trace_set *set, size_t ni, const size_t *name_len, char 
 		else if (flen[0])
 			e->kind = TRACE_OTHER;
 		else
-			return trace_fail(err, errlen, -EINVAL, "%s:%zu: empty event name", node->path, lineno);
+			return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:%zu: empty event name", node->path, lineno);
 		if (e->kind != TRACE_OTHER && !parse_u64(f[1], flen[1], &e->msg))
-			return trace_fail(err, errlen, -EINVAL, "%s:%zu: id '%.*s' is not an unsigned integer",
+			return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:%zu: id '%.*s' is not an unsigned integer",
 			            node->path, lineno, (int)(flen[1] > 40 ? 40 : flen[1]), f[1]);
 		if (e->kind == TRACE_SEND || e->kind == TRACE_RECV) {
 			if (!flen[2])
-				return trace_fail(err, errlen, -EINVAL, "%s:%zu: %s without a peer node", node->path,
+				return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:%zu: %s without a peer node", node->path,
 				            lineno, e->kind == TRACE_SEND ? "send" : "recv");
 			e->peer = hint = find_node(set, name_len, hint, f[2], flen[2]);
 			if ((e->peer < 0 || (size_t)e->peer == ni) && c->bad_peer == NO_EVENT) {
@@ -360,7 +362,7 @@ static int parse(struct trace_set *set, size_t ni, const size_t *name_len, char 
 		node->nev++;
 	}
 	if (lineno == 0)
-		return trace_fail(err, errlen, -EINVAL, "%s:1: empty file; expected the header line '%s'",
+		return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:1: empty file; expected the header line '%s'",
 		            node->path, CSV_HEADER);
 	return 0;
 }
@@ -400,10 +402,10 @@ static int resolve(struct trace_set *set, size_t ni, char *err, size_t errlen)
 		const struct trace_event *e = &node->ev[c->bad_peer];
 		int n = (int)(c->bad_len > 40 ? 40 : c->bad_len);
 		if (e->peer < 0)
-			return trace_fail(err, errlen, -EINVAL, "%s:%u: peer '%.*s' is not one of the input nodes "
+			return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:%u: peer '%.*s' is not one of the input nodes "
 			            "(a peer is another input's file name without .csv)",
 			            node->path, e->line, n, c->bad_name);
-		return trace_fail(err, errlen, -EINVAL, "%s:%u: peer '%.*s' is this node itself", node->path,
+		return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:%u: peer '%.*s' is this node itself", node->path,
 		            e->line, n, c->bad_name);
 	}
 	if (ids_increase(set, node))
@@ -421,7 +423,7 @@ static int read_csv(const char *const *paths, size_t npaths, struct trace_set *s
 	set->nodes = calloc(npaths ? npaths : 1, sizeof(*set->nodes));
 	if (!set->nodes || !name_len) {
 		free(name_len);
-		return (trace_fail(err, errlen, -EINVAL, "out of memory"), -ENOMEM);
+		return trace_fail(err, errlen, HCLOCK_ENOMEM, "out of memory");
 	}
 	/* every node's name first, for the peers; checked in file order below */
 	for (size_t i = 0; i < npaths; i++) {
@@ -431,7 +433,7 @@ static int read_csv(const char *const *paths, size_t npaths, struct trace_set *s
 		n->name = node_name(paths[i]);
 		n->priv = calloc(1, sizeof(struct csv_node));
 		if (!n->path || !n->name || !n->priv) {
-			r = (trace_fail(err, errlen, -EINVAL, "out of memory"), -ENOMEM);
+			r = trace_fail(err, errlen, HCLOCK_ENOMEM, "out of memory");
 			goto err;
 		}
 		name_len[i] = strlen(n->name);
@@ -441,12 +443,12 @@ static int read_csv(const char *const *paths, size_t npaths, struct trace_set *s
 		struct csv_node *c = n->priv;
 
 		if (!*n->name) {
-			r = trace_fail(err, errlen, -EINVAL, "%s: empty node name; name the file NODE.csv", paths[i]);
+			r = trace_fail(err, errlen, HCLOCK_EINVAL, "%s: empty node name; name the file NODE.csv", paths[i]);
 			goto err;
 		}
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(set->nodes[j].name, n->name)) {
-				r = trace_fail(err, errlen, -EINVAL, "%s: node '%s' already read from %s", paths[i],
+				r = trace_fail(err, errlen, HCLOCK_EINVAL, "%s: node '%s' already read from %s", paths[i],
 				         n->name, set->nodes[j].path);
 				goto err;
 			}
@@ -456,7 +458,7 @@ static int read_csv(const char *const *paths, size_t npaths, struct trace_set *s
 		 * finds those in fields it keeps, the search here any other */
 		if ((r = parse(set, i, name_len, err, errlen))) {
 			if (memchr(c->buf, 0, c->len))
-				r = trace_fail(err, errlen, -EINVAL, "%s: contains a NUL byte; not a CSV text file",
+				r = trace_fail(err, errlen, HCLOCK_EINVAL, "%s: contains a NUL byte; not a CSV text file",
 				         paths[i]);
 			goto err;
 		}
@@ -487,12 +489,12 @@ static int write_csv(const struct trace_set *set, trace_convert_fn conv, void *c
 	if (!t || !ob) {
 		free(t);
 		free(ob);
-		return (trace_fail(err, errlen, -EINVAL, "out of memory"), -ENOMEM);
+		return trace_fail(err, errlen, HCLOCK_ENOMEM, "out of memory");
 	}
 	if (mkdir(outdir, 0777) && errno != EEXIST) {
 		free(t);
 		free(ob);
-		return trace_fail(err, errlen, -EINVAL, "%s: cannot create output directory: %s", outdir,
+		return trace_fail(err, errlen, HCLOCK_EIO, "%s: cannot create output directory: %s", outdir,
 		            strerror(errno));
 	}
 	/* every file complete under a temporary name first, then all renamed */
@@ -508,14 +510,14 @@ static int write_csv(const struct trace_set *set, trace_convert_fn conv, void *c
 		tmp = malloc(dl);
 		if (!t[i].dst || !tmp) {
 			free(tmp);
-			r = (trace_fail(err, errlen, -EINVAL, "out of memory"), -ENOMEM);
+			r = trace_fail(err, errlen, HCLOCK_ENOMEM, "out of memory");
 			goto out;
 		}
 		snprintf(t[i].dst, dl, "%s/%s.csv", outdir, n->name);
 		snprintf(tmp, dl, "%s/.%s.csv.XXXXXX", outdir, n->name);
 		fd = mkstemp(tmp);
 		if (fd < 0) {
-			r = trace_fail(err, errlen, -EINVAL, "%s: cannot create a file there: %s", outdir,
+			r = trace_fail(err, errlen, HCLOCK_EIO, "%s: cannot create a file there: %s", outdir,
 			         strerror(errno));
 			free(tmp);
 			goto out;
@@ -524,7 +526,7 @@ static int write_csv(const struct trace_set *set, trace_convert_fn conv, void *c
 		f = fdopen(fd, "w");
 		if (!f) {
 			close(fd);
-			r = trace_fail(err, errlen, -EINVAL, "%s: %s", tmp, strerror(errno));
+			r = trace_fail(err, errlen, HCLOCK_EIO, "%s: %s", tmp, strerror(errno));
 			goto out;
 		}
 		outbuf_init(ob, f);
@@ -536,13 +538,13 @@ static int write_csv(const struct trace_set *set, trace_convert_fn conv, void *c
 			outbuf_put(ob, "\n", 1);
 		}
 		if (outbuf_flush(ob) | fclose(f)) {
-			r = trace_fail(err, errlen, -EINVAL, "%s: write error", tmp);
+			r = trace_fail(err, errlen, HCLOCK_EIO, "%s: write error", tmp);
 			goto out;
 		}
 	}
 	for (i = 0; i < set->nnodes; i++) {
 		if (rename(t[i].tmp, t[i].dst)) {
-			r = trace_fail(err, errlen, -EINVAL, "%s: cannot rename to %s: %s", t[i].tmp, t[i].dst,
+			r = trace_fail(err, errlen, HCLOCK_EIO, "%s: cannot rename to %s: %s", t[i].tmp, t[i].dst,
 			         strerror(errno));
 			goto out;
 		}
@@ -563,6 +565,7 @@ out:
 
 const struct trace_format trace_format_csv = {
 	.name = "csv",
+	.usage = "NODE.csv per node, lines event,id,peer,time_ns",
 	.probe = probe,
 	.read = read_csv,
 	.write = write_csv,

@@ -11,6 +11,7 @@
 
 #include "align/align_priv.h"
 #include "align/outbuf.h"
+#include "util/err.h"
 
 /* Text into SVG markup: the two characters XML reserves in text. */
 static void svg_escaped(FILE *f, const char *s)
@@ -118,10 +119,10 @@ static int report_table(const hclock_align *a, FILE *f)
 int hclock_align_report(const hclock_align *a, FILE *f, int json)
 {
 	if (!a->ran)
-		return -EINVAL;
-	if (json ? report_json(a, f) : report_table(a, f))
-		return -EIO;
-	return ferror(f) ? -EIO : 0;
+		return err_set(HCLOCK_EINVAL, "hclock_align_report: the alignment has not run");
+	if ((json ? report_json(a, f) : report_table(a, f)) || ferror(f))
+		return err_set(HCLOCK_EIO, "hclock_align_report: write error");
+	return 0;
 }
 
 int hclock_align_bounds_csv(const hclock_align *a, FILE *f)
@@ -131,10 +132,10 @@ int hclock_align_bounds_csv(const hclock_align *a, FILE *f)
 	int r;
 
 	if (!a->ran)
-		return -EINVAL;
+		return err_set(HCLOCK_EINVAL, "hclock_align_bounds_csv: the alignment has not run");
 	o = malloc(sizeof(*o));
 	if (!o)
-		return -ENOMEM;
+		return err_set(HCLOCK_ENOMEM, "hclock_align_bounds_csv: out of memory");
 	outbuf_init(o, f);
 	outbuf_put(o, head, sizeof(head) - 1);
 	for (size_t v = 0; v < a->set.nnodes; v++) {
@@ -158,7 +159,7 @@ int hclock_align_bounds_csv(const hclock_align *a, FILE *f)
 	}
 	r = outbuf_flush(o);
 	free(o);
-	return r;
+	return r ? err_set(r, "hclock_align_bounds_csv: write error") : 0;
 }
 
 /* ---- SVG ------------------------------------------------------------------------------ */
@@ -206,7 +207,7 @@ int hclock_align_plot_svg(const hclock_align *a, FILE *f)
 	size_t ci = 0;
 
 	if (!a->ran)
-		return -EINVAL;
+		return err_set(HCLOCK_EINVAL, "hclock_align_plot_svg: the alignment has not run");
 	for (size_t v = 0; v < a->set.nnodes; v++) {
 		const struct trace_node *tn = &a->set.nodes[v];
 		const struct anode *n = &a->node[v];
@@ -287,5 +288,5 @@ int hclock_align_plot_svg(const hclock_align *a, FILE *f)
 	        "<text x=\"%d\" y=\"%d\" font-size=\"11\">dots: broadcasts</text>\n",
 	        W - MR + 12, H - MB - 20, W - MR + 12, H - MB - 6);
 	fputs("</svg>\n", f);
-	return ferror(f) ? -EIO : 0;
+	return ferror(f) ? err_set(HCLOCK_EIO, "hclock_align_plot_svg: write error") : 0;
 }
