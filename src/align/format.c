@@ -3,8 +3,9 @@
  *
  * Adding a format: one file reader_NAME.c that defines
  *   const struct trace_format trace_format_NAME = { .name = "NAME", .usage = ..., ... };
- * and one line F(NAME) below. The table declares and lists it; hclock_align_format(), the
- * tool's --help and the error lines that list the formats all come from here.
+ * and one line TRACE_FORMAT(NAME) in align/types.def. The table below declares and lists it;
+ * hclock_align_format(), the tool's --help and the error lines that list the formats all
+ * come from it.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,16 +16,16 @@
 #include "align/format.h"
 #include "util/err.h"
 
-/* The formats in probing order: an input belongs to the first whose probe accepts it. */
-#define TRACE_FORMATS(F) \
-	F(csv)  \
-	F(pcap) \
-	F(otf2)
+#define TRACE_FORMAT(n) extern const struct trace_format trace_format_##n;
+#include "align/types.def"
+#undef TRACE_FORMAT
 
-#define DECLARE(name) extern const struct trace_format trace_format_##name;
-TRACE_FORMATS(DECLARE)
-#define ENTRY(name) &trace_format_##name,
-static const struct trace_format *const formats[] = {TRACE_FORMATS(ENTRY)};
+/* The formats in probing order: an input belongs to the first whose probe accepts it. */
+static const struct trace_format *const formats[] = {
+#define TRACE_FORMAT(n) &trace_format_##n,
+#include "align/types.def"
+#undef TRACE_FORMAT
+};
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 
 const struct trace_format *trace_format_probe(const char *path)

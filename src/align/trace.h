@@ -82,6 +82,6 @@ struct trace_format {
 };
 
 /* Every format defines one "const struct trace_format trace_format_NAME" in its own
- * reader_NAME.c and is listed by one line in the table of format.c. */
+ * reader_NAME.c and is listed by one line in align/types.def, the table of format.c. */
 
 #endif
