@@ -1,7 +1,6 @@
 /*
  * outbuf.c - buffered text output with a hand-written integer formatter (see outbuf.h).
  */
-#include <errno.h>
 #include <math.h>
 #include <string.h>
 

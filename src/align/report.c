@@ -3,7 +3,6 @@
  * event as CSV, and an SVG plot of the accuracy band and broadcast differential delays over
  * time (like Fig. 6 of the paper). Reads the engine's results, computes nothing new.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,7 +9,6 @@
  *  - segments on a quadratic drift, and a garbage pass that must not crash.
  * Usage: test_hull [SEED]; every failure prints the seed.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
