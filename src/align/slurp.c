@@ -4,9 +4,10 @@
  * Why not mmap: pages of a mapping are read when first touched, and a file truncated
  * meanwhile turns that touch into SIGBUS, which a library living inside an application must
  * not raise (and cannot catch without taking over the process's signal handling). read()
- * reports the same event as a short count instead. The copy costs a few percent of reading
- * (opening 2 x 1e6 events, 70 MB: 0.69 s instead of 0.66 s mapped); the memory is the file's
- * size, as a mapping's pages were once touched.
+ * reports the same event as a short count instead. The price is one copy of the file,
+ * about 0.55 ns per byte here (1.8 GB/s): opening 2 x 1e6 CSV events (70 MB) took 0.69 s
+ * instead of 0.66 s mapped, 2 x 4e6 (280 MB) about 1.65 s instead of 1.45 s; the memory is
+ * the file's size, as a mapping's once its pages were touched.
  */
 #include <errno.h>
 #include <fcntl.h>
