@@ -13,7 +13,9 @@
  * arrays in place (copy them to keep them); a learner that refits as ping-pongs arrive can
  * pass the hull vertices plus the new points instead of every point (one segment's lines and
  * bounds depend on its hulls only; segments and the weight need every point). A fit costs
- * O(n) plus O(h log h) per segment.
+ * O(n) plus O(h log h) per segment. A one-line fit as a clock model (numerics/linreg.h,
+ * offset = Y - X = intercept_ns + slope (X - x0_ns)): x0_ns = xbase, slope = a1 - 1,
+ * intercept_ns = (ybase - xbase) + a0, the difference taken in int64 first.
  */
 #ifndef HCLOCK_NUMERICS_PAIR_H
 #define HCLOCK_NUMERICS_PAIR_H
