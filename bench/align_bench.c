@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "hclock_align.h"
-#include "align/hull.h"
+#include "numerics/hull.h"
 
 static uint64_t rng = 88172645463325252ull;
 

@@ -1,7 +1,7 @@
 /*
  * hclock_align.h - put traces recorded on separate machines on one timeline, offline, with
  * guaranteed accuracy bounds (the accuracy-reporting convex hull algorithm of Poirier, Roy and
- * Dagenais). Serial; no MPI.
+ * Dagenais). Serial; no MPI. Library libhclock_align (shared, or static for tools).
  *
  * Usage:
  *   hclock_align *a;
@@ -13,9 +13,23 @@
  *   hclock_align_write(a, "outdir", err, sizeof err);
  *   hclock_align_free(a);
  *
- * Conventions: times are int64 ns; bounds are double ns. Functions return 0 on success or a
- * negative errno value (-EINVAL bad input, -ENOMEM, -EIO), and then fill err with one line
- * "FILE:LINE: what is wrong; what is right" (err may be NULL).
+ * Conventions:
+ * - Times are int64 ns of the node's own clock (local) or of the reference node's clock
+ *   (corrected); bounds are double ns.
+ * - Every function that can fail returns 0 on success or a negative HCLOCK_E* code
+ *   (hclock_api.h):
+ *     HCLOCK_EINVAL  bad input: a trace that is not valid in its format, an unknown node or
+ *                    option, a call before hclock_align_run succeeded;
+ *     HCLOCK_ENOMEM  out of memory;
+ *     HCLOCK_EIO     a file or directory could not be opened, read, created, written or
+ *                    renamed, or an input changed while it was read.
+ *   The functions with an err buffer then fill it with one line "FILE:LINE: what is wrong;
+ *   what is right" (err may be NULL, errlen 0); every failure also leaves that line in
+ *   hclock_last_error() of the calling thread. The library never prints: warnings are
+ *   collected (hclock_align_warnings).
+ * - Threads: a handle is used by one thread at a time; handles are independent of each
+ *   other, except that OTF2 archives must not be read or written by two threads at once
+ *   (libotf2's error handler is process-wide).
  */
 #ifndef HCLOCK_ALIGN_H
 #define HCLOCK_ALIGN_H
@@ -23,6 +37,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "hclock_api.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,56 +59,73 @@ struct hclock_align_opts {
 	int64_t segments_ns;    /* 0: one line per pair (fallback if the hulls intersect);
 	                           HCLOCK_ALIGN_SEGMENTS_AUTO: split where needed;
 	                           > 0: split into intervals of this many ns */
-	int64_t min_latency_ns; /* for "too fast" messages; < 0: estimated per pair as half the
+	int64_t min_latency_ns; /* for "too fast" messages, ns; < 0: estimated per pair as half the
 	                           smallest round trip after correction */
 };
 
 /* Defaults: reference NULL, mode hull, no segments, min_latency_ns -1. */
-void hclock_align_opts_init(struct hclock_align_opts *o);
+HCLOCK_API void hclock_align_opts_init(struct hclock_align_opts *o);
+
+/*
+ * The trace formats this library reads and writes, in the order they are tried on an input:
+ * format i's name ("csv", "pcap", "otf2"), and in *usage (if not NULL) one line describing its
+ * inputs, both static strings. NULL (and *usage NULL) past the last format.
+ */
+HCLOCK_API const char *hclock_align_format(size_t i, const char **usage);
 
 /*
  * Read the traces. inputs: n files (one per node) or directories of them (every file in a
- * directory that a known format recognises); all of one format (csv, pcap/pcapng, otf2).
- * On success *out is a handle the caller frees with hclock_align_free.
+ * directory that a known format recognises); all of one format. The whole of every input is
+ * read here (later changes to the files do not matter). On success *out is a handle the
+ * caller frees with hclock_align_free; on failure *out is NULL.
  */
-int hclock_align_open(const char *const *inputs, size_t n, hclock_align **out, char *err,
-                      size_t errlen);
+HCLOCK_API int hclock_align_open(const char *const *inputs, size_t n, hclock_align **out,
+                                 char *err, size_t errlen);
 
-/* Fit, choose the reference, compose conversions, compute bounds and metrics. Warnings (e.g.
- * hulls intersect, fallback used) are available afterwards from hclock_align_warnings. */
-int hclock_align_run(hclock_align *a, const struct hclock_align_opts *o, char *err,
-                     size_t errlen);
+/* Fit, choose the reference, compose conversions, compute bounds and metrics; o is copied
+ * (o->reference only used during the call). May be called again with other options.
+ * Warnings (e.g. hulls intersect, fallback used) replace those of an earlier run. */
+HCLOCK_API int hclock_align_run(hclock_align *a, const struct hclock_align_opts *o, char *err,
+                                size_t errlen);
 
-/* Newline-separated warnings of the last run, "" if none. Owned by a. */
-const char *hclock_align_warnings(const hclock_align *a);
+/* Newline-separated warnings of the last run and of writes since, "" if none. Owned by a,
+ * valid until the next hclock_align_run, hclock_align_write or hclock_align_free. */
+HCLOCK_API const char *hclock_align_warnings(const hclock_align *a);
 
-size_t hclock_align_nnodes(const hclock_align *a);
+/* Number of nodes (traces) read. */
+HCLOCK_API size_t hclock_align_nnodes(const hclock_align *a);
 /* Name of node i (owned by a), or NULL if i is out of range. */
-const char *hclock_align_node_name(const hclock_align *a, size_t i);
-/* Index of the reference node (after run). */
-size_t hclock_align_reference(const hclock_align *a);
+HCLOCK_API const char *hclock_align_node_name(const hclock_align *a, size_t i);
+/* Index of the reference node (after a successful run). */
+HCLOCK_API size_t hclock_align_reference(const hclock_align *a);
 
 /*
  * Convert local time local_ns of node to the reference timeline: *ref_ns, with the true
  * reference time in [*ref_ns - *dminus_ns, *ref_ns + *dplus_ns] (strict for quality hull).
- * Any output pointer may be NULL. Returns 0, or -EINVAL if node is out of range or run
- * has not succeeded.
+ * Any output pointer may be NULL. Returns 0, or HCLOCK_EINVAL if node is out of range, |local_ns|
+ * >= 2^62, or no run has succeeded.
  */
-int hclock_align_convert(const hclock_align *a, size_t node, int64_t local_ns, int64_t *ref_ns,
-                         double *dminus_ns, double *dplus_ns);
+HCLOCK_API int hclock_align_convert(const hclock_align *a, size_t node, int64_t local_ns,
+                                    int64_t *ref_ns, double *dminus_ns, double *dplus_ns);
 
-/* Write the corrected traces, same format as read, into outdir (created if missing), atomically:
- * all files complete under temporary names, then renamed. */
-int hclock_align_write(const hclock_align *a, const char *outdir, char *err, size_t errlen);
+/* Write the corrected traces, same format as read, into outdir (created if missing),
+ * atomically: all files complete under temporary names, then renamed. Warnings of the write
+ * (e.g. OTF2 event times clamped to keep a location monotonic) are added to
+ * hclock_align_warnings. */
+HCLOCK_API int hclock_align_write(hclock_align *a, const char *outdir, char *err, size_t errlen);
 
-/* The report: a human table (json = 0) or one JSON object (json = 1). Returns 0 or -EIO. */
-int hclock_align_report(const hclock_align *a, FILE *f, int json);
-/* CSV node,time_ns,corrected_ns,delta_minus_ns,delta_plus_ns at every event. */
-int hclock_align_bounds_csv(const hclock_align *a, FILE *f);
-/* SVG plot of the accuracy band and broadcast differential delays over time (Fig. 6). */
-int hclock_align_plot_svg(const hclock_align *a, FILE *f);
+/* The report: a human table (json = 0) or one JSON object (json = 1). Returns 0,
+ * HCLOCK_EINVAL before a successful run, or HCLOCK_EIO if f reports a write error. */
+HCLOCK_API int hclock_align_report(const hclock_align *a, FILE *f, int json);
+/* CSV node,time_ns,corrected_ns,delta_minus_ns,delta_plus_ns at every event (errors as the
+ * report, and HCLOCK_ENOMEM). */
+HCLOCK_API int hclock_align_bounds_csv(const hclock_align *a, FILE *f);
+/* SVG plot of the accuracy band and broadcast differential delays over time (Fig. 6); errors
+ * as the report. */
+HCLOCK_API int hclock_align_plot_svg(const hclock_align *a, FILE *f);
 
-void hclock_align_free(hclock_align *a);
+/* Free a and everything it owns; NULL is fine. */
+HCLOCK_API void hclock_align_free(hclock_align *a);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 /*
- * align_priv.h - the engine's state, shared by align.c (fitting, composition, metrics) and
- * report.c (table, JSON, bounds CSV, SVG). Not installed.
+ * align_priv.h - the engine's state, shared by align.c (fitting, composition), input.c (the
+ * input files), match.c (messages), metrics.c and report.c (table, JSON, bounds CSV, SVG).
+ * Not installed.
  */
 #ifndef HCLOCK_ALIGN_PRIV_H
 #define HCLOCK_ALIGN_PRIV_H
@@ -9,7 +10,7 @@
 #include <stdint.h>
 
 #include "hclock_align.h"
-#include "align/pair.h"
+#include "numerics/pair.h"
 #include "align/trace.h"
 
 #define NODE_REFERENCE (-1) /* anode.quality of the reference node */
@@ -57,5 +58,26 @@ struct hclock_align {
 	char *warn;
 	size_t warnlen;
 };
+
+/* a growing list of strings (malloc'd) */
+struct strv {
+	char **v;
+	size_t n, cap;
+};
+
+void strv_free(struct strv *s);
+
+/* The trace files behind the inputs (files, or directories of them) into paths, and their
+ * one format. Returns 0 or HCLOCK_E* with err filled. */
+int align_inputs(const char *const *inputs, size_t n, struct strv *paths,
+                 const struct trace_format **fmt, char *err, size_t errlen);
+
+/* Pair every send with its recv (a->msg, a->node[].mate/matched); a one-sided message is an
+ * error unless a->set.partial_ok. Returns 0 or HCLOCK_E* with err filled. */
+int align_match(struct hclock_align *a, char *err, size_t errlen);
+
+/* Inversions, too-fast messages and broadcast differential delays from the corrected
+ * times. Returns 0 or HCLOCK_ENOMEM. */
+int align_metrics(struct hclock_align *a);
 
 #endif

@@ -1,52 +1,88 @@
 /*
- * format.c - the table of trace formats. Adding a format: one reader_*.c defining a
- * struct trace_format, and one line here.
+ * format.c - the table of trace formats, and the error and warning helpers of every format.
+ *
+ * Adding a format: one file reader_NAME.c that defines
+ *   const struct trace_format trace_format_NAME = { .name = "NAME", .usage = ..., ... };
+ * and one line TRACE_FORMAT(NAME) in align/types.def. The table below declares and lists it;
+ * hclock_align_format(), the tool's --help and the error lines that list the formats all
+ * come from it.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "hclock_align.h"
 #include "align/format.h"
+#include "util/err.h"
 
+#define TRACE_FORMAT(n) extern const struct trace_format trace_format_##n;
+#include "align/types.def"
+#undef TRACE_FORMAT
+
+/* The formats in probing order: an input belongs to the first whose probe accepts it. */
 static const struct trace_format *const formats[] = {
-#ifdef HCLOCK_ALIGN_HAVE_OTF2
-	&trace_format_otf2,
-#endif
-#ifdef HCLOCK_ALIGN_HAVE_PCAP
-	&trace_format_pcap,
-#endif
-	&trace_format_csv,
-	NULL,
+#define TRACE_FORMAT(n) &trace_format_##n,
+#include "align/types.def"
+#undef TRACE_FORMAT
 };
+#define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 
 const struct trace_format *trace_format_probe(const char *path)
 {
-	for (size_t i = 0; formats[i]; i++)
-		if (formats[i]->probe && formats[i]->probe(path))
+	for (size_t i = 0; i < NFORMATS; i++)
+		if (formats[i]->probe(path))
 			return formats[i];
 	return NULL;
 }
 
-const char *trace_format_names(void)
+const struct trace_format *trace_format_find(const char *name)
 {
-	return "csv"
-#ifdef HCLOCK_ALIGN_HAVE_PCAP
-	       ", pcap/pcapng"
-#endif
-#ifdef HCLOCK_ALIGN_HAVE_OTF2
-	       ", otf2"
-#endif
-	       ;
+	for (size_t i = 0; i < NFORMATS; i++)
+		if (!strcmp(formats[i]->name, name))
+			return formats[i];
+	return NULL;
+}
+
+const char *trace_format_list(char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < NFORMATS && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", formats[i]->name);
+	return buf;
+}
+
+const char *hclock_align_format(size_t i, const char **usage)
+{
+	if (usage)
+		*usage = i < NFORMATS ? formats[i]->usage : NULL;
+	return i < NFORMATS ? formats[i]->name : NULL;
 }
 
 int trace_fail(char *err, size_t errlen, int code, const char *fmt, ...)
 {
+	char line[1024];
 	va_list ap;
 
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return code;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (err && errlen)
+		snprintf(err, errlen, "%s", line);
+	return err_set(code, "%s", line);
+}
+
+void trace_warn(const struct trace_set *set, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	if (!set->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	set->warn(set->warn_ctx, line);
 }

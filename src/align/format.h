@@ -1,17 +1,32 @@
-/* format.h - find the trace format of an input file or directory. */
+/* format.h - the table of trace formats (format.c), and the error and warning helpers every
+ * format and the engine use. */
 #ifndef HCLOCK_ALIGN_FORMAT_H
 #define HCLOCK_ALIGN_FORMAT_H
 
+#include <stddef.h>
+
+#include "hclock_api.h"
 #include "align/trace.h"
 
-/* The first format whose probe accepts path, or NULL. */
+/* The first format in the table whose probe accepts path, or NULL. */
 const struct trace_format *trace_format_probe(const char *path);
-/* Write one error line into err (if err and errlen) and return code: the error convention of
- * every trace format and of the engine. */
+
+/* The format named name ("csv", "pcap", "otf2"), or NULL. */
+const struct trace_format *trace_format_find(const char *name);
+
+/* The names of the formats in table order, for error lines: "csv, pcap, otf2" into buf
+ * (len bytes, truncated if short); returns buf. */
+const char *trace_format_list(char *buf, size_t len);
+
+/* Write one error line into err (if err and errlen) and as hclock_last_error(), and return
+ * code (a negative HCLOCK_E*): the error convention of every trace format and of the
+ * engine. */
 int trace_fail(char *err, size_t errlen, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-/* The formats compiled in, for error messages ("csv, pcap/pcapng, otf2"). */
-const char *trace_format_names(void);
+/* One warning line through set->warn (dropped if none): what a format has to say that is
+ * not an error, e.g. times clamped while writing. */
+void trace_warn(const struct trace_set *set, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 #endif

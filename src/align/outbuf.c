@@ -1,10 +1,10 @@
 /*
  * outbuf.c - buffered text output with a hand-written integer formatter (see outbuf.h).
  */
-#include <errno.h>
 #include <math.h>
 #include <string.h>
 
+#include "hclock_api.h"
 #include "align/outbuf.h"
 
 #define NUM_MAX 32 /* longest number written: 20 characters for INT64_MIN */
@@ -88,5 +88,5 @@ void outbuf_ceil(struct outbuf *o, double v)
 int outbuf_flush(struct outbuf *o)
 {
 	drain(o);
-	return ferror(o->f) ? -EIO : 0;
+	return ferror(o->f) ? HCLOCK_EIO : 0;
 }

@@ -8,25 +8,26 @@
  * byte for byte up to the last comma and replaces the time.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "align/outbuf.h"
 #include "align/format.h"
+#include "align/slurp.h"
 #include "align/trace.h"
+
+extern const struct trace_format trace_format_csv; /* defined at the end */
 
 #define CSV_HEADER "event,id,peer,time_ns"
 #define TIME_LIMIT (INT64_C(1) << 62) /* keeps every difference of two times in an int64 */
 
 struct csv_node {
-	const char *buf;   /* the whole file, mapped read-only ("" if empty) */
+	char *buf;         /* the whole file as read (slurp.h): parsed in place, copied out by
+	                      the writer, whatever happens to the file meanwhile */
 	size_t len;        /* its length */
 	size_t *off;       /* per record: start of its line in buf */
 	size_t *prefix;    /* per record: length up to and including the last comma */
@@ -43,37 +44,6 @@ static int probe(const char *path)
 	struct stat st;
 
 	return n > 4 && !strcmp(path + n - 4, ".csv") && !stat(path, &st) && S_ISREG(st.st_mode);
-}
-
-/*
- * The whole file, mapped read-only: no copy, and the pages stay shared with the page cache
- * until the writer has copied the lines out. An empty file gives "" and 0 (nothing mapped).
- */
-static int map_file(const char *path, const char **buf, size_t *len, char *err, size_t errlen)
-{
-	int fd = open(path, O_RDONLY);
-	struct stat st;
-	void *m;
-
-	*buf = "";
-	*len = 0;
-	if (fd < 0)
-		return trace_fail(err, errlen, -EINVAL, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return trace_fail(err, errlen, -EINVAL, "%s: not a regular file", path);
-	}
-	if (st.st_size == 0) {
-		close(fd);
-		return 0;
-	}
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return trace_fail(err, errlen, -EINVAL, "%s: %s", path, strerror(errno));
-	*buf = m;
-	*len = (size_t)st.st_size;
-	return 0;
 }
 
 static char *node_name(const char *path)
@@ -176,7 +146,7 @@ static int dup_check(const struct trace_node *node, char *err, size_t errlen)
 	mask = cap - 1;
 	tab = malloc(cap * sizeof(*tab));
 	if (!tab)
-		return (trace_fail(err, errlen, -EINVAL, "%s: out of memory", node->path), -ENOMEM);
+		return trace_fail(err, errlen, HCLOCK_ENOMEM, "%s: out of memory", node->path);
 	for (size_t i = 0; i < cap; i++)
 		tab[i].ev = NO_EVENT;
 	for (size_t k = 0; k < node->nev; k++) {
@@ -205,7 +175,7 @@ static int dup_check(const struct trace_node *node, char *err, size_t errlen)
 	}
 	free(tab);
 	if (second != NO_EVENT)
-		return trace_fail(err, errlen, -EINVAL, "%s:%u: duplicate id %" PRIu64 " (first at line %u); "
+		return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:%u: duplicate id %" PRIu64 " (first at line %u); "
 		            "each message id appears once per direction and peer", node->path,
 		            node->ev[second].line, node->ev[second].msg, node->ev[first].line);
 	return 0;
@@ -217,8 +187,7 @@ static void release(struct trace_set *set)
 		struct trace_node *n = &set->nodes[i];
 		struct csv_node *c = n->priv;
 		if (c) {
-			if (c->len)
-				munmap((void *)c->buf, c->len);
+			free(c->buf);
 			free(c->off);
 			free(c->prefix);
 			free(c);
@@ -244,6 +213,153 @@ static int find_node(const struct trace_set *set, const size_t *name_len, int hi
 	return -1;
 }
 
+/* the parser's state while it reads the file of one node */
+struct parser {
+	struct trace_set *set;
+	size_t ni;              /* the node being parsed */
+	const size_t *name_len; /* every node's name length, for the peers */
+	size_t cap;             /* events allocated */
+	size_t lineno;
+	int64_t prev;           /* time of the previous event */
+	int hint;               /* peer of the previous event */
+	char *err;
+	size_t errlen;
+};
+
+/* split at the first three commas; the time field is the rest, where a fourth comma (or a NUL
+ * byte) shows up as a time that does not parse */
+static int split_fields(const struct parser *p, const char *line, size_t ll, const char **f,
+                        size_t *flen)
+{
+	const char *path = p->set->nodes[p->ni].path;
+	size_t nf = 0;
+
+	f[0] = line;
+	for (size_t i = 0; i < ll && nf < 3; i++) {
+		if (line[i] == ',') {
+			flen[nf] = (size_t)(line + i - f[nf]);
+			nf++;
+			f[nf] = line + i + 1;
+		} else if (!line[i]) {
+			return trace_fail(p->err, p->errlen, HCLOCK_EINVAL, "%s: contains a NUL byte; not "
+			                  "a CSV text file", path);
+		}
+	}
+	if (nf < 3)
+		return trace_fail(p->err, p->errlen, HCLOCK_EINVAL, "%s:%zu: expected 4 fields "
+		                  "event,id,peer,time_ns, found fewer", path, p->lineno);
+	flen[3] = (size_t)(line + ll - f[3]);
+	return 0;
+}
+
+/* room for one more event, and its place in the file */
+static int grow(struct parser *p)
+{
+	struct trace_node *node = &p->set->nodes[p->ni];
+	struct csv_node *c = node->priv;
+	size_t nc = p->cap ? 2 * p->cap : 1024;
+	void *ne, *no, *np;
+
+	if (node->nev < p->cap)
+		return 0;
+	ne = realloc(node->ev, nc * sizeof(*node->ev));
+	no = ne ? realloc(c->off, nc * sizeof(*c->off)) : NULL;
+	np = no ? realloc(c->prefix, nc * sizeof(*c->prefix)) : NULL;
+	if (ne)
+		node->ev = ne;
+	if (no)
+		c->off = no;
+	if (!np)
+		return trace_fail(p->err, p->errlen, HCLOCK_ENOMEM, "%s: out of memory", node->path);
+	c->prefix = np;
+	p->cap = nc;
+	return 0;
+}
+
+/* the time field: an int64 ns, |t| < 2^62, not before the previous event's */
+static int event_time(struct parser *p, struct trace_event *e, const char *f, size_t n)
+{
+	const char *path = p->set->nodes[p->ni].path;
+
+	if (!parse_i64(f, n, &e->time_ns)) {
+		if (memchr(f, ',', n))
+			return trace_fail(p->err, p->errlen, HCLOCK_EINVAL, "%s:%zu: expected 4 fields "
+			                  "event,id,peer,time_ns, found more", path, p->lineno);
+		return trace_fail(p->err, p->errlen, HCLOCK_EINVAL, "%s:%zu: time_ns '%.*s' is not an "
+		                  "int64 count of ns", path, p->lineno, (int)(n > 40 ? 40 : n), f);
+	}
+	if (e->time_ns >= TIME_LIMIT || e->time_ns <= -TIME_LIMIT)
+		return trace_fail(p->err, p->errlen, HCLOCK_EINVAL, "%s:%zu: time_ns %" PRId64 " out of "
+		                  "range (|t| < 2^62)", path, p->lineno, e->time_ns);
+	if (e->time_ns < p->prev)
+		return trace_fail(p->err, p->errlen, HCLOCK_EINVAL, "%s:%zu: time_ns %" PRId64 " is "
+		                  "earlier than the previous event's %" PRId64 "; events must be in "
+		                  "time order", path, p->lineno, e->time_ns, p->prev);
+	p->prev = e->time_ns;
+	return 0;
+}
+
+/* the event name, id and peer fields; an unknown or self peer is kept for resolve() */
+static int event_kind(struct parser *p, struct trace_event *e, const char *const *f,
+                      const size_t *flen)
+{
+	struct trace_node *node = &p->set->nodes[p->ni];
+	struct csv_node *c = node->priv;
+
+	if (flen[0] == 4 && !memcmp(f[0], "send", 4))
+		e->kind = TRACE_SEND;
+	else if (flen[0] == 4 && !memcmp(f[0], "recv", 4))
+		e->kind = TRACE_RECV;
+	else if (flen[0] == 5 && !memcmp(f[0], "bcast", 5))
+		e->kind = TRACE_BCAST;
+	else if (flen[0])
+		e->kind = TRACE_OTHER;
+	else
+		return trace_fail(p->err, p->errlen, HCLOCK_EINVAL, "%s:%zu: empty event name",
+		                  node->path, p->lineno);
+	if (e->kind != TRACE_OTHER && !parse_u64(f[1], flen[1], &e->msg))
+		return trace_fail(p->err, p->errlen, HCLOCK_EINVAL, "%s:%zu: id '%.*s' is not an "
+		                  "unsigned integer", node->path, p->lineno,
+		                  (int)(flen[1] > 40 ? 40 : flen[1]), f[1]);
+	if (e->kind != TRACE_SEND && e->kind != TRACE_RECV)
+		return 0;
+	if (!flen[2])
+		return trace_fail(p->err, p->errlen, HCLOCK_EINVAL, "%s:%zu: %s without a peer node",
+		                  node->path, p->lineno, e->kind == TRACE_SEND ? "send" : "recv");
+	e->peer = p->hint = find_node(p->set, p->name_len, p->hint, f[2], flen[2]);
+	if ((e->peer < 0 || (size_t)e->peer == p->ni) && c->bad_peer == NO_EVENT) {
+		c->bad_peer = node->nev;
+		c->bad_name = f[2];
+		c->bad_len = flen[2];
+	}
+	return 0;
+}
+
+/* one event line of ll bytes (without its line end) */
+static int parse_line(struct parser *p, const char *line, size_t ll)
+{
+	struct trace_node *node = &p->set->nodes[p->ni];
+	struct csv_node *c = node->priv;
+	const char *f[4];
+	size_t flen[4];
+	struct trace_event *e;
+	int r;
+
+	if ((r = split_fields(p, line, ll, f, flen)) || (r = grow(p)))
+		return r;
+	e = &node->ev[node->nev];
+	memset(e, 0, sizeof(*e));
+	e->peer = -1;
+	e->record = node->nev;
+	e->line = p->lineno > UINT32_MAX ? UINT32_MAX : (uint32_t)p->lineno;
+	c->off[node->nev] = (size_t)(line - c->buf);
+	c->prefix[node->nev] = (size_t)(f[3] - line);
+	if ((r = event_time(p, e, f[3], flen[3])) || (r = event_kind(p, e, f, flen)))
+		return r;
+	node->nev++;
+	return 0;
+}
+
 /*
  * Parse the file of node ni. Every node's name is known (name_len[] their lengths), so peers
  * are looked up here; the first unknown or self peer is kept in bad_peer and reported by
@@ -254,114 +370,31 @@ static int parse(struct trace_set *set, size_t ni, const size_t *name_len, char 
 {
 	struct trace_node *node = &set->nodes[ni];
 	struct csv_node *c = node->priv;
-	const char *b = c->buf, *end = b + c->len, *line, *nl;
-	size_t cap = 0, lineno = 0;
-	int64_t prev = INT64_MIN;
-	int hint = -1;
+	struct parser p = {set, ni, name_len, 0, 0, INT64_MIN, -1, err, errlen};
+	const char *end = c->buf + c->len, *nl;
+	int r;
 
 	c->bad_peer = NO_EVENT;
-	for (line = b; line < end; line = nl ? nl + 1 : end) {
-		const char *f[4];
-		size_t ll, nf = 0, flen[4];
-		struct trace_event *e;
+	for (const char *line = c->buf; line < end; line = nl ? nl + 1 : end) {
+		size_t ll;
 
 		nl = memchr(line, '\n', (size_t)(end - line));
 		ll = (size_t)((nl ? nl : end) - line);
-		lineno++;
+		p.lineno++;
 		if (ll && line[ll - 1] == '\r')
 			ll--;
-		if (lineno == 1) {
+		if (p.lineno == 1) {
 			if (ll != strlen(CSV_HEADER) || memcmp(line, CSV_HEADER, ll))
-				return trace_fail(err, errlen, -EINVAL, "%s:1: expected the header line '%s'",
-				            node->path, CSV_HEADER);
+				return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:1: expected the header "
+				                  "line '%s'", node->path, CSV_HEADER);
 			continue;
 		}
-		if (!ll)
-			continue;
-		/* split at the first three commas; the time field is the rest, where a fourth comma
-		 * (or a NUL byte) shows up as a time that does not parse */
-		f[0] = line;
-		for (size_t i = 0; i < ll && nf < 3; i++) {
-			if (line[i] == ',') {
-				flen[nf] = (size_t)(line + i - f[nf]);
-				nf++;
-				f[nf] = line + i + 1;
-			} else if (!line[i]) {
-				return trace_fail(err, errlen, -EINVAL, "%s: contains a NUL byte; not a CSV text file",
-				            node->path);
-			}
-		}
-		if (nf < 3)
-			return trace_fail(err, errlen, -EINVAL, "%s:%zu: expected 4 fields event,id,peer,time_ns, "
-			            "found fewer", node->path, lineno);
-		flen[3] = (size_t)(line + ll - f[3]);
-		if (node->nev == cap) {
-			size_t nc = cap ? 2 * cap : 1024;
-			void *ne = realloc(node->ev, nc * sizeof(*node->ev));
-			void *no = ne ? realloc(c->off, nc * sizeof(*c->off)) : NULL;
-			void *np = no ? realloc(c->prefix, nc * sizeof(*c->prefix)) : NULL;
-			if (ne)
-				node->ev = ne;
-			if (no)
-				c->off = no;
-			if (!np)
-				return (trace_fail(err, errlen, -EINVAL, "%s: out of memory", node->path), -ENOMEM);
-			c->prefix = np;
-			cap = nc;
-		}
-		e = &node->ev[node->nev];
-		memset(e, 0, sizeof(*e));
-		e->peer = -1;
-		e->record = node->nev;
-		e->line = lineno > UINT32_MAX ? UINT32_MAX : (uint32_t)lineno;
-		c->off[node->nev] = (size_t)(line - b);
-		c->prefix[node->nev] = (size_t)(f[3] - line);
-
-		if (!parse_i64(f[3], flen[3], &e->time_ns)) {
-			if (memchr(f[3], ',', flen[3]))
-				return trace_fail(err, errlen, -EINVAL, "%s:%zu: expected 4 fields event,id,peer,time_ns, "
-				            "found more", node->path, lineno);
-			return trace_fail(err, errlen, -EINVAL, "%s:%zu: time_ns '%.*s' is not an int64 count of ns",
-			            node->path, lineno, (int)(flen[3] > 40 ? 40 : flen[3]), f[3]);
-		}
-		if (e->time_ns >= TIME_LIMIT || e->time_ns <= -TIME_LIMIT)
-			return trace_fail(err, errlen, -EINVAL, "%s:%zu: time_ns %" PRId64 " out of range (|t| < 2^62)",
-			            node->path, lineno, e->time_ns);
-		if (e->time_ns < prev)
-			return trace_fail(err, errlen, -EINVAL, "%s:%zu: time_ns %" PRId64 " is earlier than the "
-			            "previous event's %" PRId64 "; events must be in time order",
-			            node->path, lineno, e->time_ns, prev);
-		prev = e->time_ns;
-
-		if (flen[0] == 4 && !memcmp(f[0], "send", 4))
-			e->kind = TRACE_SEND;
-		else if (flen[0] == 4 && !memcmp(f[0], "recv", 4))
-			e->kind = TRACE_RECV;
-		else if (flen[0] == 5 && !memcmp(f[0], "bcast", 5))
-			e->kind = TRACE_BCAST;
-		else if (flen[0])
-			e->kind = TRACE_OTHER;
-		else
-			return trace_fail(err, errlen, -EINVAL, "%s:%zu: empty event name", node->path, lineno);
-		if (e->kind != TRACE_OTHER && !parse_u64(f[1], flen[1], &e->msg))
-			return trace_fail(err, errlen, -EINVAL, "%s:%zu: id '%.*s' is not an unsigned integer",
-			            node->path, lineno, (int)(flen[1] > 40 ? 40 : flen[1]), f[1]);
-		if (e->kind == TRACE_SEND || e->kind == TRACE_RECV) {
-			if (!flen[2])
-				return trace_fail(err, errlen, -EINVAL, "%s:%zu: %s without a peer node", node->path,
-				            lineno, e->kind == TRACE_SEND ? "send" : "recv");
-			e->peer = hint = find_node(set, name_len, hint, f[2], flen[2]);
-			if ((e->peer < 0 || (size_t)e->peer == ni) && c->bad_peer == NO_EVENT) {
-				c->bad_peer = node->nev;
-				c->bad_name = f[2];
-				c->bad_len = flen[2];
-			}
-		}
-		node->nev++;
+		if (ll && (r = parse_line(&p, line, ll)))
+			return r;
 	}
-	if (lineno == 0)
-		return trace_fail(err, errlen, -EINVAL, "%s:1: empty file; expected the header line '%s'",
-		            node->path, CSV_HEADER);
+	if (p.lineno == 0)
+		return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:1: empty file; expected the header "
+		                  "line '%s'", node->path, CSV_HEADER);
 	return 0;
 }
 
@@ -400,10 +433,10 @@ static int resolve(struct trace_set *set, size_t ni, char *err, size_t errlen)
 		const struct trace_event *e = &node->ev[c->bad_peer];
 		int n = (int)(c->bad_len > 40 ? 40 : c->bad_len);
 		if (e->peer < 0)
-			return trace_fail(err, errlen, -EINVAL, "%s:%u: peer '%.*s' is not one of the input nodes "
+			return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:%u: peer '%.*s' is not one of the input nodes "
 			            "(a peer is another input's file name without .csv)",
 			            node->path, e->line, n, c->bad_name);
-		return trace_fail(err, errlen, -EINVAL, "%s:%u: peer '%.*s' is this node itself", node->path,
+		return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:%u: peer '%.*s' is this node itself", node->path,
 		            e->line, n, c->bad_name);
 	}
 	if (ids_increase(set, node))
@@ -411,64 +444,67 @@ static int resolve(struct trace_set *set, size_t ni, char *err, size_t errlen)
 	return dup_check(node, err, errlen);
 }
 
-static int read_csv(const char *const *paths, size_t npaths, struct trace_set *set, char *err,
-                    size_t errlen)
+/* every node's name and path, before any file is read: the peers refer to them */
+static int make_nodes(const char *const *paths, size_t npaths, struct trace_set *set,
+                      size_t *name_len, char *err, size_t errlen)
 {
-	size_t *name_len = calloc(npaths ? npaths : 1, sizeof(*name_len));
-	int r;
-
-	set->fmt = &trace_format_csv;
-	set->nodes = calloc(npaths ? npaths : 1, sizeof(*set->nodes));
-	if (!set->nodes || !name_len) {
-		free(name_len);
-		return (trace_fail(err, errlen, -EINVAL, "out of memory"), -ENOMEM);
-	}
-	/* every node's name first, for the peers; checked in file order below */
 	for (size_t i = 0; i < npaths; i++) {
 		struct trace_node *n = &set->nodes[i];
 		set->nnodes++;
 		n->path = strdup(paths[i]);
 		n->name = node_name(paths[i]);
 		n->priv = calloc(1, sizeof(struct csv_node));
-		if (!n->path || !n->name || !n->priv) {
-			r = (trace_fail(err, errlen, -EINVAL, "out of memory"), -ENOMEM);
-			goto err;
-		}
+		if (!n->path || !n->name || !n->priv)
+			return trace_fail(err, errlen, HCLOCK_ENOMEM, "out of memory");
 		name_len[i] = strlen(n->name);
 	}
-	for (size_t i = 0; i < npaths; i++) {
-		struct trace_node *n = &set->nodes[i];
-		struct csv_node *c = n->priv;
-
-		if (!*n->name) {
-			r = trace_fail(err, errlen, -EINVAL, "%s: empty node name; name the file NODE.csv", paths[i]);
-			goto err;
-		}
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(set->nodes[j].name, n->name)) {
-				r = trace_fail(err, errlen, -EINVAL, "%s: node '%s' already read from %s", paths[i],
-				         n->name, set->nodes[j].path);
-				goto err;
-			}
-		if ((r = map_file(paths[i], &c->buf, &c->len, err, errlen)))
-			goto err;
-		/* a NUL byte anywhere is what to report about a file, before anything else: parse
-		 * finds those in fields it keeps, the search here any other */
-		if ((r = parse(set, i, name_len, err, errlen))) {
-			if (memchr(c->buf, 0, c->len))
-				r = trace_fail(err, errlen, -EINVAL, "%s: contains a NUL byte; not a CSV text file",
-				         paths[i]);
-			goto err;
-		}
-	}
-	for (size_t i = 0; i < set->nnodes; i++)
-		if ((r = resolve(set, i, err, errlen)))
-			goto err;
-	free(name_len);
 	return 0;
-err:
+}
+
+/* node i: a good name, read whole (slurp.h), parsed */
+static int read_node(struct trace_set *set, size_t i, const size_t *name_len, char *err,
+                     size_t errlen)
+{
+	struct trace_node *n = &set->nodes[i];
+	struct csv_node *c = n->priv;
+	int r;
+
+	if (!*n->name)
+		return trace_fail(err, errlen, HCLOCK_EINVAL, "%s: empty node name; name the file "
+		                  "NODE.csv", n->path);
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(set->nodes[j].name, n->name))
+			return trace_fail(err, errlen, HCLOCK_EINVAL, "%s: node '%s' already read from %s",
+			                  n->path, n->name, set->nodes[j].path);
+	if ((r = slurp_file(n->path, &c->buf, &c->len, err, errlen)))
+		return r;
+	/* a NUL byte anywhere is what to report about a file, before anything else: parse finds
+	 * those in fields it keeps, the search here any other */
+	if ((r = parse(set, i, name_len, err, errlen)) && memchr(c->buf, 0, c->len))
+		r = trace_fail(err, errlen, HCLOCK_EINVAL, "%s: contains a NUL byte; not a CSV text "
+		               "file", n->path);
+	return r;
+}
+
+static int read_csv(const char *const *paths, size_t npaths, struct trace_set *set, char *err,
+                    size_t errlen)
+{
+	size_t *name_len = calloc(npaths ? npaths : 1, sizeof(*name_len));
+	int r = 0;
+
+	set->fmt = &trace_format_csv;
+	set->nodes = calloc(npaths ? npaths : 1, sizeof(*set->nodes));
+	if (!set->nodes || !name_len)
+		r = trace_fail(err, errlen, HCLOCK_ENOMEM, "out of memory");
+	if (!r)
+		r = make_nodes(paths, npaths, set, name_len, err, errlen);
+	for (size_t i = 0; !r && i < npaths; i++)
+		r = read_node(set, i, name_len, err, errlen);
+	for (size_t i = 0; !r && i < set->nnodes; i++)
+		r = resolve(set, i, err, errlen);
 	free(name_len);
-	release(set);
+	if (r)
+		release(set);
 	return r;
 }
 
@@ -476,81 +512,74 @@ struct tmpout {
 	char *tmp, *dst;
 };
 
+/* node i's corrected trace, complete, under a temporary name in outdir (t->tmp) */
+static int write_node(const struct trace_set *set, size_t i, trace_convert_fn conv, void *ctx,
+                      const char *outdir, struct outbuf *ob, struct tmpout *t, char *err,
+                      size_t errlen)
+{
+	const struct trace_node *n = &set->nodes[i];
+	const struct csv_node *c = n->priv;
+	size_t dl = strlen(outdir) + strlen(n->name) + 32;
+	char *tmp = malloc(dl);
+	FILE *f;
+	int fd;
+
+	t->dst = malloc(dl);
+	if (!t->dst || !tmp) {
+		free(tmp);
+		return trace_fail(err, errlen, HCLOCK_ENOMEM, "out of memory");
+	}
+	snprintf(t->dst, dl, "%s/%s.csv", outdir, n->name);
+	snprintf(tmp, dl, "%s/.%s.csv.XXXXXX", outdir, n->name);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		int e = errno;
+		free(tmp);
+		return trace_fail(err, errlen, HCLOCK_EIO, "%s: cannot create a file there: %s", outdir,
+		                  strerror(e));
+	}
+	t->tmp = tmp;
+	f = fdopen(fd, "w");
+	if (!f) {
+		int e = errno;
+		close(fd);
+		return trace_fail(err, errlen, HCLOCK_EIO, "%s: %s", tmp, strerror(e));
+	}
+	outbuf_init(ob, f);
+	outbuf_put(ob, CSV_HEADER "\n", strlen(CSV_HEADER "\n"));
+	for (size_t k = 0; k < n->nev; k++) {
+		const struct trace_event *e = &n->ev[k];
+		outbuf_put(ob, c->buf + c->off[e->record], c->prefix[e->record]);
+		outbuf_i64(ob, conv(ctx, i, e->time_ns));
+		outbuf_put(ob, "\n", 1);
+	}
+	if (outbuf_flush(ob) | fclose(f))
+		return trace_fail(err, errlen, HCLOCK_EIO, "%s: write error", tmp);
+	return 0;
+}
+
 static int write_csv(const struct trace_set *set, trace_convert_fn conv, void *ctx,
                      const char *outdir, char *err, size_t errlen)
 {
 	struct tmpout *t = calloc(set->nnodes ? set->nnodes : 1, sizeof(*t));
 	struct outbuf *ob = malloc(sizeof(*ob));
-	size_t i;
 	int r = 0;
 
-	if (!t || !ob) {
-		free(t);
-		free(ob);
-		return (trace_fail(err, errlen, -EINVAL, "out of memory"), -ENOMEM);
-	}
-	if (mkdir(outdir, 0777) && errno != EEXIST) {
-		free(t);
-		free(ob);
-		return trace_fail(err, errlen, -EINVAL, "%s: cannot create output directory: %s", outdir,
-		            strerror(errno));
-	}
+	if (!t || !ob)
+		r = trace_fail(err, errlen, HCLOCK_ENOMEM, "out of memory");
 	/* every file complete under a temporary name first, then all renamed */
-	for (i = 0; i < set->nnodes; i++) {
-		const struct trace_node *n = &set->nodes[i];
-		const struct csv_node *c = n->priv;
-		size_t dl = strlen(outdir) + strlen(n->name) + 32;
-		char *tmp;
-		FILE *f;
-		int fd;
-
-		t[i].dst = malloc(dl);
-		tmp = malloc(dl);
-		if (!t[i].dst || !tmp) {
-			free(tmp);
-			r = (trace_fail(err, errlen, -EINVAL, "out of memory"), -ENOMEM);
-			goto out;
-		}
-		snprintf(t[i].dst, dl, "%s/%s.csv", outdir, n->name);
-		snprintf(tmp, dl, "%s/.%s.csv.XXXXXX", outdir, n->name);
-		fd = mkstemp(tmp);
-		if (fd < 0) {
-			r = trace_fail(err, errlen, -EINVAL, "%s: cannot create a file there: %s", outdir,
-			         strerror(errno));
-			free(tmp);
-			goto out;
-		}
-		t[i].tmp = tmp;
-		f = fdopen(fd, "w");
-		if (!f) {
-			close(fd);
-			r = trace_fail(err, errlen, -EINVAL, "%s: %s", tmp, strerror(errno));
-			goto out;
-		}
-		outbuf_init(ob, f);
-		outbuf_put(ob, CSV_HEADER "\n", strlen(CSV_HEADER "\n"));
-		for (size_t k = 0; k < n->nev; k++) {
-			const struct trace_event *e = &n->ev[k];
-			outbuf_put(ob, c->buf + c->off[e->record], c->prefix[e->record]);
-			outbuf_i64(ob, conv(ctx, i, e->time_ns));
-			outbuf_put(ob, "\n", 1);
-		}
-		if (outbuf_flush(ob) | fclose(f)) {
-			r = trace_fail(err, errlen, -EINVAL, "%s: write error", tmp);
-			goto out;
-		}
-	}
-	for (i = 0; i < set->nnodes; i++) {
+	for (size_t i = 0; !r && i < set->nnodes; i++)
+		r = write_node(set, i, conv, ctx, outdir, ob, &t[i], err, errlen);
+	for (size_t i = 0; !r && i < set->nnodes; i++) {
 		if (rename(t[i].tmp, t[i].dst)) {
-			r = trace_fail(err, errlen, -EINVAL, "%s: cannot rename to %s: %s", t[i].tmp, t[i].dst,
-			         strerror(errno));
-			goto out;
+			r = trace_fail(err, errlen, HCLOCK_EIO, "%s: cannot rename to %s: %s", t[i].tmp,
+			               t[i].dst, strerror(errno));
+			break;
 		}
 		free(t[i].tmp);
 		t[i].tmp = NULL;
 	}
-out:
-	for (i = 0; i < set->nnodes; i++) {
+	for (size_t i = 0; t && i < set->nnodes; i++) {
 		if (t[i].tmp)
 			unlink(t[i].tmp);
 		free(t[i].tmp);
@@ -563,6 +592,7 @@ out:
 
 const struct trace_format trace_format_csv = {
 	.name = "csv",
+	.usage = "NODE.csv per node, lines event,id,peer,time_ns",
 	.probe = probe,
 	.read = read_csv,
 	.write = write_csv,

@@ -51,6 +51,8 @@
 #include "align/format.h"
 #include "align/trace.h"
 
+extern const struct trace_format trace_format_otf2; /* defined at the end */
+
 #define NS_PER_S 1000000000LL
 
 struct str {
@@ -130,7 +132,7 @@ struct rd {
 	struct otf2_set *o;
 	char *err;
 	size_t errlen;
-	int failed;
+	int failed;         /* the HCLOCK_E* code of the first failure in a callback, or 0 */
 	struct str *strs;
 	size_t nstrs, capstrs;
 	struct grp *grps;
@@ -193,8 +195,8 @@ static int grow(void **p, size_t *cap, size_t n, size_t size)
 static int rd_nomem(struct rd *r)
 {
 	if (!r->failed)
-		trace_fail(r->err, r->errlen, -1, "%s: out of memory", r->o->anchor);
-	r->failed = 1;
+		r->failed = trace_fail(r->err, r->errlen, HCLOCK_ENOMEM, "%s: out of memory",
+		                       r->o->anchor);
 	return OTF2_CALLBACK_INTERRUPT;
 }
 
@@ -209,8 +211,7 @@ static int rd_bad(struct rd *r, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (!r->failed)
-		trace_fail(r->err, r->errlen, -1, "%s: %s", r->o->anchor, msg);
-	r->failed = 1;
+		r->failed = trace_fail(r->err, r->errlen, HCLOCK_EINVAL, "%s: %s", r->o->anchor, msg);
 	return OTF2_CALLBACK_INTERRUPT;
 }
 
@@ -599,72 +600,80 @@ static int p2p_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* the error for a channel with unmatched messages: both sides counted, for the message */
+static int channel_error(const struct rd *r, struct p2p *const *s, size_t ns,
+                         struct p2p *const *v, size_t nv, const struct p2p *x)
+{
+	size_t nsend = 0, nrecv = 0;
+
+	for (size_t k = 0; k < ns; k++)
+		nsend += s[k]->self == x->self && s[k]->other == x->other && s[k]->comm == x->comm &&
+		         s[k]->tag == x->tag;
+	for (size_t k = 0; k < nv; k++)
+		nrecv += v[k]->self == x->self && v[k]->other == x->other && v[k]->comm == x->comm &&
+		         v[k]->tag == x->tag;
+	return trace_fail(r->err, r->errlen, HCLOCK_EINVAL, "%s: %zu messages sent from location %"
+	                  PRIu64 " to location %" PRIu64 " (communicator %" PRIu32 ", tag %" PRIu32
+	                  ") but %zu received; every MpiSend/MpiIsend needs its MpiRecv/MpiIrecv "
+	                  "(incomplete or filtered trace?)", r->o->anchor, nsend,
+	                  r->o->locs[x->self].ref, r->o->locs[x->other].ref, x->comm, x->tag, nrecv);
+}
+
+/* the channel of a against that of b: sender, receiver, communicator, tag */
+static int channel_cmp(const struct p2p *a, const struct p2p *b)
+{
+	if (a->self != b->self)
+		return a->self < b->self ? -1 : 1;
+	if (a->other != b->other)
+		return a->other < b->other ? -1 : 1;
+	if (a->comm != b->comm)
+		return a->comm < b->comm ? -1 : 1;
+	return a->tag != b->tag ? (a->tag < b->tag ? -1 : 1) : 0;
+}
+
 /* Pair sends and receives first-in first-out per channel; mark the node events. */
 static int match(struct rd *r)
 {
 	struct trace_set *set = r->set;
-	struct p2p **s = NULL, **v = NULL;
+	struct p2p **s = malloc((r->np2p + 1) * sizeof(*s)), **v = malloc((r->np2p + 1) * sizeof(*v));
 	size_t ns = 0, nv = 0, i = 0, j = 0;
 	uint64_t msg = 0;
-	int ret = -1;
+	int ret = 0;
 
-	s = malloc((r->np2p + 1) * sizeof(*s));
-	v = malloc((r->np2p + 1) * sizeof(*v));
-	if (!s || !v) {
-		trace_fail(r->err, r->errlen, -1, "%s: out of memory", r->o->anchor);
-		goto out;
+	if (!s || !v)
+		ret = trace_fail(r->err, r->errlen, HCLOCK_ENOMEM, "%s: out of memory", r->o->anchor);
+	for (size_t k = 0; !ret && k < r->np2p; k++)
+		if (!r->p2p[k].cancelled) {
+			if (r->p2p[k].recv)
+				v[nv++] = &r->p2p[k];
+			else
+				s[ns++] = &r->p2p[k];
+		}
+	if (!ret) {
+		qsort(s, ns, sizeof(*s), p2p_cmp);
+		qsort(v, nv, sizeof(*v), p2p_cmp);
 	}
-	for (size_t k = 0; k < r->np2p; k++) {
-		if (r->p2p[k].cancelled)
-			continue;
-		if (r->p2p[k].recv)
-			v[nv++] = &r->p2p[k];
-		else
-			s[ns++] = &r->p2p[k];
-	}
-	qsort(s, ns, sizeof(*s), p2p_cmp);
-	qsort(v, nv, sizeof(*v), p2p_cmp);
-	while (i < ns || j < nv) {
+	while (!ret && (i < ns || j < nv)) {
 		struct p2p *a = i < ns ? s[i] : NULL, *b = j < nv ? v[j] : NULL;
-		int c = !a ? 1 : !b ? -1 : 0;
+		int c = !a ? 1 : !b ? -1 : channel_cmp(a, b);
+		struct trace_event *se, *re;
 
-		if (a && b) {
-			c = a->self != b->self ? (a->self < b->self ? -1 : 1)
-			    : a->other != b->other ? (a->other < b->other ? -1 : 1)
-			    : a->comm != b->comm ? (a->comm < b->comm ? -1 : 1)
-			    : a->tag != b->tag ? (a->tag < b->tag ? -1 : 1) : 0;
+		if (c) {
+			ret = channel_error(r, s, ns, v, nv, c < 0 ? a : b);
+			break;
 		}
-		if (c == 0) {
-			struct trace_event *se = &set->nodes[a->node].ev[a->ev];
-			struct trace_event *re = &set->nodes[b->node].ev[b->ev];
-
-			msg++;
-			se->msg = re->msg = msg;
-			se->peer = (int)b->node;
-			re->peer = (int)a->node;
-			i++;
-			j++;
-			continue;
-		}
-		{
-			/* a channel with unmatched messages: count both sides for the message */
-			const struct p2p *x = c < 0 ? a : b;
-			size_t nsend = 0, nrecv = 0;
-
-			for (size_t k = 0; k < ns; k++)
-				nsend += s[k]->self == x->self && s[k]->other == x->other &&
-				         s[k]->comm == x->comm && s[k]->tag == x->tag;
-			for (size_t k = 0; k < nv; k++)
-				nrecv += v[k]->self == x->self && v[k]->other == x->other &&
-				         v[k]->comm == x->comm && v[k]->tag == x->tag;
-			trace_fail(r->err, r->errlen, -1, "%s: %zu messages sent from location %" PRIu64 " to "
-			     "location %" PRIu64 " (communicator %" PRIu32 ", tag %" PRIu32 ") but %zu "
-			     "received; every MpiSend/MpiIsend needs its MpiRecv/MpiIrecv (incomplete or "
-			     "filtered trace?)", r->o->anchor, nsend, r->o->locs[x->self].ref,
-			     r->o->locs[x->other].ref, x->comm, x->tag, nrecv);
-			goto out;
-		}
+		se = &set->nodes[a->node].ev[a->ev];
+		re = &set->nodes[b->node].ev[b->ev];
+		se->msg = re->msg = ++msg;
+		se->peer = (int)b->node;
+		re->peer = (int)a->node;
+		i++;
+		j++;
 	}
+	free(s);
+	free(v);
+	if (ret)
+		return ret;
 	/* cancelled sends and anything left: TRACE_OTHER */
 	for (size_t n = 0; n < set->nnodes; n++)
 		for (size_t k = 0; k < set->nodes[n].nev; k++) {
@@ -673,17 +682,11 @@ static int match(struct rd *r)
 			if ((e->kind == TRACE_SEND || e->kind == TRACE_RECV) && e->msg == 0)
 				e->kind = TRACE_OTHER;
 		}
-	if (msg == 0) {
-		trace_fail(r->err, r->errlen, -1, "%s: no MPI point-to-point message between two processes; "
-		     "hclock align needs MpiSend/MpiIsend and MpiRecv/MpiIrecv records",
-		     r->o->anchor);
-		goto out;
-	}
-	ret = 0;
-out:
-	free(s);
-	free(v);
-	return ret;
+	if (msg == 0)
+		return trace_fail(r->err, r->errlen, HCLOCK_EINVAL, "%s: no MPI point-to-point message "
+		                  "between two processes; hclock align needs MpiSend/MpiIsend and "
+		                  "MpiRecv/MpiIrecv records", r->o->anchor);
+	return 0;
 }
 
 /* ---- archive paths ---- */
@@ -796,6 +799,61 @@ static int loc_cmp(const void *a, const void *b)
 	return x->ref < y->ref ? -1 : x->ref > y->ref;
 }
 
+/* the node name of location group g: its name with every character outside [A-Za-z0-9._-]
+ * replaced by '_', "groupN" if it has none, "_N" appended if another node has it (malloc'd) */
+static char *group_name(const struct rd *r, size_t g)
+{
+	const char *s = find_str(r, r->lgs[g].name);
+	char *name = malloc((s ? strlen(s) : 0) + 24);
+
+	if (!name)
+		return NULL;
+	if (s && *s) {
+		strcpy(name, s);
+		for (char *p = name; *p; p++)
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			      (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' || *p == '_'))
+				*p = '_';
+	} else {
+		sprintf(name, "group%" PRIu32, r->lgs[g].ref);
+	}
+	for (size_t k = 0; k < r->set->nnodes; k++)
+		if (!strcmp(r->set->nodes[k].name, name)) {
+			sprintf(name + strlen(name), "_%" PRIu32, r->lgs[g].ref);
+			break;
+		}
+	return name;
+}
+
+/* every location to its node; the per-node event lists of the first pass */
+static int assign_locations(struct rd *r)
+{
+	struct otf2_set *o = r->o;
+	size_t nn = r->set->nnodes;
+
+	for (size_t i = 0; i < o->nlocs; i++) {
+		o->locs[i].node = SIZE_MAX;
+		for (size_t g = 0; g < r->nlgs; g++)
+			if (r->lgs[g].ref == o->locs[i].group)
+				o->locs[i].node = r->lgs[g].node;
+		if (o->locs[i].node == SIZE_MAX)
+			return trace_fail(r->err, r->errlen, HCLOCK_EINVAL, "%s: location %" PRIu64
+			                  " belongs to location group %" PRIu32 ", which is not defined; "
+			                  "expected a LocationGroup definition for it", o->anchor,
+			                  o->locs[i].ref, o->locs[i].group);
+	}
+	if (nn < 2)
+		return trace_fail(r->err, r->errlen, HCLOCK_EINVAL, "%s: %zu process(es) with "
+		                  "locations; hclock align needs at least two (location groups)",
+		                  o->anchor, nn);
+	r->tev = calloc(nn, sizeof(*r->tev));
+	r->ntev = calloc(nn, sizeof(*r->ntev));
+	r->captev = calloc(nn, sizeof(*r->captev));
+	if (!r->tev || !r->ntev || !r->captev)
+		return trace_fail(r->err, r->errlen, HCLOCK_ENOMEM, "%s: out of memory", o->anchor);
+	return 0;
+}
+
 /* nodes from location groups that have locations */
 static int make_nodes(struct rd *r)
 {
@@ -806,60 +864,30 @@ static int make_nodes(struct rd *r)
 		qsort(o->locs, o->nlocs, sizeof(*o->locs), loc_cmp);
 	for (size_t i = 1; i < o->nlocs; i++)
 		if (o->locs[i].ref == o->locs[i - 1].ref)
-			return trace_fail(r->err, r->errlen, -1, "%s: location %" PRIu64 " defined twice; expected "
-			            "one definition per location", o->anchor, o->locs[i].ref);
+			return trace_fail(r->err, r->errlen, HCLOCK_EINVAL, "%s: location %" PRIu64
+			                  " defined twice; expected one definition per location",
+			                  o->anchor, o->locs[i].ref);
 	set->nodes = calloc(r->nlgs + 1, sizeof(*set->nodes));
 	if (!set->nodes)
-		return trace_fail(r->err, r->errlen, -1, "%s: out of memory", o->anchor);
+		return trace_fail(r->err, r->errlen, HCLOCK_ENOMEM, "%s: out of memory", o->anchor);
 	for (size_t g = 0; g < r->nlgs; g++) {
 		struct trace_node *nd;
-		const char *s;
-		char *name;
 		int used = 0;
 
 		for (size_t i = 0; i < o->nlocs; i++)
 			used |= o->locs[i].group == r->lgs[g].ref;
 		if (!used)
 			continue;
-		s = find_str(r, r->lgs[g].name);
-		name = malloc((s ? strlen(s) : 0) + 24);
-		if (!name)
-			return trace_fail(r->err, r->errlen, -1, "%s: out of memory", o->anchor);
-		if (s && *s) {
-			strcpy(name, s);
-			for (char *p = name; *p; p++)
-				if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-				      (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' || *p == '_'))
-					*p = '_';
-		} else {
-			sprintf(name, "group%" PRIu32, r->lgs[g].ref);
-		}
-		for (size_t k = 0; k < set->nnodes; k++)
-			if (!strcmp(set->nodes[k].name, name)) {
-				sprintf(name + strlen(name), "_%" PRIu32, r->lgs[g].ref);
-				break;
-			}
 		nd = &set->nodes[set->nnodes];
-		nd->name = name;
+		nd->name = group_name(r, g);
+		if (!nd->name)
+			return trace_fail(r->err, r->errlen, HCLOCK_ENOMEM, "%s: out of memory", o->anchor);
 		nd->path = strdup(o->anchor);
-		if (!nd->path)
-			return trace_fail(r->err, r->errlen, -1, "%s: out of memory", o->anchor);
 		r->lgs[g].node = set->nnodes++;
+		if (!nd->path)
+			return trace_fail(r->err, r->errlen, HCLOCK_ENOMEM, "%s: out of memory", o->anchor);
 	}
-	for (size_t i = 0; i < o->nlocs; i++) {
-		o->locs[i].node = SIZE_MAX;
-		for (size_t g = 0; g < r->nlgs; g++)
-			if (r->lgs[g].ref == o->locs[i].group)
-				o->locs[i].node = r->lgs[g].node;
-		if (o->locs[i].node == SIZE_MAX)
-			return trace_fail(r->err, r->errlen, -1, "%s: location %" PRIu64 " belongs to location "
-			            "group %" PRIu32 ", which is not defined; expected a LocationGroup "
-			            "definition for it", o->anchor, o->locs[i].ref, o->locs[i].group);
-	}
-	if (set->nnodes < 2)
-		return trace_fail(r->err, r->errlen, -1, "%s: %zu process(es) with locations; hclock align "
-		            "needs at least two (location groups)", o->anchor, set->nnodes);
-	return 0;
+	return assign_locations(r);
 }
 
 static int set_paths(struct otf2_set *o, const char *anchor)
@@ -886,180 +914,210 @@ static int set_paths(struct otf2_set *o, const char *anchor)
 	return o->anchor && o->name && o->dirname ? 0 : -1;
 }
 
-static int otf2_read(const char *const *paths, size_t npaths, struct trace_set *set, char *err,
-                     size_t errlen)
+/* the archive behind paths (one anchor, or the directory holding it) and the set's state */
+static int open_set(const char *const *paths, size_t npaths, struct trace_set *set,
+                    struct otf2_set **out, char *err, size_t errlen)
 {
-	struct rd r;
 	struct otf2_set *o;
-	OTF2_Reader *rdr = NULL;
-	OTF2_GlobalDefReader *gdr;
-	OTF2_GlobalDefReaderCallbacks *gcb = NULL;
-	OTF2_EvtReaderCallbacks *ecb = NULL;
-	OTF2_ErrorCallback prev;
-	OTF2_ErrorCode e;
-	uint64_t nread;
 	char *anchor;
-	int ret = -1;
+	int e;
 
-	set->fmt = &trace_format_otf2;
 	if (npaths != 1)
-		return trace_fail(err, errlen, -1, "%s: %zu OTF2 inputs; give one archive (its .otf2 anchor "
-		            "file or its directory)", npaths ? paths[0] : "otf2", npaths);
+		return trace_fail(err, errlen, HCLOCK_EINVAL, "%s: %zu OTF2 inputs; give one archive "
+		                  "(its .otf2 anchor file or its directory)", npaths ? paths[0] : "otf2",
+		                  npaths);
 	anchor = find_anchor(paths[0]);
 	if (!anchor)
-		return trace_fail(err, errlen, -1, "%s: no OTF2 archive (expected an anchor file NAME.otf2, or "
-		            "a directory holding exactly one)", paths[0]);
+		return trace_fail(err, errlen, HCLOCK_EINVAL, "%s: no OTF2 archive (expected an anchor "
+		                  "file NAME.otf2, or a directory holding exactly one)", paths[0]);
 	o = calloc(1, sizeof(*o));
-	memset(&r, 0, sizeof(r));
-	r.set = set;
-	r.o = o;
-	r.err = err;
-	r.errlen = errlen;
 	set->priv = o;
-	if (!o || set_paths(o, anchor)) {
-		free(anchor);
-		if (!o)
-			return trace_fail(err, errlen, -1, "%s: out of memory", paths[0]);
-		trace_fail(err, errlen, -1, "%s: %s", paths[0], strerror(errno ? errno : ENOMEM));
-		otf2_release(set);
-		return -1;
-	}
+	errno = 0;
+	e = !o ? ENOMEM : set_paths(o, anchor) ? (errno ? errno : ENOMEM) : 0;
 	free(anchor);
-	otf2_msg[0] = 0;
-	prev = OTF2_Error_RegisterCallback(quiet, NULL);
+	if (e)
+		return trace_fail(err, errlen, e == ENOMEM ? HCLOCK_ENOMEM : HCLOCK_EIO, "%s: %s",
+		                  paths[0], strerror(e));
+	*out = o;
+	return 0;
+}
 
-	rdr = OTF2_Reader_Open(o->anchor);
-	if (!rdr) {
-		trace_fail(err, errlen, -1, "%s: not a readable OTF2 archive (OTF2: %s); give the anchor file "
-		     "written by an OTF2 producer", o->anchor, otf2_why(OTF2_SUCCESS));
-		goto out;
-	}
-	if ((e = OTF2_Reader_SetSerialCollectiveCallbacks(rdr)) != OTF2_SUCCESS)
-		goto otf2_err;
-	gdr = OTF2_Reader_GetGlobalDefReader(rdr);
-	gcb = OTF2_GlobalDefReaderCallbacks_New();
+static int read_error(const struct rd *r, OTF2_ErrorCode e)
+{
+	return trace_fail(r->err, r->errlen, HCLOCK_EINVAL, "%s: cannot read the archive (OTF2: "
+	                  "%s); give a complete archive", r->o->anchor, otf2_why(e));
+}
+
+/* the global definitions that name the nodes and resolve messages */
+static int read_global_defs(struct rd *r, OTF2_Reader *rdr)
+{
+	OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(rdr);
+	OTF2_GlobalDefReaderCallbacks *gcb = OTF2_GlobalDefReaderCallbacks_New();
+	OTF2_ErrorCode e;
+	uint64_t nread;
+	int ret = 0;
+
 	if (!gdr || !gcb) {
-		trace_fail(err, errlen, -1, "%s: cannot read the global definitions (OTF2: %s)", o->anchor,
-		     otf2_why(OTF2_SUCCESS));
-		goto out;
+		ret = trace_fail(r->err, r->errlen, HCLOCK_EINVAL, "%s: cannot read the global "
+		                 "definitions (OTF2: %s)", r->o->anchor, otf2_why(OTF2_SUCCESS));
+	} else {
+		OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gcb, def_clock);
+		OTF2_GlobalDefReaderCallbacks_SetStringCallback(gcb, def_string);
+		OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, def_group);
+		OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
+		OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(gcb, def_lgroup);
+		OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
+		OTF2_Reader_RegisterGlobalDefCallbacks(rdr, gdr, gcb, r);
+		e = OTF2_Reader_ReadAllGlobalDefinitions(rdr, gdr, &nread);
+		if (r->failed)
+			ret = r->failed;
+		else if (e != OTF2_SUCCESS)
+			ret = read_error(r, e);
+		else if (!r->o->have_clock)
+			ret = trace_fail(r->err, r->errlen, HCLOCK_EINVAL, "%s: no ClockProperties "
+			                 "definition; expected the timer resolution and global offset of "
+			                 "the archive", r->o->anchor);
 	}
-	OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gcb, def_clock);
-	OTF2_GlobalDefReaderCallbacks_SetStringCallback(gcb, def_string);
-	OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, def_group);
-	OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
-	OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(gcb, def_lgroup);
-	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
-	OTF2_Reader_RegisterGlobalDefCallbacks(rdr, gdr, gcb, &r);
-	e = OTF2_Reader_ReadAllGlobalDefinitions(rdr, gdr, &nread);
-	if (r.failed)
-		goto out;
+	if (gcb)
+		OTF2_GlobalDefReaderCallbacks_Delete(gcb);
+	return ret;
+}
+
+/* the events of location i, after its local definitions (mapping tables, clock offsets) */
+static int read_location(struct rd *r, OTF2_Reader *rdr, OTF2_EvtReaderCallbacks *ecb, size_t i,
+                         int defs)
+{
+	const struct loc *l = &r->o->locs[i];
+	OTF2_EvtReader *er;
+	OTF2_ErrorCode e;
+	uint64_t nread;
+
+	if (defs) {
+		OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rdr, l->ref);
+
+		if (dr) {
+			e = OTF2_Reader_ReadAllLocalDefinitions(rdr, dr, &nread);
+			OTF2_Reader_CloseDefReader(rdr, dr);
+			if (e != OTF2_SUCCESS)
+				return read_error(r, e);
+		}
+	}
+	er = OTF2_Reader_GetEvtReader(rdr, l->ref);
+	if (!er)
+		return read_error(r, OTF2_SUCCESS);
+	r->cur = (uint32_t)i;
+	r->npend = 0;
+	OTF2_Reader_RegisterEvtCallbacks(rdr, er, ecb, &r->copy);
+	e = OTF2_Reader_ReadAllLocalEvents(rdr, er, &nread);
+	OTF2_Reader_CloseEvtReader(rdr, er);
+	if (r->failed)
+		return r->failed;
+	if (r->copy.unknown)
+		return trace_fail(r->err, r->errlen, HCLOCK_EINVAL, "%s: location %" PRIu64 ": event %"
+		                  PRIu64 " of a type this OTF2 library does not know; read it with the "
+		                  "OTF2 version that wrote it", r->o->anchor, l->ref,
+		                  r->copy.position + 1);
 	if (e != OTF2_SUCCESS)
-		goto otf2_err;
-	if (!o->have_clock) {
-		trace_fail(err, errlen, -1, "%s: no ClockProperties definition; expected the timer resolution "
-		     "and global offset of the archive", o->anchor);
-		goto out;
-	}
-	if (make_nodes(&r))
-		goto out;
-	r.tev = calloc(set->nnodes, sizeof(*r.tev));
-	r.ntev = calloc(set->nnodes, sizeof(*r.ntev));
-	r.captev = calloc(set->nnodes, sizeof(*r.captev));
-	if (!r.tev || !r.ntev || !r.captev) {
-		trace_fail(err, errlen, -1, "%s: out of memory", o->anchor);
-		goto out;
-	}
+		return read_error(r, e);
+	return 0;
+}
+
+/* first pass over every location's events: collect them and the messages */
+static int read_events(struct rd *r, OTF2_Reader *rdr)
+{
+	const struct otf2_set *o = r->o;
+	OTF2_EvtReaderCallbacks *ecb;
+	OTF2_ErrorCode e;
+	int defs, ret = 0;
 
 	for (size_t i = 0; i < o->nlocs; i++)
 		OTF2_Reader_SelectLocation(rdr, o->locs[i].ref);
-	{
-		int defs = OTF2_Reader_OpenDefFiles(rdr) == OTF2_SUCCESS;
+	defs = OTF2_Reader_OpenDefFiles(rdr) == OTF2_SUCCESS;
+	if ((e = OTF2_Reader_OpenEvtFiles(rdr)) != OTF2_SUCCESS)
+		return read_error(r, e);
+	ecb = OTF2_EvtReaderCallbacks_New();
+	if (!ecb)
+		return read_error(r, OTF2_SUCCESS);
+	otf2_copy_evt_callbacks(ecb);
+	OTF2_EvtReaderCallbacks_SetMpiSendCallback(ecb, ev_send);
+	OTF2_EvtReaderCallbacks_SetMpiIsendCallback(ecb, ev_isend);
+	OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(ecb, ev_isend_complete);
+	OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(ecb, ev_irecv_request);
+	OTF2_EvtReaderCallbacks_SetMpiRecvCallback(ecb, ev_recv);
+	OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(ecb, ev_irecv);
+	OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(ecb, ev_cancelled);
+	r->copy.stamp = stamp_other;
+	r->copy.user = r;
+	for (size_t i = 0; !ret && i < o->nlocs; i++)
+		ret = read_location(r, rdr, ecb, i, defs);
+	OTF2_EvtReaderCallbacks_Delete(ecb);
+	if (ret)
+		return ret;
+	if (defs)
+		OTF2_Reader_CloseDefFiles(rdr);
+	OTF2_Reader_CloseEvtFiles(rdr);
+	return 0;
+}
 
-		if ((e = OTF2_Reader_OpenEvtFiles(rdr)) != OTF2_SUCCESS)
-			goto otf2_err;
-		ecb = OTF2_EvtReaderCallbacks_New();
-		if (!ecb)
-			goto otf2_err;
-		otf2_copy_evt_callbacks(ecb);
-		OTF2_EvtReaderCallbacks_SetMpiSendCallback(ecb, ev_send);
-		OTF2_EvtReaderCallbacks_SetMpiIsendCallback(ecb, ev_isend);
-		OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(ecb, ev_isend_complete);
-		OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(ecb, ev_irecv_request);
-		OTF2_EvtReaderCallbacks_SetMpiRecvCallback(ecb, ev_recv);
-		OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(ecb, ev_irecv);
-		OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(ecb, ev_cancelled);
-		r.copy.stamp = stamp_other;
-		r.copy.user = &r;
-		for (size_t i = 0; i < o->nlocs; i++) {
-			OTF2_EvtReader *er;
+/* nodes: the events of all their locations in time order */
+static int node_events(struct rd *r)
+{
+	struct trace_set *set = r->set;
 
-			/* local definitions first: they hold the mapping tables and clock offsets */
-			if (defs) {
-				OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rdr, o->locs[i].ref);
-
-				if (dr) {
-					e = OTF2_Reader_ReadAllLocalDefinitions(rdr, dr, &nread);
-					OTF2_Reader_CloseDefReader(rdr, dr);
-					if (e != OTF2_SUCCESS)
-						goto otf2_err;
-				}
-			}
-			er = OTF2_Reader_GetEvtReader(rdr, o->locs[i].ref);
-			if (!er)
-				goto otf2_err;
-			r.cur = (uint32_t)i;
-			r.npend = 0;
-			OTF2_Reader_RegisterEvtCallbacks(rdr, er, ecb, &r.copy);
-			e = OTF2_Reader_ReadAllLocalEvents(rdr, er, &nread);
-			OTF2_Reader_CloseEvtReader(rdr, er);
-			if (r.failed)
-				goto out;
-			if (r.copy.unknown) {
-				trace_fail(err, errlen, -1, "%s: location %" PRIu64 ": event %" PRIu64 " of a type this "
-				     "OTF2 library does not know; read it with the OTF2 version that wrote "
-				     "it", o->anchor, o->locs[i].ref, r.copy.position + 1);
-				goto out;
-			}
-			if (e != OTF2_SUCCESS)
-				goto otf2_err;
-		}
-		if (defs)
-			OTF2_Reader_CloseDefFiles(rdr);
-		OTF2_Reader_CloseEvtFiles(rdr);
-	}
-
-	/* nodes: events of all their locations in time order */
 	for (size_t n = 0; n < set->nnodes; n++) {
 		struct trace_node *nd = &set->nodes[n];
 
-		if (r.ntev[n])
-			qsort(r.tev[n], r.ntev[n], sizeof(*r.tev[n]), tev_cmp);
-		nd->ev = malloc((r.ntev[n] + 1) * sizeof(*nd->ev));
-		if (!nd->ev) {
-			trace_fail(err, errlen, -1, "%s: out of memory", o->anchor);
-			goto out;
-		}
-		nd->nev = r.ntev[n];
-		for (size_t k = 0; k < r.ntev[n]; k++) {
-			nd->ev[k] = r.tev[n][k].e;
-			if (r.tev[n][k].p2p) {
-				r.p2p[r.tev[n][k].p2p - 1].node = n;
-				r.p2p[r.tev[n][k].p2p - 1].ev = k;
+		if (r->ntev[n])
+			qsort(r->tev[n], r->ntev[n], sizeof(*r->tev[n]), tev_cmp);
+		nd->ev = malloc((r->ntev[n] + 1) * sizeof(*nd->ev));
+		if (!nd->ev)
+			return trace_fail(r->err, r->errlen, HCLOCK_ENOMEM, "%s: out of memory",
+			                  r->o->anchor);
+		nd->nev = r->ntev[n];
+		for (size_t k = 0; k < r->ntev[n]; k++) {
+			nd->ev[k] = r->tev[n][k].e;
+			if (r->tev[n][k].p2p) {
+				r->p2p[r->tev[n][k].p2p - 1].node = n;
+				r->p2p[r->tev[n][k].p2p - 1].ev = k;
 			}
 		}
 	}
-	if (match(&r))
-		goto out;
-	ret = 0;
-	goto out;
-otf2_err:
-	trace_fail(err, errlen, -1, "%s: cannot read the archive (OTF2: %s); give a complete archive", o->anchor,
-	     otf2_why(e));
-out:
-	if (gcb)
-		OTF2_GlobalDefReaderCallbacks_Delete(gcb);
-	if (ecb)
-		OTF2_EvtReaderCallbacks_Delete(ecb);
+	return 0;
+}
+
+static int otf2_read(const char *const *paths, size_t npaths, struct trace_set *set, char *err,
+                     size_t errlen)
+{
+	struct rd r = {.set = set, .err = err, .errlen = errlen};
+	OTF2_Reader *rdr = NULL;
+	OTF2_ErrorCallback prev;
+	OTF2_ErrorCode e;
+	int ret;
+
+	set->fmt = &trace_format_otf2;
+	if ((ret = open_set(paths, npaths, set, &r.o, err, errlen))) {
+		otf2_release(set);
+		return ret;
+	}
+	otf2_msg[0] = 0;
+	prev = OTF2_Error_RegisterCallback(quiet, NULL);
+	rdr = OTF2_Reader_Open(r.o->anchor);
+	if (!rdr)
+		ret = trace_fail(err, errlen, HCLOCK_EINVAL, "%s: not a readable OTF2 archive (OTF2: %s); "
+		                 "give the anchor file written by an OTF2 producer", r.o->anchor,
+		                 otf2_why(OTF2_SUCCESS));
+	else if ((e = OTF2_Reader_SetSerialCollectiveCallbacks(rdr)) != OTF2_SUCCESS)
+		ret = read_error(&r, e);
+	if (!ret)
+		ret = read_global_defs(&r, rdr);
+	if (!ret)
+		ret = make_nodes(&r);
+	if (!ret)
+		ret = read_events(&r, rdr);
+	if (!ret)
+		ret = node_events(&r);
+	if (!ret)
+		ret = match(&r);
 	if (rdr)
 		OTF2_Reader_Close(rdr);
 	OTF2_Error_RegisterCallback(prev, NULL);
@@ -1080,7 +1138,7 @@ struct wr {
 	uint64_t tmin, tmax;
 	char *err;
 	size_t errlen;
-	int failed;
+	int failed;         /* the HCLOCK_E* code of the first failure in a callback, or 0 */
 	struct otf2_copy copy;
 };
 
@@ -1115,10 +1173,10 @@ static int stamp_convert(struct otf2_copy *c, OTF2_LocationRef ref, OTF2_TimeSta
 	return 0;
 range:
 	if (!w->failed)
-		trace_fail(w->err, w->errlen, -1, "%s: location %" PRIu64 ", event %" PRIu64 ": time %" PRIu64
-		     " ticks cannot be converted into the archive's range; choose another reference",
-		     w->o->anchor, l->ref, c->position, *t);
-	w->failed = 1;
+		w->failed = trace_fail(w->err, w->errlen, HCLOCK_EINVAL, "%s: location %" PRIu64
+		                       ", event %" PRIu64 ": time %" PRIu64 " ticks cannot be converted "
+		                       "into the archive's range; choose another reference",
+		                       w->o->anchor, l->ref, c->position, *t);
 	return -1;
 }
 
@@ -1165,35 +1223,24 @@ static void rm_tree(const char *path)
 	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* Copy the archive through the conversion into tmp/NAME.otf2. */
-static int copy_archive(struct wr *w, const char *tmp)
+/* the error line of a failed copy step ("open", "create", "write", ...) */
+static int copy_error(const struct wr *w, const char *tmp, const char *what, OTF2_ErrorCode e)
 {
-	struct otf2_set *o = w->o;
-	OTF2_Reader *rdr = NULL;
-	OTF2_Archive *ar = NULL;
-	OTF2_EvtReaderCallbacks *ecb = NULL;
-	OTF2_DefReaderCallbacks *dcb = NULL;
-	OTF2_GlobalDefReaderCallbacks *gcb = NULL;
-	OTF2_GlobalDefReader *gdr;
-	OTF2_ErrorCode e = OTF2_SUCCESS;
-	const char *what = "open";
-	uint64_t nread;
-	int ret = -1, defs;
+	if (e == OTF2_SUCCESS)
+		e = w->copy.status;
+	if (w->copy.unknown)
+		return trace_fail(w->err, w->errlen, HCLOCK_EINVAL, "%s: a record of a type this OTF2 "
+		                  "library cannot write; convert the archive with the OTF2 version "
+		                  "that wrote it", w->o->anchor);
+	return trace_fail(w->err, w->errlen, HCLOCK_EIO, "%s: cannot %s the archive %s/%s (OTF2: %s)",
+	                  w->o->anchor, what, tmp, w->o->name, otf2_why(e));
+}
+
+/* creator ("ORIGINAL, aligned by hclock"), description and machine name of the copy */
+static void copy_meta(OTF2_Reader *rdr, OTF2_Archive *ar)
+{
 	char *creator = NULL, *desc = NULL, *machine = NULL;
 
-	rdr = OTF2_Reader_Open(o->anchor);
-	if (!rdr)
-		goto otf2_err;
-	if ((e = OTF2_Reader_SetSerialCollectiveCallbacks(rdr)) != OTF2_SUCCESS)
-		goto otf2_err;
-	ar = OTF2_Archive_Open(tmp, o->name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
-	                       OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-	what = "create";
-	if (!ar)
-		goto otf2_err;
-	if ((e = OTF2_Archive_SetFlushCallbacks(ar, &flush_cb, NULL)) != OTF2_SUCCESS ||
-	    (e = OTF2_Archive_SetSerialCollectiveCallbacks(ar)) != OTF2_SUCCESS)
-		goto otf2_err;
 	if (OTF2_Reader_GetCreator(rdr, &creator) == OTF2_SUCCESS && creator) {
 		char *c2 = malloc(strlen(creator) + 32);
 
@@ -1212,125 +1259,189 @@ static int copy_archive(struct wr *w, const char *tmp)
 	free(creator);
 	free(desc);
 	free(machine);
+}
+
+/* the reader of the input archive and the writer of the copy in tmp */
+static int open_copy(const struct wr *w, const char *tmp, OTF2_Reader **rdr, OTF2_Archive **ar)
+{
+	OTF2_ErrorCode e;
+
+	*rdr = OTF2_Reader_Open(w->o->anchor);
+	if (!*rdr)
+		return copy_error(w, tmp, "open", OTF2_SUCCESS);
+	if ((e = OTF2_Reader_SetSerialCollectiveCallbacks(*rdr)) != OTF2_SUCCESS)
+		return copy_error(w, tmp, "open", e);
+	*ar = OTF2_Archive_Open(tmp, w->o->name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+	                        OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+	if (!*ar)
+		return copy_error(w, tmp, "create", OTF2_SUCCESS);
+	if ((e = OTF2_Archive_SetFlushCallbacks(*ar, &flush_cb, NULL)) != OTF2_SUCCESS ||
+	    (e = OTF2_Archive_SetSerialCollectiveCallbacks(*ar)) != OTF2_SUCCESS)
+		return copy_error(w, tmp, "create", e);
+	copy_meta(*rdr, *ar);
+	return 0;
+}
+
+/* location i: its local definitions, then its events through the conversion */
+static int copy_location(struct wr *w, const char *tmp, OTF2_Reader *rdr, OTF2_Archive *ar,
+                         OTF2_EvtReaderCallbacks *ecb, OTF2_DefReaderCallbacks *dcb, int defs,
+                         size_t i)
+{
+	struct loc *l = &w->o->locs[i];
+	OTF2_ErrorCode e = OTF2_SUCCESS;
+	OTF2_EvtReader *er;
+	uint64_t nread;
+
+	l->started = 0;
+	l->written = 0;
+	w->cur = i;
+	w->copy.def = OTF2_Archive_GetDefWriter(ar, l->ref);
+	if (!w->copy.def)
+		return copy_error(w, tmp, "write", OTF2_SUCCESS);
+	if (defs) {
+		OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rdr, l->ref);
+
+		if (dr) {
+			OTF2_Reader_RegisterDefCallbacks(rdr, dr, dcb, &w->copy);
+			e = OTF2_Reader_ReadAllLocalDefinitions(rdr, dr, &nread);
+			OTF2_Reader_CloseDefReader(rdr, dr);
+			if (e != OTF2_SUCCESS || w->copy.status != OTF2_SUCCESS || w->copy.unknown)
+				return copy_error(w, tmp, "copy the local definitions of", e);
+		}
+	}
+	OTF2_Archive_CloseDefWriter(ar, w->copy.def);
+	w->copy.def = NULL;
+	er = OTF2_Reader_GetEvtReader(rdr, l->ref);
+	w->copy.evt = OTF2_Archive_GetEvtWriter(ar, l->ref);
+	if (!er || !w->copy.evt)
+		return copy_error(w, tmp, "copy the events of", e);
+	/* copied mapping tables keep their meaning only for unmapped (local) ids */
+	OTF2_EvtReader_ApplyMappingTables(er, false);
+	OTF2_Reader_RegisterEvtCallbacks(rdr, er, ecb, &w->copy);
+	e = OTF2_Reader_ReadAllLocalEvents(rdr, er, &nread);
+	OTF2_Reader_CloseEvtReader(rdr, er);
+	OTF2_Archive_CloseEvtWriter(ar, w->copy.evt);
+	w->copy.evt = NULL;
+	if (w->failed)
+		return w->failed;
+	if (e != OTF2_SUCCESS || w->copy.status != OTF2_SUCCESS || w->copy.unknown)
+		return copy_error(w, tmp, "copy the events of", e);
+	return 0;
+}
+
+/* every location's definitions and events */
+static int copy_locations(struct wr *w, const char *tmp, OTF2_Reader *rdr, OTF2_Archive *ar)
+{
+	struct otf2_set *o = w->o;
+	OTF2_EvtReaderCallbacks *ecb;
+	OTF2_DefReaderCallbacks *dcb;
+	OTF2_ErrorCode e;
+	int defs, ret = 0;
 
 	for (size_t i = 0; i < o->nlocs; i++)
 		OTF2_Reader_SelectLocation(rdr, o->locs[i].ref);
-	what = "read";
 	defs = OTF2_Reader_OpenDefFiles(rdr) == OTF2_SUCCESS;
 	if ((e = OTF2_Reader_OpenEvtFiles(rdr)) != OTF2_SUCCESS)
-		goto otf2_err;
-	what = "write";
+		return copy_error(w, tmp, "read", e);
 	if ((e = OTF2_Archive_OpenEvtFiles(ar)) != OTF2_SUCCESS ||
 	    (e = OTF2_Archive_OpenDefFiles(ar)) != OTF2_SUCCESS)
-		goto otf2_err;
+		return copy_error(w, tmp, "write", e);
 	ecb = OTF2_EvtReaderCallbacks_New();
 	dcb = OTF2_DefReaderCallbacks_New();
-	gcb = OTF2_GlobalDefReaderCallbacks_New();
-	if (!ecb || !dcb || !gcb)
-		goto otf2_err;
-	otf2_copy_evt_callbacks(ecb);
-	otf2_copy_def_callbacks(dcb);
-	otf2_copy_global_def_callbacks(gcb);
-	OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gcb, wdef_clock);
-	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, wdef_location);
-	w->copy.stamp = stamp_convert;
-	w->copy.user = w;
-	w->tmin = UINT64_MAX;
-	w->tmax = 0;
-	o->clamps = 0;
-	for (size_t i = 0; i < o->nlocs; i++) {
-		OTF2_EvtReader *er;
-
-		o->locs[i].started = 0;
-		o->locs[i].written = 0;
-		w->cur = i;
-		w->copy.def = OTF2_Archive_GetDefWriter(ar, o->locs[i].ref);
-		if (!w->copy.def)
-			goto otf2_err;
-		what = "copy the local definitions of";
-		if (defs) {
-			OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rdr, o->locs[i].ref);
-
-			if (dr) {
-				OTF2_Reader_RegisterDefCallbacks(rdr, dr, dcb, &w->copy);
-				e = OTF2_Reader_ReadAllLocalDefinitions(rdr, dr, &nread);
-				OTF2_Reader_CloseDefReader(rdr, dr);
-				if (e != OTF2_SUCCESS || w->copy.status != OTF2_SUCCESS || w->copy.unknown)
-					goto otf2_err;
-			}
-		}
-		OTF2_Archive_CloseDefWriter(ar, w->copy.def);
-		w->copy.def = NULL;
-		what = "copy the events of";
-		er = OTF2_Reader_GetEvtReader(rdr, o->locs[i].ref);
-		w->copy.evt = OTF2_Archive_GetEvtWriter(ar, o->locs[i].ref);
-		if (!er || !w->copy.evt)
-			goto otf2_err;
-		/* copied mapping tables keep their meaning only for unmapped (local) ids */
-		OTF2_EvtReader_ApplyMappingTables(er, false);
-		OTF2_Reader_RegisterEvtCallbacks(rdr, er, ecb, &w->copy);
-		e = OTF2_Reader_ReadAllLocalEvents(rdr, er, &nread);
-		OTF2_Reader_CloseEvtReader(rdr, er);
-		OTF2_Archive_CloseEvtWriter(ar, w->copy.evt);
-		w->copy.evt = NULL;
-		if (w->failed)
-			goto out;
-		if (e != OTF2_SUCCESS || w->copy.status != OTF2_SUCCESS || w->copy.unknown)
-			goto otf2_err;
+	if (!ecb || !dcb) {
+		ret = copy_error(w, tmp, "write", OTF2_SUCCESS);
+	} else {
+		otf2_copy_evt_callbacks(ecb);
+		otf2_copy_def_callbacks(dcb);
+		w->copy.stamp = stamp_convert;
+		w->copy.user = w;
+		w->tmin = UINT64_MAX;
+		w->tmax = 0;
+		o->clamps = 0;
 	}
+	for (size_t i = 0; !ret && i < o->nlocs; i++)
+		ret = copy_location(w, tmp, rdr, ar, ecb, dcb, defs, i);
+	if (ecb)
+		OTF2_EvtReaderCallbacks_Delete(ecb);
+	if (dcb)
+		OTF2_DefReaderCallbacks_Delete(dcb);
+	if (ret)
+		return ret;
 	o->clock_offsets = w->copy.clock_offsets;
 	if (defs)
 		OTF2_Reader_CloseDefFiles(rdr);
 	OTF2_Reader_CloseEvtFiles(rdr);
 	OTF2_Archive_CloseEvtFiles(ar);
 	OTF2_Archive_CloseDefFiles(ar);
+	return 0;
+}
 
-	what = "copy the global definitions of";
+/* ClockProperties of the copy: the timer resolution, the earliest converted time as global
+ * offset, the new trace length, and the realtime of the new global offset */
+static OTF2_ErrorCode write_clock(const struct wr *w)
+{
+	const struct otf2_set *o = w->o;
+	uint64_t goff = w->tmin <= w->tmax ? w->tmin : o->goff;
+	uint64_t len = w->tmin <= w->tmax ? w->tmax - w->tmin : 0;
+	uint64_t rt = o->realtime;
+
+	if (rt != OTF2_UNDEFINED_TIMESTAMP) {
+		__int128 d = ((__int128)goff - (__int128)o->goff) * NS_PER_S / (__int128)o->res;
+
+		rt = (uint64_t)((__int128)rt + d);
+	}
+	return OTF2_GlobalDefWriter_WriteClockProperties(w->copy.gdef, o->res, goff, len, rt);
+}
+
+/* the global definitions, written after the events: Location needs their counts */
+static int copy_global_defs(struct wr *w, const char *tmp, OTF2_Reader *rdr, OTF2_Archive *ar)
+{
+	static const char what[] = "copy the global definitions of";
+	OTF2_GlobalDefReaderCallbacks *gcb = OTF2_GlobalDefReaderCallbacks_New();
+	OTF2_GlobalDefReader *gdr;
+	OTF2_ErrorCode e;
+	uint64_t nread;
+	int ret = 0;
+
+	if (!gcb)
+		return copy_error(w, tmp, "write", OTF2_SUCCESS);
+	otf2_copy_global_def_callbacks(gcb);
+	OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gcb, wdef_clock);
+	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, wdef_location);
 	w->copy.gdef = OTF2_Archive_GetGlobalDefWriter(ar);
 	gdr = OTF2_Reader_GetGlobalDefReader(rdr);
-	if (!w->copy.gdef || !gdr)
-		goto otf2_err;
-	{
-		uint64_t goff = w->tmin <= w->tmax ? w->tmin : o->goff;
-		uint64_t len = w->tmin <= w->tmax ? w->tmax - w->tmin : 0;
-		uint64_t rt = o->realtime;
-
-		if (rt != OTF2_UNDEFINED_TIMESTAMP) { /* the realtime of the new global offset */
-			__int128 d = ((__int128)goff - (__int128)o->goff) * NS_PER_S / (__int128)o->res;
-
-			rt = (uint64_t)((__int128)rt + d);
-		}
-		e = OTF2_GlobalDefWriter_WriteClockProperties(w->copy.gdef, o->res, goff, len, rt);
-		if (e != OTF2_SUCCESS)
-			goto otf2_err;
+	if (!w->copy.gdef || !gdr) {
+		ret = copy_error(w, tmp, what, OTF2_SUCCESS);
+	} else if ((e = write_clock(w)) != OTF2_SUCCESS) {
+		ret = copy_error(w, tmp, what, e);
+	} else {
+		OTF2_Reader_RegisterGlobalDefCallbacks(rdr, gdr, gcb, &w->copy);
+		e = OTF2_Reader_ReadAllGlobalDefinitions(rdr, gdr, &nread);
+		if (e != OTF2_SUCCESS || w->copy.status != OTF2_SUCCESS || w->copy.unknown)
+			ret = copy_error(w, tmp, what, e);
 	}
-	OTF2_Reader_RegisterGlobalDefCallbacks(rdr, gdr, gcb, &w->copy);
-	e = OTF2_Reader_ReadAllGlobalDefinitions(rdr, gdr, &nread);
-	if (e != OTF2_SUCCESS || w->copy.status != OTF2_SUCCESS || w->copy.unknown)
-		goto otf2_err;
-	what = "close";
-	e = OTF2_Archive_Close(ar);
-	ar = NULL;
-	if (e != OTF2_SUCCESS)
-		goto otf2_err;
-	ret = 0;
-	goto out;
-otf2_err:
-	if (e == OTF2_SUCCESS)
-		e = w->copy.status;
-	if (w->copy.unknown)
-		trace_fail(w->err, w->errlen, -1, "%s: a record of a type this OTF2 library cannot write; "
-		     "convert the archive with the OTF2 version that wrote it", o->anchor);
-	else
-		trace_fail(w->err, w->errlen, -1, "%s: cannot %s the archive %s/%s (OTF2: %s)", o->anchor, what,
-		     tmp, o->name, otf2_why(e));
-out:
-	if (ecb)
-		OTF2_EvtReaderCallbacks_Delete(ecb);
-	if (dcb)
-		OTF2_DefReaderCallbacks_Delete(dcb);
-	if (gcb)
-		OTF2_GlobalDefReaderCallbacks_Delete(gcb);
+	OTF2_GlobalDefReaderCallbacks_Delete(gcb);
+	return ret;
+}
+
+/* Copy the archive through the conversion into tmp/NAME.otf2. */
+static int copy_archive(struct wr *w, const char *tmp)
+{
+	OTF2_Reader *rdr = NULL;
+	OTF2_Archive *ar = NULL;
+	OTF2_ErrorCode e;
+	int ret = open_copy(w, tmp, &rdr, &ar);
+
+	if (!ret)
+		ret = copy_locations(w, tmp, rdr, ar);
+	if (!ret)
+		ret = copy_global_defs(w, tmp, rdr, ar);
+	if (!ret) {
+		e = OTF2_Archive_Close(ar);
+		ar = NULL;
+		if (e != OTF2_SUCCESS)
+			ret = copy_error(w, tmp, "close", e);
+	}
 	if (ar)
 		OTF2_Archive_Close(ar);
 	if (rdr)
@@ -1338,86 +1449,85 @@ out:
 	return ret;
 }
 
+/* 1 if dst is the directory that holds the input archive's anchor */
+static int is_input_dir(const struct otf2_set *o, const char *dst)
+{
+	char *a = realpath(o->anchor, NULL), *d = realpath(dst, NULL);
+	char *slash = a ? strrchr(a, '/') : NULL;
+	int same = 0;
+
+	if (slash && d) {
+		*slash = 0;
+		same = !strcmp(a, d);
+	}
+	free(a);
+	free(d);
+	return same;
+}
+
+/* the finished copy tmp into place as dst; an older dst is moved aside (to a new directory
+ * from the template old) first and removed once the copy is in place */
+static int install(const char *tmp, const char *dst, char *old, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (lstat(dst, &st) != 0) {
+		if (rename(tmp, dst))
+			return trace_fail(err, errlen, HCLOCK_EIO, "%s: cannot rename to %s: %s", tmp, dst,
+			                  strerror(errno));
+		return 0;
+	}
+	if (!mkdtemp(old) || rename(dst, old))
+		return trace_fail(err, errlen, HCLOCK_EIO, "%s: exists and cannot be replaced: %s", dst,
+		                  strerror(errno));
+	if (rename(tmp, dst)) {
+		int r = trace_fail(err, errlen, HCLOCK_EIO, "%s: cannot rename to %s: %s", tmp, dst,
+		                   strerror(errno));
+		rename(old, dst);
+		return r;
+	}
+	rm_tree(old);
+	return 0;
+}
+
 static int otf2_write(const struct trace_set *set, trace_convert_fn conv, void *ctx,
                       const char *outdir, char *err, size_t errlen)
 {
 	struct otf2_set *o = set->priv;
-	struct wr w;
+	struct wr w = {.set = set, .o = o, .conv = conv, .ctx = ctx, .err = err, .errlen = errlen};
 	OTF2_ErrorCallback prev;
 	size_t n = strlen(outdir) + strlen(o->dirname) + 64;
 	char *tmp = malloc(n), *dst = malloc(n), *old = malloc(n);
-	struct stat st;
-	int ret = -1;
+	int ret;
 
 	if (!tmp || !dst || !old) {
-		free(tmp);
-		free(dst);
-		free(old);
-		return trace_fail(err, errlen, -1, "%s: out of memory", outdir);
+		ret = trace_fail(err, errlen, HCLOCK_ENOMEM, "%s: out of memory", outdir);
+		goto free;
 	}
 	snprintf(tmp, n, "%s/.%s.XXXXXX", outdir, o->dirname);
 	snprintf(dst, n, "%s/%s", outdir, o->dirname);
 	snprintf(old, n, "%s/.%s.old.XXXXXX", outdir, o->dirname);
-	{
-		/* never replace the input archive itself */
-		char *a = realpath(o->anchor, NULL), *d = realpath(dst, NULL);
-		char *slash = a ? strrchr(a, '/') : NULL;
-		int same = 0;
-
-		if (slash && d) {
-			*slash = 0;
-			same = !strcmp(a, d);
-		}
-		free(a);
-		free(d);
-		if (same) {
-			trace_fail(err, errlen, -1, "%s: is the input archive's directory; choose an output "
-			     "directory other than %s", dst, outdir);
-			goto free;
-		}
-	}
-	if (!mkdtemp(tmp)) {
-		trace_fail(err, errlen, -1, "%s: cannot create a directory in it: %s; give a writable "
-		     "directory", outdir, strerror(errno));
+	if (is_input_dir(o, dst)) {
+		ret = trace_fail(err, errlen, HCLOCK_EINVAL, "%s: is the input archive's directory; "
+		                 "choose an output directory other than %s", dst, outdir);
 		goto free;
 	}
-	memset(&w, 0, sizeof(w));
-	w.set = set;
-	w.o = o;
-	w.conv = conv;
-	w.ctx = ctx;
-	w.err = err;
-	w.errlen = errlen;
+	if (!mkdtemp(tmp)) {
+		ret = trace_fail(err, errlen, HCLOCK_EIO, "%s: cannot create a directory in it: %s; "
+		                 "give a writable directory", outdir, strerror(errno));
+		goto free;
+	}
 	otf2_msg[0] = 0;
 	prev = OTF2_Error_RegisterCallback(quiet, NULL);
 	ret = copy_archive(&w, tmp);
 	OTF2_Error_RegisterCallback(prev, NULL);
+	if (!ret)
+		ret = install(tmp, dst, old, err, errlen);
 	if (ret)
-		goto rm;
-	/* into place: an older result is moved aside first, then removed */
-	ret = -1;
-	if (lstat(dst, &st) == 0) {
-		if (!mkdtemp(old) || rename(dst, old)) {
-			trace_fail(err, errlen, -1, "%s: exists and cannot be replaced: %s", dst, strerror(errno));
-			goto rm;
-		}
-		if (rename(tmp, dst)) {
-			trace_fail(err, errlen, -1, "%s: cannot rename to %s: %s", tmp, dst, strerror(errno));
-			rename(old, dst);
-			goto rm;
-		}
-		rm_tree(old);
-	} else if (rename(tmp, dst)) {
-		trace_fail(err, errlen, -1, "%s: cannot rename to %s: %s", tmp, dst, strerror(errno));
-		goto rm;
-	}
-	ret = 0;
-	if (o->clamps)
-		fprintf(stderr, "hclock align: %s: %" PRIu64 " event times clamped to keep locations "
-		        "monotonic\n", dst, o->clamps);
-	goto free;
-rm:
-	rm_tree(tmp);
+		rm_tree(tmp);
+	else if (o->clamps)
+		trace_warn(set, "%s: %" PRIu64 " event times clamped to keep locations monotonic", dst,
+		           o->clamps);
 free:
 	free(tmp);
 	free(dst);
@@ -1448,6 +1558,7 @@ const char *trace_otf2_output_dir(const struct trace_set *set)
 
 const struct trace_format trace_format_otf2 = {
 	.name = "otf2",
+	.usage = "one OTF2 archive: NAME.otf2 or its directory",
 	.probe = otf2_probe,
 	.read = otf2_read,
 	.write = otf2_write,

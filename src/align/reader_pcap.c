@@ -42,6 +42,8 @@
 #include "align/format.h"
 #include "align/trace.h"
 
+extern const struct trace_format trace_format_pcap; /* defined at the end */
+
 #define KEY_MAX 104 /* 1 version + 32 addresses + 3 id/flow + 2 length + 60 TCP header */
 #define NS_PER_S 1000000000LL
 
@@ -303,9 +305,18 @@ static pcap_t *open_capture(const char *path, char *err, size_t errlen)
 	                                                    perr);
 
 	if (!p)
-		trace_fail(err, errlen, -1, "%s: cannot read as pcap or pcapng (libpcap: %s); give a capture "
-		     "written by tcpdump -w or dumpcap", path, perr);
+		trace_fail(err, errlen, HCLOCK_EINVAL, "%s: cannot read as pcap or pcapng (libpcap: %s); "
+		           "give a capture written by tcpdump -w or dumpcap", path, perr);
 	return p;
+}
+
+/* the packet's time in ns since 1970, or -1 if its header holds no valid time */
+static int64_t packet_ns(const struct pcap_pkthdr *h)
+{
+	if (h->ts.tv_sec < 0 || h->ts.tv_sec > INT64_MAX / NS_PER_S - 1 ||
+	    h->ts.tv_usec < 0 || h->ts.tv_usec >= NS_PER_S)
+		return -1;
+	return (int64_t)h->ts.tv_sec * NS_PER_S + h->ts.tv_usec;
 }
 
 static int read_capture(struct ctx *c, uint32_t idx)
@@ -317,46 +328,36 @@ static int read_capture(struct ctx *c, uint32_t idx)
 	uint8_t key[KEY_MAX];
 	size_t cap = 0, rec = 0;
 	pcap_t *p;
-	int r;
+	int r, ret = 0;
 
 	p = open_capture(nd->path, c->err, c->errlen);
 	if (!p)
-		return -1;
+		return HCLOCK_EINVAL;
 	pn->dlt = pcap_datalink(p);
-	while ((r = pcap_next_ex(p, &h, &data)) == 1) {
+	while (!ret && (r = pcap_next_ex(p, &h, &data)) == 1) {
 		const uint8_t *ip;
 		size_t iplen, klen;
-		int64_t t;
+		int64_t t = packet_ns(h);
 
-		if (h->ts.tv_sec < 0 || h->ts.tv_sec > INT64_MAX / NS_PER_S - 1 ||
-		    h->ts.tv_usec < 0 || h->ts.tv_usec >= NS_PER_S) {
-			trace_fail(c->err, c->errlen, -1, "%s:packet %zu: timestamp %lld.%09ld out of range; "
-			     "expected seconds since 1970 and nanoseconds below 1e9", nd->path, rec + 1,
-			     (long long)h->ts.tv_sec, (long)h->ts.tv_usec);
-			pcap_close(p);
-			return -1;
-		}
-		t = (int64_t)h->ts.tv_sec * NS_PER_S + h->ts.tv_usec;
-		if (add_event(nd, &cap, t, rec))
-			goto nomem;
-		if (link_payload(pn->dlt, data, h->caplen, &ip, &iplen) == 0 &&
-		    (klen = tcp_key(ip, iplen, key)) > 0 &&
-		    add_seg(c, idx, nd->nev - 1, key, klen))
-			goto nomem;
+		if (t < 0)
+			ret = trace_fail(c->err, c->errlen, HCLOCK_EINVAL, "%s:packet %zu: timestamp "
+			                 "%lld.%09ld out of range; expected seconds since 1970 and "
+			                 "nanoseconds below 1e9", nd->path, rec + 1,
+			                 (long long)h->ts.tv_sec, (long)h->ts.tv_usec);
+		else if (add_event(nd, &cap, t, rec) ||
+		         (link_payload(pn->dlt, data, h->caplen, &ip, &iplen) == 0 &&
+		          (klen = tcp_key(ip, iplen, key)) > 0 &&
+		          add_seg(c, idx, nd->nev - 1, key, klen)))
+			ret = trace_fail(c->err, c->errlen, HCLOCK_ENOMEM, "%s: out of memory after %zu "
+			                 "packets", nd->path, rec);
 		rec++;
 	}
-	if (r != PCAP_ERROR_BREAK) {
-		trace_fail(c->err, c->errlen, -1, "%s:packet %zu: truncated or corrupt capture (libpcap: %s); "
-		     "give a complete capture (stop tcpdump cleanly, or cut it with editcap)",
-		     nd->path, rec + 1, pcap_geterr(p));
-		pcap_close(p);
-		return -1;
-	}
+	if (!ret && r != PCAP_ERROR_BREAK)
+		ret = trace_fail(c->err, c->errlen, HCLOCK_EINVAL, "%s:packet %zu: truncated or corrupt "
+		                 "capture (libpcap: %s); give a complete capture (stop tcpdump "
+		                 "cleanly, or cut it with editcap)", nd->path, rec + 1, pcap_geterr(p));
 	pcap_close(p);
-	return 0;
-nomem:
-	pcap_close(p);
-	return trace_fail(c->err, c->errlen, -1, "%s: out of memory after %zu packets", nd->path, rec);
+	return ret;
 }
 
 static int seg_cmp(const void *a, const void *b)
@@ -374,6 +375,11 @@ static int seg_cmp(const void *a, const void *b)
 	if (x->node != y->node)
 		return x->node < y->node ? -1 : 1;
 	return x->ev < y->ev ? -1 : x->ev > y->ev;
+}
+
+static int seg_same_key(const struct seg *x, const struct seg *y)
+{
+	return x->hash == y->hash && x->klen == y->klen && !memcmp(x->key, y->key, x->klen);
 }
 
 static int addr_cmp(const void *a, const void *b)
@@ -412,152 +418,169 @@ static int ref_cmp(const void *a, const void *b)
 	return x->ev < y->ev ? -1 : x->ev > y->ev;
 }
 
-/* Pair the segments, find which capture owns which address, mark sends and receives. */
-static int match(struct ctx *c)
-{
-	struct trace_set *set = c->set;
-	size_t nn = set->nnodes, ncand = 0, naddr = 0, nmsg = 0;
-	struct cand *cand = NULL;
-	struct addr *addrs = NULL;
-	struct ref *refs = NULL;
-	size_t *refstart = NULL, *last = NULL;
-	long *votes = NULL;
-	long *owner = NULL;
-	int ret = -1;
+/* the matching's working state: candidates, their addresses, and the votes on who owns them */
+struct matching {
+	struct cand *cand;   /* keys seen in exactly two captures */
+	size_t ncand;
+	struct addr *addrs;  /* every address of a candidate, sorted, unique */
+	size_t naddr;
+	struct ref *refs;    /* per node, its candidate events in file order: */
+	size_t *refstart;    /* node n's are refs[refstart[n] .. refstart[n + 1]) */
+	long *votes;         /* [address * nnodes + node]: round trips saying node owns address */
+	long *owner;         /* per address: the owning node, or -1 */
+};
 
+/* the keys seen in exactly two captures: the first copy in each is a candidate message. The
+ * segments are sorted by key on the way; cand[].src holds a segment index until
+ * address_table replaces it. */
+static int find_candidates(struct ctx *c, struct matching *m)
+{
 	if (c->nsegs)
 		qsort(c->segs, c->nsegs, sizeof(*c->segs), seg_cmp);
-	cand = malloc((c->nsegs / 2 + 1) * sizeof(*cand));
-	addrs = malloc((c->nsegs + 1) * sizeof(*addrs));
-	if (!cand || !addrs)
-		goto nomem;
+	m->cand = malloc((c->nsegs / 2 + 1) * sizeof(*m->cand));
+	if (!m->cand)
+		return HCLOCK_ENOMEM;
 	for (size_t i = 0, j; i < c->nsegs; i = j) {
 		size_t nodes = 1, second = 0;
+		struct cand *k = &m->cand[m->ncand];
 
-		for (j = i + 1; j < c->nsegs && c->segs[j].hash == c->segs[i].hash &&
-		     c->segs[j].klen == c->segs[i].klen &&
-		     !memcmp(c->segs[j].key, c->segs[i].key, c->segs[i].klen); j++) {
-			if (c->segs[j].node != c->segs[j - 1].node) {
-				if (nodes++ == 1)
-					second = j;
-			}
-		}
+		for (j = i + 1; j < c->nsegs && seg_same_key(&c->segs[j], &c->segs[i]); j++)
+			if (c->segs[j].node != c->segs[j - 1].node && nodes++ == 1)
+				second = j;
 		if (nodes != 2)
 			continue;
-		cand[ncand].node[0] = c->segs[i].node;
-		cand[ncand].ev[0] = c->segs[i].ev;
-		cand[ncand].node[1] = c->segs[second].node;
-		cand[ncand].ev[1] = c->segs[second].ev;
-		cand[ncand].drop = 0;
-		seg_addrs(&c->segs[i], &addrs[naddr], &addrs[naddr + 1]);
-		/* remember the segment for its addresses until the table is built */
-		cand[ncand].src = (uint32_t)i;
-		naddr += 2;
-		ncand++;
+		k->node[0] = c->segs[i].node;
+		k->ev[0] = c->segs[i].ev;
+		k->node[1] = c->segs[second].node;
+		k->ev[1] = c->segs[second].ev;
+		k->drop = 0;
+		k->src = (uint32_t)i;
+		m->ncand++;
 	}
-	qsort(addrs, naddr, sizeof(*addrs), addr_cmp);
-	{
-		size_t u = 0;
+	return 0;
+}
 
-		for (size_t i = 0; i < naddr; i++)
-			if (u == 0 || addr_cmp(&addrs[u - 1], &addrs[i]))
-				addrs[u++] = addrs[i];
-		naddr = u;
-	}
-	for (size_t k = 0; k < ncand; k++) {
+/* the table of addresses, and every candidate's source and destination as indices into it */
+static int address_table(const struct ctx *c, struct matching *m)
+{
+	size_t n = 0;
+
+	m->addrs = malloc((2 * m->ncand + 1) * sizeof(*m->addrs));
+	if (!m->addrs)
+		return HCLOCK_ENOMEM;
+	for (size_t k = 0; k < m->ncand; k++, n += 2)
+		seg_addrs(&c->segs[m->cand[k].src], &m->addrs[n], &m->addrs[n + 1]);
+	qsort(m->addrs, n, sizeof(*m->addrs), addr_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (m->naddr == 0 || addr_cmp(&m->addrs[m->naddr - 1], &m->addrs[i]))
+			m->addrs[m->naddr++] = m->addrs[i];
+	for (size_t k = 0; k < m->ncand; k++) {
 		struct addr s, d;
 
-		seg_addrs(&c->segs[cand[k].src], &s, &d);
-		cand[k].src = addr_index(addrs, naddr, &s);
-		cand[k].dst = addr_index(addrs, naddr, &d);
+		seg_addrs(&c->segs[m->cand[k].src], &s, &d);
+		m->cand[k].src = addr_index(m->addrs, m->naddr, &s);
+		m->cand[k].dst = addr_index(m->addrs, m->naddr, &d);
 	}
+	return 0;
+}
 
-	/* per-node lists of candidate events in file order */
-	refs = malloc((2 * ncand + 1) * sizeof(*refs));
-	refstart = calloc(nn + 1, sizeof(*refstart));
-	last = malloc((nn + 1) * sizeof(*last));
-	votes = calloc(naddr * nn + 1, sizeof(*votes));
-	owner = malloc((naddr + 1) * sizeof(*owner));
-	if (!refs || !refstart || !last || !votes || !owner)
-		goto nomem;
-	for (size_t k = 0; k < ncand; k++)
-		for (int s = 0; s < 2; s++)
-			refstart[cand[k].node[s] + 1]++;
-	for (size_t n = 0; n < nn; n++)
-		refstart[n + 1] += refstart[n];
-	{
-		size_t *fill = calloc(nn + 1, sizeof(*fill));
+/* per-node lists of candidate events in file order */
+static int node_refs(struct matching *m, size_t nn)
+{
+	size_t *fill = calloc(nn + 1, sizeof(*fill));
 
-		if (!fill)
-			goto nomem;
-		for (size_t k = 0; k < ncand; k++)
-			for (int s = 0; s < 2; s++) {
-				uint32_t n = cand[k].node[s];
-
-				refs[refstart[n] + fill[n]].ev = cand[k].ev[s];
-				refs[refstart[n] + fill[n]].cand = k;
-				fill[n]++;
-			}
+	m->refs = malloc((2 * m->ncand + 1) * sizeof(*m->refs));
+	m->refstart = calloc(nn + 1, sizeof(*m->refstart));
+	if (!fill || !m->refs || !m->refstart) {
 		free(fill);
+		return HCLOCK_ENOMEM;
 	}
+	for (size_t k = 0; k < m->ncand; k++)
+		for (int s = 0; s < 2; s++)
+			m->refstart[m->cand[k].node[s] + 1]++;
 	for (size_t n = 0; n < nn; n++)
-		qsort(refs + refstart[n], refstart[n + 1] - refstart[n], sizeof(*refs), ref_cmp);
+		m->refstart[n + 1] += m->refstart[n];
+	for (size_t k = 0; k < m->ncand; k++)
+		for (int s = 0; s < 2; s++) {
+			uint32_t n = m->cand[k].node[s];
+			struct ref *r = &m->refs[m->refstart[n] + fill[n]++];
 
-	/* round-trip votes: see the comment at the top of the file */
-	for (size_t n = 0; n < nn; n++) {
-		const struct trace_event *ev = set->nodes[n].ev;
+			r->ev = m->cand[k].ev[s];
+			r->cand = k;
+		}
+	free(fill);
+	for (size_t n = 0; n < nn; n++)
+		qsort(m->refs + m->refstart[n], m->refstart[n + 1] - m->refstart[n], sizeof(*m->refs),
+		      ref_cmp);
+	return 0;
+}
 
-		for (size_t m = 0; m < nn; m++)
-			last[m] = SIZE_MAX;
-		for (size_t r = refstart[n]; r < refstart[n + 1]; r++) {
-			const struct cand *e = &cand[refs[r].cand];
-			int side = e->node[0] == n ? 0 : 1;
-			uint32_t d = e->node[!side];
-			const struct cand *l;
-			int lside;
-			int64_t gn, gd;
+/* round-trip votes of node n (see the comment at the top of the file): each candidate and
+ * the previous one exchanged with the same peer, if it went the other way */
+static void vote(const struct trace_set *set, struct matching *m, size_t n, size_t *last)
+{
+	const struct trace_event *ev = set->nodes[n].ev;
+	size_t nn = set->nnodes;
 
-			if (last[d] != SIZE_MAX) {
-				l = &cand[last[d]];
-				lside = l->node[0] == n ? 0 : 1;
-				if (l->src == e->dst && l->dst == e->src) {
-					gn = ev[e->ev[side]].time_ns - ev[l->ev[lside]].time_ns;
-					gd = set->nodes[d].ev[e->ev[!side]].time_ns -
-					     set->nodes[d].ev[l->ev[!lside]].time_ns;
-					if (gn > gd) {
-						votes[(size_t)l->src * nn + n]++;
-						votes[(size_t)l->dst * nn + d]++;
-					} else if (gn < gd) {
-						votes[(size_t)l->src * nn + d]++;
-						votes[(size_t)l->dst * nn + n]++;
-					}
+	for (size_t d = 0; d < nn; d++)
+		last[d] = SIZE_MAX;
+	for (size_t r = m->refstart[n]; r < m->refstart[n + 1]; r++) {
+		const struct cand *e = &m->cand[m->refs[r].cand], *l;
+		int side = e->node[0] == n ? 0 : 1, lside;
+		uint32_t d = e->node[!side];
+		int64_t gn, gd;
+
+		if (last[d] != SIZE_MAX) {
+			l = &m->cand[last[d]];
+			lside = l->node[0] == n ? 0 : 1;
+			if (l->src == e->dst && l->dst == e->src) {
+				gn = ev[e->ev[side]].time_ns - ev[l->ev[lside]].time_ns;
+				gd = set->nodes[d].ev[e->ev[!side]].time_ns -
+				     set->nodes[d].ev[l->ev[!lside]].time_ns;
+				if (gn > gd) {
+					m->votes[(size_t)l->src * nn + n]++;
+					m->votes[(size_t)l->dst * nn + d]++;
+				} else if (gn < gd) {
+					m->votes[(size_t)l->src * nn + d]++;
+					m->votes[(size_t)l->dst * nn + n]++;
 				}
 			}
-			last[d] = refs[r].cand;
 		}
+		last[d] = m->refs[r].cand;
 	}
-	for (size_t a = 0; a < naddr; a++) {
+}
+
+/* an address belongs to the node with the most votes; a tie leaves it unowned */
+static void elect_owners(struct matching *m, size_t nn)
+{
+	for (size_t a = 0; a < m->naddr; a++) {
 		long best = 0, second = 0;
 
-		owner[a] = -1;
+		m->owner[a] = -1;
 		for (size_t n = 0; n < nn; n++) {
-			long v = votes[a * nn + n];
+			long v = m->votes[a * nn + n];
 
 			if (v > best) {
 				second = best;
 				best = v;
-				owner[a] = (long)n;
+				m->owner[a] = (long)n;
 			} else if (v > second) {
 				second = v;
 			}
 		}
 		if (best == second)
-			owner[a] = -1;
+			m->owner[a] = -1;
 	}
+}
 
-	for (size_t k = 0; k < ncand; k++) {
-		struct cand *e = &cand[k];
-		long os = owner[e->src], od = owner[e->dst];
+/* a candidate is a send on the capture owning its source address; returns the messages */
+static uint64_t mark_messages(struct trace_set *set, const struct matching *m)
+{
+	uint64_t nmsg = 0;
+
+	for (size_t k = 0; k < m->ncand; k++) {
+		const struct cand *e = &m->cand[k];
+		long os = m->owner[e->src], od = m->owner[e->dst];
 		int s;
 		struct trace_event *se, *re;
 
@@ -579,30 +602,56 @@ static int match(struct ctx *c)
 		re->msg = nmsg;
 		re->peer = (int)e->node[s];
 	}
-	if (nmsg == 0) {
-		if (ncand == 0)
-			trace_fail(c->err, c->errlen, -1, "%s: no TCP segment appears in two of the %zu captures; "
-			     "give one capture per host of hosts that exchange TCP traffic, taken on "
-			     "the interfaces that carry it", set->nodes[0].path, nn);
-		else
-			trace_fail(c->err, c->errlen, -1, "%s: %zu TCP segments appear in two captures, but no "
-			     "segment and reply tell which capture was taken on which host; capture "
-			     "both directions of the traffic", set->nodes[0].path, ncand);
-		goto out;
+	return nmsg;
+}
+
+/* the votes of every node for the owners of the addresses */
+static int count_votes(const struct trace_set *set, struct matching *m)
+{
+	size_t nn = set->nnodes, *last = malloc((nn + 1) * sizeof(*last));
+
+	m->votes = calloc(m->naddr * nn + 1, sizeof(*m->votes));
+	m->owner = malloc((m->naddr + 1) * sizeof(*m->owner));
+	if (!last || !m->votes || !m->owner) {
+		free(last);
+		return HCLOCK_ENOMEM;
 	}
-	ret = 0;
-	goto out;
-nomem:
-	trace_fail(c->err, c->errlen, -1, "%s: out of memory matching %zu TCP segments",
-	     set->nnodes ? set->nodes[0].path : "pcap", c->nsegs);
-out:
-	free(cand);
-	free(addrs);
-	free(refs);
-	free(refstart);
+	for (size_t n = 0; n < nn; n++)
+		vote(set, m, n, last);
 	free(last);
-	free(votes);
-	free(owner);
+	elect_owners(m, nn);
+	return 0;
+}
+
+/* Pair the segments, find which capture owns which address, mark sends and receives. */
+static int match(struct ctx *c)
+{
+	struct trace_set *set = c->set;
+	struct matching m = {0};
+	int ret;
+
+	if (find_candidates(c, &m) || address_table(c, &m) || node_refs(&m, set->nnodes) ||
+	    count_votes(set, &m))
+		ret = trace_fail(c->err, c->errlen, HCLOCK_ENOMEM, "%s: out of memory matching %zu TCP "
+		                 "segments", set->nnodes ? set->nodes[0].path : "pcap", c->nsegs);
+	else if (mark_messages(set, &m))
+		ret = 0;
+	else if (m.ncand == 0)
+		ret = trace_fail(c->err, c->errlen, HCLOCK_EINVAL, "%s: no TCP segment appears in two of "
+		                 "the %zu captures; give one capture per host of hosts that exchange "
+		                 "TCP traffic, taken on the interfaces that carry it",
+		                 set->nodes[0].path, set->nnodes);
+	else
+		ret = trace_fail(c->err, c->errlen, HCLOCK_EINVAL, "%s: %zu TCP segments appear in two "
+		                 "captures, but no segment and reply tell which capture was taken on "
+		                 "which host; capture both directions of the traffic",
+		                 set->nodes[0].path, m.ncand);
+	free(m.cand);
+	free(m.addrs);
+	free(m.refs);
+	free(m.refstart);
+	free(m.votes);
+	free(m.owner);
 	return ret;
 }
 
@@ -620,19 +669,13 @@ static void pcap_release(struct trace_set *set)
 	set->priv = NULL;
 }
 
-static int pcap_read(const char *const *paths, size_t npaths, struct trace_set *set, char *err,
-                     size_t errlen)
+/* the nodes, named after their captures, before any is read */
+static int make_nodes(const char *const *paths, size_t npaths, struct trace_set *set, char *err,
+                      size_t errlen)
 {
-	struct ctx c = { .err = err, .errlen = errlen, .set = set };
-
-	set->fmt = &trace_format_pcap;
-	if (npaths == 0)
-		return trace_fail(err, errlen, -1, "pcap: no capture given; give one capture per host");
-	if (npaths > UINT32_MAX)
-		return trace_fail(err, errlen, -1, "pcap: too many captures");
 	set->nodes = calloc(npaths, sizeof(*set->nodes));
 	if (!set->nodes)
-		return trace_fail(err, errlen, -1, "%s: out of memory", paths[0]);
+		return trace_fail(err, errlen, HCLOCK_ENOMEM, "%s: out of memory", paths[0]);
 	set->nnodes = npaths;
 	for (size_t i = 0; i < npaths; i++) {
 		struct trace_node *nd = &set->nodes[i];
@@ -640,29 +683,39 @@ static int pcap_read(const char *const *paths, size_t npaths, struct trace_set *
 		nd->path = strdup(paths[i]);
 		nd->name = node_name(paths[i]);
 		nd->priv = calloc(1, sizeof(struct pcap_node));
-		if (!nd->path || !nd->name || !nd->priv) {
-			trace_fail(err, errlen, -1, "%s: out of memory", paths[i]);
-			goto err;
-		}
+		if (!nd->path || !nd->name || !nd->priv)
+			return trace_fail(err, errlen, HCLOCK_ENOMEM, "%s: out of memory", paths[i]);
 		for (size_t j = 0; j < i; j++)
-			if (!strcmp(set->nodes[j].name, nd->name)) {
-				trace_fail(err, errlen, -1, "%s: host name '%s' is also that of %s; the host is "
-				     "the file name without extension, rename one capture",
-				     paths[i], nd->name, paths[j]);
-				goto err;
-			}
+			if (!strcmp(set->nodes[j].name, nd->name))
+				return trace_fail(err, errlen, HCLOCK_EINVAL, "%s: host name '%s' is also "
+				                  "that of %s; the host is the file name without "
+				                  "extension, rename one capture", paths[i], nd->name,
+				                  paths[j]);
 	}
-	for (size_t i = 0; i < npaths; i++)
-		if (read_capture(&c, (uint32_t)i))
-			goto err;
-	if (match(&c))
-		goto err;
-	free(c.segs);
 	return 0;
-err:
+}
+
+static int pcap_read(const char *const *paths, size_t npaths, struct trace_set *set, char *err,
+                     size_t errlen)
+{
+	struct ctx c = { .err = err, .errlen = errlen, .set = set };
+	int r;
+
+	set->fmt = &trace_format_pcap;
+	if (npaths == 0)
+		return trace_fail(err, errlen, HCLOCK_EINVAL, "pcap: no capture given; give one capture "
+		                  "per host");
+	if (npaths > UINT32_MAX)
+		return trace_fail(err, errlen, HCLOCK_EINVAL, "pcap: too many captures");
+	r = make_nodes(paths, npaths, set, err, errlen);
+	for (size_t i = 0; !r && i < npaths; i++)
+		r = read_capture(&c, (uint32_t)i);
+	if (!r)
+		r = match(&c);
 	free(c.segs);
-	pcap_release(set);
-	return -1;
+	if (r)
+		pcap_release(set);
+	return r;
 }
 
 static int pcap_probe(const char *path)
@@ -690,156 +743,147 @@ static int pcap_probe(const char *path)
 	}
 }
 
-/* Write one capture with converted timestamps into the open temporary file f. */
-static int write_capture(const struct trace_set *set, size_t idx, trace_convert_fn conv,
-                         void *ctx, FILE *f, const char *tmp, char *err, size_t errlen)
+/* Copy every packet of capture in to d with its time converted. */
+static int copy_packets(const struct trace_set *set, size_t idx, trace_convert_fn conv,
+                        void *ctx, pcap_t *in, pcap_dumper_t *d, char *err, size_t errlen)
 {
 	const struct trace_node *nd = &set->nodes[idx];
 	struct pcap_pkthdr *h;
 	const u_char *data;
-	pcap_t *in, *dead = NULL;
-	pcap_dumper_t *d = NULL;
 	size_t rec = 0;
-	int r, ret = -1;
+	int r;
 
-	in = open_capture(nd->path, err, errlen);
-	if (!in) {
-		fclose(f);
-		return -1;
-	}
-	dead = pcap_open_dead_with_tstamp_precision(pcap_datalink(in), pcap_snapshot(in),
-	                                            PCAP_TSTAMP_PRECISION_NANO);
-	if (!dead) {
-		trace_fail(err, errlen, -1, "%s: out of memory", tmp);
-		fclose(f);
-		goto out;
-	}
-	d = pcap_dump_fopen(dead, f);
-	if (!d) {
-		trace_fail(err, errlen, -1, "%s: cannot start the capture (libpcap: %s)", tmp,
-		     pcap_geterr(dead));
-		fclose(f);
-		goto out;
-	}
 	while ((r = pcap_next_ex(in, &h, &data)) == 1) {
 		struct pcap_pkthdr o = *h;
-		int64_t t, u;
+		int64_t t = packet_ns(h), u;
 
-		if (h->ts.tv_sec < 0 || h->ts.tv_sec > INT64_MAX / NS_PER_S - 1 ||
-		    h->ts.tv_usec < 0 || h->ts.tv_usec >= NS_PER_S) {
-			trace_fail(err, errlen, -1, "%s:packet %zu: timestamp out of range", nd->path, rec + 1);
-			goto out;
-		}
-		t = (int64_t)h->ts.tv_sec * NS_PER_S + h->ts.tv_usec;
+		if (t < 0)
+			return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:packet %zu: timestamp out of "
+			                  "range", nd->path, rec + 1);
 		u = conv(ctx, idx, t);
-		if (u < 0 || u / NS_PER_S > UINT32_MAX) {
-			trace_fail(err, errlen, -1, "%s:packet %zu: corrected time %" PRId64 " ns is outside "
-			     "what pcap can store (0 to 2^32 s since 1970); choose another reference",
-			     nd->path, rec + 1, u);
-			goto out;
-		}
+		if (u < 0 || u / NS_PER_S > UINT32_MAX)
+			return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:packet %zu: corrected time %"
+			                  PRId64 " ns is outside what pcap can store (0 to 2^32 s since "
+			                  "1970); choose another reference", nd->path, rec + 1, u);
 		o.ts.tv_sec = (time_t)(u / NS_PER_S);
 		o.ts.tv_usec = (suseconds_t)(u % NS_PER_S);
 		pcap_dump((u_char *)d, &o, data);
 		rec++;
 	}
-	if (r != PCAP_ERROR_BREAK) {
-		trace_fail(err, errlen, -1, "%s:packet %zu: truncated or corrupt capture (libpcap: %s); give "
-		     "a complete capture", nd->path, rec + 1, pcap_geterr(in));
-		goto out;
-	}
-	if (pcap_dump_flush(d) || ferror(f) || fsync(fileno(f))) {
-		trace_fail(err, errlen, -1, "%s: write failed: %s", tmp, strerror(errno));
-		goto out;
-	}
-	ret = 0;
-out:
+	if (r != PCAP_ERROR_BREAK)
+		return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:packet %zu: truncated or corrupt "
+		                  "capture (libpcap: %s); give a complete capture", nd->path, rec + 1,
+		                  pcap_geterr(in));
+	return 0;
+}
+
+/* Write one capture with converted timestamps into the open temporary file f (closed here). */
+static int write_capture(const struct trace_set *set, size_t idx, trace_convert_fn conv,
+                         void *ctx, FILE *f, const char *tmp, char *err, size_t errlen)
+{
+	pcap_t *in, *dead = NULL;
+	pcap_dumper_t *d = NULL;
+	int ret;
+
+	in = open_capture(set->nodes[idx].path, err, errlen);
+	if (in)
+		dead = pcap_open_dead_with_tstamp_precision(pcap_datalink(in), pcap_snapshot(in),
+		                                            PCAP_TSTAMP_PRECISION_NANO);
+	if (dead)
+		d = pcap_dump_fopen(dead, f);
+	if (!in)
+		ret = HCLOCK_EINVAL;
+	else if (!dead)
+		ret = trace_fail(err, errlen, HCLOCK_ENOMEM, "%s: out of memory", tmp);
+	else if (!d)
+		ret = trace_fail(err, errlen, HCLOCK_EIO, "%s: cannot start the capture (libpcap: %s)",
+		                 tmp, pcap_geterr(dead));
+	else if (!(ret = copy_packets(set, idx, conv, ctx, in, d, err, errlen)) &&
+	         (pcap_dump_flush(d) || ferror(f) || fsync(fileno(f))))
+		ret = trace_fail(err, errlen, HCLOCK_EIO, "%s: write failed: %s", tmp, strerror(errno));
 	if (d)
-		pcap_dump_close(d);
+		pcap_dump_close(d); /* closes f */
+	else
+		fclose(f);
 	if (dead)
 		pcap_close(dead);
-	pcap_close(in);
+	if (in)
+		pcap_close(in);
 	return ret;
+}
+
+/* *dst: OUTDIR/NAME.pcap, never an input capture; *tmp: a new temporary file next to it,
+ * open as *f (both set only once the file exists) */
+static int open_output(const struct trace_node *nd, const char *outdir, char **tmp, char **dst,
+                       FILE **f, char *err, size_t errlen)
+{
+	size_t n = strlen(outdir) + strlen(nd->name) + 32;
+	char *t, *a, *d;
+	int same, fd;
+
+	*dst = malloc(n);
+	if (!*dst)
+		return trace_fail(err, errlen, HCLOCK_ENOMEM, "%s: out of memory", outdir);
+	snprintf(*dst, n, "%s/%s.pcap", outdir, nd->name);
+	a = realpath(nd->path, NULL);
+	d = realpath(*dst, NULL);
+	same = a && d && !strcmp(a, d);
+	free(a);
+	free(d);
+	if (same)
+		return trace_fail(err, errlen, HCLOCK_EINVAL, "%s: is an input capture; choose an "
+		                  "output directory other than %s", *dst, outdir);
+	t = malloc(n);
+	if (!t)
+		return trace_fail(err, errlen, HCLOCK_ENOMEM, "%s: out of memory", outdir);
+	snprintf(t, n, "%s/.%s.pcap.XXXXXX", outdir, nd->name);
+	fd = mkstemp(t);
+	if (fd < 0) {
+		int e = errno;
+		free(t);
+		return trace_fail(err, errlen, HCLOCK_EIO, "%s: cannot create a file in it: %s; give "
+		                  "a writable directory", outdir, strerror(e));
+	}
+	*tmp = t;
+	*f = fdopen(fd, "wb");
+	if (!*f) {
+		int e = errno;
+		close(fd);
+		return trace_fail(err, errlen, HCLOCK_EIO, "%s: %s", t, strerror(e));
+	}
+	return 0;
 }
 
 static int pcap_write(const struct trace_set *set, trace_convert_fn conv, void *ctx,
                       const char *outdir, char *err, size_t errlen)
 {
-	char **tmp, **dst;
-	size_t done = 0;
-	int ret = -1;
+	char **tmp = calloc(set->nnodes + 1, sizeof(*tmp));
+	char **dst = calloc(set->nnodes + 1, sizeof(*dst));
+	int ret = 0;
 
-	tmp = calloc(set->nnodes + 1, sizeof(*tmp));
-	dst = calloc(set->nnodes + 1, sizeof(*dst));
-	if (!tmp || !dst) {
-		free(tmp);
-		free(dst);
-		return trace_fail(err, errlen, -1, "%s: out of memory", outdir);
-	}
+	if (!tmp || !dst)
+		ret = trace_fail(err, errlen, HCLOCK_ENOMEM, "%s: out of memory", outdir);
 	/* every capture to a temporary file first, then all renamed: none or all appear */
-	for (; done < set->nnodes; done++) {
-		const struct trace_node *nd = &set->nodes[done];
-		size_t n = strlen(outdir) + strlen(nd->name) + 32;
-		int fd;
+	for (size_t i = 0; !ret && i < set->nnodes; i++) {
 		FILE *f;
 
-		char *t = malloc(n);
-
-		dst[done] = malloc(n);
-		if (!t || !dst[done]) {
-			free(t);
-			trace_fail(err, errlen, -1, "%s: out of memory", outdir);
-			goto out;
-		}
-		snprintf(dst[done], n, "%s/%s.pcap", outdir, nd->name);
-		{
-			/* never replace an input capture */
-			char *a = realpath(nd->path, NULL), *d = realpath(dst[done], NULL);
-			int same = a && d && !strcmp(a, d);
-
-			free(a);
-			free(d);
-			if (same) {
-				free(t);
-				trace_fail(err, errlen, -1, "%s: is an input capture; choose an output directory "
-				     "other than %s", dst[done], outdir);
-				goto out;
-			}
-		}
-		snprintf(t, n, "%s/.%s.pcap.XXXXXX", outdir, nd->name);
-		fd = mkstemp(t);
-		if (fd < 0) {
-			trace_fail(err, errlen, -1, "%s: cannot create a file in it: %s; give a writable "
-			     "directory", outdir, strerror(errno));
-			free(t);
-			goto out;
-		}
-		tmp[done] = t;
-		f = fdopen(fd, "wb");
-		if (!f) {
-			close(fd);
-			trace_fail(err, errlen, -1, "%s: %s", tmp[done], strerror(errno));
-			goto out;
-		}
-		if (write_capture(set, done, conv, ctx, f, tmp[done], err, errlen))
-			goto out;
+		ret = open_output(&set->nodes[i], outdir, &tmp[i], &dst[i], &f, err, errlen);
+		if (!ret)
+			ret = write_capture(set, i, conv, ctx, f, tmp[i], err, errlen);
 	}
-	for (size_t i = 0; i < set->nnodes; i++) {
+	for (size_t i = 0; !ret && i < set->nnodes; i++) {
 		if (rename(tmp[i], dst[i])) {
-			trace_fail(err, errlen, -1, "%s: cannot rename to %s: %s", tmp[i], dst[i],
-			     strerror(errno));
-			goto out;
+			ret = trace_fail(err, errlen, HCLOCK_EIO, "%s: cannot rename to %s: %s", tmp[i],
+			                 dst[i], strerror(errno));
+			break;
 		}
 		free(tmp[i]);
 		tmp[i] = NULL;
 	}
-	ret = 0;
-out:
-	for (size_t i = 0; i < set->nnodes; i++) {
-		if (tmp[i]) {
+	for (size_t i = 0; tmp && dst && i < set->nnodes; i++) {
+		if (tmp[i])
 			unlink(tmp[i]);
-			free(tmp[i]);
-		}
+		free(tmp[i]);
 		free(dst[i]);
 	}
 	free(tmp);
@@ -849,6 +893,7 @@ out:
 
 const struct trace_format trace_format_pcap = {
 	.name = "pcap",
+	.usage = "pcap/pcapng capture per host (tcpdump -w)",
 	.probe = pcap_probe,
 	.read = pcap_read,
 	.write = pcap_write,

@@ -3,7 +3,6 @@
  * event as CSV, and an SVG plot of the accuracy band and broadcast differential delays over
  * time (like Fig. 6 of the paper). Reads the engine's results, computes nothing new.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 
 #include "align/align_priv.h"
 #include "align/outbuf.h"
+#include "util/err.h"
 
 /* Text into SVG markup: the two characters XML reserves in text. */
 static void svg_escaped(FILE *f, const char *s)
@@ -118,10 +118,10 @@ static int report_table(const hclock_align *a, FILE *f)
 int hclock_align_report(const hclock_align *a, FILE *f, int json)
 {
 	if (!a->ran)
-		return -EINVAL;
-	if (json ? report_json(a, f) : report_table(a, f))
-		return -EIO;
-	return ferror(f) ? -EIO : 0;
+		return err_set(HCLOCK_EINVAL, "hclock_align_report: the alignment has not run");
+	if ((json ? report_json(a, f) : report_table(a, f)) || ferror(f))
+		return err_set(HCLOCK_EIO, "hclock_align_report: write error");
+	return 0;
 }
 
 int hclock_align_bounds_csv(const hclock_align *a, FILE *f)
@@ -131,10 +131,10 @@ int hclock_align_bounds_csv(const hclock_align *a, FILE *f)
 	int r;
 
 	if (!a->ran)
-		return -EINVAL;
+		return err_set(HCLOCK_EINVAL, "hclock_align_bounds_csv: the alignment has not run");
 	o = malloc(sizeof(*o));
 	if (!o)
-		return -ENOMEM;
+		return err_set(HCLOCK_ENOMEM, "hclock_align_bounds_csv: out of memory");
 	outbuf_init(o, f);
 	outbuf_put(o, head, sizeof(head) - 1);
 	for (size_t v = 0; v < a->set.nnodes; v++) {
@@ -158,7 +158,7 @@ int hclock_align_bounds_csv(const hclock_align *a, FILE *f)
 	}
 	r = outbuf_flush(o);
 	free(o);
-	return r;
+	return r ? err_set(r, "hclock_align_bounds_csv: write error") : 0;
 }
 
 /* ---- SVG ------------------------------------------------------------------------------ */
@@ -199,14 +199,13 @@ static double nice_step(double range)
 	return s;
 }
 
-int hclock_align_plot_svg(const hclock_align *a, FILE *f)
+/* time from 0 to the last corrected event; offsets symmetric around 0, 10% beyond the widest
+ * bound or broadcast delay (at least 1 ns) */
+static struct axes plot_axes(const hclock_align *a)
 {
 	struct axes ax = {0, 1e-9, -1e-3, 1e-3};
-	double ymax = 1e-3, st;
-	size_t ci = 0;
+	double ymax = 1e-3;
 
-	if (!a->ran)
-		return -EINVAL;
 	for (size_t v = 0; v < a->set.nnodes; v++) {
 		const struct trace_node *tn = &a->set.nodes[v];
 		const struct anode *n = &a->node[v];
@@ -225,6 +224,13 @@ int hclock_align_plot_svg(const hclock_align *a, FILE *f)
 			ymax = fabs(a->bc[i].d_ns) * 1e-3;
 	ax.y0 = -1.1 * ymax;
 	ax.y1 = 1.1 * ymax;
+	return ax;
+}
+
+/* title, grid, ticks, frame and axis labels */
+static void plot_frame(const hclock_align *a, const struct axes *ax, FILE *f)
+{
+	double st;
 
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 	        "font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
@@ -233,59 +239,70 @@ int hclock_align_plot_svg(const hclock_align *a, FILE *f)
 	        "broadcast differential delays (reference ", ML);
 	svg_escaped(f, a->set.nodes[a->ref].name);
 	fputs(")</text>\n", f);
-	/* grid and ticks */
-	st = nice_step(ax.y1 - ax.y0);
-	for (double y = ceil(ax.y0 / st) * st; y <= ax.y1; y += st)
+	st = nice_step(ax->y1 - ax->y0);
+	for (double y = ceil(ax->y0 / st) * st; y <= ax->y1; y += st)
 		fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
 		        "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", ML, W - MR,
-		        py(&ax, y), py(&ax, y), ML - 6, py(&ax, y) + 4, fabs(y) < st / 2 ? 0 : y);
-	st = nice_step(ax.t1 - ax.t0);
-	for (double t = 0; t <= ax.t1; t += st)
+		        py(ax, y), py(ax, y), ML - 6, py(ax, y) + 4, fabs(y) < st / 2 ? 0 : y);
+	st = nice_step(ax->t1 - ax->t0);
+	for (double t = 0; t <= ax->t1; t += st)
 		fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>"
-		        "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n", px(&ax, t),
-		        px(&ax, t), MT, H - MB, px(&ax, t), H - MB + 16, t);
+		        "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n", px(ax, t),
+		        px(ax, t), MT, H - MB, px(ax, t), H - MB + 16, t);
 	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
 	        "stroke=\"black\"/>\n", ML, MT, W - ML - MR, H - MT - MB);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">time on the reference timeline "
 	        "(s)</text>\n", (W - MR + ML) / 2, H - 18);
 	fprintf(f, "<text x=\"18\" y=\"%d\" transform=\"rotate(-90 18 %d)\" text-anchor=\"middle\">"
 	        "offset from reference (us)</text>\n", H / 2, H / 2);
+}
 
-	for (size_t v = 0; v < a->set.nnodes; v++) {
-		const struct trace_node *tn = &a->set.nodes[v];
-		const struct anode *n = &a->node[v];
-		const char *col = colors[ci % (sizeof(colors) / sizeof(*colors))];
-		size_t step;
+/* node v, the ci-th plotted: its band (+dplus forward, -dminus backward, at most MAXPTS
+ * vertices each way), its broadcasts as dots, its legend entry */
+static void plot_node(const hclock_align *a, const struct axes *ax, size_t v, size_t ci, FILE *f)
+{
+	const struct trace_node *tn = &a->set.nodes[v];
+	const struct anode *n = &a->node[v];
+	const char *col = colors[ci % (sizeof(colors) / sizeof(*colors))];
+	size_t step = tn->nev / MAXPTS + 1;
 
-		if (v == a->ref || !tn->nev)
-			continue;
-		ci++;
-		step = tn->nev / MAXPTS + 1;
-		/* band: +dplus forward, -dminus backward */
-		fprintf(f, "<polygon fill=\"%s\" fill-opacity=\"0.25\" stroke=\"%s\" "
-		        "stroke-width=\"0.8\" points=\"", col, col);
-		for (size_t k = 0; k < tn->nev; k += step)
-			if (isfinite(n->dplus[k]))
-				fprintf(f, "%.1f,%.1f ", px(&ax, (double)(n->corr[k] - a->t0) * 1e-9),
-				        py(&ax, n->dplus[k] * 1e-3));
-		for (size_t k = (tn->nev - 1) / step * step + 1; k-- > 0;)
-			if (k % step == 0 && isfinite(n->dminus[k]))
-				fprintf(f, "%.1f,%.1f ", px(&ax, (double)(n->corr[k] - a->t0) * 1e-9),
-				        py(&ax, -n->dminus[k] * 1e-3));
-		fputs("\"/>\n", f);
-		for (size_t i = 0; i < a->nbc; i++)
-			if (a->bc[i].node == v)
-				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"/>\n",
-				        px(&ax, a->bc[i].t_s), py(&ax, a->bc[i].d_ns * 1e-3), col);
-		fprintf(f, "<rect x=\"%d\" y=\"%zu\" width=\"12\" height=\"12\" fill=\"%s\" "
-		        "fill-opacity=\"0.4\"/><text x=\"%d\" y=\"%zu\">", W - MR + 12,
-		        MT + 18 * (ci - 1), col, W - MR + 30, MT + 18 * (ci - 1) + 10);
-		svg_escaped(f, tn->name);
-		fputs("</text>\n", f);
-	}
+	fprintf(f, "<polygon fill=\"%s\" fill-opacity=\"0.25\" stroke=\"%s\" "
+	        "stroke-width=\"0.8\" points=\"", col, col);
+	for (size_t k = 0; k < tn->nev; k += step)
+		if (isfinite(n->dplus[k]))
+			fprintf(f, "%.1f,%.1f ", px(ax, (double)(n->corr[k] - a->t0) * 1e-9),
+			        py(ax, n->dplus[k] * 1e-3));
+	for (size_t k = (tn->nev - 1) / step * step + 1; k-- > 0;)
+		if (k % step == 0 && isfinite(n->dminus[k]))
+			fprintf(f, "%.1f,%.1f ", px(ax, (double)(n->corr[k] - a->t0) * 1e-9),
+			        py(ax, -n->dminus[k] * 1e-3));
+	fputs("\"/>\n", f);
+	for (size_t i = 0; i < a->nbc; i++)
+		if (a->bc[i].node == v)
+			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"/>\n",
+			        px(ax, a->bc[i].t_s), py(ax, a->bc[i].d_ns * 1e-3), col);
+	fprintf(f, "<rect x=\"%d\" y=\"%zu\" width=\"12\" height=\"12\" fill=\"%s\" "
+	        "fill-opacity=\"0.4\"/><text x=\"%d\" y=\"%zu\">", W - MR + 12, MT + 18 * ci, col,
+	        W - MR + 30, MT + 18 * ci + 10);
+	svg_escaped(f, tn->name);
+	fputs("</text>\n", f);
+}
+
+int hclock_align_plot_svg(const hclock_align *a, FILE *f)
+{
+	struct axes ax;
+	size_t ci = 0;
+
+	if (!a->ran)
+		return err_set(HCLOCK_EINVAL, "hclock_align_plot_svg: the alignment has not run");
+	ax = plot_axes(a);
+	plot_frame(a, &ax, f);
+	for (size_t v = 0; v < a->set.nnodes; v++)
+		if (v != a->ref && a->set.nodes[v].nev)
+			plot_node(a, &ax, v, ci++, f);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">band: bounds;</text>"
 	        "<text x=\"%d\" y=\"%d\" font-size=\"11\">dots: broadcasts</text>\n",
 	        W - MR + 12, H - MB - 20, W - MR + 12, H - MB - 6);
 	fputs("</svg>\n", f);
-	return ferror(f) ? -EIO : 0;
+	return ferror(f) ? err_set(HCLOCK_EIO, "hclock_align_plot_svg: write error") : 0;
 }

@@ -45,6 +45,10 @@ struct trace_set {
 	int partial_ok;                 /* set by a reader whose inputs may lose one side of a
 	                                   message (captures drop packets): the engine then
 	                                   ignores unmatched send/recv instead of failing */
+	/* where a format's warnings go (trace_warn in format.h): set by the engine before read;
+	 * NULL drops them. A format never prints. */
+	void (*warn)(void *ctx, const char *line);
+	void *warn_ctx;
 };
 
 /*
@@ -53,24 +57,31 @@ struct trace_set {
  */
 typedef int64_t (*trace_convert_fn)(void *ctx, size_t node, int64_t local_ns);
 
-/* Errors: readers and writers fill err (one line: "FILE:LINE: what is wrong; what is right")
- * and return a negative value; on success they return 0. */
+/*
+ * Errors: readers and writers return 0, or a negative HCLOCK_E* code (hclock_api.h) and fill
+ * err with one line "FILE:LINE: what is wrong; what is right" (trace_fail in format.h):
+ * HCLOCK_EINVAL for input that is not a valid trace of the format, HCLOCK_ENOMEM, HCLOCK_EIO
+ * for a file or directory that could not be opened, read, created, written or renamed, or
+ * that changed while it was read.
+ */
 struct trace_format {
-	const char *name; /* "csv", "pcap", "otf2" */
-	/* nonzero if this format recognises the file or directory at path */
+	const char *name;  /* "csv", "pcap", "otf2": as the user names it */
+	const char *usage; /* one line for --help: what an input of this format is */
+	/* nonzero if this format recognises the file or directory at path (required) */
 	int (*probe)(const char *path);
-	/* read all inputs (one per node, or one archive) into set; set is zeroed by the caller */
+	/* read all inputs (one per node, or one archive) into set; set is zeroed by the caller
+	 * but for warn/warn_ctx, which the reader keeps */
 	int (*read)(const char *const *paths, size_t npaths, struct trace_set *set, char *err,
 	            size_t errlen);
-	/* write the corrected traces into outdir atomically (temporary file, then rename) */
+	/* write the corrected traces into outdir, an existing directory, atomically (temporary
+	 * files, then renamed); NULL if the format cannot be written */
 	int (*write)(const struct trace_set *set, trace_convert_fn conv, void *ctx,
 	             const char *outdir, char *err, size_t errlen);
 	/* free everything read() allocated, including nodes[] and priv */
 	void (*release)(struct trace_set *set);
 };
 
-extern const struct trace_format trace_format_csv;
-extern const struct trace_format trace_format_pcap;
-extern const struct trace_format trace_format_otf2;
+/* Every format defines one "const struct trace_format trace_format_NAME" in its own
+ * reader_NAME.c and is listed by one line in align/types.def, the table of format.c. */
 
 #endif

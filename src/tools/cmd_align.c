@@ -1,6 +1,10 @@
 /*
  * cmd_align.c - hclock align: put traces recorded on separate machines on one timeline, with
- * guaranteed accuracy bounds. Serial, no MPI; a thin shell over include/hclock_align.h.
+ * guaranteed accuracy bounds. Serial, no MPI; a thin shell over include/hclock_align.h in
+ * three steps: parse the command line, run the alignment, write and report.
+ *
+ * Exit status: 0 success, 1 bad input or a failure at run time (one line on stderr from the
+ * library's error line), 2 bad command line.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,63 +15,41 @@
 
 #include "hclock_align.h"
 #include "tools/cmd.h"
+#include "util/parse.h"
 
 static void usage(FILE *f)
 {
+	const char *name, *help;
+
 	fputs("usage: hclock align INPUTS... --out DIR [--reference NODE] [--format table|json]\n"
 	      "                    [--bounds FILE] [--plot FILE.svg] [--segments auto|DURATION]\n"
-	      "                    [--mode hull|regression] [--min-latency NS]\n"
+	      "                    [--mode hull|regression] [--min-latency DURATION]\n"
 	      "\n"
 	      "Put per-node traces on the timeline of one reference node, by the accuracy-\n"
 	      "reporting convex hull algorithm: no message is shown arriving before it left, and\n"
 	      "every corrected time comes with strict bounds.\n"
 	      "\n"
-	      "  INPUTS              trace files, one per node, or directories of them: NODE.csv\n"
-	      "                      (event,id,peer,time_ns), pcap/pcapng captures, OTF2 archives\n"
-	      "  --out DIR           write the corrected traces there (same format; atomic)\n"
+	      "  INPUTS              trace files, one per node, or directories of them, all of one\n"
+	      "                      format; the first format that recognises an input reads it:\n",
+	      f);
+	for (size_t i = 0; (name = hclock_align_format(i, &help)); i++)
+		fprintf(f, "                        %-6s %s\n", name, help);
+	fputs("  --out DIR           write the corrected traces there (same format; atomic)\n"
 	      "  --reference NODE    reference timeline (default: the node minimising the total\n"
 	      "                      bound over all nodes)\n"
 	      "  --format table|json report on stdout (default table)\n"
 	      "  --bounds FILE       CSV node,time_ns,corrected_ns,delta_minus_ns,delta_plus_ns\n"
 	      "  --plot FILE.svg     accuracy bands and broadcast differential delays over time\n"
 	      "  --segments S        when the hulls intersect (non-linear clocks): auto splits the\n"
-	      "                      trace where needed, DURATION (e.g. 600s, 10m) into fixed\n"
+	      "                      trace where needed, a DURATION (e.g. 600s, 10m) into fixed\n"
 	      "                      intervals, joined continuously; default: one line, fallback\n"
 	      "  --mode M            hull (default) or regression (for comparison, no guarantee)\n"
-	      "  --min-latency NS    minimum one-way latency for 'too fast' messages (default:\n"
-	      "                      half the smallest corrected round trip of each pair)\n",
+	      "  --min-latency D     minimum one-way latency for 'too fast' messages, a DURATION\n"
+	      "                      (e.g. 20us); default: half the smallest corrected round trip\n"
+	      "                      of each pair\n"
+	      "\n"
+	      "DURATION: a number with a unit ns, us, ms, s, m or h; a bare number is seconds.\n",
 	      f);
-}
-
-/* "250ms", "10s", "2m", "1h", "1500ns", "3us"; a bare number is ns if bare_ns */
-static int parse_duration(const char *s, int bare_ns, int64_t *ns)
-{
-	static const struct {
-		const char *u;
-		double f;
-	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}};
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || !(v >= 0))
-		return -1;
-	if (!*end) {
-		if (!bare_ns)
-			return -1;
-		*ns = (int64_t)v;
-		return v < 9e18 ? 0 : -1;
-	}
-	for (size_t i = 0; i < sizeof(units) / sizeof(*units); i++)
-		if (!strcmp(end, units[i].u)) {
-			v *= units[i].f;
-			if (!(v < 9e18))
-				return -1;
-			*ns = (int64_t)(v + 0.5);
-			return 0;
-		}
-	return -1;
 }
 
 struct outfile {
@@ -75,7 +57,128 @@ struct outfile {
 	char *tmp;
 };
 
-/* write fn's output completely under a temporary name next to path */
+/* the command line */
+struct args {
+	const char **inputs;
+	size_t nin;
+	const char *outdir;
+	int json;
+	struct outfile bounds, plot;
+	struct hclock_align_opts o;
+};
+
+static const char *const options[] = {"--out", "--reference", "--format", "--bounds", "--plot",
+                                      "--segments", "--mode", "--min-latency"};
+
+/* one option's value into g; returns 0, or 2 after one line on stderr */
+static int set_option(struct args *g, const char *name, const char *val)
+{
+	if (!strcmp(name, "--out")) {
+		g->outdir = val;
+	} else if (!strcmp(name, "--reference")) {
+		g->o.reference = val;
+	} else if (!strcmp(name, "--format")) {
+		if (strcmp(val, "table") && strcmp(val, "json"))
+			goto bad;
+		g->json = !strcmp(val, "json");
+	} else if (!strcmp(name, "--bounds")) {
+		g->bounds.path = val;
+	} else if (!strcmp(name, "--plot")) {
+		g->plot.path = val;
+	} else if (!strcmp(name, "--segments")) {
+		if (!strcmp(val, "auto"))
+			g->o.segments_ns = HCLOCK_ALIGN_SEGMENTS_AUTO;
+		else if (parse_duration_ns(val, strlen(val), 1, INT64_MAX, &g->o.segments_ns))
+			goto bad;
+	} else if (!strcmp(name, "--mode")) {
+		if (!strcmp(val, "hull"))
+			g->o.mode = HCLOCK_ALIGN_HULL;
+		else if (!strcmp(val, "regression"))
+			g->o.mode = HCLOCK_ALIGN_REGRESSION;
+		else
+			goto bad;
+	} else if (parse_duration_ns(val, strlen(val), 0, INT64_MAX, &g->o.min_latency_ns)) {
+		goto bad; /* --min-latency */
+	}
+	return 0;
+bad:
+	fprintf(stderr, "hclock align: %s %s: expected %s\n", name, val,
+	        !strcmp(name, "--format") ? "table or json" :
+	        !strcmp(name, "--mode") ? "hull or regression" :
+	        !strcmp(name, "--segments") ? "auto or a positive duration: a number with unit ns, "
+	                                      "us, ms, s, m or h; a bare number is seconds" :
+	        "a non-negative duration (e.g. 20us): " PARSE_DURATION_RULE);
+	return 2;
+}
+
+/* argv into g; returns 0 to run, -1 after --help, 2 after one line on stderr */
+static int parse_args(int argc, char **argv, struct args *g)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i], *eq = strchr(arg, '=');
+		size_t len = eq ? (size_t)(eq - arg) : strlen(arg), k = 0;
+
+		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+			usage(stdout);
+			return -1;
+		}
+		if (!strcmp(arg, "--")) {
+			while (++i < argc)
+				g->inputs[g->nin++] = argv[i];
+			break;
+		}
+		if (strncmp(arg, "--", 2) || !arg[2]) {
+			g->inputs[g->nin++] = arg;
+			continue;
+		}
+		while (k < sizeof(options) / sizeof(*options) &&
+		       (strlen(options[k]) != len || strncmp(options[k], arg, len)))
+			k++;
+		if (k == sizeof(options) / sizeof(*options)) {
+			fprintf(stderr, "hclock align: unknown option '%s'; see hclock align --help\n",
+			        arg);
+			return 2;
+		}
+		if (!eq && i + 1 >= argc) {
+			fprintf(stderr, "hclock align: %s needs a value; see hclock align --help\n", arg);
+			return 2;
+		}
+		if (set_option(g, options[k], eq ? eq + 1 : argv[++i]))
+			return 2;
+	}
+	if (!g->nin) {
+		fprintf(stderr, "hclock align: no INPUTS given; see hclock align --help\n");
+		return 2;
+	}
+	if (!g->outdir) {
+		fprintf(stderr, "hclock align: --out DIR is required (where the corrected traces go)\n");
+		return 2;
+	}
+	return 0;
+}
+
+/* the library's error line (or the code's description if it gave none); exit status 1 */
+static int fail(int code, const char *err)
+{
+	fprintf(stderr, "hclock align: %s\n", err[0] ? err : hclock_strerror(code));
+	return 1;
+}
+
+/* the warnings not printed yet, one "warning:" line each */
+static void print_warnings(const hclock_align *a, size_t *done)
+{
+	const char *w = hclock_align_warnings(a) + *done;
+
+	while (*w) {
+		const char *nl = strchr(w, '\n');
+		int len = nl ? (int)(nl - w) : (int)strlen(w);
+		fprintf(stderr, "hclock align: warning: %.*s\n", len, w);
+		w += len + (nl != NULL);
+	}
+	*done = strlen(hclock_align_warnings(a));
+}
+
+/* write fn's output completely under a temporary name next to o->path */
 static int out_prepare(struct outfile *o, const hclock_align *a,
                        int (*fn)(const hclock_align *, FILE *))
 {
@@ -85,27 +188,39 @@ static int out_prepare(struct outfile *o, const hclock_align *a,
 
 	o->tmp = malloc(n);
 	if (!o->tmp)
-		return -ENOMEM;
+		return fail(HCLOCK_ENOMEM, "");
 	snprintf(o->tmp, n, "%s.tmpXXXXXX", o->path);
 	fd = mkstemp(o->tmp);
 	if (fd < 0) {
 		fprintf(stderr, "hclock align: %s: cannot create: %s\n", o->path, strerror(errno));
 		free(o->tmp);
 		o->tmp = NULL;
-		return -EIO;
+		return 1;
 	}
 	f = fdopen(fd, "w");
 	if (!f) {
 		close(fd);
-		r = -EIO;
+		r = HCLOCK_EIO;
 	} else {
 		r = fn(a, f);
 		if (fclose(f))
-			r = -EIO;
+			r = HCLOCK_EIO;
 	}
 	if (r)
 		fprintf(stderr, "hclock align: %s: write error\n", o->path);
-	return r;
+	return r ? 1 : 0;
+}
+
+/* the file under its final name */
+static int out_commit(struct outfile *o)
+{
+	if (o->tmp && rename(o->tmp, o->path)) {
+		fprintf(stderr, "hclock align: %s: %s\n", o->path, strerror(errno));
+		return 1;
+	}
+	free(o->tmp);
+	o->tmp = NULL;
+	return 0;
 }
 
 static void out_discard(struct outfile *o)
@@ -117,150 +232,63 @@ static void out_discard(struct outfile *o)
 	}
 }
 
+/* the outputs: nothing appears under its final name until everything is complete */
+static int write_outputs(struct args *g, hclock_align *a, size_t *warned)
+{
+	char err[1024] = "";
+	int r;
+
+	if (g->bounds.path && out_prepare(&g->bounds, a, hclock_align_bounds_csv))
+		return 1;
+	if (g->plot.path && out_prepare(&g->plot, a, hclock_align_plot_svg))
+		return 1;
+	r = hclock_align_write(a, g->outdir, err, sizeof(err));
+	print_warnings(a, warned);
+	if (r)
+		return fail(r, err);
+	return out_commit(&g->bounds) || out_commit(&g->plot);
+}
+
+/* read, align, write, report; returns the exit status */
+static int run(struct args *g)
+{
+	hclock_align *a = NULL;
+	char err[1024] = "";
+	size_t warned = 0;
+	int r = hclock_align_open(g->inputs, g->nin, &a, err, sizeof(err));
+
+	if (!r)
+		r = hclock_align_run(a, &g->o, err, sizeof(err));
+	if (r) {
+		r = fail(r, err);
+	} else {
+		print_warnings(a, &warned);
+		r = write_outputs(g, a, &warned);
+	}
+	if (!r && (hclock_align_report(a, stdout, g->json) || fflush(stdout))) {
+		fprintf(stderr, "hclock align: cannot write the report\n");
+		r = 1;
+	}
+	out_discard(&g->bounds);
+	out_discard(&g->plot);
+	hclock_align_free(a);
+	return r;
+}
+
 int cmd_align(int argc, char **argv)
 {
-	const char **inputs = calloc((size_t)argc + 1, sizeof(*inputs));
-	const char *outdir = NULL, *format = "table";
-	struct outfile bounds = {0}, plot = {0};
-	struct hclock_align_opts o;
-	hclock_align *a = NULL;
-	size_t nin = 0;
-	char err[1024];
-	int rc = 1;
+	struct args g = {0};
+	int r;
 
-	if (!inputs)
-		return 1;
-	hclock_align_opts_init(&o);
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i], *val = NULL, *eq;
-		char name[32];
-
-		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-			usage(stdout);
-			free(inputs);
-			return 0;
-		}
-		if (strncmp(arg, "--", 2) || !arg[2]) {
-			if (!strcmp(arg, "--")) {
-				while (++i < argc)
-					inputs[nin++] = argv[i];
-				break;
-			}
-			inputs[nin++] = arg;
-			continue;
-		}
-		eq = strchr(arg, '=');
-		snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
-		if (strcmp(name, "--out") && strcmp(name, "--reference") && strcmp(name, "--format") &&
-		    strcmp(name, "--bounds") && strcmp(name, "--plot") && strcmp(name, "--segments") &&
-		    strcmp(name, "--mode") && strcmp(name, "--min-latency")) {
-			fprintf(stderr, "hclock align: unknown option '%s'; see hclock align --help\n",
-			        arg);
-			goto usage_err;
-		}
-		if (eq) {
-			val = eq + 1;
-		} else if (i + 1 < argc) {
-			val = argv[++i];
-		} else {
-			fprintf(stderr, "hclock align: %s needs a value; see hclock align --help\n", arg);
-			goto usage_err;
-		}
-		if (!strcmp(name, "--out")) {
-			outdir = val;
-		} else if (!strcmp(name, "--reference")) {
-			o.reference = val;
-		} else if (!strcmp(name, "--format")) {
-			if (strcmp(val, "table") && strcmp(val, "json")) {
-				fprintf(stderr, "hclock align: --format %s: expected table or json\n", val);
-				goto usage_err;
-			}
-			format = val;
-		} else if (!strcmp(name, "--bounds")) {
-			bounds.path = val;
-		} else if (!strcmp(name, "--plot")) {
-			plot.path = val;
-		} else if (!strcmp(name, "--segments")) {
-			if (!strcmp(val, "auto")) {
-				o.segments_ns = HCLOCK_ALIGN_SEGMENTS_AUTO;
-			} else if (parse_duration(val, 0, &o.segments_ns) || o.segments_ns <= 0) {
-				fprintf(stderr, "hclock align: --segments %s: expected auto or a positive "
-				        "duration with a unit (e.g. 600s, 10m, 1h)\n", val);
-				goto usage_err;
-			}
-		} else if (!strcmp(name, "--mode")) {
-			if (!strcmp(val, "hull")) {
-				o.mode = HCLOCK_ALIGN_HULL;
-			} else if (!strcmp(val, "regression")) {
-				o.mode = HCLOCK_ALIGN_REGRESSION;
-			} else {
-				fprintf(stderr, "hclock align: --mode %s: expected hull or regression\n",
-				        val);
-				goto usage_err;
-			}
-		} else if (!strcmp(name, "--min-latency")) {
-			if (parse_duration(val, 1, &o.min_latency_ns)) {
-				fprintf(stderr, "hclock align: --min-latency %s: expected a non-negative "
-				        "number of ns (or with a unit: 20us)\n", val);
-				goto usage_err;
-			}
-		}
-	}
-	if (!nin) {
-		fprintf(stderr, "hclock align: no INPUTS given; see hclock align --help\n");
-		goto usage_err;
-	}
-	if (!outdir) {
-		fprintf(stderr, "hclock align: --out DIR is required (where the corrected traces go)\n");
-		goto usage_err;
-	}
-
-	if (hclock_align_open(inputs, nin, &a, err, sizeof(err)) ||
-	    hclock_align_run(a, &o, err, sizeof(err))) {
-		fprintf(stderr, "hclock align: %s\n", err);
-		goto out;
-	}
-	{
-		const char *w = hclock_align_warnings(a);
-		while (*w) {
-			const char *nl = strchr(w, '\n');
-			int len = nl ? (int)(nl - w) : (int)strlen(w);
-			fprintf(stderr, "hclock align: warning: %.*s\n", len, w);
-			w += len + (nl != NULL);
-		}
-	}
-	/* nothing appears under its final name until everything is complete */
-	if (bounds.path && out_prepare(&bounds, a, hclock_align_bounds_csv))
-		goto out;
-	if (plot.path && out_prepare(&plot, a, hclock_align_plot_svg))
-		goto out;
-	if (hclock_align_write(a, outdir, err, sizeof(err))) {
-		fprintf(stderr, "hclock align: %s\n", err);
-		goto out;
-	}
-	if (bounds.tmp && rename(bounds.tmp, bounds.path)) {
-		fprintf(stderr, "hclock align: %s: %s\n", bounds.path, strerror(errno));
-		goto out;
-	}
-	if (plot.tmp && rename(plot.tmp, plot.path)) {
-		fprintf(stderr, "hclock align: %s: %s\n", plot.path, strerror(errno));
-		goto out;
-	}
-	free(bounds.tmp);
-	free(plot.tmp);
-	bounds.tmp = plot.tmp = NULL;
-	if (hclock_align_report(a, stdout, !strcmp(format, "json")) || fflush(stdout)) {
-		fprintf(stderr, "hclock align: cannot write the report\n");
-		goto out;
-	}
-	rc = 0;
-out:
-	out_discard(&bounds);
-	out_discard(&plot);
-	hclock_align_free(a);
-	free(inputs);
-	return rc;
-usage_err:
-	free(inputs);
-	return 2;
+	g.inputs = calloc((size_t)argc + 1, sizeof(*g.inputs));
+	if (!g.inputs)
+		return fail(HCLOCK_ENOMEM, "");
+	hclock_align_opts_init(&g.o);
+	r = parse_args(argc, argv, &g);
+	if (r == 0)
+		r = run(&g);
+	else if (r < 0)
+		r = 0;
+	free(g.inputs);
+	return r;
 }

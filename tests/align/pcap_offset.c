@@ -12,7 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "align/format.h"
 #include "align/trace.h"
+
+#define PCAP (trace_format_find("pcap")) /* the format under test, from the table */
 
 int main(int argc, char **argv)
 {
@@ -28,7 +31,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: pcap_offset CAPTURE1 CAPTURE2 [MORE...]\n");
 		return 2;
 	}
-	if (trace_format_pcap.read((const char *const *)argv + 1, (size_t)argc - 1, &set, err,
+	if (PCAP->read((const char *const *)argv + 1, (size_t)argc - 1, &set, err,
 	                           sizeof(err))) {
 		fprintf(stderr, "pcap_offset: %s\n", err);
 		return 1;
@@ -68,6 +71,6 @@ int main(int argc, char **argv)
 	printf("%" PRId64 " %" PRId64 " %zu %zu\n", lo, hi, up, down);
 	free(recv_a);
 	free(recv_b);
-	trace_format_pcap.release(&set);
+	PCAP->release(&set);
 	return 0;
 }

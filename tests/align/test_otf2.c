@@ -19,7 +19,10 @@
 #include <unistd.h>
 
 #include "align/otf2_reader.h"
+#include "align/format.h"
 #include "align/trace.h"
+
+#define OTF2 (trace_format_find("otf2")) /* the format under test, from the table */
 
 #include "test.h"
 
@@ -143,6 +146,15 @@ static size_t check_pairs(const struct trace_set *s, int truth, const char *what
 	return nmsg;
 }
 
+/* the format's warnings (trace_warn), as the engine would collect them */
+static char warned[512];
+
+static void collect_warning(void *ctx, const char *line)
+{
+	(void)ctx;
+	snprintf(warned, sizeof(warned), "%s", line);
+}
+
 static void test_read_write(void)
 {
 	char in[4096], anchor[4200], out[4096], outanchor[8192];
@@ -159,11 +171,11 @@ static void test_read_write(void)
 	load_truth(in);
 	TEST_CHECK(nranks == 5, "truth for %d ranks", nranks);
 	snprintf(anchor, sizeof(anchor), "%s/traces.otf2", in);
-	TEST_CHECK(trace_format_otf2.probe(in) && trace_format_otf2.probe(anchor), "probe");
-	TEST_CHECK(!trace_format_otf2.probe(tmpdir), "probe of a directory without an archive");
+	TEST_CHECK(OTF2->probe(in) && OTF2->probe(anchor), "probe");
+	TEST_CHECK(!OTF2->probe(tmpdir), "probe of a directory without an archive");
 
 	memset(&s, 0, sizeof(s));
-	if (trace_format_otf2.read(&p, 1, &s, err, sizeof(err))) {
+	if (OTF2->read(&p, 1, &s, err, sizeof(err))) {
 		TEST_CHECK(0, "read: %s", err);
 		return;
 	}
@@ -175,10 +187,13 @@ static void test_read_write(void)
 
 	snprintf(out, sizeof(out), "%s/out", tmpdir);
 	mkdir(out, 0755);
-	if (trace_format_otf2.write(&s, conv_true, &s, out, err, sizeof(err))) {
+	s.warn = collect_warning;
+	warned[0] = 0;
+	if (OTF2->write(&s, conv_true, &s, out, err, sizeof(err))) {
 		TEST_CHECK(0, "write: %s", err);
 	} else {
 		TEST_CHECK(trace_otf2_clamps(&s) == 0, "%" PRIu64 " clamps", trace_otf2_clamps(&s));
+		TEST_CHECK(!warned[0], "warning from a monotonic conversion: %s", warned);
 		TEST_CHECK(trace_otf2_clock_offsets_dropped(&s) == 12, "%" PRIu64 " ClockOffsets dropped",
 		      trace_otf2_clock_offsets_dropped(&s));
 		snprintf(outanchor, sizeof(outanchor), "%s/%s/traces.otf2", out,
@@ -197,34 +212,36 @@ static void test_read_write(void)
 			const char *op = outanchor;
 
 			memset(&s2, 0, sizeof(s2));
-			if (trace_format_otf2.read(&op, 1, &s2, err, sizeof(err))) {
+			if (OTF2->read(&op, 1, &s2, err, sizeof(err))) {
 				TEST_CHECK(0, "re-read: %s", err);
 			} else {
 				TEST_CHECK(check_pairs(&s2, 0, "output") == 500, "output messages");
-				trace_format_otf2.release(&s2);
+				OTF2->release(&s2);
 			}
 		}
 		/* writing again replaces the earlier result */
-		TEST_CHECK(trace_format_otf2.write(&s, conv_true, &s, out, err, sizeof(err)) == 0,
+		TEST_CHECK(OTF2->write(&s, conv_true, &s, out, err, sizeof(err)) == 0,
 		      "second write: %s", err);
 		TEST_CHECK(sh("ls -a %s | grep -q '^\\.'\"run1\"", out) != 0, "temporary left in %s", out);
 	}
 	/* a conversion that steps back: clamped, and the output still valid */
-	if (trace_format_otf2.write(&s, conv_saw, NULL, out, err, sizeof(err))) {
+	if (OTF2->write(&s, conv_saw, NULL, out, err, sizeof(err))) {
 		TEST_CHECK(0, "saw write: %s", err);
 	} else {
 		TEST_CHECK(trace_otf2_clamps(&s) > 0, "no clamps from a conversion that steps back");
+		TEST_CHECK(strstr(warned, "event times clamped to keep locations monotonic"),
+		           "no warning of the clamps: '%s'", warned);
 		TEST_CHECK(sh("otf2-print -Werror --silent %s >/dev/null 2>&1", outanchor) == 0,
 		      "otf2-print rejects the clamped output");
 	}
 	/* the input's own parent as output directory: refused, input intact */
-	TEST_CHECK(trace_format_otf2.write(&s, conv_id, NULL, tmpdir, err, sizeof(err)) < 0 &&
+	TEST_CHECK(OTF2->write(&s, conv_id, NULL, tmpdir, err, sizeof(err)) == HCLOCK_EINVAL &&
 	      strstr(err, "input"), "overwrite of the input: %s", err);
 	TEST_CHECK(access(anchor, R_OK) == 0, "input archive gone");
 	/* an unwritable output directory: an error, nothing else */
-	TEST_CHECK(trace_format_otf2.write(&s, conv_id, NULL, "/nonexistent/dir", err, sizeof(err)) < 0 &&
+	TEST_CHECK(OTF2->write(&s, conv_id, NULL, "/nonexistent/dir", err, sizeof(err)) == HCLOCK_EIO &&
 	      strstr(err, "/nonexistent/dir"), "missing out dir: %s", err);
-	trace_format_otf2.release(&s);
+	OTF2->release(&s);
 }
 
 /* other timer resolutions: the identity conversion gives back the same event times */
@@ -243,19 +260,19 @@ static void test_resolution(const char *res)
 		return;
 	}
 	memset(&s, 0, sizeof(s));
-	if (trace_format_otf2.read(&p, 1, &s, err, sizeof(err))) {
+	if (OTF2->read(&p, 1, &s, err, sizeof(err))) {
 		TEST_CHECK(0, "read res %s: %s", res, err);
 		return;
 	}
 	load_truth(in);
 	TEST_CHECK(check_pairs(&s, 1, res) == 100, "messages at resolution %s", res);
-	TEST_CHECK(trace_format_otf2.write(&s, conv_id, NULL, out, err, sizeof(err)) == 0, "write: %s",
+	TEST_CHECK(OTF2->write(&s, conv_id, NULL, out, err, sizeof(err)) == 0, "write: %s",
 	      err);
 	snprintf(a, sizeof(a), "%s/traces.otf2", in);
 	snprintf(b, sizeof(b), "%s/res%s/traces.otf2", out, res);
 	TEST_CHECK(sh("bash -c 'cmp -s <(otf2-print %s | tail -n +5) <(otf2-print %s | tail -n +5)'",
 	         a, b) == 0, "identity conversion changed events at resolution %s", res);
-	trace_format_otf2.release(&s);
+	OTF2->release(&s);
 }
 
 static void test_bad(void)
@@ -267,7 +284,7 @@ static void test_bad(void)
 	const char *missing = "/nonexistent/x.otf2";
 
 	memset(&s, 0, sizeof(s));
-	TEST_CHECK(trace_format_otf2.read(&missing, 1, &s, err, sizeof(err)) < 0 &&
+	TEST_CHECK(OTF2->read(&missing, 1, &s, err, sizeof(err)) == HCLOCK_EINVAL &&
 	      strstr(err, missing), "missing: %s", err);
 	snprintf(in, sizeof(in), "%s/run1", tmpdir);
 	snprintf(evt, sizeof(evt), "%s/traces/2.evt", in);
@@ -281,16 +298,17 @@ static void test_bad(void)
 		if (cut == 7)
 			sh("head -c 2000 /dev/urandom >> %s", evt);
 		memset(&s, 0, sizeof(s));
-		r = trace_format_otf2.read(&p, 1, &s, err, sizeof(err));
-		TEST_CHECK(r < 0 && strstr(err, "traces.otf2"), "cut %d: %s", cut, r ? err : "accepted");
+		r = OTF2->read(&p, 1, &s, err, sizeof(err));
+		TEST_CHECK(r == HCLOCK_EINVAL && strstr(err, "traces.otf2"), "cut %d: %d %s", cut, r,
+		           r ? err : "accepted");
 		if (r == 0)
-			trace_format_otf2.release(&s);
+			OTF2->release(&s);
 		sh("mv %s.orig %s", evt, evt);
 	}
 	/* a garbage anchor */
 	sh("cp %s/traces.otf2 %s/anchor.orig && head -c 40 /dev/urandom > %s/traces.otf2", in, in, in);
 	memset(&s, 0, sizeof(s));
-	TEST_CHECK(trace_format_otf2.read(&p, 1, &s, err, sizeof(err)) < 0, "garbage anchor accepted");
+	TEST_CHECK(OTF2->read(&p, 1, &s, err, sizeof(err)) == HCLOCK_EINVAL, "garbage anchor accepted");
 	sh("mv %s/anchor.orig %s/traces.otf2", in, in);
 }
 

@@ -210,7 +210,10 @@ def badinput(hclock, tmp):
     for args, want in (([tmp + "/nonexistent.csv", "--out", tmp + "/x"], "nonexistent.csv"),
                        ([tmp + "/x.csv", "--out", tmp + "/x", "--frobnicate"], "--frobnicate"),
                        ([tmp + "/x.csv", "--out", tmp + "/x", "--format", "xml"], "--format"),
-                       ([tmp + "/x.csv", "--out", tmp + "/x", "--segments", "60"], "--segments"),
+                       ([tmp + "/x.csv", "--out", tmp + "/x", "--segments", "60x"], "--segments"),
+                       ([tmp + "/x.csv", "--out", tmp + "/x", "--segments", "0"], "--segments"),
+                       ([tmp + "/x.csv", "--out", tmp + "/x", "--min-latency", "-1us"],
+                        "--min-latency"),
                        ([tmp + "/x.csv", "--out", tmp + "/x", "--mode", "lp"], "--mode"),
                        ([tmp + "/x.csv"], "--out")):
         p = run(hclock, args, expect_rc=None)
@@ -242,6 +245,22 @@ def options(hclock, tmp):
     r = json.loads(p.stdout)
     if any(n["inversions"] for n in r["nodes"]):
         fail("inversions with --min-latency")
+    # durations follow the one rule of every tool (src/util/parse.h): a bare number is seconds
+    for same in (["--min-latency", "2.5e-5"], ["--min-latency", "25000ns"],
+                 ["--min-latency", "0.025ms"]):
+        p2 = run(hclock, [d + "/in", "--out", d + "/o", "--format", "json"] + same)
+        if p2.stdout != p.stdout:
+            fail(f"{same} differs from --min-latency 25us")
+    # 25000 s: every message is too fast (read as ns, few would be)
+    p2 = run(hclock, [d + "/in", "--out", d + "/o", "--format", "json", "--min-latency", "25000"])
+    recvs = sum(line.startswith("recv,") for f in os.listdir(d + "/in")
+                for line in open(os.path.join(d, "in", f)))
+    if sum(n["too_fast"] for n in json.loads(p2.stdout)["nodes"]) != recvs:
+        fail(f"--min-latency 25000 (seconds): not all {recvs} messages too fast")
+    seg = [run(hclock, [d + "/in", "--out", d + "/o", "--format", "json", "--segments", v]).stdout
+           for v in ("1200", "20m", "1200s")]
+    if seg[0] != seg[1] or seg[0] != seg[2]:
+        fail("--segments 1200 is not 20 minutes")
     p = run(hclock, [d + "/in", "--out", d + "/o", "--reference", "zz"], expect_rc=1)
     if "zz" not in p.stderr:
         fail(f"unknown reference: {p.stderr!r}")

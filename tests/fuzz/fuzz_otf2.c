@@ -12,7 +12,10 @@
 
 #include <otf2/otf2.h>
 
+#include "align/format.h"
 #include "align/trace.h"
+
+#define OTF2 (trace_format_find("otf2")) /* the format under test, from the table */
 
 static char dir[] = "/tmp/fuzz_otf2.XXXXXX";
 static char *orig[6];
@@ -123,8 +126,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	put(which, data + 1, size - 1);
 	snprintf(anchor, sizeof(anchor), "%s/a/traces.otf2", dir);
 	memset(&set, 0, sizeof(set));
-	if (trace_format_otf2.read(&p, 1, &set, err, sizeof(err)) == 0)
-		trace_format_otf2.release(&set);
+	if (OTF2->read(&p, 1, &set, err, sizeof(err)) == 0)
+		OTF2->release(&set);
 	(void)out;
 	put(which, (const uint8_t *)orig[which], origlen[which]);
 	return 0;

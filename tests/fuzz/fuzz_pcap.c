@@ -9,7 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "align/format.h"
 #include "align/trace.h"
+
+#define PCAP (trace_format_find("pcap")) /* the format under test, from the table */
 
 static int put(char *path, const uint8_t *d, size_t n)
 {
@@ -39,10 +42,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (split > size)
 		split = size;
 	if (put(a, data, split) == 0 && put(b, data + split, size - split) == 0) {
-		(void)trace_format_pcap.probe(a);
+		(void)PCAP->probe(a);
 		memset(&set, 0, sizeof(set));
-		if (trace_format_pcap.read(paths, 2, &set, err, sizeof(err)) == 0)
-			trace_format_pcap.release(&set);
+		if (PCAP->read(paths, 2, &set, err, sizeof(err)) == 0)
+			PCAP->release(&set);
 	}
 	unlink(a);
 	unlink(b);

@@ -1,5 +1,5 @@
 /*
- * test_hull.c - unit tests of the hull numerics (src/align/hull.c, pair.c) on random data of
+ * test_hull.c - unit tests of the hull numerics (src/numerics/hull.c, pair.c) on random data of
  * known truth:
  *  - half hulls: every point on the right side of every edge, convex, sorted;
  *  - LP 5 and LP 6 against a brute force over every intersection of two constraints, to 1e-9
@@ -9,15 +9,14 @@
  *  - segments on a quadratic drift, and a garbage pass that must not crash.
  * Usage: test_hull [SEED]; every failure prints the seed.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "align/hull.h"
-#include "align/pair.h"
+#include "numerics/hull.h"
+#include "numerics/pair.h"
 
 static uint64_t rng;
 static unsigned long seed;

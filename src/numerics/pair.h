@@ -1,17 +1,29 @@
 /*
- * pair.h - the conversion function from one node's clock (X) to another's (Y), fitted to the
- * messages between them: the convex hull estimate with strict bounds, the fallback line when
- * the hulls intersect, piecewise continuous segments, or linear regression for comparison.
+ * pair.h - the conversion from one clock (X) to another (Y), fitted to the messages between
+ * them: the convex hull estimate with strict bounds (hull.h), the fallback line when the
+ * hulls intersect, piecewise continuous segments, or linear regression for comparison
+ * (Poirier, Roy, Dagenais, Sections 3.1 and 5).
  *
- * Knows points, not traces: the engine (align.c) gathers the points of one ordered pair.
+ * Points in, a conversion with bounds out: nothing here knows of traces, files or MPI. Times
+ * are absolute int64 ns of each clock (|t| < 2^62); pair_fit moves them to relative
+ * coordinates itself. A fit is read-only after pair_fit: any number of threads may call
+ * pair_eval on one fit, each pair_eval_next with its own cursor.
+ *
+ * For the online users to come (issues 10 and 11): pair_fit is batch and rewrites its input
+ * arrays in place (copy them to keep them); a learner that refits as ping-pongs arrive can
+ * pass the hull vertices plus the new points instead of every point (one segment's lines and
+ * bounds depend on its hulls only; segments and the weight need every point). A fit costs
+ * O(n) plus O(h log h) per segment. A one-line fit as a clock model (numerics/linreg.h,
+ * offset = Y - X = intercept_ns + slope (X - x0_ns)): x0_ns = xbase, slope = a1 - 1,
+ * intercept_ns = (ybase - xbase) + a0, the difference taken in int64 first.
  */
-#ifndef HCLOCK_ALIGN_PAIR_H
-#define HCLOCK_ALIGN_PAIR_H
+#ifndef HCLOCK_NUMERICS_PAIR_H
+#define HCLOCK_NUMERICS_PAIR_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "align/hull.h"
+#include "numerics/hull.h"
 
 enum pair_mode {
 	PAIR_MODE_HULL = 0,   /* Duda's bisector of the hull corridor, bounds by LP 6 */
@@ -43,13 +55,15 @@ struct pair_seg {
 };
 
 struct pair_fit {
-	int64_t xbase, ybase;     /* relative coordinates: x = t_X - xbase, y = t_Y - ybase */
+	int64_t xbase, ybase;     /* relative coordinates: x = t_X - xbase, y = t_Y - ybase, ns */
 	int quality;              /* enum pair_quality */
 	size_t nseg;
 	struct pair_seg *seg;
-	long double *kx, *ky;     /* segments: knots at segment midpoints, relative ns */
-	long double slope_max;    /* largest slope any valid conversion may have (propagation) */
-	double weight;            /* mean over the points of max(delta_minus, delta_plus), ns */
+	long double *kx, *ky;     /* segments: knots between segments, relative ns */
+	long double slope_max;    /* largest slope dY/dX any valid conversion may have, for
+	                             propagating bounds through a further hop (dimensionless) */
+	double weight;            /* mean over the points of max(delta_minus, delta_plus), ns;
+	                             INFINITY if unbounded */
 	size_t nup, ndown;        /* messages X->Y, Y->X */
 	size_t hull_points;       /* total hull vertices over segments */
 };
@@ -58,15 +72,18 @@ struct pair_fit {
  * Fit the conversion from X to Y. up: nu messages X->Y as (send on X, receive on Y), sorted by
  * x; down: nd messages Y->X as (receive on X, send on Y), sorted by x; absolute ns. The arrays
  * are rewritten in place to relative coordinates. Returns 0 (check f->quality; PAIR_UNBOUNDED
- * means no usable fit) or -ENOMEM. Free with pair_free.
+ * means no usable fit) or HCLOCK_ENOMEM (f then holds nothing to free). On success f owns
+ * memory that pair_free releases.
  */
 int pair_fit(struct pair_fit *f, struct hull_pt *up, size_t nu, struct hull_pt *down, size_t nd,
              const struct pair_opts *o);
 void pair_free(struct pair_fit *f);
 
 /*
- * Convert X time x + xf (ns, xf a fraction or small offset) to Y time *y + *yf, and give the
- * bounds: the true Y time lies in [*y + *yf - *dminus, *y + *yf + *dplus]. O(log h).
+ * Convert X time x + xf (x absolute ns, xf a fraction or small offset in ns) to Y time
+ * *y + *yf (absolute ns plus a long double remainder), and give the bounds (ns): the true Y
+ * time lies in [*y + *yf - *dminus, *y + *yf + *dplus] (strict for PAIR_HULL; for other
+ * qualities see enum pair_quality; INFINITY without a fit). O(log h).
  */
 void pair_eval(const struct pair_fit *f, int64_t x, long double xf, int64_t *y, long double *yf,
                long double *dminus, long double *dplus);
@@ -88,6 +105,7 @@ struct pair_cursor {
 void pair_eval_next(const struct pair_fit *f, struct pair_cursor *cur, int64_t x, long double xf,
                     int64_t *y, long double *yf, long double *dminus, long double *dplus);
 
+/* "hull", "fallback", "segments", "regression", "unbounded" (static strings; "?" otherwise). */
 const char *pair_quality_name(int q);
 
 #endif

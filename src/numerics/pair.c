@@ -1,18 +1,18 @@
 /*
- * pair.c - fit the conversion X -> Y for one ordered pair of nodes (Section 3.1, Section 5).
+ * pair.c - fit the conversion X -> Y for one ordered pair of clocks (Section 3.1, Section 5).
  *
  * One line when it fits; when the hulls intersect (non-linear clocks) either the fallback line
  * (the line whose worst violation of the corridor is smallest: halfway across the widest gap,
  * our reading of the "fallback mode" Ashton suggests, Section 5) or, with segments, intervals
- * that each fit a line, joined continuously by linear interpolation between the segment
- * estimates taken at the segment midpoints.
+ * that each fit a line, joined continuously: straight between knots placed halfway between
+ * neighbouring segments, at the mean of their two estimates there.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "align/pair.h"
+#include "hclock_api.h"
+#include "numerics/pair.h"
 
 const char *pair_quality_name(int q)
 {
@@ -42,7 +42,7 @@ static void seg_free(struct pair_seg *s)
 	s->lo = s->hi = NULL;
 }
 
-/* fit one segment from its up and down points; returns 0 or -ENOMEM */
+/* fit one segment from its up and down points; returns 0 or HCLOCK_ENOMEM */
 static int seg_fit(struct pair_seg *s, const struct hull_pt *up, size_t nu,
                    const struct hull_pt *down, size_t nd, int mode)
 {
@@ -56,8 +56,7 @@ static int seg_fit(struct pair_seg *s, const struct hull_pt *up, size_t nu,
 		goto nomem;
 	nlo = hull_lower(up, nu, s->lo);
 	nhi = hull_upper(down, nd, s->hi);
-	if (corridor_init(&s->cor, s->lo, nlo, s->hi, nhi) == -ENOMEM)
-		goto nomem;
+	corridor_init(&s->cor, s->lo, nlo, s->hi, nhi);
 	s->x0 = INT64_MAX;
 	s->x1 = INT64_MIN;
 	if (nu) {
@@ -96,7 +95,7 @@ static int seg_fit(struct pair_seg *s, const struct hull_pt *up, size_t nu,
 	return 0;
 nomem:
 	seg_free(s);
-	return -ENOMEM;
+	return HCLOCK_ENOMEM;
 }
 
 struct ctx {
@@ -123,7 +122,7 @@ static int span_status(const struct ctx *c, size_t s, size_t e, size_t n)
 	int st;
 
 	if (fit_span(c, s, e, n, &seg))
-		return -ENOMEM;
+		return HCLOCK_ENOMEM;
 	st = seg.cor.status;
 	seg_free(&seg);
 	return st;
@@ -148,7 +147,7 @@ static int auto_cuts(const struct ctx *c, const size_t *pos, size_t m, size_t n,
 		for (;;) {
 			b = a + step < m ? a + step : m;
 			st = span_status(c, pos[a], pos[b], n);
-			if (st == -ENOMEM)
+			if (st == HCLOCK_ENOMEM)
 				return st;
 			if (st != CORRIDOR_UNBOUNDED || b == m)
 				break;
@@ -164,7 +163,7 @@ static int auto_cuts(const struct ctx *c, const size_t *pos, size_t m, size_t n,
 		while (good < m) {
 			size_t t = a + 2 * (good - a) < m ? a + 2 * (good - a) : m;
 			st = span_status(c, pos[a], pos[t], n);
-			if (st == -ENOMEM)
+			if (st == HCLOCK_ENOMEM)
 				return st;
 			if (st != CORRIDOR_OK) {
 				bad = t;
@@ -175,7 +174,7 @@ static int auto_cuts(const struct ctx *c, const size_t *pos, size_t m, size_t n,
 		while (bad <= m && bad - good > 1) {
 			size_t t = good + (bad - good) / 2;
 			st = span_status(c, pos[a], pos[t], n);
-			if (st == -ENOMEM)
+			if (st == HCLOCK_ENOMEM)
 				return st;
 			if (st == CORRIDOR_OK)
 				good = t;
@@ -202,93 +201,88 @@ static void fixed_cuts(const int64_t *all, const size_t *pos, size_t m, int64_t 
 	}
 }
 
-int pair_fit(struct pair_fit *f, struct hull_pt *up, size_t nu, struct hull_pt *down, size_t nd,
-             const struct pair_opts *o)
+/* move the points to coordinates relative to the first one: differences fit an int64 */
+static void to_relative(struct pair_fit *f, struct hull_pt *up, size_t nu, struct hull_pt *down,
+                        size_t nd)
 {
-	size_t n = nu + nd, m = 0, ncut = 0, i, j, k;
-	int64_t *all = NULL;
-	size_t *pos = NULL, *cut = NULL;
-	struct ctx c;
-	int err = -ENOMEM;
+	const struct hull_pt *first = !nd || (nu && up[0].x <= down[0].x) ? &up[0] : &down[0];
 
-	memset(f, 0, sizeof(*f));
-	f->nup = nu;
-	f->ndown = nd;
-	f->quality = PAIR_UNBOUNDED;
-	f->weight = INFINITY;
-	if (!n)
-		return 0;
-	if (!nd || (nu && up[0].x <= down[0].x)) {
-		f->xbase = up[0].x;
-		f->ybase = up[0].y;
-	} else {
-		f->xbase = down[0].x;
-		f->ybase = down[0].y;
-	}
-	for (i = 0; i < nu; i++) {
+	f->xbase = first->x;
+	f->ybase = first->y;
+	for (size_t i = 0; i < nu; i++) {
 		up[i].x -= f->xbase;
 		up[i].y -= f->ybase;
 	}
-	for (i = 0; i < nd; i++) {
+	for (size_t i = 0; i < nd; i++) {
 		down[i].x -= f->xbase;
 		down[i].y -= f->ybase;
 	}
+}
 
-	all = malloc(n * sizeof(*all));
-	pos = malloc((n + 1) * sizeof(*pos));
-	cut = malloc((n + 1) * sizeof(*cut));
-	if (!all || !pos || !cut)
-		goto out;
-	for (i = j = k = 0; k < n; k++)
+/* the x of every point, merged in order (all[n]), and the index of each distinct x in all
+ * (pos[m], pos[m] = n); returns m */
+static size_t merge_x(const struct hull_pt *up, size_t nu, const struct hull_pt *down, size_t nd,
+                      int64_t *all, size_t *pos)
+{
+	size_t n = nu + nd, m = 0, i = 0, j = 0;
+
+	for (size_t k = 0; k < n; k++)
 		all[k] = (j >= nd || (i < nu && up[i].x <= down[j].x)) ? up[i++].x : down[j++].x;
-	for (k = 0; k < n; k++)
+	for (size_t k = 0; k < n; k++)
 		if (k == 0 || all[k] != all[k - 1])
 			pos[m++] = k;
 	pos[m] = n;
-	c = (struct ctx){up, down, nu, nd, all, o->mode};
+	return m;
+}
 
-	if (o->segments == PAIR_SEGMENTS_AUTO) {
-		/* one line if it fits; split only when the hulls intersect */
-		int st = span_status(&c, 0, n, n);
-		if (st == -ENOMEM)
-			goto out;
-		if (st == CORRIDOR_INTERSECT) {
-			size_t *half = malloc((2 * n + 2) * sizeof(*half)), nh = 0;
-			if (!half || auto_cuts(&c, pos, m, n, cut, &ncut)) {
-				free(half);
-				goto out;
-			}
-			/* the greedy spans are maximal: barely feasible at their ends. Halves of a
-			 * feasible span stay feasible and leave the joints room */
-			for (k = 0; k < ncut; k++) {
-				size_t b = k + 1 < ncut ? cut[k + 1] : m;
-				half[nh++] = cut[k];
-				if (b - cut[k] >= 2)
-					half[nh++] = cut[k] + (b - cut[k]) / 2;
-			}
-			free(cut);
-			cut = half;
-			ncut = nh;
-		} else {
-			cut[ncut++] = 0;
-		}
-	} else if (o->segments > 0) {
-		fixed_cuts(all, pos, m, o->segments, cut, &ncut);
-	} else {
-		cut[ncut++] = 0;
+/* --segments auto: one line if it fits, else the greedy maximal spans, each halved (the
+ * spans are barely feasible at their ends; halves of a feasible span stay feasible and leave
+ * the joints room). *cut (n + 1 entries) may be replaced by a larger array. */
+static int cuts_auto(const struct ctx *c, const size_t *pos, size_t m, size_t n, size_t **cut,
+                     size_t *ncut)
+{
+	size_t *half, nh = 0, *cu = *cut;
+	int st = span_status(c, 0, n, n);
+
+	*ncut = 0;
+	if (st == HCLOCK_ENOMEM)
+		return st;
+	if (st != CORRIDOR_INTERSECT) {
+		cu[(*ncut)++] = 0;
+		return 0;
 	}
+	half = malloc((2 * n + 2) * sizeof(*half));
+	if (!half || auto_cuts(c, pos, m, n, cu, ncut)) {
+		free(half);
+		return HCLOCK_ENOMEM;
+	}
+	for (size_t k = 0; k < *ncut; k++) {
+		size_t b = k + 1 < *ncut ? cu[k + 1] : m;
+		half[nh++] = cu[k];
+		if (b - cu[k] >= 2)
+			half[nh++] = cu[k] + (b - cu[k]) / 2;
+	}
+	free(cu);
+	*cut = half;
+	*ncut = nh;
+	return 0;
+}
 
+/* fit every segment between cuts; a segment too short to bound the slopes joins a
+ * neighbour. cut[] is edited along. */
+static int fit_segments(struct pair_fit *f, const struct ctx *c, const size_t *pos, size_t *cut,
+                        size_t ncut, size_t n)
+{
 	f->seg = calloc(ncut, sizeof(*f->seg));
 	if (!f->seg)
-		goto out;
-	for (k = 0; k < ncut; k++) {
+		return HCLOCK_ENOMEM;
+	for (size_t k = 0; k < ncut; k++) {
 		size_t e = k + 1 < ncut ? pos[cut[k + 1]] : n;
-		if (fit_span(&c, pos[cut[k]], e, n, &f->seg[k]))
-			goto out;
+		if (fit_span(c, pos[cut[k]], e, n, &f->seg[k]))
+			return HCLOCK_ENOMEM;
 		f->nseg++;
 	}
-	/* a segment too short to bound the slopes joins a neighbour */
-	for (k = 0; f->nseg > 1 && k < f->nseg;) {
+	for (size_t k = 0; f->nseg > 1 && k < f->nseg;) {
 		size_t a, b, e;
 		if (f->seg[k].cor.status != CORRIDOR_UNBOUNDED) {
 			k++;
@@ -302,18 +296,23 @@ int pair_fit(struct pair_fit *f, struct hull_pt *up, size_t nu, struct hull_pt *
 		memmove(&f->seg[b], &f->seg[b + 1], (f->nseg - b - 1) * sizeof(*f->seg));
 		memmove(&cut[b], &cut[b + 1], (f->nseg - b - 1) * sizeof(*cut));
 		f->nseg--;
-		if (fit_span(&c, pos[cut[a]], e, n, &f->seg[a])) {
+		if (fit_span(c, pos[cut[a]], e, n, &f->seg[a])) {
 			/* keep the array consistent for pair_free */
 			memmove(&f->seg[a], &f->seg[a + 1], (f->nseg - a - 1) * sizeof(*f->seg));
 			f->nseg--;
-			goto out;
+			return HCLOCK_ENOMEM;
 		}
 		k = a;
 	}
+	return 0;
+}
 
+/* the largest valid slope, the knots joining segments, and the quality */
+static int finish(struct pair_fit *f, int mode)
+{
 	f->slope_max = 0;
 	f->hull_points = 0;
-	for (k = 0; k < f->nseg; k++) {
+	for (size_t k = 0; k < f->nseg; k++) {
 		const struct pair_seg *s = &f->seg[k];
 		long double sl = s->cor.status == CORRIDOR_OK ? s->cor.cmax.a1 : s->est.a1;
 		if (sl > f->slope_max)
@@ -325,10 +324,10 @@ int pair_fit(struct pair_fit *f, struct hull_pt *up, size_t nu, struct hull_pt *
 		f->kx = malloc(nk * sizeof(*f->kx));
 		f->ky = malloc(nk * sizeof(*f->ky));
 		if (!f->kx || !f->ky)
-			goto out;
+			return HCLOCK_ENOMEM;
 		/* knot k between segments k and k+1: halfway between their points, at the mean of
 		 * both estimates there */
-		for (k = 0; k < nk; k++) {
+		for (size_t k = 0; k < nk; k++) {
 			f->kx[k] = ((long double)f->seg[k].x1 + (long double)f->seg[k + 1].x0) / 2;
 			f->ky[k] = (line_at(f->seg[k].est, f->kx[k]) +
 			            line_at(f->seg[k + 1].est, f->kx[k])) / 2;
@@ -341,23 +340,65 @@ int pair_fit(struct pair_fit *f, struct hull_pt *up, size_t nu, struct hull_pt *
 		f->quality = PAIR_SEGMENTS;
 	} else if (f->seg[0].cor.status == CORRIDOR_UNBOUNDED) {
 		f->quality = PAIR_UNBOUNDED;
-	} else if (o->mode == PAIR_MODE_REGRESSION) {
+	} else if (mode == PAIR_MODE_REGRESSION) {
 		f->quality = PAIR_REGRESSION;
 	} else {
 		f->quality = f->seg[0].cor.status == CORRIDOR_OK ? PAIR_HULL : PAIR_FALLBACK;
 	}
+	return 0;
+}
 
-	if (f->quality != PAIR_UNBOUNDED) {
-		struct pair_cursor cur = PAIR_CURSOR_INIT;
-		long double sum = 0;
-		for (k = 0; k < n; k++) {
-			int64_t y;
-			long double yf, dm, dp;
-			pair_eval_next(f, &cur, all[k] + f->xbase, 0, &y, &yf, &dm, &dp);
-			sum += dm > dp ? dm : dp;
-		}
-		f->weight = (double)(sum / n);
+/* the mean bound over the points: the weight of this pair in path selection */
+static double mean_bound(const struct pair_fit *f, const int64_t *all, size_t n)
+{
+	struct pair_cursor cur = PAIR_CURSOR_INIT;
+	long double sum = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		int64_t y;
+		long double yf, dm, dp;
+		pair_eval_next(f, &cur, all[k] + f->xbase, 0, &y, &yf, &dm, &dp);
+		sum += dm > dp ? dm : dp;
 	}
+	return (double)(sum / n);
+}
+
+int pair_fit(struct pair_fit *f, struct hull_pt *up, size_t nu, struct hull_pt *down, size_t nd,
+             const struct pair_opts *o)
+{
+	size_t n = nu + nd, m, ncut = 0;
+	int64_t *all = NULL;
+	size_t *pos = NULL, *cut = NULL;
+	struct ctx c;
+	int err = HCLOCK_ENOMEM;
+
+	memset(f, 0, sizeof(*f));
+	f->nup = nu;
+	f->ndown = nd;
+	f->quality = PAIR_UNBOUNDED;
+	f->weight = INFINITY;
+	if (!n)
+		return 0;
+	to_relative(f, up, nu, down, nd);
+	all = malloc(n * sizeof(*all));
+	pos = malloc((n + 1) * sizeof(*pos));
+	cut = malloc((n + 1) * sizeof(*cut));
+	if (!all || !pos || !cut)
+		goto out;
+	m = merge_x(up, nu, down, nd, all, pos);
+	c = (struct ctx){up, down, nu, nd, all, o->mode};
+	if (o->segments == PAIR_SEGMENTS_AUTO) {
+		if (cuts_auto(&c, pos, m, n, &cut, &ncut))
+			goto out;
+	} else if (o->segments > 0) {
+		fixed_cuts(all, pos, m, o->segments, cut, &ncut);
+	} else {
+		cut[ncut++] = 0;
+	}
+	if (fit_segments(f, &c, pos, cut, ncut, n) || finish(f, o->mode))
+		goto out;
+	if (f->quality != PAIR_UNBOUNDED)
+		f->weight = mean_bound(f, all, n);
 	err = 0;
 out:
 	free(all);

@@ -15,11 +15,9 @@
  * maximum is at the slope of the lower-hull edge spanning x (the hull itself); the constrained
  * one is that slope clamped to [a1min, a1max]. Symmetrically for the minimum with L.
  */
-#include <errno.h>
 #include <math.h>
-#include <stdlib.h>
 
-#include "align/hull.h"
+#include "numerics/hull.h"
 
 __extension__ typedef __int128 i128;
 
@@ -110,12 +108,6 @@ static inline long double lower_env(const struct corridor *c, long double a1)
 	return (long double)v->y - a1 * (long double)v->x;
 }
 
-static int cmp_ld(const void *a, const void *b)
-{
-	long double x = *(const long double *)a, y = *(const long double *)b;
-	return (x > y) - (x < y);
-}
-
 /* the line through the supporting vertices of both hulls active on the open interval around
  * probe: where U and L cross inside that interval */
 static struct line crossing(const struct corridor *c, long double probe)
@@ -138,11 +130,43 @@ static long double probe_between(long double a, long double b)
 	return a + (b - a) / 2;
 }
 
+/*
+ * The breakpoints of G in increasing order, without sorting: the edge slopes of a lower hull
+ * increase along it and those of an upper hull decrease, so the two lists only need merging.
+ */
+struct breaks {
+	const struct corridor *c;
+	size_t i; /* next lower-hull edge */
+	size_t j; /* upper-hull edges taken, from the last one backwards */
+};
+
+static int next_break(struct breaks *w, long double *b)
+{
+	const struct corridor *c = w->c;
+	int lo = w->i + 1 < c->nlo, hi = w->j + 1 < c->nhi;
+	long double sl = lo ? edge_slope(c->lo, w->i) : 0;
+	long double sh = hi ? edge_slope(c->hi, c->nhi - 2 - w->j) : 0;
+
+	if (!lo && !hi)
+		return 0;
+	if (lo && (!hi || sl <= sh)) {
+		*b = sl;
+		w->i++;
+	} else {
+		*b = sh;
+		w->j++;
+	}
+	return 1;
+}
+
 int corridor_init(struct corridor *c, const struct hull_pt *lo, size_t nlo,
                   const struct hull_pt *hi, size_t nhi)
 {
-	long double *b, gmax = -INFINITY;
-	size_t nb = 0, ibest = 0, first = (size_t)-1, last = 0;
+	struct breaks w = {c, 0, 0};
+	long double b, gmax = -INFINITY, best = 0, prev = -INFINITY;
+	long double before_first = 0, first = 0, last = 0, after_last = INFINITY;
+	size_t i = 0, ilast = 0;
+	int feasible = 0;
 
 	c->lo = lo;
 	c->nlo = nlo;
@@ -150,42 +174,38 @@ int corridor_init(struct corridor *c, const struct hull_pt *lo, size_t nlo,
 	c->nhi = nhi;
 	c->gap = 0;
 	c->status = CORRIDOR_UNBOUNDED;
-	/* G must fall to -inf on both sides, otherwise slopes are unbounded */
+	/* G must fall to -inf on both sides, otherwise slopes are unbounded; then there is at
+	 * least one breakpoint (one vertex per hull cannot satisfy both conditions) */
 	if (!nlo || !nhi || hi[nhi - 1].x <= lo[0].x || hi[0].x >= lo[nlo - 1].x)
 		return c->status;
-
-	b = malloc((nlo + nhi) * sizeof(*b));
-	if (!b)
-		return c->status = -ENOMEM;
-	for (size_t k = 0; k + 1 < nlo; k++)
-		b[nb++] = edge_slope(lo, k);
-	for (size_t k = 0; k + 1 < nhi; k++)
-		b[nb++] = edge_slope(hi, k);
-	qsort(b, nb, sizeof(*b), cmp_ld);
-	/* the maximum of a concave piecewise linear function is at a breakpoint */
-	for (size_t i = 0; i < nb; i++) {
-		long double g = upper_env(c, b[i]) - lower_env(c, b[i]);
+	/* the maximum of a concave piecewise linear function is at a breakpoint; G >= 0 on
+	 * the range of valid slopes, from breakpoint first to breakpoint last */
+	for (; next_break(&w, &b); prev = b, i++) {
+		long double g = upper_env(c, b) - lower_env(c, b);
 		if (g > gmax) {
 			gmax = g;
-			ibest = i;
+			best = b;
 		}
+		if (feasible && i == ilast + 1)
+			after_last = b;
 		if (g >= 0) {
-			if (first == (size_t)-1)
-				first = i;
-			last = i;
+			if (!feasible) {
+				before_first = prev;
+				first = b;
+			}
+			feasible = 1;
+			ilast = i;
+			last = b;
+			after_last = INFINITY;
 		}
 	}
-	/* nb >= 1 here: the tail conditions cannot hold with one vertex per hull */
-	c->center.a1 = b[ibest];
-	c->center.a0 = (upper_env(c, b[ibest]) + lower_env(c, b[ibest])) / 2;
+	c->center.a1 = best;
+	c->center.a0 = (upper_env(c, best) + lower_env(c, best)) / 2;
 	c->gap = gmax;
-	if (gmax < 0) {
-		free(b);
+	if (gmax < 0)
 		return c->status = CORRIDOR_INTERSECT;
-	}
-	c->cmin = crossing(c, probe_between(first ? b[first - 1] : -INFINITY, b[first]));
-	c->cmax = crossing(c, probe_between(b[last], last + 1 < nb ? b[last + 1] : INFINITY));
-	free(b);
+	c->cmin = crossing(c, probe_between(before_first, first));
+	c->cmax = crossing(c, probe_between(last, after_last));
 	return c->status = CORRIDOR_OK;
 }
 
