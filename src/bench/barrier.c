@@ -6,18 +6,23 @@
  */
 #include "bench/scheme.h"
 
+static int barrier_before(struct bench_scheme *s, MPI_Comm comm)
+{
+	(void)s;
+	return MPI_Barrier(comm);
+}
+
 static int barrier_measure(struct bench_scheme *s, const struct bench_params *p,
                            struct bench_buf *b, struct bench_series *out)
 {
-	(void)s;
-	return scheme_local_batches(p, b, out, MPI_Barrier);
+	return scheme_local_batches(s, p, b, out, barrier_before);
 }
 
-static const struct scheme_ops barrier_ops = {
-	.name = "barrier", .measure = barrier_measure, .destroy = NULL,
+const struct scheme_type scheme_barrier = {
+	.name = "barrier",
+	.args = "",
+	.help = "MPI_Barrier before every repetition (OSU, IMB)",
+	.common_start = 0,
+	.create = scheme_create_plain,
+	.measure = barrier_measure,
 };
-
-int scheme_barrier_create(struct bench_scheme **out)
-{
-	return scheme_new(&barrier_ops, out);
-}

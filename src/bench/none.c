@@ -7,15 +7,14 @@
 static int none_measure(struct bench_scheme *s, const struct bench_params *p,
                         struct bench_buf *b, struct bench_series *out)
 {
-	(void)s;
-	return scheme_local_batches(p, b, out, NULL);
+	return scheme_local_batches(s, p, b, out, NULL);
 }
 
-static const struct scheme_ops none_ops = {
-	.name = "none", .measure = none_measure, .destroy = NULL,
+const struct scheme_type scheme_none = {
+	.name = "none",
+	.args = "",
+	.help = "back to back; calls may overlap across processes",
+	.common_start = 0,
+	.create = scheme_create_plain,
+	.measure = none_measure,
 };
-
-int scheme_none_create(struct bench_scheme **out)
-{
-	return scheme_new(&none_ops, out);
-}

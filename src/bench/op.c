@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "bench/op.h"
+#include "hclock_api.h"
+#include "util/err.h"
 
 #define GARBAGE 0xEE
 
@@ -466,16 +468,40 @@ const struct bench_op *bench_op_find(const char *name)
 	return NULL;
 }
 
+int bench_op_lookup(const char *name, const struct bench_op **out)
+{
+	*out = bench_op_find(name);
+	if (!*out)
+		return err_set(HCLOCK_EINVAL, "unknown operation '%s'; expected one of: %s", name,
+		               bench_op_names());
+	return 0;
+}
+
+size_t bench_op_count(void)
+{
+	return NOPS;
+}
+
+const struct bench_op *bench_op_at(size_t i)
+{
+	return i < NOPS ? &ops[i] : NULL;
+}
+
+const char *bench_op_names_where(unsigned all_of, unsigned none_of, char *buf, size_t len)
+{
+	size_t off = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < NOPS && off < len; i++)
+		if ((ops[i].flags & all_of) == all_of && !(ops[i].flags & none_of))
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
+			                        ops[i].name);
+	return buf;
+}
+
 const char *bench_op_names(void)
 {
 	static char buf[512];
-	if (!buf[0]) {
-		size_t off = 0;
-		for (size_t i = 0; i < NOPS; i++)
-			off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? ", " : "",
-			                        ops[i].name);
-	}
-	return buf;
+	return buf[0] ? buf : bench_op_names_where(0, 0, buf, sizeof(buf));
 }
 
 /* ---- buffers ------------------------------------------------------------------------ */

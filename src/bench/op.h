@@ -55,8 +55,16 @@ struct bench_buf {
 
 /* The operation called name, or NULL. */
 const struct bench_op *bench_op_find(const char *name);
-/* All operation names separated by ", " (static storage). */
+/* The same as a library call: 0, or HCLOCK_EINVAL with hclock_last_error() naming the
+ * unknown name and listing the valid ones. */
+int bench_op_lookup(const char *name, const struct bench_op **out);
+/* All operation names in table order, separated by ", " (static storage). */
 const char *bench_op_names(void);
+/* The names of the operations that have every flag of all_of and none of none_of, in buf. */
+const char *bench_op_names_where(unsigned all_of, unsigned none_of, char *buf, size_t len);
+/* The table: entry i (0 <= i < bench_op_count()). */
+size_t bench_op_count(void);
+const struct bench_op *bench_op_at(size_t i);
 
 /*
  * Check that op can run with message size bytes on nprocs ranks and that the buffers fit in

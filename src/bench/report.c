@@ -43,8 +43,8 @@ void report_table(FILE *f, const struct bench_report *r)
 	fprintf(f, "hclock bench: %d processes, sync %s, MPI_Bcast latency %.2f us, slack factor "
 	        "%g, time slice %g s\n", r->nprocs, r->sync, r->bcast_latency_s * 1e6,
 	        r->slack_factor, r->time_slice_s);
-	fprintf(f, "latency = last exit - common start (window, roundtime) or - first entry "
-	        "(barrier, none), global clock; osu = mean of local times; us\n");
+	fprintf(f, "latency = last exit - common start (%s) or - first entry (%s), global "
+	        "clock; osu = mean of local times; us\n", r->common_schemes, r->local_schemes);
 	fprintf(f, "%-9s %-22s %9s %8s %7s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "scheme", "op",
 	        "size", "valid", "invalid", "median", "ci95_lo", "ci95_hi", "mean", "min", "p90",
 	        "p99", "std", "osu_mean");

@@ -26,6 +26,8 @@ struct bench_row {
 
 struct bench_report {
 	const char *schemes;  /* as given: "roundtime" or "barrier,roundtime" */
+	const char *common_schemes; /* the schemes with a common start ("window, roundtime") */
+	const char *local_schemes;  /* those without ("barrier, none") */
 	const char *sync;     /* canonical sync spec */
 	int nprocs;
 	int root, in_place;

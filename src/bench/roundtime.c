@@ -8,11 +8,20 @@
  * repetition counts, its latency (last exit minus the common start), and whether to stop.
  * The repetitions therefore never overlap, and no barrier is involved.
  * Beyond Alg. 5, the slack adapts to late rounds (struct bench_slack) so that a loaded or
- * oversubscribed machine does not make every round late.
+ * oversubscribed machine does not make every round late; "roundtime/fixed" keeps it at
+ * B x the latency, as Alg. 5 has it.
  */
+#include <stdlib.h>
 #include <time.h>
 
 #include "bench/scheme.h"
+#include "hclock_api.h"
+#include "util/err.h"
+
+struct roundtime {
+	struct bench_scheme base;
+	int fixed; /* 1: the slack never adapts */
+};
 
 /*
  * Test builds define HCLOCK_BENCH_FORCE_LATE=N: the last rank then sleeps the slack plus
@@ -41,13 +50,14 @@ static void force_late(const struct bench_params *p, size_t round, int64_t slack
 static int roundtime_measure(struct bench_scheme *s, const struct bench_params *p,
                              struct bench_buf *b, struct bench_series *out)
 {
-	(void)s;
+	const struct roundtime *r = container_of(s, struct roundtime, base);
 	struct bench_stop stop;
 	int rc = scheme_warmup(p, b), nomem = 0;
 	if (rc != MPI_SUCCESS)
 		return rc;
 	struct bench_slack slack;
-	slack_init(&slack, scheme_slack_ns(p), p->time_slice_ns / 10);
+	int64_t base = scheme_slack_ns(p);
+	slack_init(&slack, base, r->fixed ? base : p->time_slice_ns / 10);
 	stop_begin(&stop, p);
 	for (int done = 0; !done;) {
 		int64_t common, late, t0, t1, inv, first, last;
@@ -74,11 +84,32 @@ static int roundtime_measure(struct bench_scheme *s, const struct bench_params *
 	return rc;
 }
 
-static const struct scheme_ops roundtime_ops = {
-	.name = "roundtime", .measure = roundtime_measure, .destroy = NULL,
-};
-
-int scheme_roundtime_create(struct bench_scheme **out)
+static int roundtime_create(const struct scheme_type *t, const char *args,
+                            struct bench_scheme **out)
 {
-	return scheme_new(&roundtime_ops, out);
+	struct scheme_arg a;
+	int fixed = 0;
+	while (scheme_arg_next(&args, &a)) {
+		if (scheme_arg_is(&a, "fixed") && !a.val)
+			fixed = 1;
+		else
+			return scheme_arg_bad(t, &a, "unknown");
+	}
+	struct roundtime *r = calloc(1, sizeof(*r));
+	if (!r)
+		return err_set(HCLOCK_ENOMEM, "out of memory for scheme %s", t->name);
+	r->base.type = t;
+	r->fixed = fixed;
+	*out = &r->base;
+	return 0;
 }
+
+const struct scheme_type scheme_roundtime = {
+	.name = "roundtime",
+	.args = "[/fixed]",
+	.help = "Round-Time (Alg. 5), a start time broadcast before every repetition; "
+	        "fixed: the start slack never adapts",
+	.common_start = 1,
+	.create = roundtime_create,
+	.measure = roundtime_measure,
+};

@@ -1,52 +1,141 @@
 /* scheme.c - the scheme family's factory and what the schemes share: the series of
  * repetitions, the stop rule, agreeing on flags, warm-up, and the MPI_Bcast latency. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/scheme.h"
+#include "hclock_api.h"
+#include "util/err.h"
 
-int bench_scheme_create(const char *name, struct bench_scheme **out)
+/*
+ * The schemes, in the order --help and the error lines list them. Adding one: a file that
+ * defines const struct scheme_type scheme_NAME, and one X(NAME) line here.
+ */
+#define SCHEMES(X) \
+	X(barrier)     \
+	X(none)        \
+	X(window)      \
+	X(roundtime)
+
+#define DECLARE(n) extern const struct scheme_type scheme_##n;
+SCHEMES(DECLARE)
+#define ENTRY(n) &scheme_##n,
+static const struct scheme_type *const types[] = {SCHEMES(ENTRY)};
+
+size_t bench_scheme_count(void)
+{
+	return ARRAY_SIZE(types);
+}
+
+const struct scheme_type *bench_scheme_type(size_t i)
+{
+	return i < ARRAY_SIZE(types) ? types[i] : NULL;
+}
+
+const char *bench_scheme_names(int common)
+{
+	static char buf[3][256];
+	char *b = buf[common < 0 ? 2 : !!common];
+	if (!b[0]) {
+		size_t off = 0;
+		for (size_t i = 0; i < ARRAY_SIZE(types); i++)
+			if (common < 0 || types[i]->common_start == !!common)
+				off += (size_t)snprintf(b + off, sizeof(buf[0]) - off, "%s%s",
+				                        off ? ", " : "", types[i]->name);
+	}
+	return b;
+}
+
+int bench_scheme_create(const char *spec, struct bench_scheme **out)
 {
 	*out = NULL;
-	if (!strcmp(name, "barrier"))
-		return scheme_barrier_create(out);
-	if (!strcmp(name, "none"))
-		return scheme_none_create(out);
-	if (!strcmp(name, "window"))
-		return scheme_window_create(out);
-	if (!strcmp(name, "roundtime"))
-		return scheme_roundtime_create(out);
-	return -1;
-}
-
-const char *bench_scheme_names(void)
-{
-	return "barrier, none, window, roundtime";
-}
-
-int scheme_new(const struct scheme_ops *ops, struct bench_scheme **out)
-{
-	struct bench_scheme *s = calloc(1, sizeof(*s));
-	if (!s)
-		return -1;
-	s->ops = ops;
-	*out = s;
-	return 0;
+	size_t n = strcspn(spec, "/");
+	for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
+		if (strlen(types[i]->name) != n || strncmp(types[i]->name, spec, n))
+			continue;
+		int rc = types[i]->create(types[i], spec + n, out);
+		if (rc)
+			return rc;
+		if (!((*out)->spec = strdup(spec))) {
+			bench_scheme_free(*out);
+			*out = NULL;
+			return err_set(HCLOCK_ENOMEM, "out of memory for scheme %s", spec);
+		}
+		return 0;
+	}
+	return err_set(HCLOCK_EINVAL, "unknown scheme '%.*s'; expected one of: %s", (int)n, spec,
+	               bench_scheme_names(-1));
 }
 
 void bench_scheme_free(struct bench_scheme *s)
 {
 	if (!s)
 		return;
-	if (s->ops->destroy)
-		s->ops->destroy(s);
+	free(s->spec);
+	if (s->type->destroy)
+		s->type->destroy(s);
 	else
 		free(s);
 }
 
-const char *bench_scheme_name(const struct bench_scheme *s)
+const char *bench_scheme_spec(const struct bench_scheme *s)
 {
-	return s->ops->name;
+	return s->spec ? s->spec : s->type->name;
+}
+
+int bench_scheme_measure(struct bench_scheme *s, const struct bench_params *p,
+                         struct bench_buf *b, struct bench_series *out)
+{
+	return s->type->measure(s, p, b, out);
+}
+
+/* ---- for the create hooks ----------------------------------------------------------- */
+
+int scheme_new(const struct scheme_type *t, struct bench_scheme **out)
+{
+	struct bench_scheme *s = calloc(1, sizeof(*s));
+	if (!s)
+		return err_set(HCLOCK_ENOMEM, "out of memory for scheme %s", t->name);
+	s->type = t;
+	*out = s;
+	return 0;
+}
+
+int scheme_arg_next(const char **args, struct scheme_arg *a)
+{
+	const char *p = *args;
+	if (*p != '/')
+		return 0;
+	p++;
+	a->tok = p;
+	a->len = strcspn(p, "/");
+	const char *eq = memchr(p, '=', a->len);
+	a->val = eq ? eq + 1 : NULL;
+	a->vlen = eq ? a->len - (size_t)(eq + 1 - p) : 0;
+	*args = p + a->len;
+	return 1;
+}
+
+int scheme_arg_is(const struct scheme_arg *a, const char *key)
+{
+	size_t k = a->val ? (size_t)(a->val - 1 - a->tok) : a->len;
+	return strlen(key) == k && !strncmp(a->tok, key, k);
+}
+
+int scheme_arg_bad(const struct scheme_type *t, const struct scheme_arg *a, const char *why)
+{
+	return err_set(HCLOCK_EINVAL, "scheme %s: bad argument '%.*s' (%s); %s takes %s", t->name,
+	               (int)a->len, a->tok, why, t->name, t->args[0] ? t->args : "no arguments");
+}
+
+int scheme_create_plain(const struct scheme_type *t, const char *args,
+                        struct bench_scheme **out)
+{
+	struct scheme_arg a;
+	if (scheme_arg_next(&args, &a))
+		return scheme_arg_bad(t, &a, "unknown");
+	return scheme_new(t, out);
 }
 
 /* ---- series ------------------------------------------------------------------------- */
@@ -239,8 +328,9 @@ int64_t bench_bcast_latency(MPI_Comm comm, hclock_clock *clk, int tries)
 
 #define BATCH 32
 
-int scheme_local_batches(const struct bench_params *p, struct bench_buf *b,
-                         struct bench_series *out, int (*before)(MPI_Comm comm))
+int scheme_local_batches(struct bench_scheme *s, const struct bench_params *p,
+                         struct bench_buf *b, struct bench_series *out,
+                         int (*before)(struct bench_scheme *s, MPI_Comm comm))
 {
 	int64_t st[BATCH], en[BATCH], fl[BATCH] = {0}, inv[BATCH], first[BATCH], last[BATCH];
 	struct bench_stop stop;
@@ -254,7 +344,7 @@ int scheme_local_batches(const struct bench_params *p, struct bench_buf *b,
 			k = (int)(p->max_reps - (long)stop.nvalid);
 		for (int i = 0; i < k && rc == MPI_SUCCESS; i++) {
 			if (before)
-				rc = before(p->comm);
+				rc = before(s, p->comm);
 			st[i] = hclock_now(p->clk);
 			if (rc == MPI_SUCCESS)
 				rc = bench_op_call(b);

@@ -1,19 +1,22 @@
 /*
  * scheme.h - measurement schemes: how repetitions of an operation are started and timed.
- * Every scheme embeds struct bench_scheme as its first member, provides struct
- * scheme_ops, and has one constructor listed in bench_scheme_create().
  *
- *   barrier    MPI_Barrier before every repetition (OSU / IMB style)
- *   none       repetitions back to back
- *   window     SKaMPI style: start times t0 + i * window, the window adapting to late or
- *              overlong repetitions, which are invalid on every rank
- *   roundtime  Round-Time (Alg. 5 of the HCA3 paper): a start time broadcast before every
- *              repetition with slack B x the MPI_Bcast latency; late starts invalidate
+ * One family, one table: every scheme is one file that defines a const struct scheme_type
+ * scheme_NAME (its name, arguments, help line, create/measure/destroy hooks) and one line
+ * in the list of scheme.c. The factory, --help, the error lines that list the valid
+ * schemes and the report's wording all read that table. A scheme with state of its own
+ * embeds struct bench_scheme as its first member and recovers itself with container_of.
+ * Each scheme's file says what it does (docs/bench.md has all of them, and how to add one).
  *
  * Every scheme measures one operation at one size for one time slice or until max_reps
  * valid repetitions (or the RSE stop rule), after warmup repetitions that are not kept.
  * All its decisions (stop, valid) are agreed on by all ranks, so every rank records the
  * same number of repetitions. Schemes are MPI code: they know nothing of output formats.
+ *
+ * Errors: every function here returns 0 or a negative HCLOCK_E* (HCLOCK_EMPI when an MPI
+ * call failed, HCLOCK_ENOMEM, HCLOCK_EINVAL for a bad spec), with hclock_last_error()
+ * naming what failed. A rank that fails in a collective loop keeps taking part until the
+ * next agreement, so that no rank is left waiting; the caller agrees on the result.
  */
 #ifndef HCLOCK_BENCH_SCHEME_H
 #define HCLOCK_BENCH_SCHEME_H
@@ -64,33 +67,71 @@ struct bench_params {
 
 struct bench_scheme;
 
-struct scheme_ops {
-	const char *name;
+/* One scheme: its entry in the table of scheme.c. */
+struct scheme_type {
+	const char *name;  /* what --scheme calls it: "window" */
+	const char *args;  /* its arguments for --help, "" when it takes none: "[/batch=N]" */
+	const char *help;  /* one line for --help */
+	int common_start;  /* 1: repetitions start at agreed times on the global clock and the
+	                      latency counts from there; 0: from the first process's entry */
+	/* Parse args (what follows the name in the spec: "" or "/key=value/...", each
+	 * argument parsed here, in the scheme's own file) and create a scheme of type t (this
+	 * entry) in *out. Returns 0, HCLOCK_EINVAL (scheme_arg_bad: the bad argument and what
+	 * is right) or HCLOCK_ENOMEM. scheme_create_plain for a scheme without arguments. */
+	int (*create)(const struct scheme_type *t, const char *args, struct bench_scheme **out);
 	/* Collective over p->comm: measure b's operation into out (initialized, empty).
-	 * Returns 0, or an MPI/hclock error agreed on by all ranks. */
+	 * Returns 0 or a negative HCLOCK_E* on the ranks that failed; every rank returns. */
 	int (*measure)(struct bench_scheme *s, const struct bench_params *p, struct bench_buf *b,
 	               struct bench_series *out);
 	void (*destroy)(struct bench_scheme *s); /* may be NULL: free(s) */
 };
 
 struct bench_scheme {
-	const struct scheme_ops *ops;
+	const struct scheme_type *type;
+	char *spec; /* as given to bench_scheme_create, e.g. "window/batch=8" (owned) */
 };
 
-/* Factory: one line per scheme. Returns 0, or -1 for an unknown name. */
-int bench_scheme_create(const char *name, struct bench_scheme **out);
+/*
+ * Factory: the scheme of spec "NAME[/ARG...]" (NAME one of the table's, ARG what that
+ * scheme takes). Returns 0, HCLOCK_EINVAL (unknown name, listing the valid ones, or a bad
+ * argument) or HCLOCK_ENOMEM; hclock_last_error() says which. Free with bench_scheme_free.
+ */
+int bench_scheme_create(const char *spec, struct bench_scheme **out);
 void bench_scheme_free(struct bench_scheme *s);
-const char *bench_scheme_name(const struct bench_scheme *s);
-/* "barrier, none, window, roundtime" */
-const char *bench_scheme_names(void);
+/* The spec it was created from ("roundtime", "window/batch=8"). */
+const char *bench_scheme_spec(const struct bench_scheme *s);
+/* Collective: s->type->measure (see struct scheme_type). */
+int bench_scheme_measure(struct bench_scheme *s, const struct bench_params *p,
+                         struct bench_buf *b, struct bench_series *out);
 
-/* A scheme without state of its own: a bench_scheme of ops. Returns 0, or -1 (no memory). */
-int scheme_new(const struct scheme_ops *ops, struct bench_scheme **out);
+/* The table, in its order: entry i (0 <= i < bench_scheme_count()). */
+size_t bench_scheme_count(void);
+const struct scheme_type *bench_scheme_type(size_t i);
+/* The names joined by ", ": all (common < 0), or those whose common_start is common
+ * ("barrier, none, window, roundtime"; static storage). */
+const char *bench_scheme_names(int common);
 
-int scheme_barrier_create(struct bench_scheme **out);
-int scheme_none_create(struct bench_scheme **out);
-int scheme_window_create(struct bench_scheme **out);
-int scheme_roundtime_create(struct bench_scheme **out);
+/* ---- for the schemes' create hooks ------------------------------------------------- */
+
+/* A scheme without state of its own: a bench_scheme of type t. 0 or HCLOCK_ENOMEM. */
+int scheme_new(const struct scheme_type *t, struct bench_scheme **out);
+
+/* One argument of a spec: "key=value" (val after '=') or a bare "key" (val NULL). */
+struct scheme_arg {
+	const char *tok; /* the argument, tok[0..len) */
+	size_t len;
+	const char *val; /* the value after '=', val[0..vlen), or NULL */
+	size_t vlen;
+};
+/* Take the next "/ARG" off *args: 1, or 0 when none is left. */
+int scheme_arg_next(const char **args, struct scheme_arg *a);
+/* 1 when a's key (the part before '=', or all of it) is key. */
+int scheme_arg_is(const struct scheme_arg *a, const char *key);
+/* err_set(HCLOCK_EINVAL): "scheme NAME: bad argument 'ARG' (why); NAME takes ARGS". */
+int scheme_arg_bad(const struct scheme_type *t, const struct scheme_arg *a, const char *why);
+/* The create hook of a scheme without arguments or state: refuses any argument. */
+int scheme_create_plain(const struct scheme_type *t, const char *args,
+                        struct bench_scheme **out);
 
 /* ---- shared by the schemes (scheme.c) --------------------------------------------- */
 
@@ -151,12 +192,14 @@ int scheme_agree(MPI_Comm comm, int k, const int64_t *flags, const int64_t *star
 
 /*
  * The loop of the schemes without a common start (barrier, none): repetitions in batches
- * of up to 32 timed on this rank's global clock, before() (may be NULL) called ahead of
- * each; the batch is then agreed on (scheme_agree, outside the timed region) and its
+ * of up to 32 timed on this rank's global clock, before(s, comm) (may be NULL) called ahead
+ * of each; the batch is then agreed on (scheme_agree, outside the timed region) and its
  * latencies (last exit minus first entry) fed to the stop rule. Every repetition is valid.
+ * before returns 0 or a negative HCLOCK_E*.
  */
-int scheme_local_batches(const struct bench_params *p, struct bench_buf *b,
-                         struct bench_series *out, int (*before)(MPI_Comm comm));
+int scheme_local_batches(struct bench_scheme *s, const struct bench_params *p,
+                         struct bench_buf *b, struct bench_series *out,
+                         int (*before)(struct bench_scheme *s, MPI_Comm comm));
 
 /* Run the operation warm-up times back to back (then one barrier); MPI error or 0. */
 int scheme_warmup(const struct bench_params *p, struct bench_buf *b);

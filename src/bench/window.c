@@ -7,12 +7,28 @@
  * the flags are agreed on and the window adapts: doubled when more than 1/8 of the batch
  * was invalid, shrunk by 1/8 (never below 1.25 x the batch's longest valid latency) when
  * none was. The first window is twice the longest of 5 harmonized trial calls.
+ *
+ * Arguments: batch=N repetitions per batch (1-64, default 16); w=T the first window
+ * (a duration, at least 1 us), instead of the trial calls.
  */
+#include <stdlib.h>
+
 #include "bench/scheme.h"
+#include "hclock_api.h"
+#include "util/err.h"
+#include "util/parse.h"
 
 #define WBATCH 16
+#define WBATCH_MAX 64
 #define TRIALS 5
 #define MIN_WINDOW_NS 1000
+#define MAX_WINDOW_NS (86400 * (int64_t)1000000000)
+
+struct window {
+	struct bench_scheme base;
+	int batch;       /* repetitions per harmonized batch */
+	int64_t w0_ns;   /* first window, ns; 0: from trial calls */
+};
 
 static int64_t max64(int64_t a, int64_t b)
 {
@@ -43,8 +59,10 @@ static int trial_latency(const struct bench_params *p, struct bench_buf *b, int6
 static int window_measure(struct bench_scheme *s, const struct bench_params *p,
                           struct bench_buf *b, struct bench_series *out)
 {
-	(void)s;
-	int64_t st[WBATCH], en[WBATCH], fl[WBATCH], inv[WBATCH], first[WBATCH], last[WBATCH];
+	const struct window *ws = container_of(s, struct window, base);
+	const int nb = ws->batch;
+	int64_t st[WBATCH_MAX], en[WBATCH_MAX], fl[WBATCH_MAX], inv[WBATCH_MAX];
+	int64_t first[WBATCH_MAX], last[WBATCH_MAX];
 	struct bench_stop stop;
 	int rc = scheme_warmup(p, b), nomem = 0;
 	if (rc != MPI_SUCCESS)
@@ -52,15 +70,19 @@ static int window_measure(struct bench_scheme *s, const struct bench_params *p,
 	struct bench_slack slack;
 	int64_t w;
 	slack_init(&slack, scheme_slack_ns(p), p->time_slice_ns / 10);
-	rc = trial_latency(p, b, slack.cur_ns, &w);
-	if (rc != MPI_SUCCESS)
-		return rc;
-	w = max64(2 * w, MIN_WINDOW_NS);
+	if (ws->w0_ns) {
+		w = ws->w0_ns;
+	} else {
+		rc = trial_latency(p, b, slack.cur_ns, &w);
+		if (rc != MPI_SUCCESS)
+			return rc;
+		w = max64(2 * w, MIN_WINDOW_NS);
+	}
 	stop_begin(&stop, p);
 	for (int done = 0; !done;) {
 		int64_t t0, late;
 		hclock_harmonize(p->comm, p->clk, slack.cur_ns, &t0, &late);
-		for (int i = 0; i < WBATCH; i++) {
+		for (int i = 0; i < nb; i++) {
 			int64_t start = t0 + i * w;
 			fl[i] = i == 0 ? late > 0 : hclock_now(p->clk) > start;
 			if (!fl[i])
@@ -73,13 +95,13 @@ static int window_measure(struct bench_scheme *s, const struct bench_params *p,
 				fl[i] = 1; /* overlong: it ran into the next start */
 		}
 		int oot = stop_out_of_time(&stop, p->clk) || nomem || rc != MPI_SUCCESS;
-		int rc2 = scheme_agree(p->comm, WBATCH, fl, st, en, oot, inv, first, last, &done);
+		int rc2 = scheme_agree(p->comm, nb, fl, st, en, oot, inv, first, last, &done);
 		if (rc2 != MPI_SUCCESS)
 			return rc2;
 		slack_update(&slack, inv[0] != 0);
 		int ninv = 0, full = 0;
 		int64_t longest = 0;
-		for (int i = 0; i < WBATCH && !full; i++) {
+		for (int i = 0; i < nb && !full; i++) {
 			int64_t start = t0 + i * w;
 			if (!nomem && bench_series_add(out, start, st[i], en[i], !inv[i]))
 				nomem = 1;
@@ -90,7 +112,7 @@ static int window_measure(struct bench_scheme *s, const struct bench_params *p,
 			longest = max64(longest, last[i] - start);
 			full = stop_add_valid(&stop, (double)(last[i] - start));
 		}
-		if (ninv > WBATCH / 8)
+		if (ninv > nb / 8)
 			w = 2 * w < stop.slice_ns ? 2 * w : max64(stop.slice_ns, MIN_WINDOW_NS);
 		else if (ninv == 0)
 			w = max64(max64(w - w / 8, longest + longest / 4), MIN_WINDOW_NS);
@@ -103,11 +125,40 @@ static int window_measure(struct bench_scheme *s, const struct bench_params *p,
 	return rc;
 }
 
-static const struct scheme_ops window_ops = {
-	.name = "window", .measure = window_measure, .destroy = NULL,
-};
-
-int scheme_window_create(struct bench_scheme **out)
+static int window_create(const struct scheme_type *t, const char *args,
+                         struct bench_scheme **out)
 {
-	return scheme_new(&window_ops, out);
+	struct scheme_arg a;
+	long batch = WBATCH;
+	int64_t w0 = 0;
+	while (scheme_arg_next(&args, &a)) {
+		if (scheme_arg_is(&a, "batch") && a.val) {
+			if (parse_int(a.val, a.vlen, 1, WBATCH_MAX, &batch))
+				return scheme_arg_bad(t, &a, "batch=N needs an integer from 1 to 64");
+		} else if (scheme_arg_is(&a, "w") && a.val) {
+			if (parse_duration_ns(a.val, a.vlen, MIN_WINDOW_NS, MAX_WINDOW_NS, &w0))
+				return scheme_arg_bad(t, &a, "w=T needs a duration of at least 1us, "
+				                             "e.g. 20us; a bare number is seconds");
+		} else {
+			return scheme_arg_bad(t, &a, "unknown");
+		}
+	}
+	struct window *ws = calloc(1, sizeof(*ws));
+	if (!ws)
+		return err_set(HCLOCK_ENOMEM, "out of memory for scheme %s", t->name);
+	ws->base.type = t;
+	ws->batch = (int)batch;
+	ws->w0_ns = w0;
+	*out = &ws->base;
+	return 0;
 }
+
+const struct scheme_type scheme_window = {
+	.name = "window",
+	.args = "[/batch=N][/w=T]",
+	.help = "SKaMPI style: start times t0 + i w in batches of N (16); the window w "
+	        "adapts, starting from T or from 5 trial calls",
+	.common_start = 1,
+	.create = window_create,
+	.measure = window_measure,
+};

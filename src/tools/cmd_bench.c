@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bench/collect.h"
+#include "bench/help.h"
 #include "bench/op.h"
 #include "bench/report.h"
 #include "bench/scheme.h"
@@ -21,43 +22,35 @@
 
 static void usage(FILE *f)
 {
+	char rooted[256];
 	fprintf(f,
 	        "usage: mpirun -np P hclock bench [OPTIONS]\n"
 	        "Measure MPI collectives on the global clock: latency = last exit minus the common\n"
 	        "start of each repetition; also the OSU-style mean of the processes' local times.\n\n"
 	        "  --op OPS           comma list of operations (default allreduce):\n");
-	/* the operation names ("a, b, c"), wrapped */
-	const char *names = bench_op_names();
-	int col = 0;
-	while (*names) {
-		size_t n = strcspn(names, " ");
-		if (col == 0 || col + 1 + (int)n > 58) {
-			fprintf(f, "%s                     ", col ? "\n" : "");
-			col = 0;
-		} else {
-			fputc(' ', f);
-			col++;
-		}
-		fprintf(f, "%.*s", (int)n, names);
-		col += (int)n;
-		names += n + (names[n] ? 1 : 0);
-	}
+	bench_help_wrap(f, bench_op_names(), 0, 21, 79);
 	fprintf(f,
-	        "\n"
 	        "  --sizes LIST       bytes per process: 8,64,1K,1M or 8:1M (powers of two);\n"
 	        "                     default 8:1M; reductions need multiples of 4 (int32 sum)\n"
-	        "  --scheme LIST      roundtime (default; Round-Time, Alg. 5), window (SKaMPI\n"
-	        "                     style), barrier (OSU/IMB style), none (back to back);\n"
-	        "                     several, e.g. barrier,roundtime, to compare them\n"
+	        "  --scheme LIST      comma list of schemes NAME[/ARG...] (default roundtime);\n"
+	        "                     several, e.g. barrier,roundtime, to compare them:\n");
+	bench_help_schemes(f, 21, 79);
+	fprintf(f,
 	        "  --sync SPEC        sync algorithm (default " HCLOCK_DEFAULT_SYNC ")\n"
-	        "  --time-slice T     time per operation and size, e.g. 1s (default), 300ms\n"
+	        "  --time-slice T     time per operation and size, e.g. 1s (default), 300ms, 10m;\n"
+	        "                     a bare number is seconds\n"
 	        "  --max-reps N       stop after N valid repetitions (default 0: no limit)\n"
 	        "  --warmup N         repetitions run first and not counted (default 10)\n"
 	        "  --rse X            also stop when the relative standard error of the mean\n"
 	        "                     latency falls below X, e.g. 0.01 (default 0: off)\n"
 	        "  --slack-factor B   start slack = B x measured MPI_Bcast latency (default %g,\n"
-	        "                     at least %d ns)\n"
-	        "  --root N           root of bcast, reduce, gather, scatter (default 0)\n"
+	        "                     at least %d ns)\n", BENCH_DEFAULT_SLACK_FACTOR,
+	        BENCH_MIN_SLACK_NS);
+	fprintf(f, "  --root N           root of");
+	bench_help_wrap(f, bench_op_names_where(OP_ROOTED, OP_NONBLOCKING, rooted,
+	                                        sizeof(rooted)), 28, 21, 79);
+	fprintf(f,
+	        "                     and their nonblocking forms (default 0)\n"
 	        "  --in-place         use MPI_IN_PLACE where the operation allows it\n"
 	        "  --validate         check each operation's result once per size first\n"
 	        "  --format FMT       table (default), csv or json\n"
@@ -67,8 +60,7 @@ static void usage(FILE *f)
 	        "  --emulate SPEC     emulated clocks with known truth, e.g.\n"
 	        "                     skew=100e-6,offset=1,noise=20e-9,seed=7\n"
 	        "  --clock NAME       base clock: monotonic (default), realtime, wtime, tsc\n"
-	        "  --help             this text\n",
-	        BENCH_DEFAULT_SLACK_FACTOR, BENCH_MIN_SLACK_NS);
+	        "  --help             this text\n");
 }
 
 struct opts {
@@ -222,10 +214,8 @@ static const char *make_plan(const struct opts *o, int nprocs, struct plan *pl, 
 		return "--op needs a comma list of operations, e.g. allreduce,bcast";
 	}
 	for (int i = 0; i < n; i++) {
-		pl->ops[i] = bench_op_find(items[i]);
-		if (!pl->ops[i]) {
-			snprintf(buf, len, "unknown operation '%s' in --op; expected one of: %s", items[i],
-			         bench_op_names());
+		if (bench_op_lookup(items[i], &pl->ops[i])) {
+			snprintf(buf, len, "--op: %s", hclock_last_error());
 			free(copy);
 			return buf;
 		}
@@ -239,12 +229,11 @@ static const char *make_plan(const struct opts *o, int nprocs, struct plan *pl, 
 	}
 	for (int i = 0; i < n; i++) {
 		if (bench_scheme_create(items[i], &pl->schemes[i])) {
-			snprintf(buf, len, "unknown scheme '%s' in --scheme; expected one of: %s", items[i],
-			         bench_scheme_names());
+			snprintf(buf, len, "--scheme: %s", hclock_last_error());
 			free(copy);
 			return buf;
 		}
-		pl->scheme_names[i] = bench_scheme_name(pl->schemes[i]);
+		pl->scheme_names[i] = bench_scheme_spec(pl->schemes[i]);
 		pl->nschemes = i + 1;
 	}
 	free(copy);
@@ -354,7 +343,7 @@ int cmd_bench(int argc, char **argv)
 				struct bench_series s;
 				bench_series_init(&s);
 				int64_t t0 = real_now_ns();
-				int mrc = pl.schemes[si]->ops->measure(pl.schemes[si], &p, &b, &s);
+				int mrc = bench_scheme_measure(pl.schemes[si], &p, &b, &s);
 				double dur = (double)(real_now_ns() - t0) * 1e-9;
 				snprintf(buf, sizeof(buf), "%s of %s at %zu bytes failed (MPI error %d or out "
 				         "of memory)", pl.scheme_names[si], op->name, b.bytes, mrc);
@@ -388,7 +377,8 @@ int cmd_bench(int argc, char **argv)
 			}
 	if (!rc && t.rank == 0) {
 		struct bench_report rep = {
-			.schemes = o.schemes, .sync = hclock_sync_spec(sync), .nprocs = t.size,
+			.schemes = o.schemes, .common_schemes = bench_scheme_names(1),
+			.local_schemes = bench_scheme_names(0), .sync = hclock_sync_spec(sync), .nprocs = t.size,
 			.root = (int)o.root, .in_place = o.in_place,
 			.bcast_latency_s = (double)p.bcast_lat_ns * 1e-9, .slack_factor = o.slack_factor,
 			.time_slice_s = (double)o.slice_ns * 1e-9, .rows = rows, .nrows = nrows,

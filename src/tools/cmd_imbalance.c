@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/help.h"
 #include "bench/op.h"
 #include "bench/report.h"
 #include "bench/scheme.h"
@@ -25,7 +26,9 @@ static void usage(FILE *f)
 	        "usage: mpirun -np P hclock imbalance [OPTIONS]\n"
 	        "Start an operation at one common global time, record every rank's exit, and\n"
 	        "report the distribution of the exit imbalance (last exit - first exit).\n\n"
-	        "  --op OP            operation (default barrier); any of hclock bench's\n"
+	        "  --op OP            operation (default barrier), one of:\n");
+	bench_help_wrap(f, bench_op_names(), 0, 21, 79);
+	fprintf(f,
 	        "  --size N           message size in bytes for ops with a message (default 8)\n"
 	        "  --reps N           repetitions (default 500)\n"
 	        "  --warmup N         repetitions run first and not counted (default 10)\n"
@@ -109,10 +112,9 @@ int cmd_imbalance(int argc, char **argv)
 	const double slack_factor = k.slack_factor;
 	const size_t size = k.size;
 	const enum tool_format fmt = o.fmt;
-	const struct bench_op *op = bad ? NULL : bench_op_find(opname);
-	if (!bad && !op) {
-		snprintf(buf, sizeof(buf), "unknown operation '%s' in --op; expected one of: %s",
-		         opname, bench_op_names());
+	const struct bench_op *op = NULL;
+	if (!bad && bench_op_lookup(opname, &op)) {
+		snprintf(buf, sizeof(buf), "--op: %s", hclock_last_error());
 		bad = buf;
 	}
 	if (!bad && root >= t.size) {

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """bench_test.py - tool tests of hclock bench and hclock imbalance.
 
-usage: bench_test.py --mpirun RUN --mpiexec MPIEXEC --hclock HCLOCK --hooks HOOKS CASE
+usage: bench_test.py --mpirun RUN --mpiexec MPIEXEC --hclock HCLOCK --hooks HOOKS
+                     --tables TABLES CASE
 
 RUN is tests/mpi/mpirun.sh (flavor detection, oversubscription, timeout). HOOKS is the
 tool built with the test hooks (every reduction off by one; roundtime makes the last rank
-late for every 5th round). Each CASE prints what it checked and exits non-zero on failure.
+late for every 5th round; one more scheme, "probe"). TABLES prints the names in the
+tool's scheme and operation tables. Each CASE prints what it checked and exits non-zero on
+failure.
 """
 import argparse
 import csv
@@ -13,6 +16,7 @@ import io
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -305,6 +309,10 @@ BAD = [
     ("--time-slice", ["bench", "--time-slice", "0"]),
     ("--time-slice", ["bench", "--time-slice", "1h"]),
     ("unknown scheme 'roundtrip'", ["bench", "--scheme", "roundtrip"]),
+    ("scheme window: bad argument 'batch=0'", ["bench", "--scheme", "window/batch=0"]),
+    ("scheme window: bad argument 'w=1ns'", ["bench", "--scheme", "window/w=1ns"]),
+    ("scheme roundtime: bad argument 'fix'", ["bench", "--scheme", "roundtime/fix"]),
+    ("scheme barrier: bad argument ''", ["bench", "--scheme", "barrier/"]),
     ("unknown option", ["bench", "--bogus"]),
     ("--root 5", ["bench", "--root", "5"]),
     ("--format", ["bench", "--format", "xml"]),
@@ -326,6 +334,85 @@ def case_bad_input():
               "%s -> exit %d, %.1f s, %s" % (" ".join(args), rc, dt, lines))
 
 
+def table_names():
+    out = subprocess.run([A.tables], capture_output=True, text=True, check=True).stdout
+    rows = [l.split() for l in out.splitlines()]
+    return [n for k, n in rows if k == "scheme"], [n for k, n in rows if k == "op"]
+
+
+def help_block(text, option):
+    """The lines of one option's entry in --help: from '  --OPTION' to the next option."""
+    lines, inside = [], False
+    for l in text.splitlines():
+        if re.match(r"  --", l):
+            inside = l.startswith("  --" + option + " ")
+        if inside:
+            lines.append(l)
+    return "\n".join(lines)
+
+
+def help_schemes(text):
+    """Scheme names of the entries 'NAME[ARGS]: help' in the --scheme block."""
+    return re.findall(r"^ {21}([a-z_]+)[\[:]", help_block(text, "scheme"), re.M)
+
+
+def help_ops(text, option):
+    """Operation names listed in the --op block (its first line is prose)."""
+    return re.findall(r"[a-z_]+", "\n".join(help_block(text, option).splitlines()[1:]))
+
+
+def error_list(args, what, tool=None):
+    """The names an error line lists after 'expected one of:'."""
+    rc, _, err, _ = run(2, args, tool, timeout=60)
+    lines = one_error_line(err)
+    ok = check(rc == 2 and len(lines) == 1 and what in lines[0] and
+               "expected one of: " in lines[0], "%s -> exit %d, %s" % (" ".join(args), rc, lines))
+    return lines[0].split("expected one of: ")[1].split(", ") if ok else []
+
+
+def case_tables():
+    """--help and the error lines are made from the tables: each lists exactly the table's
+    names, in its order; a scheme added to the table (the hooks build's probe, one file and
+    one line) appears in both and runs without any other edit."""
+    schemes, ops = table_names()
+    check(len(schemes) >= 4 and len(ops) >= 22, "tables: %d schemes, %d operations" %
+          (len(schemes), len(ops)))
+    rc, out, _, _ = run(1, ["bench", "--help"])
+    check(rc == 0 and help_schemes(out) == schemes, "bench --help lists the schemes %s" %
+          help_schemes(out))
+    check(help_ops(out, "op") == ops, "bench --help lists the operations %s" %
+          help_ops(out, "op"))
+    rc, out, _, _ = run(1, ["imbalance", "--help"])
+    check(rc == 0 and help_ops(out, "op") == ops, "imbalance --help lists the operations")
+    check(error_list(["bench", "--scheme", "barrier,bogus"], "unknown scheme 'bogus'") ==
+          schemes, "bench: the unknown-scheme line lists every scheme")
+    check(error_list(["bench", "--op", "bogus"], "unknown operation 'bogus'") == ops,
+          "bench: the unknown-operation line lists every operation")
+    check(error_list(["imbalance", "--op", "bogus"], "unknown operation 'bogus'") == ops,
+          "imbalance: the unknown-operation line lists every operation")
+    # the probe: one file and one table line in the hooks build, nothing else
+    rc, out, _, _ = run(1, ["bench", "--help"], A.hooks)
+    check(help_schemes(out) == schemes + ["probe"], "hooks --help lists the probe scheme")
+    check(error_list(["bench", "--scheme", "bogus"], "unknown scheme", A.hooks) ==
+          schemes + ["probe"], "hooks: the unknown-scheme line lists the probe")
+    d, _ = bench_json(2, ["--op", "bcast", "--sizes", "8", "--scheme", "probe/n=3",
+                          "--time-slice", "0.05", "--sync", "none"], A.hooks)
+    check(d is not None and [r["scheme"] for r in d["results"]] == ["probe/n=3"] and
+          d["results"][0]["valid"] > 0, "the probe scheme measures, parsing its argument")
+    # the schemes' own arguments
+    d, _ = bench_json(2, ["--op", "allreduce", "--sizes", "8", "--scheme",
+                          "window/batch=4/w=20us,roundtime/fixed", "--time-slice", "0.1",
+                          "--sync", SYNC])
+    if d:
+        w, r = d["results"]
+        check(w["scheme"] == "window/batch=4/w=20us" and r["scheme"] == "roundtime/fixed",
+              "results are named by their scheme specs")
+        check(w["valid"] > 0 and w["window_s"] > 0, "window/batch=4/w=20us measures")
+        base = max(d["slack_factor"] * d["bcast_latency_s"], 2e-6)
+        check(r["valid"] > 0 and abs(r["slack_s"] - base) < 2e-9,
+              "roundtime/fixed keeps the slack at %g s (%g)" % (base, r["slack_s"]))
+
+
 def main():
     global A
     ap = argparse.ArgumentParser()
@@ -333,6 +420,7 @@ def main():
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--hclock", required=True)
     ap.add_argument("--hooks", required=True)
+    ap.add_argument("--tables", required=True)
     ap.add_argument("case")
     A = ap.parse_args()
     fn = globals().get("case_" + A.case)
