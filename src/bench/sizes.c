@@ -1,7 +1,5 @@
-/* sizes.c - parsing message size lists and durations. */
+/* sizes.c - parsing message size lists. */
 #include <ctype.h>
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,29 +93,5 @@ int bench_sizes_parse(const char *s, size_t **out, size_t *n, char *msg, size_t 
 	}
 	*out = a;
 	*n = cnt;
-	return 0;
-}
-
-int bench_duration_parse(const char *s, int64_t *ns)
-{
-	char *end;
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	double v = strtod(s, &end);
-	double unit = 1;
-	if (!strcmp(end, "") || !strcmp(end, "s"))
-		unit = 1;
-	else if (!strcmp(end, "ms"))
-		unit = 1e-3;
-	else if (!strcmp(end, "us"))
-		unit = 1e-6;
-	else if (!strcmp(end, "ns"))
-		unit = 1e-9;
-	else
-		return -1;
-	if (errno || end == s || !isfinite(v) || v < 0 || v * unit > 86400)
-		return -1;
-	*ns = (int64_t)llround(v * unit * 1e9);
 	return 0;
 }

@@ -1,4 +1,5 @@
-/* sizes.h - message size lists and durations as given on the command line (no MPI). */
+/* sizes.h - message size lists as given on the command line (no MPI). Durations and other
+ * numbers follow util/parse.h. */
 #ifndef HCLOCK_BENCH_SIZES_H
 #define HCLOCK_BENCH_SIZES_H
 
@@ -15,9 +16,5 @@
  * length. Returns 0, or -1 with one line in msg naming the bad item.
  */
 int bench_sizes_parse(const char *s, size_t **out, size_t *n, char *msg, size_t len);
-
-/* A duration in seconds with an optional unit s, ms, us or ns ("1s", "300ms", "0.3").
- * Returns 0 and *ns, or -1 (not a number, negative, or above a day). */
-int bench_duration_parse(const char *s, int64_t *ns);
 
 #endif

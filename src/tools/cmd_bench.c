@@ -16,9 +16,11 @@
 #include "bench/sizes.h"
 #include "tools/cmd.h"
 #include "tools/mpitool.h"
+#include "util/parse.h"
 #include "util/timeutil.h"
 
 #define MAX_LIST 64
+#define MAX_SLICE_NS (86400 * (int64_t)1000000000) /* a day */
 
 static void usage(FILE *f)
 {
@@ -103,22 +105,24 @@ static const char *bench_opt(int c, const char *arg, void *ctx)
 	case 'I': o->in_place = 1; return NULL;
 	case 'V': o->validate = 1; return NULL;
 	case 'T':
-		return bench_duration_parse(arg, &o->slice_ns) || o->slice_ns <= 0
-		       ? "--time-slice needs a duration above zero, e.g. 1s, 300ms or 0.5" : NULL;
+		return parse_duration_ns(arg, strlen(arg), 1, MAX_SLICE_NS, &o->slice_ns)
+		       ? "--time-slice needs a duration above zero and at most a day, e.g. 1s, "
+		         "300ms or 10m; a bare number is seconds" : NULL;
 	case 'n':
-		return opt_long(arg, 0, 1000000000L, &o->max_reps)
+		return parse_int_str(arg, 0, 1000000000L, &o->max_reps)
 		       ? "--max-reps needs an integer from 0 (no limit) to 1000000000" : NULL;
 	case 'w':
-		return opt_long(arg, 0, 1000000L, &o->warmup)
+		return parse_int_str(arg, 0, 1000000L, &o->warmup)
 		       ? "--warmup needs an integer from 0 to 1000000" : NULL;
 	case 'E':
-		return opt_double(arg, 0, 1, &o->rse)
+		return parse_number_str(arg, 0, 1, &o->rse)
 		       ? "--rse needs a fraction from 0 (off) to 1, e.g. 0.01" : NULL;
 	case 'B':
-		return opt_double(arg, 1, 1e6, &o->slack_factor)
-		       ? "--slack-factor needs a number >= 1 (B of Alg. 5), e.g. 4" : NULL;
+		return parse_number_str(arg, 1, 1e6, &o->slack_factor)
+		       ? "--slack-factor needs a number from 1 to 1e6 (B of Alg. 5), e.g. 4" : NULL;
 	case 'r':
-		return opt_long(arg, 0, 0x7fffffffL, &o->root) ? "--root needs a rank number >= 0" : NULL;
+		return parse_int_str(arg, 0, 0x7fffffffL, &o->root)
+		       ? "--root needs a rank number >= 0" : NULL;
 	}
 	return "internal error: unhandled option";
 }

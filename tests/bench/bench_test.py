@@ -307,7 +307,9 @@ BAD = [
     ("more than", ["bench", "--op", "alltoall", "--sizes", "512G"]),
     ("multiple of 4", ["bench", "--op", "allreduce", "--sizes", "6"]),
     ("--time-slice", ["bench", "--time-slice", "0"]),
-    ("--time-slice", ["bench", "--time-slice", "1h"]),
+    ("--time-slice", ["bench", "--time-slice", "25h"]),
+    ("--time-slice", ["bench", "--time-slice", "1d"]),
+    ("--warmup", ["bench", "--warmup", "1e3"]),
     ("unknown scheme 'roundtrip'", ["bench", "--scheme", "roundtrip"]),
     ("scheme window: bad argument 'batch=0'", ["bench", "--scheme", "window/batch=0"]),
     ("scheme window: bad argument 'w=1ns'", ["bench", "--scheme", "window/w=1ns"]),
@@ -332,6 +334,19 @@ def case_bad_input():
         lines = one_error_line(err)
         check(rc != 0 and rc < 124 and len(lines) == 1 and expect in lines[0],
               "%s -> exit %d, %.1f s, %s" % (" ".join(args), rc, dt, lines))
+
+
+def case_durations():
+    """--time-slice follows util/parse.h: a bare number is seconds, units ns us ms s m h."""
+    for arg, want in [("0.2", 0.2), ("200000us", 0.2), ("1m", 60.0), ("1e-1", 0.1)]:
+        d, dt = bench_json(2, ["--op", "bcast", "--sizes", "8", "--time-slice", arg,
+                               "--max-reps", "200", "--sync", "none"])
+        if d:
+            r = d["results"][0]
+            check(abs(d["time_slice_s"] - want) < 1e-9 and r["valid"] > 0 and
+                  r["duration_s"] < min(want, 5) + 0.5,
+                  "--time-slice %s is %g s (ran %.3f s)" % (arg, d["time_slice_s"],
+                                                            r["duration_s"]))
 
 
 def table_names():
