@@ -9,7 +9,8 @@
 static int barrier_before(struct bench_scheme *s, MPI_Comm comm)
 {
 	(void)s;
-	return MPI_Barrier(comm);
+	int rc = MPI_Barrier(comm);
+	return rc == MPI_SUCCESS ? 0 : bench_mpi_error(rc, "MPI_Barrier (before a repetition)");
 }
 
 static int barrier_measure(struct bench_scheme *s, const struct bench_params *p,

@@ -3,12 +3,44 @@
 #include <string.h>
 
 #include "bench/collect.h"
+#include "hclock_api.h"
+#include "util/err.h"
 
-static int agree_ok(MPI_Comm comm, int ok)
+#define CHUNK ((size_t)1 << 24) /* keeps MPI counts ints */
+
+/* Collective: the worst (lowest) rc of all ranks, the same on every rank. A rank that did
+ * not fail itself gets a last error naming the first rank that did; an MPI failure of the
+ * agreement itself counts as a failure. */
+static int agree_rc(MPI_Comm comm, int rc)
 {
-	int all;
-	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-	return all;
+	int rank;
+	MPI_Comm_rank(comm, &rank);
+	struct { int rc, rank; } in = {rc, rank}, all;
+	int arc = MPI_Allreduce(&in, &all, 1, MPI_2INT, MPI_MINLOC, comm);
+	if (arc != MPI_SUCCESS)
+		return rc ? rc : bench_mpi_error(arc, "MPI_Allreduce (agreeing on the collection)");
+	if (all.rc && !rc)
+		err_set(all.rc, "failed on rank %d: %s", all.rank, hclock_strerror(all.rc));
+	return all.rc;
+}
+
+/* The first and the last of every repetition's entries and exits over the ranks, on rank 0
+ * (first as the MAX of the negated entries). */
+static int reduce_first_last(MPI_Comm comm, const struct bench_series *s, int64_t *neg,
+                             int64_t *first, int64_t *last)
+{
+	int rc = MPI_SUCCESS;
+	for (size_t i = 0; i < s->n; i++)
+		neg[i] = -s->start_ns[i];
+	for (size_t off = 0; off < s->n; off += CHUNK) {
+		int c = (int)(s->n - off < CHUNK ? s->n - off : CHUNK);
+		int r1 = MPI_Reduce(neg + off, first ? first + off : NULL, c, MPI_INT64_T, MPI_MAX, 0,
+		                    comm);
+		int r2 = MPI_Reduce(s->end_ns + off, last ? last + off : NULL, c, MPI_INT64_T, MPI_MAX,
+		                    0, comm);
+		rc = rc != MPI_SUCCESS ? rc : r1 != MPI_SUCCESS ? r1 : r2;
+	}
+	return rc == MPI_SUCCESS ? 0 : bench_mpi_error(rc, "MPI_Reduce (first entries, last exits)");
 }
 
 int bench_collect(MPI_Comm comm, const struct bench_series *s, struct bench_result *r)
@@ -27,7 +59,8 @@ int bench_collect(MPI_Comm comm, const struct bench_series *s, struct bench_resu
 			local += (double)(s->end_ns[i] - s->start_ns[i]);
 	if (s->nvalid)
 		local /= (double)s->nvalid;
-	MPI_Reduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
+	int mrc = MPI_Reduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
+	int rc = mrc == MPI_SUCCESS ? 0 : bench_mpi_error(mrc, "MPI_Reduce (OSU mean)");
 	r->osu_mean_ns = sum / p;
 
 	size_t n = s->n;
@@ -36,24 +69,11 @@ int bench_collect(MPI_Comm comm, const struct bench_series *s, struct bench_resu
 	int64_t *last = rank == 0 ? malloc((n ? n : 1) * sizeof(int64_t)) : NULL;
 	if (rank == 0)
 		r->lat_ns = malloc((s->nvalid ? s->nvalid : 1) * sizeof(double));
-	int ok = neg && (rank != 0 || (first && last && r->lat_ns));
-	if (!agree_ok(comm, ok)) {
-		free(neg);
-		free(first);
-		free(last);
-		bench_result_free(r);
-		return -1;
-	}
-	const size_t chunk = (size_t)1 << 24; /* keeps MPI counts ints */
-	for (size_t i = 0; i < n; i++)
-		neg[i] = -s->start_ns[i];
-	for (size_t off = 0; off < n; off += chunk) {
-		int c = (int)(n - off < chunk ? n - off : chunk);
-		MPI_Reduce(neg + off, first ? first + off : NULL, c, MPI_INT64_T, MPI_MAX, 0, comm);
-		MPI_Reduce(s->end_ns + off, last ? last + off : NULL, c, MPI_INT64_T, MPI_MAX, 0,
-		           comm);
-	}
-	if (rank == 0) {
+	if (!rc && !(neg && (rank != 0 || (first && last && r->lat_ns))))
+		rc = err_set(HCLOCK_ENOMEM, "out of memory collecting %zu repetitions", n);
+	if (!(rc = agree_rc(comm, rc)))
+		rc = agree_rc(comm, reduce_first_last(comm, s, neg, first, last));
+	if (!rc && rank == 0) {
 		size_t k = 0;
 		for (size_t i = 0; i < n; i++) {
 			if (!s->valid[i])
@@ -65,7 +85,9 @@ int bench_collect(MPI_Comm comm, const struct bench_series *s, struct bench_resu
 	free(neg);
 	free(first);
 	free(last);
-	return 0;
+	if (rc)
+		bench_result_free(r);
+	return rc;
 }
 
 void bench_result_free(struct bench_result *r)
@@ -74,50 +96,74 @@ void bench_result_free(struct bench_result *r)
 	r->lat_ns = NULL;
 }
 
-#define CHUNK ((size_t)1 << 24) /* keeps MPI counts ints */
-
-static void send_arr(const int64_t *a, size_t n, MPI_Comm comm)
+/* Send or receive n int64 in chunks; the first MPI error, or MPI_SUCCESS. */
+static int send_arr(const int64_t *a, size_t n, MPI_Comm comm)
 {
-	for (size_t off = 0; off < n; off += CHUNK)
-		MPI_Send(a + off, (int)(n - off < CHUNK ? n - off : CHUNK), MPI_INT64_T, 0, 1, comm);
+	int rc = MPI_SUCCESS;
+	for (size_t off = 0; off < n; off += CHUNK) {
+		int c = MPI_Send(a + off, (int)(n - off < CHUNK ? n - off : CHUNK), MPI_INT64_T, 0, 1,
+		                 comm);
+		rc = rc != MPI_SUCCESS ? rc : c;
+	}
+	return rc;
 }
 
-static void recv_arr(int64_t *a, size_t n, int from, MPI_Comm comm)
+static int recv_arr(int64_t *a, size_t n, int from, MPI_Comm comm)
 {
-	for (size_t off = 0; off < n; off += CHUNK)
-		MPI_Recv(a + off, (int)(n - off < CHUNK ? n - off : CHUNK), MPI_INT64_T, from, 1, comm,
-		         MPI_STATUS_IGNORE);
+	int rc = MPI_SUCCESS;
+	for (size_t off = 0; off < n; off += CHUNK) {
+		int c = MPI_Recv(a + off, (int)(n - off < CHUNK ? n - off : CHUNK), MPI_INT64_T, from,
+		                 1, comm, MPI_STATUS_IGNORE);
+		rc = rc != MPI_SUCCESS ? rc : c;
+	}
+	return rc;
+}
+
+/* Rank 0: its own rows, then rank by rank the others'. */
+static int raw_root(MPI_Comm comm, int p, const struct bench_series *s, int64_t *buf,
+                    bench_raw_fn fn, void *arg)
+{
+	size_t n = s->n;
+	int rc = MPI_SUCCESS;
+	for (size_t i = 0; i < n; i++)
+		fn(arg, 0, i, s->common_ns[i], s->start_ns[i], s->end_ns[i], s->valid[i]);
+	for (int q = 1; q < p; q++) {
+		/* ask rank q for its series only now, so at most one is in flight */
+		int go = 1;
+		int r1 = MPI_Send(&go, 1, MPI_INT, q, 0, comm);
+		int r2 = recv_arr(buf, n, q, comm);
+		int r3 = recv_arr(buf + n, n, q, comm);
+		rc = rc != MPI_SUCCESS ? rc : r1 != MPI_SUCCESS ? r1 : r2 != MPI_SUCCESS ? r2 : r3;
+		for (size_t i = 0; rc == MPI_SUCCESS && i < n; i++)
+			fn(arg, q, i, s->common_ns[i], buf[i], buf[n + i], s->valid[i]);
+	}
+	return rc;
 }
 
 int bench_collect_raw(MPI_Comm comm, const struct bench_series *s, bench_raw_fn fn, void *arg)
 {
-	int rank, p;
+	int rank, p, rc = 0;
 	MPI_Comm_rank(comm, &rank);
 	MPI_Comm_size(comm, &p);
-	size_t n = s->n;
-	int64_t *buf = rank == 0 ? malloc((2 * n + 1) * sizeof(int64_t)) : NULL;
-	if (!agree_ok(comm, rank != 0 || buf)) {
+	int64_t *buf = rank == 0 ? malloc((2 * s->n + 1) * sizeof(int64_t)) : NULL;
+	if (rank == 0 && !buf)
+		rc = err_set(HCLOCK_ENOMEM, "out of memory for the raw rows of %zu repetitions", s->n);
+	if ((rc = agree_rc(comm, rc))) {
 		free(buf);
-		return -1;
+		return rc;
 	}
+	int mrc;
 	if (rank == 0) {
-		for (size_t i = 0; i < n; i++)
-			fn(arg, 0, i, s->common_ns[i], s->start_ns[i], s->end_ns[i], s->valid[i]);
-		for (int q = 1; q < p; q++) {
-			/* ask rank q for its series only now, so at most one is in flight */
-			int go = 1;
-			MPI_Send(&go, 1, MPI_INT, q, 0, comm);
-			recv_arr(buf, n, q, comm);
-			recv_arr(buf + n, n, q, comm);
-			for (size_t i = 0; i < n; i++)
-				fn(arg, q, i, s->common_ns[i], buf[i], buf[n + i], s->valid[i]);
-		}
-		free(buf);
+		mrc = raw_root(comm, p, s, buf, fn, arg);
 	} else {
 		int go;
-		MPI_Recv(&go, 1, MPI_INT, 0, 0, comm, MPI_STATUS_IGNORE);
-		send_arr(s->start_ns, n, comm);
-		send_arr(s->end_ns, n, comm);
+		mrc = MPI_Recv(&go, 1, MPI_INT, 0, 0, comm, MPI_STATUS_IGNORE);
+		int r2 = send_arr(s->start_ns, s->n, comm);
+		int r3 = send_arr(s->end_ns, s->n, comm);
+		mrc = mrc != MPI_SUCCESS ? mrc : r2 != MPI_SUCCESS ? r2 : r3;
 	}
-	return 0;
+	free(buf);
+	if (mrc != MPI_SUCCESS)
+		rc = bench_mpi_error(mrc, "MPI_Send/MPI_Recv (collecting raw rows)");
+	return agree_rc(comm, rc);
 }

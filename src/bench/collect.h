@@ -24,8 +24,9 @@ struct bench_result {
 	                       the valid repetitions, ns (what OSU and IMB report as avg) */
 };
 
-/* Collective over comm: fill r on rank 0 (elsewhere only nreps, nvalid). 0, or -1 when out
- * of memory on rank 0 (agreed). Free with bench_result_free. */
+/* Collective over comm: fill r on rank 0 (elsewhere only nreps, nvalid). 0, HCLOCK_ENOMEM
+ * or HCLOCK_EMPI, the same on every rank (where another rank failed, hclock_last_error()
+ * names it). Free with bench_result_free. */
 int bench_collect(MPI_Comm comm, const struct bench_series *s, struct bench_result *r);
 void bench_result_free(struct bench_result *r);
 
@@ -33,7 +34,8 @@ void bench_result_free(struct bench_result *r);
 typedef void (*bench_raw_fn)(void *arg, int rank, size_t rep, int64_t common_ns,
                              int64_t start_ns, int64_t end_ns, int valid);
 /* Collective over comm: rank 0 calls fn for every repetition of every rank, rank by rank
- * (memory on rank 0: one rank's series at a time). 0, or -1 when out of memory (agreed). */
+ * (memory on rank 0: one rank's series at a time). 0, HCLOCK_ENOMEM or HCLOCK_EMPI, the
+ * same on every rank, as bench_collect. */
 int bench_collect_raw(MPI_Comm comm, const struct bench_series *s, bench_raw_fn fn, void *arg);
 
 #endif

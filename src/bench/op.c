@@ -9,6 +9,7 @@
  * A test build defines HCLOCK_BENCH_BREAK_REDUCE: every reduction then adds 1 to the first
  * element of its result, so a test can prove that --validate catches a wrong reduction.
  */
+#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -518,15 +519,13 @@ static void human(char *buf, size_t len, double bytes)
 }
 
 int bench_buf_check(const struct bench_op *op, int nprocs, int in_place, size_t bytes,
-                    size_t max_bytes, char *msg, size_t len)
+                    size_t max_bytes)
 {
 	if (op->flags & OP_NOSIZE)
 		return 0;
-	if ((op->flags & OP_REDUCE) && bytes % 4) {
-		snprintf(msg, len, "%s works on int32 elements: size %zu is not a multiple of 4 bytes",
-		         op->name, bytes);
-		return -1;
-	}
+	if ((op->flags & OP_REDUCE) && bytes % 4)
+		return err_set(HCLOCK_EINVAL, "%s works on int32 elements: size %zu is not a multiple "
+		               "of 4 bytes", op->name, bytes);
 	/* the largest buffers are the root's: size them as if this rank were the root */
 	struct bench_buf b = {.op = op, .rank = 0, .root = 0, .nprocs = nprocs,
 	                      .in_place = in_place && (op->flags & OP_INPLACE), .bytes = bytes};
@@ -540,17 +539,14 @@ int bench_buf_check(const struct bench_op *op, int nprocs, int in_place, size_t 
 		char hn[32], hm[32];
 		human(hn, sizeof(hn), need);
 		human(hm, sizeof(hm), (double)max_bytes);
-		snprintf(msg, len, "size %zu of %s needs %s of buffers per process on %d ranks, more "
-		         "than the %s of memory each process here can have", bytes, op->name, hn,
-		         nprocs, hm);
-		return -1;
+		return err_set(HCLOCK_EINVAL, "size %zu of %s needs %s of buffers per process on %d "
+		               "ranks, more than the %s of memory each process here can have", bytes,
+		               op->name, hn, nprocs, hm);
 	}
 	size_t elems = (op->flags & OP_REDUCE) ? bytes / 4 : bytes;
-	if (elems > INT_MAX) {
-		snprintf(msg, len, "size %zu of %s is beyond MPI's int element count (%d elements)",
-		         bytes, op->name, INT_MAX);
-		return -1;
-	}
+	if (elems > INT_MAX)
+		return err_set(HCLOCK_EINVAL, "size %zu of %s is beyond MPI's int element count (%d "
+		               "elements)", bytes, op->name, INT_MAX);
 	return 0;
 }
 
@@ -572,7 +568,8 @@ int bench_buf_init(struct bench_buf *b, const struct bench_op *op, MPI_Comm comm
 	b->rbuf = malloc(b->rbytes ? b->rbytes : 1);
 	if (!b->sbuf || !b->rbuf) {
 		bench_buf_free(b);
-		return -1;
+		return err_set(HCLOCK_ENOMEM, "out of memory for the buffers of %s at %zu bytes "
+		               "(%zu + %zu bytes)", op->name, bytes, b->sbytes, b->rbytes);
 	}
 	memset(b->sbuf, 1, b->sbytes ? b->sbytes : 1);
 	memset(b->rbuf, 0, b->rbytes ? b->rbytes : 1);
@@ -585,3 +582,60 @@ void bench_buf_free(struct bench_buf *b)
 	free(b->rbuf);
 	b->sbuf = b->rbuf = NULL;
 }
+
+/* ---- validation and errors ---------------------------------------------------------- */
+
+int bench_op_validate(struct bench_buf *b)
+{
+	char msg[256] = "";
+	b->op->fill(b);
+	int rc = bench_op_call(b);
+	if (rc)
+		return rc;
+	if (b->op->check(b, msg, sizeof(msg)))
+		return err_set(HCLOCK_EMPI, "%s of %zu bytes gave a wrong result on rank %d: %s",
+		               b->op->name, b->bytes, b->rank, msg);
+	return 0;
+}
+
+int bench_mpi_error(int mpi_rc, const char *call)
+{
+	char s[MPI_MAX_ERROR_STRING] = "";
+	int n = 0;
+	if (MPI_Error_string(mpi_rc, s, &n) != MPI_SUCCESS)
+		snprintf(s, sizeof(s), "MPI error %d", mpi_rc);
+	return err_set(HCLOCK_EMPI, "%s failed: %s", call, s);
+}
+
+int bench_op_error(const struct bench_buf *b, int mpi_rc)
+{
+	/* the MPI function is the operation's name, capitalized: allreduce -> MPI_Allreduce */
+	char call[64];
+	const char *name = b->op->name;
+	snprintf(call, sizeof(call), "MPI_%c%s%s", toupper((unsigned char)name[0]), name + 1,
+	         (b->op->flags & OP_NONBLOCKING) ? "/MPI_Wait" : "");
+	return bench_mpi_error(mpi_rc, call);
+}
+
+#ifdef HCLOCK_BENCH_FAULTS
+int bench_fault(const char *where)
+{
+	static int init, rank = -1;
+	static long target, count[2];
+	static char kind[8];
+	if (!init) {
+		const char *e = getenv("HCLOCK_BENCH_FAULT");
+		int r;
+		init = 1;
+		if (e && sscanf(e, "%7[a-z]:%d:%ld", kind, &r, &target) == 3) {
+			int me;
+			MPI_Comm_rank(MPI_COMM_WORLD, &me);
+			rank = r == me ? me : -1;
+		}
+	}
+	if (rank < 0 || strcmp(where, kind))
+		return 0;
+	long *c = &count[!strcmp(where, "alloc")];
+	return ++*c >= target;
+}
+#endif

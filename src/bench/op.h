@@ -8,6 +8,13 @@
  * reduced vector of reduce/allreduce/scan/exscan, the block each process receives from
  * reduce_scatter_block. Reductions work on int32 elements (MPI_INT32_T, MPI_SUM), so their
  * sizes must be multiples of 4. barrier has no message; its size is reported as 0.
+ *
+ * Adding an operation: its hooks below and one OPS(...) line in the table of op.c; the help
+ * texts, the error lines and the --root list are made from the table.
+ *
+ * Errors: the functions here return 0 or a negative HCLOCK_E* with hclock_last_error()
+ * naming what failed (the table's call hook alone returns the MPI code, which
+ * bench_op_call turns into HCLOCK_EMPI).
  */
 #ifndef HCLOCK_BENCH_OP_H
 #define HCLOCK_BENCH_OP_H
@@ -32,7 +39,8 @@ struct bench_op {
 	unsigned flags;
 	/* Bytes of send and receive buffer this rank needs for message size bytes. */
 	void (*sizes)(const struct bench_buf *b, size_t bytes, size_t *sbytes, size_t *rbytes);
-	/* One call of the operation; returns an MPI error code (MPI_SUCCESS). */
+	/* One call of the operation; returns an MPI error code (MPI_SUCCESS). The blocking
+	 * and nonblocking entries of one OPS line share their hooks. */
 	int (*call)(struct bench_buf *b);
 	/* --validate: fill the inputs with a pattern known to every rank ... */
 	void (*fill)(struct bench_buf *b);
@@ -68,19 +76,50 @@ const struct bench_op *bench_op_at(size_t i);
 
 /*
  * Check that op can run with message size bytes on nprocs ranks and that the buffers fit in
- * max_bytes: 0, or -1 with one line in msg saying what is wrong. No allocation, no MPI.
+ * max_bytes: 0, or HCLOCK_EINVAL with hclock_last_error() saying what is wrong. No
+ * allocation, no MPI.
  */
 int bench_buf_check(const struct bench_op *op, int nprocs, int in_place, size_t bytes,
-                    size_t max_bytes, char *msg, size_t len);
-/* Allocate and touch the buffers (not collective). 0, or -1 when out of memory. */
+                    size_t max_bytes);
+/* Allocate and touch the buffers (not collective). 0 or HCLOCK_ENOMEM. */
 int bench_buf_init(struct bench_buf *b, const struct bench_op *op, MPI_Comm comm, int root,
                    int in_place, size_t bytes);
 void bench_buf_free(struct bench_buf *b);
 
-/* Call the operation once. */
+/* Collective: fill the inputs with the validation pattern, call once, check this rank's
+ * result. 0; HCLOCK_EMPI when the call failed or its result is wrong (the line names the
+ * operation, size, rank, element, value and expected value). */
+int bench_op_validate(struct bench_buf *b);
+
+/* The failed MPI call mpi_rc of call (e.g. "MPI_Allreduce") as HCLOCK_EMPI, with
+ * hclock_last_error() naming both. */
+int bench_mpi_error(int mpi_rc, const char *call);
+/* The operation's call failed with mpi_rc: HCLOCK_EMPI naming its MPI function. */
+int bench_op_error(const struct bench_buf *b, int mpi_rc);
+
+#ifdef HCLOCK_BENCH_FAULTS
+/*
+ * Test builds only (hclock_bench_hooks): HCLOCK_BENCH_FAULT=WHERE:RANK:N makes the N-th
+ * event WHERE (op: a call of the operation, after it completed; alloc: a repetition
+ * stored) on rank RANK of MPI_COMM_WORLD fail, and every later one too. Returns 1 when
+ * this event is to fail.
+ */
+int bench_fault(const char *where);
+#else
+static inline int bench_fault(const char *where)
+{
+	(void)where;
+	return 0;
+}
+#endif
+
+/* Call the operation once: 0 or HCLOCK_EMPI. */
 static inline int bench_op_call(struct bench_buf *b)
 {
-	return b->op->call(b);
+	int rc = b->op->call(b);
+	if (bench_fault("op"))
+		rc = MPI_ERR_OTHER;
+	return rc == MPI_SUCCESS ? 0 : bench_op_error(b, rc);
 }
 
 #endif

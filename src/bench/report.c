@@ -1,9 +1,12 @@
 /* report.c - table, CSV, JSON and SVG output of hclock bench. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "bench/report.h"
+#include "hclock_api.h"
+#include "util/err.h"
 
 void json_num(FILE *f, double x)
 {
@@ -249,7 +252,7 @@ int report_svg(const char *path, const struct bench_report *r)
 {
 	FILE *f = fopen(path, "w");
 	if (!f)
-		return -1;
+		return err_set(HCLOCK_EIO, "cannot write '%s': %s", path, strerror(errno));
 	struct axes a = {INFINITY, -INFINITY, INFINITY, -INFINITY};
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct bench_row *w = &r->rows[i];
@@ -350,5 +353,8 @@ int report_svg(const char *path, const struct bench_report *r)
 		k++;
 	}
 	fputs("</svg>\n", f);
-	return fclose(f) ? -1 : 0;
+	int bad = ferror(f);
+	if (fclose(f) || bad)
+		return err_set(HCLOCK_EIO, "error writing '%s'", path);
+	return 0;
 }

@@ -42,7 +42,7 @@ void report_table(FILE *f, const struct bench_report *r);
 void report_csv(FILE *f, const struct bench_report *r);
 void report_json(FILE *f, const struct bench_report *r);
 /* Latency (median with its 95% CI band) against size, one line per scheme and op.
- * Returns 0, or -1 when the file cannot be written (errno set). */
+ * Returns 0, or HCLOCK_EIO when the file cannot be written. */
 int report_svg(const char *path, const struct bench_report *r);
 
 /* A JSON number, or null when x is not finite. */

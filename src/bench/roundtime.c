@@ -52,11 +52,10 @@ static int roundtime_measure(struct bench_scheme *s, const struct bench_params *
 {
 	const struct roundtime *r = container_of(s, struct roundtime, base);
 	struct bench_stop stop;
-	int rc = scheme_warmup(p, b), nomem = 0;
-	if (rc != MPI_SUCCESS)
-		return rc;
 	struct bench_slack slack;
 	int64_t base = scheme_slack_ns(p);
+	/* after a failure this rank goes on to the next agreement, where all stop */
+	int rc = scheme_warmup(p, b), arc;
 	slack_init(&slack, base, r->fixed ? base : p->time_slice_ns / 10);
 	stop_begin(&stop, p);
 	for (int done = 0; !done;) {
@@ -64,23 +63,20 @@ static int roundtime_measure(struct bench_scheme *s, const struct bench_params *
 		force_late(p, out->n, slack.cur_ns);
 		int hrc = hclock_harmonize(p->comm, p->clk, slack.cur_ns, &common, &late);
 		t0 = hclock_now(p->clk);
-		if (rc == MPI_SUCCESS)
-			rc = bench_op_call(b);
+		int c = bench_op_call(b);
 		t1 = hclock_now(p->clk);
+		rc = rc ? rc : c;
 		int64_t flag = late > 0 || hrc != 0;
-		int oot = stop_out_of_time(&stop, p->clk) || nomem || rc != MPI_SUCCESS;
-		int rc2 = scheme_agree(p->comm, 1, &flag, &t0, &t1, oot, &inv, &first, &last, &done);
-		if (rc2 != MPI_SUCCESS)
-			return rc2;
+		int oot = stop_out_of_time(&stop, p->clk) || rc;
+		if ((arc = scheme_agree(p->comm, 1, &flag, &t0, &t1, oot, &inv, &first, &last, &done)))
+			return rc ? rc : arc;
 		slack_update(&slack, inv != 0);
-		if (!nomem && bench_series_add(out, common, t0, t1, !inv))
-			nomem = 1;
+		if (!rc)
+			rc = bench_series_add(out, common, t0, t1, !inv);
 		if (!inv && stop_add_valid(&stop, (double)(last - common)))
 			done = 1;
 	}
 	out->slack_ns = slack.cur_ns;
-	if (rc == MPI_SUCCESS && nomem)
-		rc = MPI_ERR_NO_MEM;
 	return rc;
 }
 

@@ -172,9 +172,11 @@ int bench_series_add(struct bench_series *s, int64_t common_ns, int64_t start_ns
 		    grow((void **)&s->end_ns, cap, sizeof(int64_t)) ||
 		    grow((void **)&s->common_ns, cap, sizeof(int64_t)) ||
 		    grow((void **)&s->valid, cap, 1))
-			return -1;
+			return err_set(HCLOCK_ENOMEM, "out of memory for %zu repetitions", cap);
 		s->cap = cap;
 	}
+	if (bench_fault("alloc"))
+		return err_set(HCLOCK_ENOMEM, "out of memory for %zu repetitions (injected)", s->n);
 	s->start_ns[s->n] = start_ns;
 	s->end_ns[s->n] = end_ns;
 	s->common_ns[s->n] = common_ns;
@@ -259,7 +261,7 @@ int scheme_agree(MPI_Comm comm, int k, const int64_t *flags, const int64_t *star
 	size_t n = 3 * (size_t)k + 1;
 	int64_t *in = n <= STACK ? stack_in : malloc(2 * n * sizeof(int64_t));
 	if (!in)
-		return MPI_ERR_NO_MEM;
+		return err_set(HCLOCK_ENOMEM, "out of memory agreeing on %d repetitions", k);
 	int64_t *out = n <= STACK ? stack_out : in + n;
 	for (int i = 0; i < k; i++) {
 		in[3 * i] = flags[i] ? 1 : 0;
@@ -268,26 +270,29 @@ int scheme_agree(MPI_Comm comm, int k, const int64_t *flags, const int64_t *star
 	}
 	in[3 * k] = out_of_time_in ? 1 : 0;
 	int rc = MPI_Allreduce(in, out, (int)n, MPI_INT64_T, MPI_MAX, comm);
-	for (int i = 0; i < k; i++) {
+	for (int i = 0; rc == MPI_SUCCESS && i < k; i++) {
 		invalid[i] = out[3 * i];
 		first_start[i] = -out[3 * i + 1];
 		last_end[i] = out[3 * i + 2];
 	}
-	*out_of_time = (int)out[3 * k];
+	*out_of_time = rc == MPI_SUCCESS ? (int)out[3 * k] : 1;
 	if (in != stack_in)
 		free(in);
-	return rc;
+	return rc == MPI_SUCCESS ? 0 : bench_mpi_error(rc, "MPI_Allreduce (agreeing on repetitions)");
 }
 
 /* ---- warm-up and the broadcast latency --------------------------------------------- */
 
 int scheme_warmup(const struct bench_params *p, struct bench_buf *b)
 {
-	int rc = MPI_SUCCESS;
-	for (long i = 0; i < p->warmup && rc == MPI_SUCCESS; i++)
-		rc = bench_op_call(b);
-	int rc2 = MPI_Barrier(p->comm);
-	return rc != MPI_SUCCESS ? rc : rc2;
+	/* every call is made even after one failed, so that no rank waits in one for good */
+	int rc = 0;
+	for (long i = 0; i < p->warmup; i++) {
+		int c = bench_op_call(b);
+		rc = rc ? rc : c;
+	}
+	int brc = MPI_Barrier(p->comm);
+	return rc ? rc : brc == MPI_SUCCESS ? 0 : bench_mpi_error(brc, "MPI_Barrier (after warm-up)");
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -296,32 +301,54 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int64_t bench_bcast_latency(MPI_Comm comm, hclock_clock *clk, int tries)
+int bench_bcast_latency(MPI_Comm comm, hclock_clock *clk, int tries, int64_t *lat_ns)
 {
-	int rank;
+	int rank, rc = MPI_SUCCESS;
+	const char *call = NULL;
 	MPI_Comm_rank(comm, &rank);
 	if (tries < 1)
 		tries = 1;
 	int64_t *lat = malloc((size_t)tries * sizeof(*lat));
-	int64_t med = 1;
+	/* without memory this rank still takes part, and fails afterwards */
 	for (int i = 0; i < tries; i++) {
 		int64_t t = 0, d = 0, dmax = 0;
-		MPI_Barrier(comm);
+		int r1 = MPI_Barrier(comm);
 		if (rank == 0)
 			t = hclock_now(clk);
-		MPI_Bcast(&t, 1, MPI_INT64_T, 0, comm);
+		int r2 = MPI_Bcast(&t, 1, MPI_INT64_T, 0, comm);
 		if (rank != 0)
 			d = hclock_now(clk) - t;
-		MPI_Allreduce(&d, &dmax, 1, MPI_INT64_T, MPI_MAX, comm);
+		int r3 = MPI_Allreduce(&d, &dmax, 1, MPI_INT64_T, MPI_MAX, comm);
+		if (rc == MPI_SUCCESS && (r1 || r2 || r3)) {
+			rc = r1 ? r1 : r2 ? r2 : r3;
+			call = r1 ? "MPI_Barrier" : r2 ? "MPI_Bcast" : "MPI_Allreduce";
+		}
 		if (lat)
 			lat[i] = dmax;
 	}
-	if (lat) {
-		qsort(lat, (size_t)tries, sizeof(*lat), cmp_i64);
-		med = lat[tries / 2];
+	if (rc != MPI_SUCCESS) {
 		free(lat);
+		return bench_mpi_error(rc, call);
 	}
-	return med > 1 ? med : 1;
+	if (!lat)
+		return err_set(HCLOCK_ENOMEM, "out of memory measuring the MPI_Bcast latency");
+	qsort(lat, (size_t)tries, sizeof(*lat), cmp_i64);
+	*lat_ns = lat[tries / 2] > 1 ? lat[tries / 2] : 1;
+	free(lat);
+	return 0;
+}
+
+int bench_comm_create(MPI_Comm parent, MPI_Comm *out)
+{
+	int rc = MPI_Comm_dup(parent, out);
+	if (rc != MPI_SUCCESS)
+		return bench_mpi_error(rc, "MPI_Comm_dup");
+	rc = MPI_Comm_set_errhandler(*out, MPI_ERRORS_RETURN);
+	if (rc != MPI_SUCCESS) {
+		MPI_Comm_free(out);
+		return bench_mpi_error(rc, "MPI_Comm_set_errhandler");
+	}
+	return 0;
 }
 
 /* ---- the loop of barrier and none ------------------------------------------------- */
@@ -334,36 +361,33 @@ int scheme_local_batches(struct bench_scheme *s, const struct bench_params *p,
 {
 	int64_t st[BATCH], en[BATCH], fl[BATCH] = {0}, inv[BATCH], first[BATCH], last[BATCH];
 	struct bench_stop stop;
-	int rc = scheme_warmup(p, b), nomem = 0;
-	if (rc != MPI_SUCCESS)
-		return rc;
+	int rc = scheme_warmup(p, b), arc;
 	stop_begin(&stop, p);
+	/* after a failure this rank keeps calling until the batch is agreed on: its peers
+	 * are in the same calls */
 	for (int done = 0; !done;) {
 		int k = BATCH;
 		if (p->max_reps > 0 && p->max_reps - (long)stop.nvalid < k)
 			k = (int)(p->max_reps - (long)stop.nvalid);
-		for (int i = 0; i < k && rc == MPI_SUCCESS; i++) {
-			if (before)
-				rc = before(s, p->comm);
-			st[i] = hclock_now(p->clk);
-			if (rc == MPI_SUCCESS)
-				rc = bench_op_call(b);
-			en[i] = hclock_now(p->clk);
-		}
-		int oot = stop_out_of_time(&stop, p->clk) || nomem || rc != MPI_SUCCESS;
-		int rc2 = scheme_agree(p->comm, k, fl, st, en, oot, inv, first, last, &done);
-		if (rc2 != MPI_SUCCESS)
-			return rc2;
 		for (int i = 0; i < k; i++) {
-			if (!nomem && bench_series_add(out, BENCH_NO_COMMON, st[i], en[i], 1))
-				nomem = 1;
+			int c = before ? before(s, p->comm) : 0;
+			st[i] = hclock_now(p->clk);
+			int c2 = bench_op_call(b);
+			en[i] = hclock_now(p->clk);
+			rc = rc ? rc : c ? c : c2;
+		}
+		int oot = stop_out_of_time(&stop, p->clk) || rc;
+		if ((arc = scheme_agree(p->comm, k, fl, st, en, oot, inv, first, last, &done)))
+			return rc ? rc : arc;
+		for (int i = 0; i < k; i++) {
+			/* the stop rule is fed on every rank alike, whatever failed here */
+			if (!rc)
+				rc = bench_series_add(out, BENCH_NO_COMMON, st[i], en[i], 1);
 			if (stop_add_valid(&stop, (double)(last[i] - first[i]))) {
 				done = 1;
 				break;
 			}
 		}
 	}
-	if (rc == MPI_SUCCESS && nomem)
-		rc = MPI_ERR_NO_MEM;
 	return rc;
 }

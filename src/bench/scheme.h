@@ -48,7 +48,7 @@ struct bench_series {
 
 void bench_series_init(struct bench_series *s);
 void bench_series_free(struct bench_series *s);
-/* Append one repetition; -1 when out of memory. */
+/* Append one repetition: 0 or HCLOCK_ENOMEM. */
 int bench_series_add(struct bench_series *s, int64_t common_ns, int64_t start_ns,
                      int64_t end_ns, int valid);
 
@@ -184,7 +184,8 @@ int stop_add_valid(struct bench_stop *st, double lat_ns);
  * Agree on k repetitions (collective): in: this rank's late/overlong flags (nonzero =
  * invalid), starts and ends; out (every rank): invalid[i] = any rank flagged it,
  * first_start[i] = min start, last_end[i] = max end; *out_of_time = any rank's flag.
- * One MPI_Allreduce of 3k + 1 int64.
+ * One MPI_Allreduce of 3k + 1 int64. 0, HCLOCK_EMPI (then *out_of_time = 1) or
+ * HCLOCK_ENOMEM (k > 64 only).
  */
 int scheme_agree(MPI_Comm comm, int k, const int64_t *flags, const int64_t *start,
                  const int64_t *end, int out_of_time_in, int64_t *invalid,
@@ -201,12 +202,19 @@ int scheme_local_batches(struct bench_scheme *s, const struct bench_params *p,
                          struct bench_buf *b, struct bench_series *out,
                          int (*before)(struct bench_scheme *s, MPI_Comm comm));
 
-/* Run the operation warm-up times back to back (then one barrier); MPI error or 0. */
+/* Run the operation warm-up times back to back (all of them, even after a failure), then
+ * one barrier: 0 or HCLOCK_EMPI. */
 int scheme_warmup(const struct bench_params *p, struct bench_buf *b);
 
 /* Measure the MPI_Bcast latency of one int64 on the global clock (collective): rank 0
  * broadcasts its clock reading, each rank takes its receive time minus that, the slowest
- * rank counts; the median of tries. Returns ns (>= 1). */
-int64_t bench_bcast_latency(MPI_Comm comm, hclock_clock *clk, int tries);
+ * rank counts; the median of tries in *lat_ns (>= 1). 0, HCLOCK_EMPI or HCLOCK_ENOMEM (all
+ * tries are made either way). */
+int bench_bcast_latency(MPI_Comm comm, hclock_clock *clk, int tries, int64_t *lat_ns);
+
+/* The communicator to measure on (collective over parent): a duplicate of parent whose MPI
+ * errors return (MPI_ERRORS_RETURN) and become HCLOCK_EMPI instead of aborting the job.
+ * 0 or HCLOCK_EMPI; free it with MPI_Comm_free. */
+int bench_comm_create(MPI_Comm parent, MPI_Comm *out);
 
 #endif

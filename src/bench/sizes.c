@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "bench/sizes.h"
+#include "hclock_api.h"
+#include "util/err.h"
 
 /* one size: digits and an optional K/M/G/T; the whole of [s, e) must be consumed */
 static int parse_one(const char *s, const char *e, size_t *out)
@@ -51,14 +53,12 @@ static int push(size_t **a, size_t *n, size_t *cap, size_t v)
 	return 0;
 }
 
-int bench_sizes_parse(const char *s, size_t **out, size_t *n, char *msg, size_t len)
+int bench_sizes_parse(const char *s, size_t **out, size_t *n)
 {
 	size_t *a = NULL, cnt = 0, cap = 0;
 	const char *p = s ? s : "";
-	if (!*p) {
-		snprintf(msg, len, "--sizes is empty; give e.g. 8,64,1K,1M or 8:1M");
-		return -1;
-	}
+	if (!*p)
+		return err_set(HCLOCK_EINVAL, "--sizes is empty; give e.g. 8,64,1K,1M or 8:1M");
 	for (;;) {
 		const char *e = strchr(p, ',');
 		if (!e)
@@ -72,17 +72,16 @@ int bench_sizes_parse(const char *s, size_t **out, size_t *n, char *msg, size_t 
 		else
 			bad = parse_one(p, e, &lo);
 		if (bad) {
-			snprintf(msg, len, "--sizes item '%.*s' does not parse; give sizes in bytes with an "
-			         "optional K, M, G suffix, as a list (8,64,1K,1M) or a range of powers of "
-			         "two LO:HI with 0 < LO <= HI (8:1M)", (int)(e - p), p);
 			free(a);
-			return -1;
+			return err_set(HCLOCK_EINVAL, "--sizes item '%.*s' does not parse; give sizes in "
+			               "bytes with an optional K, M, G suffix, as a list (8,64,1K,1M) or a "
+			               "range of powers of two LO:HI with 0 < LO <= HI (8:1M)", (int)(e - p),
+			               p);
 		}
 		for (size_t v = lo;; v *= 2) {
 			if (push(&a, &cnt, &cap, v)) {
-				snprintf(msg, len, "--sizes: out of memory");
 				free(a);
-				return -1;
+				return err_set(HCLOCK_ENOMEM, "--sizes: out of memory");
 			}
 			if (!colon || v > hi / 2)
 				break;

@@ -13,8 +13,9 @@
  * Parse a size list: comma-separated items, each a size or a range LO:HI meaning LO, 2 LO,
  * 4 LO, ... up to HI. A size is an integer with an optional binary suffix K, M, G or T
  * (1K = 1024), e.g. "8,64,1K,1M" or "8:1M". *out is malloc'ed (caller frees), *n its
- * length. Returns 0, or -1 with one line in msg naming the bad item.
+ * length. Returns 0, HCLOCK_EINVAL (hclock_last_error() names the bad item) or
+ * HCLOCK_ENOMEM.
  */
-int bench_sizes_parse(const char *s, size_t **out, size_t *n, char *msg, size_t len);
+int bench_sizes_parse(const char *s, size_t **out, size_t *n);
 
 #endif

@@ -35,25 +35,44 @@ static int64_t max64(int64_t a, int64_t b)
 	return a > b ? a : b;
 }
 
-/* Longest of TRIALS harmonized calls (last exit minus the common start), ns. */
+/* Longest of TRIALS harmonized calls (last exit minus the common start), ns. All trials
+ * are made even after a failure (the peers are in the same calls); 0 or the first error. */
 static int trial_latency(const struct bench_params *p, struct bench_buf *b, int64_t slack,
                          int64_t *lat_ns)
 {
 	int64_t longest = 0;
+	int rc = 0;
 	for (int i = 0; i < TRIALS; i++) {
-		int64_t common, late, end, last;
+		int64_t common, late, end, last = 0;
 		hclock_harmonize(p->comm, p->clk, slack, &common, &late);
-		int rc = bench_op_call(b);
+		int c = bench_op_call(b);
 		end = hclock_now(p->clk);
-		if (rc != MPI_SUCCESS)
-			return rc;
-		rc = MPI_Allreduce(&end, &last, 1, MPI_INT64_T, MPI_MAX, p->comm);
-		if (rc != MPI_SUCCESS)
-			return rc;
+		int arc = MPI_Allreduce(&end, &last, 1, MPI_INT64_T, MPI_MAX, p->comm);
+		rc = rc ? rc : c ? c : arc ? bench_mpi_error(arc, "MPI_Allreduce (trial calls)") : 0;
 		longest = max64(longest, last - common);
 	}
 	*lat_ns = longest;
-	return MPI_SUCCESS;
+	return rc;
+}
+
+/* One batch of nb repetitions at t0 + i w: entry, exit and this rank's invalid flags. */
+static int window_batch(const struct bench_params *p, struct bench_buf *b, int nb, int64_t t0,
+                        int64_t late, int64_t w, int64_t *st, int64_t *en, int64_t *fl)
+{
+	int rc = 0;
+	for (int i = 0; i < nb; i++) {
+		int64_t start = t0 + i * w;
+		fl[i] = i == 0 ? late > 0 : hclock_now(p->clk) > start;
+		if (!fl[i])
+			hclock_wait_until(p->clk, start);
+		st[i] = hclock_now(p->clk);
+		int c = bench_op_call(b);
+		en[i] = hclock_now(p->clk);
+		rc = rc ? rc : c;
+		if (en[i] > start + w)
+			fl[i] = 1; /* overlong: it ran into the next start */
+	}
+	return rc;
 }
 
 static int window_measure(struct bench_scheme *s, const struct bench_params *p,
@@ -62,49 +81,33 @@ static int window_measure(struct bench_scheme *s, const struct bench_params *p,
 	const struct window *ws = container_of(s, struct window, base);
 	const int nb = ws->batch;
 	int64_t st[WBATCH_MAX], en[WBATCH_MAX], fl[WBATCH_MAX], inv[WBATCH_MAX];
-	int64_t first[WBATCH_MAX], last[WBATCH_MAX];
+	int64_t first[WBATCH_MAX], last[WBATCH_MAX], w = ws->w0_ns;
 	struct bench_stop stop;
-	int rc = scheme_warmup(p, b), nomem = 0;
-	if (rc != MPI_SUCCESS)
-		return rc;
 	struct bench_slack slack;
-	int64_t w;
+	/* after a failure this rank goes on to the next agreement, where all stop */
+	int rc = scheme_warmup(p, b), arc;
 	slack_init(&slack, scheme_slack_ns(p), p->time_slice_ns / 10);
-	if (ws->w0_ns) {
-		w = ws->w0_ns;
-	} else {
-		rc = trial_latency(p, b, slack.cur_ns, &w);
-		if (rc != MPI_SUCCESS)
-			return rc;
+	if (!w) {
+		int trc = trial_latency(p, b, slack.cur_ns, &w);
+		rc = rc ? rc : trc;
 		w = max64(2 * w, MIN_WINDOW_NS);
 	}
 	stop_begin(&stop, p);
 	for (int done = 0; !done;) {
 		int64_t t0, late;
 		hclock_harmonize(p->comm, p->clk, slack.cur_ns, &t0, &late);
-		for (int i = 0; i < nb; i++) {
-			int64_t start = t0 + i * w;
-			fl[i] = i == 0 ? late > 0 : hclock_now(p->clk) > start;
-			if (!fl[i])
-				hclock_wait_until(p->clk, start);
-			st[i] = hclock_now(p->clk);
-			if (rc == MPI_SUCCESS)
-				rc = bench_op_call(b);
-			en[i] = hclock_now(p->clk);
-			if (en[i] > start + w)
-				fl[i] = 1; /* overlong: it ran into the next start */
-		}
-		int oot = stop_out_of_time(&stop, p->clk) || nomem || rc != MPI_SUCCESS;
-		int rc2 = scheme_agree(p->comm, nb, fl, st, en, oot, inv, first, last, &done);
-		if (rc2 != MPI_SUCCESS)
-			return rc2;
+		int brc = window_batch(p, b, nb, t0, late, w, st, en, fl);
+		rc = rc ? rc : brc;
+		int oot = stop_out_of_time(&stop, p->clk) || rc;
+		if ((arc = scheme_agree(p->comm, nb, fl, st, en, oot, inv, first, last, &done)))
+			return rc ? rc : arc;
 		slack_update(&slack, inv[0] != 0);
 		int ninv = 0, full = 0;
 		int64_t longest = 0;
 		for (int i = 0; i < nb && !full; i++) {
 			int64_t start = t0 + i * w;
-			if (!nomem && bench_series_add(out, start, st[i], en[i], !inv[i]))
-				nomem = 1;
+			if (!rc)
+				rc = bench_series_add(out, start, st[i], en[i], !inv[i]);
 			if (inv[i]) {
 				ninv++;
 				continue;
@@ -120,8 +123,6 @@ static int window_measure(struct bench_scheme *s, const struct bench_params *p,
 	}
 	out->window_ns = w;
 	out->slack_ns = slack.cur_ns;
-	if (rc == MPI_SUCCESS && nomem)
-		rc = MPI_ERR_NO_MEM;
 	return rc;
 }
 

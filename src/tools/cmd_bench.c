@@ -192,11 +192,9 @@ static int agree_msg(struct mpitool *t, int rc, const char *msg)
 /* --validate: fill, call once, check on every rank. */
 static int validate(struct mpitool *t, struct bench_buf *b)
 {
-	char msg[256] = "", line[384];
-	b->op->fill(b);
-	int rc = bench_op_call(b) != MPI_SUCCESS ? -1 : b->op->check(b, msg, sizeof(msg));
-	snprintf(line, sizeof(line), "--validate: %s of %zu bytes gave a wrong result on rank %d: "
-	         "%s", b->op->name, b->bytes, t->rank, msg[0] ? msg : "the MPI call failed");
+	char line[600];
+	int rc = bench_op_validate(b);
+	snprintf(line, sizeof(line), "--validate: %s", hclock_last_error());
 	return agree_msg(t, rc, line);
 }
 
@@ -241,8 +239,10 @@ static const char *make_plan(const struct opts *o, int nprocs, struct plan *pl, 
 		pl->nschemes = i + 1;
 	}
 	free(copy);
-	if (bench_sizes_parse(o->sizes, &pl->sizes, &pl->nsizes, buf, len))
+	if (bench_sizes_parse(o->sizes, &pl->sizes, &pl->nsizes)) {
+		snprintf(buf, len, "%s", hclock_last_error());
 		return buf;
+	}
 	if (o->root >= nprocs) {
 		snprintf(buf, len, "--root %ld is not a rank of the %d processes", o->root, nprocs);
 		return buf;
@@ -281,9 +281,10 @@ int cmd_bench(int argc, char **argv)
 	size_t maxmem = memory_per_process();
 	for (int i = 0; !bad && i < pl.nops; i++)
 		for (size_t k = 0; !bad && k < pl.nsizes; k++)
-			if (bench_buf_check(pl.ops[i], t.size, o.in_place, pl.sizes[k], maxmem, buf,
-			                    sizeof(buf)))
+			if (bench_buf_check(pl.ops[i], t.size, o.in_place, pl.sizes[k], maxmem)) {
+				snprintf(buf, sizeof(buf), "%s", hclock_last_error());
 				bad = buf;
+			}
 	if (bad) {
 		mpitool_error(&t, "%s", bad);
 		free_plan(&pl);
@@ -321,7 +322,10 @@ int cmd_bench(int argc, char **argv)
 		.max_reps = o.max_reps, .warmup = o.warmup, .rse = o.rse,
 		.slack_factor = o.slack_factor, .min_slack_ns = BENCH_MIN_SLACK_NS,
 	};
-	p.bcast_lat_ns = bench_bcast_latency(MPI_COMM_WORLD, g, 31);
+	rc = bench_bcast_latency(MPI_COMM_WORLD, g, 31, &p.bcast_lat_ns);
+	snprintf(buf, sizeof(buf), "%s", hclock_last_error());
+	if ((rc = agree_msg(&t, rc, buf)))
+		goto out;
 
 	size_t maxrows = (size_t)pl.nschemes * (size_t)pl.nops * pl.nsizes;
 	struct bench_row *rows = calloc(maxrows, sizeof(*rows));
@@ -336,8 +340,7 @@ int cmd_bench(int argc, char **argv)
 				struct bench_buf b;
 				int brc = bench_buf_init(&b, op, MPI_COMM_WORLD, (int)o.root, o.in_place,
 				                         pl.sizes[zi]);
-				snprintf(buf, sizeof(buf), "out of memory for the buffers of %s at %zu bytes",
-				         op->name, pl.sizes[zi]);
+				snprintf(buf, sizeof(buf), "%s", hclock_last_error());
 				if ((rc = agree_msg(&t, brc, buf)))
 					break;
 				if (o.validate && (rc = validate(&t, &b))) {
@@ -349,13 +352,17 @@ int cmd_bench(int argc, char **argv)
 				int64_t t0 = real_now_ns();
 				int mrc = bench_scheme_measure(pl.schemes[si], &p, &b, &s);
 				double dur = (double)(real_now_ns() - t0) * 1e-9;
-				snprintf(buf, sizeof(buf), "%s of %s at %zu bytes failed (MPI error %d or out "
-				         "of memory)", pl.scheme_names[si], op->name, b.bytes, mrc);
+				snprintf(buf, sizeof(buf), "%s of %s at %zu bytes: %s", pl.scheme_names[si],
+				         op->name, b.bytes, hclock_last_error());
 				bench_buf_free(&b);
 				struct bench_result res;
-				if (!(rc = agree_msg(&t, mrc, buf)) &&
-				    !(rc = agree_msg(&t, bench_collect(MPI_COMM_WORLD, &s, &res),
-				                     "out of memory collecting the repetitions"))) {
+				int crc = 0;
+				if (!(rc = agree_msg(&t, mrc, buf))) {
+					crc = bench_collect(MPI_COMM_WORLD, &s, &res);
+					snprintf(buf, sizeof(buf), "collecting the repetitions: %s",
+					         hclock_last_error());
+				}
+				if (!rc && !(rc = agree_msg(&t, crc, buf))) {
 					if (t.rank == 0) {
 						struct bench_row *w = &rows[nrows++];
 						w->scheme = pl.scheme_names[si];
@@ -373,8 +380,9 @@ int cmd_bench(int argc, char **argv)
 					bench_result_free(&res);
 					if (o.raw) {
 						struct raw_ctx rc_ = {raw, pl.scheme_names[si], op->name, b.bytes};
-						rc = agree_msg(&t, bench_collect_raw(MPI_COMM_WORLD, &s, raw_row, &rc_),
-						               "out of memory writing --raw");
+						crc = bench_collect_raw(MPI_COMM_WORLD, &s, raw_row, &rc_);
+						snprintf(buf, sizeof(buf), "--raw: %s", hclock_last_error());
+						rc = agree_msg(&t, crc, buf);
 					}
 				}
 				bench_series_free(&s);
@@ -394,10 +402,8 @@ int cmd_bench(int argc, char **argv)
 		else
 			report_table(stdout, &rep);
 		fflush(stdout);
-		if (o.plot && report_svg(o.plot, &rep)) {
-			fprintf(stderr, "%s: --plot: cannot write '%s'\n", t.name, o.plot);
-			rc = -1;
-		}
+		if (o.plot && (rc = report_svg(o.plot, &rep)))
+			fprintf(stderr, "%s: --plot: %s\n", t.name, hclock_last_error());
 	}
 	free(rows);
 out:

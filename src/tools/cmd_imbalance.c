@@ -64,7 +64,7 @@ static const char *imbalance_opt(int c, const char *arg, void *ctx)
 		return NULL;
 	case 'z': {
 		size_t *v = NULL, n = 0;
-		int bad = bench_sizes_parse(arg, &v, &n, k->buf, sizeof(k->buf)) || n != 1;
+		int bad = bench_sizes_parse(arg, &v, &n) || n != 1;
 		if (!bad)
 			k->size = v[0];
 		free(v);
@@ -123,8 +123,10 @@ int cmd_imbalance(int argc, char **argv)
 		snprintf(buf, sizeof(buf), "--root %ld is not a rank of the %d processes", root, t.size);
 		bad = buf;
 	}
-	if (!bad && bench_buf_check(op, t.size, 0, size, (size_t)1 << 34, buf, sizeof(buf)))
+	if (!bad && bench_buf_check(op, t.size, 0, size, (size_t)1 << 34)) {
+		snprintf(buf, sizeof(buf), "%s", hclock_last_error());
 		bad = buf;
+	}
 	if (bad) {
 		mpitool_error(&t, "%s", bad);
 		return mpitool_finish(&t, 2);
@@ -150,7 +152,11 @@ int cmd_imbalance(int argc, char **argv)
 		mpitool_error(&t, "out of memory for %ld repetitions", reps);
 		goto out;
 	}
-	int64_t lat = bench_bcast_latency(MPI_COMM_WORLD, g, 31);
+	int64_t lat = 1;
+	if ((rc = mpitool_agree(&t, bench_bcast_latency(MPI_COMM_WORLD, g, 31, &lat)))) {
+		mpitool_error(&t, "%s", hclock_last_error());
+		goto out;
+	}
 	int64_t base = (int64_t)(slack_factor * (double)lat);
 	struct bench_slack slack;
 	slack_init(&slack, base > BENCH_MIN_SLACK_NS ? base : BENCH_MIN_SLACK_NS, 100000000);
