@@ -143,23 +143,6 @@ static const char *parse(int argc, char **argv, const char *name, struct opts *o
 	return mpitool_parse(argc, argv, name, longopts, &o->common, bench_opt, o, buf, len);
 }
 
-/* Bytes of buffers one process may allocate: 3/4 of the node's memory shared by its ranks. */
-static size_t memory_per_process(void)
-{
-	MPI_Comm node;
-	int local = 1;
-	if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
-	    MPI_SUCCESS) {
-		MPI_Comm_size(node, &local);
-		MPI_Comm_free(&node);
-	}
-	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-	if (pages <= 0 || page <= 0)
-		return (size_t)1 << 40;
-	double mem = (double)pages * (double)page * 0.75 / local;
-	return mem > (double)((size_t)1 << 50) ? (size_t)1 << 50 : (size_t)mem;
-}
-
 struct raw_ctx {
 	FILE *f;
 	const char *scheme, *op;
@@ -189,56 +172,68 @@ static int agree_msg(struct mpitool *t, int rc, const char *msg)
 	return all;
 }
 
-/* --validate: fill, call once, check on every rank. */
-static int validate(struct mpitool *t, struct bench_buf *b)
+/* agree_msg with the line "what: hclock_last_error()" of this rank. */
+static int agree_last(struct mpitool *t, int rc, const char *what)
 {
-	char line[600];
-	int rc = bench_op_validate(b);
-	snprintf(line, sizeof(line), "--validate: %s", hclock_last_error());
+	char line[768];
+	snprintf(line, sizeof(line), "%s%s%s", what, what[0] ? ": " : "", hclock_last_error());
 	return agree_msg(t, rc, line);
 }
 
+/* ---- input: options, the plan, and whether its buffers fit --------------------------- */
+
 struct plan {
 	struct bench_scheme *schemes[MAX_LIST];
-	const char *scheme_names[MAX_LIST];
 	const struct bench_op *ops[MAX_LIST];
 	int nschemes, nops;
 	size_t *sizes, nsizes;
 };
 
+static void free_plan(struct plan *pl)
+{
+	for (int i = 0; i < pl->nschemes; i++)
+		bench_scheme_free(pl->schemes[i]);
+	free(pl->sizes);
+}
+
+/* The operations of list into pl: 0, or -1 with the error line in buf. */
+static int plan_ops(const char *list, struct plan *pl, char *buf, size_t len)
+{
+	char *copy = NULL, *items[MAX_LIST];
+	int n = split(list, &copy, items, MAX_LIST), rc = 0;
+	if (n < 0) {
+		snprintf(buf, len, "--op needs a comma list of operations, e.g. allreduce,bcast");
+		rc = -1;
+	}
+	for (int i = 0; !rc && i < n; i++, pl->nops = i)
+		if ((rc = bench_op_lookup(items[i], &pl->ops[i])))
+			snprintf(buf, len, "--op: %s", hclock_last_error());
+	free(copy);
+	return rc;
+}
+
+/* The schemes of list into pl: 0, or -1 with the error line in buf. */
+static int plan_schemes(const char *list, struct plan *pl, char *buf, size_t len)
+{
+	char *copy = NULL, *items[MAX_LIST];
+	int n = split(list, &copy, items, MAX_LIST), rc = 0;
+	if (n < 0) {
+		snprintf(buf, len, "--scheme needs a comma list of schemes, e.g. barrier,roundtime");
+		rc = -1;
+	}
+	for (int i = 0; !rc && i < n; i++, pl->nschemes = i)
+		if ((rc = bench_scheme_create(items[i], &pl->schemes[i])))
+			snprintf(buf, len, "--scheme: %s", hclock_last_error());
+	free(copy);
+	return rc;
+}
+
+/* The operations, schemes and sizes of o: NULL, or the error line (in buf). */
 static const char *make_plan(const struct opts *o, int nprocs, struct plan *pl, char *buf,
                              size_t len)
 {
-	char *copy = NULL, *items[MAX_LIST];
-	int n = split(o->ops, &copy, items, MAX_LIST);
-	if (n < 0) {
-		free(copy);
-		return "--op needs a comma list of operations, e.g. allreduce,bcast";
-	}
-	for (int i = 0; i < n; i++) {
-		if (bench_op_lookup(items[i], &pl->ops[i])) {
-			snprintf(buf, len, "--op: %s", hclock_last_error());
-			free(copy);
-			return buf;
-		}
-	}
-	pl->nops = n;
-	free(copy);
-	n = split(o->schemes, &copy, items, MAX_LIST);
-	if (n < 0) {
-		free(copy);
-		return "--scheme needs a comma list of schemes, e.g. barrier,roundtime";
-	}
-	for (int i = 0; i < n; i++) {
-		if (bench_scheme_create(items[i], &pl->schemes[i])) {
-			snprintf(buf, len, "--scheme: %s", hclock_last_error());
-			free(copy);
-			return buf;
-		}
-		pl->scheme_names[i] = bench_scheme_spec(pl->schemes[i]);
-		pl->nschemes = i + 1;
-	}
-	free(copy);
+	if (plan_ops(o->ops, pl, buf, len) || plan_schemes(o->schemes, pl, buf, len))
+		return buf;
 	if (bench_sizes_parse(o->sizes, &pl->sizes, &pl->nsizes)) {
 		snprintf(buf, len, "%s", hclock_last_error());
 		return buf;
@@ -250,11 +245,214 @@ static const char *make_plan(const struct opts *o, int nprocs, struct plan *pl, 
 	return NULL;
 }
 
-static void free_plan(struct plan *pl)
+/* Bytes of buffers one process may allocate: 3/4 of the node's memory shared by its ranks. */
+static size_t memory_per_process(void)
 {
-	for (int i = 0; i < pl->nschemes; i++)
-		bench_scheme_free(pl->schemes[i]);
-	free(pl->sizes);
+	MPI_Comm node;
+	int local = 1;
+	if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+	    MPI_SUCCESS) {
+		MPI_Comm_size(node, &local);
+		MPI_Comm_free(&node);
+	}
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	if (pages <= 0 || page <= 0)
+		return (size_t)1 << 40;
+	double mem = (double)pages * (double)page * 0.75 / local;
+	return mem > (double)((size_t)1 << 50) ? (size_t)1 << 50 : (size_t)mem;
+}
+
+/* Collective (memory_per_process): parse argv into o and pl and check that every buffer
+ * fits before anything runs: NULL, or the error line. */
+static const char *read_input(struct mpitool *t, int argc, char **argv, struct opts *o,
+                              struct plan *pl, char *buf, size_t len)
+{
+	const char *bad = parse(argc, argv, t->name, o, buf, len);
+	if (!bad && !o->common.help)
+		bad = make_plan(o, t->size, pl, buf, len);
+	size_t maxmem = memory_per_process();
+	for (int i = 0; !bad && i < pl->nops; i++)
+		for (size_t k = 0; !bad && k < pl->nsizes; k++)
+			if (bench_buf_check(pl->ops[i], t->size, o->in_place, pl->sizes[k], maxmem)) {
+				snprintf(buf, len, "%s", hclock_last_error());
+				bad = buf;
+			}
+	return bad;
+}
+
+/* ---- run: every (scheme, op, size) ------------------------------------------------- */
+
+struct run {
+	struct mpitool *t;
+	const struct opts *o;
+	const struct plan *pl;
+	struct bench_params p; /* p.comm: the measurement communicator (bench_comm_create) */
+	FILE *raw;             /* rank 0, --raw */
+	struct bench_row *rows; /* rank 0: the results so far */
+	size_t nrows;
+};
+
+/* Rank 0: the result row of one measurement. */
+static void add_row(struct run *r, const char *scheme, const struct bench_buf *b,
+                    const struct bench_series *s, const struct bench_result *res, double dur)
+{
+	struct bench_row *w = &r->rows[r->nrows++];
+	w->scheme = scheme;
+	w->op = b->op->name;
+	w->size = b->bytes;
+	w->valid = res->nvalid;
+	w->invalid = res->nreps - res->nvalid;
+	w->have_stats = res->nvalid > 0 && !stats_summarize(res->lat_ns, res->nvalid, &w->st);
+	w->osu_mean_ns = res->osu_mean_ns;
+	w->duration_s = dur;
+	w->slack_ns = s->slack_ns;
+	w->window_ns = s->window_ns;
+}
+
+/* Collective: the measured series to rank 0's rows and to --raw. 0, or the agreed rc. */
+static int gather_one(struct run *r, const char *scheme, const struct bench_buf *b,
+                      const struct bench_series *s, double dur)
+{
+	struct bench_result res;
+	int rc = agree_last(r->t, bench_collect(r->p.comm, s, &res), "collecting the repetitions");
+	if (rc)
+		return rc;
+	if (r->t->rank == 0)
+		add_row(r, scheme, b, s, &res, dur);
+	bench_result_free(&res);
+	if (r->o->raw) {
+		struct raw_ctx ctx = {r->raw, scheme, b->op->name, b->bytes};
+		rc = agree_last(r->t, bench_collect_raw(r->p.comm, s, raw_row, &ctx), "--raw");
+	}
+	return rc;
+}
+
+/* Collective: measure one operation at one size with one scheme. 0, or the agreed rc
+ * (its line printed). */
+static int measure_one(struct run *r, struct bench_scheme *sc, const struct bench_op *op,
+                       size_t size)
+{
+	struct bench_buf b;
+	struct bench_series s;
+	char what[256];
+	int rc = bench_buf_init(&b, op, r->p.comm, (int)r->o->root, r->o->in_place, size);
+	if ((rc = agree_last(r->t, rc, "")))
+		return rc;
+	if (r->o->validate && (rc = agree_last(r->t, bench_op_validate(&b), "--validate"))) {
+		bench_buf_free(&b);
+		return rc;
+	}
+	bench_series_init(&s);
+	int64_t t0 = real_now_ns();
+	rc = bench_scheme_measure(sc, &r->p, &b, &s);
+	double dur = (double)(real_now_ns() - t0) * 1e-9;
+	snprintf(what, sizeof(what), "%s of %s at %zu bytes", bench_scheme_spec(sc), op->name,
+	         b.bytes);
+	if (!(rc = agree_last(r->t, rc, what)))
+		rc = gather_one(r, bench_scheme_spec(sc), &b, &s, dur);
+	bench_series_free(&s);
+	bench_buf_free(&b);
+	return rc;
+}
+
+/* Collective: the whole plan, rows on rank 0. 0, or the agreed rc of the first failure. */
+static int measure_all(struct run *r)
+{
+	const struct plan *pl = r->pl;
+	size_t maxrows = (size_t)pl->nschemes * (size_t)pl->nops * pl->nsizes;
+	if (r->t->rank == 0)
+		r->rows = calloc(maxrows ? maxrows : 1, sizeof(*r->rows));
+	int rc = agree_msg(r->t, r->t->rank == 0 && !r->rows ? HCLOCK_ENOMEM : 0, "out of memory");
+	for (int si = 0; !rc && si < pl->nschemes; si++)
+		for (int oi = 0; !rc && oi < pl->nops; oi++)
+			for (size_t zi = 0; !rc && zi < pl->nsizes; zi++) {
+				if ((pl->ops[oi]->flags & OP_NOSIZE) && zi > 0)
+					break; /* barrier: one row */
+				rc = measure_one(r, pl->schemes[si], pl->ops[oi], pl->sizes[zi]);
+			}
+	return rc;
+}
+
+/* Collective: the global clock, the measurement communicator and the MPI_Bcast latency,
+ * then the whole plan. 0, or the agreed rc (its line printed). */
+static int run(struct run *r, hclock_sync *sync)
+{
+	hclock_clock *g = NULL;
+	int rc = hclock_sync_run(sync, MPI_COMM_WORLD, r->t->base, &g);
+	if (rc) {
+		mpitool_error(r->t, "sync %s failed: %s", r->o->common.sync, hclock_last_error());
+		return rc;
+	}
+	r->p = (struct bench_params){
+		.comm = MPI_COMM_NULL, .clk = g, .time_slice_ns = r->o->slice_ns,
+		.max_reps = r->o->max_reps, .warmup = r->o->warmup, .rse = r->o->rse,
+		.slack_factor = r->o->slack_factor, .min_slack_ns = BENCH_MIN_SLACK_NS,
+	};
+	rc = agree_last(r->t, bench_comm_create(MPI_COMM_WORLD, &r->p.comm), "");
+	if (!rc)
+		rc = agree_last(r->t, bench_bcast_latency(r->p.comm, g, 31, &r->p.bcast_lat_ns),
+		                "measuring the MPI_Bcast latency");
+	if (!rc)
+		rc = measure_all(r);
+	if (r->p.comm != MPI_COMM_NULL)
+		MPI_Comm_free(&r->p.comm);
+	hclock_clock_free(g);
+	r->p.clk = NULL;
+	return rc;
+}
+
+/* ---- report ------------------------------------------------------------------------ */
+
+/* Rank 0: print the rows in the chosen format, and the plot. 0 or HCLOCK_EIO. */
+static int report(const struct run *r, hclock_sync *sync)
+{
+	const struct opts *o = r->o;
+	struct bench_report rep = {
+		.schemes = o->schemes, .common_schemes = bench_scheme_names(1),
+		.local_schemes = bench_scheme_names(0), .sync = hclock_sync_spec(sync),
+		.nprocs = r->t->size, .root = (int)o->root, .in_place = o->in_place,
+		.bcast_latency_s = (double)r->p.bcast_lat_ns * 1e-9, .slack_factor = o->slack_factor,
+		.time_slice_s = (double)o->slice_ns * 1e-9, .rows = r->rows, .nrows = r->nrows,
+	};
+	if (o->common.fmt == FMT_JSON)
+		report_json(stdout, &rep);
+	else if (o->common.fmt == FMT_CSV)
+		report_csv(stdout, &rep);
+	else
+		report_table(stdout, &rep);
+	fflush(stdout);
+	int rc = o->plot ? report_svg(o->plot, &rep) : 0;
+	if (rc)
+		fprintf(stderr, "%s: --plot: %s\n", r->t->name, hclock_last_error());
+	return rc;
+}
+
+/* Collective: open --raw on rank 0 and write its header. 0, or the agreed failure. */
+static int open_raw(struct run *r)
+{
+	char line[600];
+	int rc = 0;
+	if (r->o->raw && r->t->rank == 0 && !(r->raw = fopen(r->o->raw, "w")))
+		rc = HCLOCK_EIO;
+	snprintf(line, sizeof(line), "--raw: cannot write '%s'", r->o->raw ? r->o->raw : "");
+	if ((rc = agree_msg(r->t, rc, line)))
+		return rc;
+	if (r->raw)
+		fprintf(r->raw, "scheme,op,size,rep,rank,valid,common_start_ns,start_ns,end_ns\n");
+	return 0;
+}
+
+/* Rank 0: close --raw; HCLOCK_EIO (and its line) when writing it failed. */
+static int close_raw(struct run *r)
+{
+	if (!r->raw)
+		return 0;
+	int bad = ferror(r->raw);
+	if (fclose(r->raw) || bad) {
+		fprintf(stderr, "%s: --raw: error writing '%s'\n", r->t->name, r->o->raw);
+		return HCLOCK_EIO;
+	}
+	return 0;
 }
 
 int cmd_bench(int argc, char **argv)
@@ -265,154 +463,31 @@ int cmd_bench(int argc, char **argv)
 		.warmup = 10, .slack_factor = BENCH_DEFAULT_SLACK_FACTOR,
 	};
 	struct plan pl = {0};
-	char buf[512];
-	const char *bad;
+	struct run r = {.t = &t, .o = &o, .pl = &pl};
+	hclock_sync *sync = NULL;
+	char buf[768];
 
 	mpitool_init(&t, "hclock bench", &argc, &argv);
-	bad = parse(argc, argv, t.name, &o, buf, sizeof(buf));
+	const char *bad = read_input(&t, argc, argv, &o, &pl, buf, sizeof(buf));
 	if (!bad && o.common.help) {
 		if (t.rank == 0)
 			usage(stdout);
 		return mpitool_finish(&t, 0);
 	}
-	if (!bad)
-		bad = make_plan(&o, t.size, &pl, buf, sizeof(buf));
-	/* every buffer must fit before anything runs */
-	size_t maxmem = memory_per_process();
-	for (int i = 0; !bad && i < pl.nops; i++)
-		for (size_t k = 0; !bad && k < pl.nsizes; k++)
-			if (bench_buf_check(pl.ops[i], t.size, o.in_place, pl.sizes[k], maxmem)) {
-				snprintf(buf, sizeof(buf), "%s", hclock_last_error());
-				bad = buf;
-			}
-	if (bad) {
+	if (bad)
 		mpitool_error(&t, "%s", bad);
+	if (bad || mpitool_sync_setup(&t, o.common.sync, o.common.emulate, o.common.clock, &sync) ||
+	    open_raw(&r)) {
 		free_plan(&pl);
-		return mpitool_finish(&t, 2);
-	}
-	hclock_sync *sync = NULL;
-	if (hclock_sync_create(o.common.sync, &sync)) {
-		mpitool_error(&t, "%s", hclock_last_error());
-		free_plan(&pl);
-		return mpitool_finish(&t, 2);
-	}
-	FILE *raw = NULL;
-	int rc = 0;
-	if (o.raw && t.rank == 0 && !(raw = fopen(o.raw, "w")))
-		rc = -1;
-	snprintf(buf, sizeof(buf), "--raw: cannot write '%s'", o.raw ? o.raw : "");
-	if (agree_msg(&t, rc, buf) || mpitool_clock(&t, o.common.emulate, o.common.clock)) {
-		if (raw)
-			fclose(raw);
 		hclock_sync_free(sync);
-		free_plan(&pl);
 		return mpitool_finish(&t, 2);
 	}
-	if (raw)
-		fprintf(raw, "scheme,op,size,rep,rank,valid,common_start_ns,start_ns,end_ns\n");
-
-	hclock_clock *g = NULL;
-	rc = hclock_sync_run(sync, MPI_COMM_WORLD, t.base, &g);
-	if (rc) {
-		mpitool_error(&t, "sync %s failed: %s", o.common.sync, hclock_last_error());
-		goto out;
-	}
-	struct bench_params p = {
-		.comm = MPI_COMM_WORLD, .clk = g, .time_slice_ns = o.slice_ns,
-		.max_reps = o.max_reps, .warmup = o.warmup, .rse = o.rse,
-		.slack_factor = o.slack_factor, .min_slack_ns = BENCH_MIN_SLACK_NS,
-	};
-	rc = bench_bcast_latency(MPI_COMM_WORLD, g, 31, &p.bcast_lat_ns);
-	snprintf(buf, sizeof(buf), "%s", hclock_last_error());
-	if ((rc = agree_msg(&t, rc, buf)))
-		goto out;
-
-	size_t maxrows = (size_t)pl.nschemes * (size_t)pl.nops * pl.nsizes;
-	struct bench_row *rows = calloc(maxrows, sizeof(*rows));
-	size_t nrows = 0;
-	rc = agree_msg(&t, rows ? 0 : -1, "out of memory");
-	for (int si = 0; !rc && si < pl.nschemes; si++)
-		for (int oi = 0; !rc && oi < pl.nops; oi++)
-			for (size_t zi = 0; !rc && zi < pl.nsizes; zi++) {
-				const struct bench_op *op = pl.ops[oi];
-				if ((op->flags & OP_NOSIZE) && zi > 0)
-					break; /* barrier: one row */
-				struct bench_buf b;
-				int brc = bench_buf_init(&b, op, MPI_COMM_WORLD, (int)o.root, o.in_place,
-				                         pl.sizes[zi]);
-				snprintf(buf, sizeof(buf), "%s", hclock_last_error());
-				if ((rc = agree_msg(&t, brc, buf)))
-					break;
-				if (o.validate && (rc = validate(&t, &b))) {
-					bench_buf_free(&b);
-					break;
-				}
-				struct bench_series s;
-				bench_series_init(&s);
-				int64_t t0 = real_now_ns();
-				int mrc = bench_scheme_measure(pl.schemes[si], &p, &b, &s);
-				double dur = (double)(real_now_ns() - t0) * 1e-9;
-				snprintf(buf, sizeof(buf), "%s of %s at %zu bytes: %s", pl.scheme_names[si],
-				         op->name, b.bytes, hclock_last_error());
-				bench_buf_free(&b);
-				struct bench_result res;
-				int crc = 0;
-				if (!(rc = agree_msg(&t, mrc, buf))) {
-					crc = bench_collect(MPI_COMM_WORLD, &s, &res);
-					snprintf(buf, sizeof(buf), "collecting the repetitions: %s",
-					         hclock_last_error());
-				}
-				if (!rc && !(rc = agree_msg(&t, crc, buf))) {
-					if (t.rank == 0) {
-						struct bench_row *w = &rows[nrows++];
-						w->scheme = pl.scheme_names[si];
-						w->op = op->name;
-						w->size = b.bytes;
-						w->valid = res.nvalid;
-						w->invalid = res.nreps - res.nvalid;
-						w->have_stats = res.nvalid > 0 &&
-						                !stats_summarize(res.lat_ns, res.nvalid, &w->st);
-						w->osu_mean_ns = res.osu_mean_ns;
-						w->duration_s = dur;
-						w->slack_ns = s.slack_ns;
-						w->window_ns = s.window_ns;
-					}
-					bench_result_free(&res);
-					if (o.raw) {
-						struct raw_ctx rc_ = {raw, pl.scheme_names[si], op->name, b.bytes};
-						crc = bench_collect_raw(MPI_COMM_WORLD, &s, raw_row, &rc_);
-						snprintf(buf, sizeof(buf), "--raw: %s", hclock_last_error());
-						rc = agree_msg(&t, crc, buf);
-					}
-				}
-				bench_series_free(&s);
-			}
-	if (!rc && t.rank == 0) {
-		struct bench_report rep = {
-			.schemes = o.schemes, .common_schemes = bench_scheme_names(1),
-			.local_schemes = bench_scheme_names(0), .sync = hclock_sync_spec(sync), .nprocs = t.size,
-			.root = (int)o.root, .in_place = o.in_place,
-			.bcast_latency_s = (double)p.bcast_lat_ns * 1e-9, .slack_factor = o.slack_factor,
-			.time_slice_s = (double)o.slice_ns * 1e-9, .rows = rows, .nrows = nrows,
-		};
-		if (o.common.fmt == FMT_JSON)
-			report_json(stdout, &rep);
-		else if (o.common.fmt == FMT_CSV)
-			report_csv(stdout, &rep);
-		else
-			report_table(stdout, &rep);
-		fflush(stdout);
-		if (o.plot && (rc = report_svg(o.plot, &rep)))
-			fprintf(stderr, "%s: --plot: %s\n", t.name, hclock_last_error());
-	}
-	free(rows);
-out:
-	if (raw && fclose(raw) && !rc) {
-		fprintf(stderr, "%s: --raw: error writing '%s'\n", t.name, o.raw);
-		rc = -1;
-	}
-	rc = mpitool_agree(&t, rc);
-	hclock_clock_free(g);
+	int rc = run(&r, sync);
+	if (!rc && t.rank == 0)
+		rc = report(&r, sync);
+	int crc = close_raw(&r);
+	rc = mpitool_agree(&t, rc ? rc : crc);
+	free(r.rows);
 	hclock_sync_free(sync);
 	free_plan(&pl);
 	return mpitool_finish(&t, rc ? 1 : 0);
