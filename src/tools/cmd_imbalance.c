@@ -15,9 +15,11 @@
 #include "bench/report.h"
 #include "bench/scheme.h"
 #include "bench/sizes.h"
+#include "hclock_api.h"
 #include "numerics/stats.h"
 #include "tools/cmd.h"
 #include "tools/mpitool.h"
+#include "util/err.h"
 #include "util/parse.h"
 
 
@@ -48,11 +50,12 @@ static void usage(FILE *f)
 
 /* cmd_imbalance's own options */
 struct imbalance_cli {
+	struct mpitool_opts common; /* --sync, --emulate, --clock, --format, --help */
 	const char *opname;
+	const struct bench_op *op;  /* of opname, once checked */
 	long reps, warmup, root;
 	double slack_factor;
 	size_t size;
-	char buf[256];
 };
 
 static const char *imbalance_opt(int c, const char *arg, void *ctx)
@@ -86,7 +89,26 @@ static const char *imbalance_opt(int c, const char *arg, void *ctx)
 	return "internal error: unhandled option";
 }
 
-int cmd_imbalance(int argc, char **argv)
+/* The first rank with rc != 0 prints its line "what: hclock_last_error()"; returns the
+ * agreed rc. */
+static int agree_last(struct mpitool *t, int rc, const char *what)
+{
+	int all = mpitool_agree(t, rc);
+	if (all) {
+		int who = rc ? t->rank : t->size, first;
+		MPI_Allreduce(&who, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+		if (t->rank == first)
+			fprintf(stderr, "%s: %s%s%s\n", t->name, what, what[0] ? ": " : "",
+			        hclock_last_error());
+	}
+	return all;
+}
+
+/* ---- input ------------------------------------------------------------------------- */
+
+/* Parse argv into k and check it: NULL, or the error line. */
+static const char *read_input(const struct mpitool *t, int argc, char **argv,
+                              struct imbalance_cli *k, char *buf, size_t len)
 {
 	static const struct option longopts[] = {
 		MPITOOL_LONGOPTS,
@@ -95,162 +117,272 @@ int cmd_imbalance(int argc, char **argv)
 		{"slack-factor", required_argument, 0, 'B'}, {"root", required_argument, 0, 'r'},
 		{0, 0, 0, 0},
 	};
+	const char *bad = mpitool_parse(argc, argv, t->name, longopts, &k->common, imbalance_opt,
+	                                k, buf, len);
+	if (bad || k->common.help)
+		return bad;
+	if (bench_op_lookup(k->opname, &k->op)) {
+		snprintf(buf, len, "--op: %s", hclock_last_error());
+		return buf;
+	}
+	if (k->root >= t->size) {
+		snprintf(buf, len, "--root %ld is not a rank of the %d processes", k->root, t->size);
+		return buf;
+	}
+	if (bench_buf_check(k->op, t->size, 0, k->size, (size_t)1 << 34)) {
+		snprintf(buf, len, "%s", hclock_last_error());
+		return buf;
+	}
+	return NULL;
+}
+
+/* ---- run --------------------------------------------------------------------------- */
+
+/* The repetitions of one run on this rank, and on rank 0 their reduction. */
+struct reps {
+	long n;
+	int64_t *start_ns; /* the common start of each repetition, global clock, ns */
+	int64_t *exit_ns;  /* this rank's exit, global clock, ns */
+	int64_t *late;     /* 1: this rank learned the start after it had passed */
+	int64_t *red;      /* rank 0: per repetition -first exit, last exit, any late (3 n) */
+	int64_t slack_ns;  /* the final start slack, ns */
+};
+
+static int reps_alloc(struct reps *r, long n, int rank)
+{
+	r->n = n;
+	r->start_ns = malloc((size_t)n * sizeof(int64_t));
+	r->exit_ns = malloc((size_t)n * sizeof(int64_t));
+	r->late = malloc((size_t)n * sizeof(int64_t));
+	r->red = rank == 0 ? malloc(3 * (size_t)n * sizeof(int64_t)) : NULL;
+	if (r->start_ns && r->exit_ns && r->late && (rank != 0 || r->red))
+		return 0;
+	return err_set(HCLOCK_ENOMEM, "out of memory for %ld repetitions", n);
+}
+
+static void reps_free(struct reps *r)
+{
+	free(r->start_ns);
+	free(r->exit_ns);
+	free(r->late);
+	free(r->red);
+}
+
+/* Collective: warm-up, then every repetition from a harmonized start; lateness and
+ * failures are agreed after each (outside the measured region) so that the slack adapts
+ * and all ranks stop together. 0 or this rank's first error. */
+static int run_reps(MPI_Comm comm, hclock_clock *g, const struct imbalance_cli *k,
+                    struct bench_buf *b, struct reps *r)
+{
+	int64_t lat = 1;
+	int rc = bench_bcast_latency(comm, g, 31, &lat);
+	for (long i = 0; i < k->warmup; i++) {
+		int c = bench_op_call(b);
+		rc = rc ? rc : c;
+	}
+	int64_t base = (int64_t)(k->slack_factor * (double)lat);
+	struct bench_slack slack;
+	slack_init(&slack, base > BENCH_MIN_SLACK_NS ? base : BENCH_MIN_SLACK_NS, 100000000);
+	for (long i = 0; i < r->n; i++) {
+		int64_t l, mine[2], any[2] = {0, 1};
+		hclock_harmonize(comm, g, slack.cur_ns, &r->start_ns[i], &l);
+		int c = bench_op_call(b);
+		r->exit_ns[i] = hclock_now(g);
+		rc = rc ? rc : c;
+		r->late[i] = l > 0;
+		mine[0] = r->late[i];
+		mine[1] = rc != 0;
+		int arc = MPI_Allreduce(mine, any, 2, MPI_INT64_T, MPI_MAX, comm);
+		rc = rc ? rc : arc ? bench_mpi_error(arc, "MPI_Allreduce (agreeing on lateness)") : 0;
+		slack_update(&slack, any[0] != 0);
+		if (any[1] || rc)
+			break;
+	}
+	r->slack_ns = slack.cur_ns;
+	return rc;
+}
+
+/* Collective: per repetition the first exit (as the MAX of -exit), the last exit and
+ * whether any rank was late, on rank 0. 0, HCLOCK_ENOMEM or HCLOCK_EMPI. */
+static int reduce_reps(MPI_Comm comm, struct reps *r)
+{
+	int64_t *neg = malloc((size_t)r->n * sizeof(int64_t));
+	int64_t *red = r->red;
+	int n = (int)r->n, rc[3];
+	if (!neg)
+		return err_set(HCLOCK_ENOMEM, "out of memory for %ld repetitions", r->n);
+	for (long i = 0; i < r->n; i++)
+		neg[i] = -r->exit_ns[i];
+	rc[0] = MPI_Reduce(neg, red, n, MPI_INT64_T, MPI_MAX, 0, comm);
+	rc[1] = MPI_Reduce(r->exit_ns, red ? red + n : NULL, n, MPI_INT64_T, MPI_MAX, 0, comm);
+	rc[2] = MPI_Reduce(r->late, red ? red + 2 * n : NULL, n, MPI_INT64_T, MPI_MAX, 0, comm);
+	free(neg);
+	for (int i = 0; i < 3; i++)
+		if (rc[i] != MPI_SUCCESS)
+			return bench_mpi_error(rc[i], "MPI_Reduce (exits and lateness)");
+	return 0;
+}
+
+/* Collective: the measurement communicator, the buffers, the repetitions and their
+ * reduction. 0, or the agreed rc (its line printed by the first failing rank). */
+static int run(struct mpitool *t, hclock_clock *g, const struct imbalance_cli *k,
+               struct reps *r)
+{
+	MPI_Comm comm = MPI_COMM_NULL;
+	struct bench_buf b = {0};
+	int rc = agree_last(t, bench_comm_create(MPI_COMM_WORLD, &comm), "");
+	if (!rc) {
+		int arc = reps_alloc(r, k->reps, t->rank);
+		if (!arc)
+			arc = bench_buf_init(&b, k->op, comm, (int)k->root, 0, k->size);
+		rc = agree_last(t, arc, "");
+	}
+	if (!rc)
+		rc = agree_last(t, run_reps(comm, g, k, &b, r), k->op->name);
+	if (!rc)
+		rc = agree_last(t, reduce_reps(comm, r), "");
+	bench_buf_free(&b);
+	if (comm != MPI_COMM_NULL)
+		MPI_Comm_free(&comm);
+	return rc;
+}
+
+/* ---- report (rank 0) ------------------------------------------------------------------ */
+
+struct summary {
+	size_t nvalid;
+	int have;                    /* nvalid > 0 and the statistics are filled */
+	struct stats_summary imb;    /* last exit - first exit, ns */
+	struct stats_summary lat;    /* last exit - common start, ns */
+};
+
+/* The statistics over the repetitions no rank was late for. */
+static void summarize(const struct reps *r, struct summary *sm)
+{
+	long n = r->n;
+	double *imb = malloc((size_t)n * sizeof(double));
+	double *lat = malloc((size_t)n * sizeof(double));
+	size_t nv = 0;
+	for (long i = 0; imb && lat && i < n; i++) {
+		if (r->red[2 * n + i])
+			continue;
+		imb[nv] = (double)(r->red[n + i] + r->red[i]); /* last - first */
+		lat[nv] = (double)(r->red[n + i] - r->start_ns[i]);
+		nv++;
+	}
+	sm->nvalid = nv;
+	sm->have = imb && lat && nv > 0 && !stats_summarize(imb, nv, &sm->imb) &&
+	           !stats_summarize(lat, nv, &sm->lat);
+	free(imb);
+	free(lat);
+}
+
+struct report_ctx {
+	const struct imbalance_cli *k;
+	const char *sync; /* canonical sync spec */
+	int nprocs;
+	size_t size;      /* message size reported: 0 for operations without one */
+	long reps;
+	int64_t slack_ns;
+	const struct summary *sm;
+};
+
+static void print_json(const struct report_ctx *c)
+{
+	const struct summary *sm = c->sm;
+	printf("{\"tool\":\"hclock imbalance\",\"op\":\"%s\",\"size\":%zu,\"sync\":\"%s\","
+	       "\"nprocs\":%d,\"reps\":%ld,\"valid\":%zu,\"invalid\":%zu,\"slack_s\":",
+	       c->k->op->name, c->size, c->sync, c->nprocs, c->reps, sm->nvalid,
+	       (size_t)c->reps - sm->nvalid);
+	json_num(stdout, (double)c->slack_ns * 1e-9);
+	printf(",\"imbalance\":");
+	report_json_stats(stdout, sm->have ? &sm->imb : NULL);
+	printf(",\"latency\":");
+	report_json_stats(stdout, sm->have ? &sm->lat : NULL);
+	printf("}\n");
+}
+
+static void print_csv(const struct report_ctx *c)
+{
+	const struct summary *sm = c->sm;
+	const char *names[] = {"imbalance", "latency"};
+	const struct stats_summary *v[] = {&sm->imb, &sm->lat};
+	printf("metric,op,size,nprocs,valid,invalid");
+	report_csv_stats_header(stdout);
+	printf("\n");
+	for (int i = 0; i < 2; i++) {
+		printf("%s,%s,%zu,%d,%zu,%zu", names[i], c->k->op->name, c->size, c->nprocs,
+		       sm->nvalid, (size_t)c->reps - sm->nvalid);
+		report_csv_stats(stdout, sm->have ? v[i] : NULL);
+		printf("\n");
+	}
+}
+
+static void print_table(const struct report_ctx *c)
+{
+	const struct summary *sm = c->sm;
+	const char *names[] = {"imbalance", "latency"};
+	const struct stats_summary *v[] = {&sm->imb, &sm->lat};
+	char what[64];
+	snprintf(what, sizeof(what), c->size ? "%s of %zu bytes" : "%s", c->k->op->name, c->size);
+	printf("hclock imbalance: %s on %d processes, sync %s, %zu valid of %ld "
+	       "repetitions (final slack %.2f us)\n", what, c->nprocs, c->sync, sm->nvalid, c->reps,
+	       (double)c->slack_ns * 1e-3);
+	printf("%-10s %10s %10s %10s %10s %10s %10s %10s   (us)\n", "", "mean", "median",
+	       "min", "max", "p90", "p99", "std");
+	for (int i = 0; sm->have && i < 2; i++)
+		printf("%-10s %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n", names[i],
+		       v[i]->mean * 1e-3, v[i]->median * 1e-3, v[i]->min * 1e-3, v[i]->max * 1e-3,
+		       v[i]->p90 * 1e-3, v[i]->p99 * 1e-3, v[i]->std * 1e-3);
+	printf("imbalance = last exit - first exit; latency = last exit - common start\n");
+}
+
+static void report(const struct mpitool *t, const struct imbalance_cli *k, hclock_sync *s,
+                   const struct reps *r)
+{
+	struct summary sm;
+	summarize(r, &sm);
+	struct report_ctx c = {
+		.k = k, .sync = hclock_sync_spec(s), .nprocs = t->size,
+		.size = (k->op->flags & OP_NOSIZE) ? 0 : k->size, .reps = r->n,
+		.slack_ns = r->slack_ns, .sm = &sm,
+	};
+	if (k->common.fmt == FMT_JSON)
+		print_json(&c);
+	else if (k->common.fmt == FMT_CSV)
+		print_csv(&c);
+	else
+		print_table(&c);
+	fflush(stdout);
+}
+
+int cmd_imbalance(int argc, char **argv)
+{
 	struct mpitool t;
-	struct mpitool_opts o;
 	struct imbalance_cli k = {.opname = "barrier", .reps = 500, .warmup = 10,
 	                          .slack_factor = BENCH_DEFAULT_SLACK_FACTOR, .size = 8};
-	char buf[512];
+	struct reps r = {0};
+	hclock_sync *s = NULL;
+	hclock_clock *g = NULL;
+	char buf[768];
 
 	mpitool_init(&t, "hclock imbalance", &argc, &argv);
-	const char *bad = mpitool_parse(argc, argv, t.name, longopts, &o, imbalance_opt, &k, buf,
-	                                sizeof(buf));
-	if (!bad && o.help) {
+	const char *bad = read_input(&t, argc, argv, &k, buf, sizeof(buf));
+	if (!bad && k.common.help) {
 		if (t.rank == 0)
 			usage(stdout);
 		return mpitool_finish(&t, 0);
 	}
-	const char *opname = k.opname, *spec = o.sync;
-	const long reps = k.reps, warmup = k.warmup, root = k.root;
-	const double slack_factor = k.slack_factor;
-	const size_t size = k.size;
-	const enum tool_format fmt = o.fmt;
-	const struct bench_op *op = NULL;
-	if (!bad && bench_op_lookup(opname, &op)) {
-		snprintf(buf, sizeof(buf), "--op: %s", hclock_last_error());
-		bad = buf;
-	}
-	if (!bad && root >= t.size) {
-		snprintf(buf, sizeof(buf), "--root %ld is not a rank of the %d processes", root, t.size);
-		bad = buf;
-	}
-	if (!bad && bench_buf_check(op, t.size, 0, size, (size_t)1 << 34)) {
-		snprintf(buf, sizeof(buf), "%s", hclock_last_error());
-		bad = buf;
-	}
-	if (bad) {
+	if (bad)
 		mpitool_error(&t, "%s", bad);
+	if (bad || mpitool_sync_setup(&t, k.common.sync, k.common.emulate, k.common.clock, &s))
 		return mpitool_finish(&t, 2);
-	}
-	hclock_sync *s = NULL;
-	if (mpitool_sync_setup(&t, spec, o.emulate, o.clock, &s))
-		return mpitool_finish(&t, 2);
-	hclock_clock *g = NULL;
 	int rc = hclock_sync_run(s, MPI_COMM_WORLD, t.base, &g);
-	if (rc) {
-		mpitool_error(&t, "sync %s failed: %s", spec, hclock_last_error());
-		hclock_sync_free(s);
-		return mpitool_finish(&t, 1);
-	}
-	struct bench_buf b = {0};
-	int64_t *exit_ns = malloc((size_t)reps * sizeof(int64_t));
-	int64_t *start_ns = malloc((size_t)reps * sizeof(int64_t));
-	int64_t *late = malloc((size_t)reps * sizeof(int64_t));
-	int64_t *red = t.rank == 0 ? malloc(3 * (size_t)reps * sizeof(int64_t)) : NULL;
-	int ok = exit_ns && start_ns && late && (t.rank != 0 || red) &&
-	         !bench_buf_init(&b, op, MPI_COMM_WORLD, (int)root, 0, size);
-	if ((rc = mpitool_agree(&t, ok ? 0 : -1))) {
-		mpitool_error(&t, "out of memory for %ld repetitions", reps);
-		goto out;
-	}
-	int64_t lat = 1;
-	if ((rc = mpitool_agree(&t, bench_bcast_latency(MPI_COMM_WORLD, g, 31, &lat)))) {
-		mpitool_error(&t, "%s", hclock_last_error());
-		goto out;
-	}
-	int64_t base = (int64_t)(slack_factor * (double)lat);
-	struct bench_slack slack;
-	slack_init(&slack, base > BENCH_MIN_SLACK_NS ? base : BENCH_MIN_SLACK_NS, 100000000);
-	for (long i = 0; i < warmup; i++)
-		bench_op_call(&b);
-	for (long i = 0; i < reps; i++) {
-		int64_t l, any;
-		hclock_harmonize(MPI_COMM_WORLD, g, slack.cur_ns, &start_ns[i], &l);
-		bench_op_call(&b);
-		exit_ns[i] = hclock_now(g);
-		late[i] = l > 0;
-		/* agree on lateness outside the measured region, for the slack to adapt */
-		MPI_Allreduce(&late[i], &any, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
-		slack_update(&slack, any != 0);
-	}
-	bench_buf_free(&b);
-	/* first exit (as MAX of -exit), last exit, any late: three MAX reductions of reps */
-	int64_t *neg = malloc((size_t)reps * sizeof(int64_t));
-	if ((rc = mpitool_agree(&t, neg ? 0 : -1))) {
-		mpitool_error(&t, "out of memory for %ld repetitions", reps);
-		goto out;
-	}
-	for (long i = 0; i < reps; i++)
-		neg[i] = -exit_ns[i];
-	MPI_Reduce(neg, red, (int)reps, MPI_INT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
-	MPI_Reduce(exit_ns, red ? red + reps : NULL, (int)reps, MPI_INT64_T, MPI_MAX, 0,
-	           MPI_COMM_WORLD);
-	MPI_Reduce(late, red ? red + 2 * reps : NULL, (int)reps, MPI_INT64_T, MPI_MAX, 0,
-	           MPI_COMM_WORLD);
-	free(neg);
-	if (t.rank == 0) {
-		double *imb = malloc((size_t)reps * sizeof(double));
-		double *lat_end = malloc((size_t)reps * sizeof(double));
-		size_t nv = 0;
-		for (long i = 0; imb && lat_end && i < reps; i++) {
-			if (red[2 * reps + i])
-				continue;
-			imb[nv] = (double)(red[reps + i] + red[i]); /* last - first */
-			lat_end[nv] = (double)(red[reps + i] - start_ns[i]);
-			nv++;
-		}
-		struct stats_summary si, sl;
-		int have = imb && lat_end && nv > 0 && !stats_summarize(imb, nv, &si) &&
-		           !stats_summarize(lat_end, nv, &sl);
-		const char *sp = hclock_sync_spec(s);
-		size_t msg = (op->flags & OP_NOSIZE) ? 0 : size;
-		if (fmt == FMT_JSON) {
-			printf("{\"tool\":\"hclock imbalance\",\"op\":\"%s\",\"size\":%zu,\"sync\":\"%s\","
-			       "\"nprocs\":%d,\"reps\":%ld,\"valid\":%zu,\"invalid\":%zu,\"slack_s\":",
-			       op->name, msg, sp, t.size, reps, nv, (size_t)reps - nv);
-			json_num(stdout, (double)slack.cur_ns * 1e-9);
-			printf(",\"imbalance\":");
-			report_json_stats(stdout, have ? &si : NULL);
-			printf(",\"latency\":");
-			report_json_stats(stdout, have ? &sl : NULL);
-			printf("}\n");
-		} else if (fmt == FMT_CSV) {
-			printf("metric,op,size,nprocs,valid,invalid");
-			report_csv_stats_header(stdout);
-			printf("\n");
-			const char *names[] = {"imbalance", "latency"};
-			const struct stats_summary *v[] = {&si, &sl};
-			for (int k = 0; k < 2; k++) {
-				printf("%s,%s,%zu,%d,%zu,%zu", names[k], op->name, msg, t.size, nv,
-				       (size_t)reps - nv);
-				report_csv_stats(stdout, have ? v[k] : NULL);
-				printf("\n");
-			}
-		} else {
-			char what[64];
-			snprintf(what, sizeof(what), msg ? "%s of %zu bytes" : "%s", op->name, msg);
-			printf("hclock imbalance: %s on %d processes, sync %s, %zu valid of %ld "
-			       "repetitions (final slack %.2f us)\n", what, t.size, sp, nv, reps,
-			       (double)slack.cur_ns * 1e-3);
-			printf("%-10s %10s %10s %10s %10s %10s %10s %10s   (us)\n", "", "mean", "median",
-			       "min", "max", "p90", "p99", "std");
-			const char *names[] = {"imbalance", "latency"};
-			const struct stats_summary *v[] = {&si, &sl};
-			for (int k = 0; have && k < 2; k++)
-				printf("%-10s %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n", names[k],
-				       v[k]->mean * 1e-3, v[k]->median * 1e-3, v[k]->min * 1e-3,
-				       v[k]->max * 1e-3, v[k]->p90 * 1e-3, v[k]->p99 * 1e-3, v[k]->std * 1e-3);
-			printf("imbalance = last exit - first exit; latency = last exit - common start\n");
-		}
-		fflush(stdout);
-		free(imb);
-		free(lat_end);
-	}
-out:
-	bench_buf_free(&b);
-	free(exit_ns);
-	free(start_ns);
-	free(late);
-	free(red);
+	if (rc)
+		mpitool_error(&t, "sync %s failed: %s", k.common.sync, hclock_last_error());
+	else if (!(rc = run(&t, g, &k, &r)) && t.rank == 0)
+		report(&t, &k, s, &r);
+	reps_free(&r);
 	hclock_clock_free(g);
 	hclock_sync_free(s);
 	return mpitool_finish(&t, rc ? 1 : 0);
