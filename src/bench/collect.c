@@ -69,7 +69,7 @@ int bench_collect(MPI_Comm comm, const struct bench_series *s, struct bench_resu
 	int64_t *last = rank == 0 ? malloc((n ? n : 1) * sizeof(int64_t)) : NULL;
 	if (rank == 0)
 		r->lat_ns = malloc((s->nvalid ? s->nvalid : 1) * sizeof(double));
-	if (!rc && !(neg && (rank != 0 || (first && last && r->lat_ns))))
+	if (!rc && (!(neg && (rank != 0 || (first && last && r->lat_ns))) || bench_fault("collect")))
 		rc = err_set(HCLOCK_ENOMEM, "out of memory collecting %zu repetitions", n);
 	if (!(rc = agree_rc(comm, rc)))
 		rc = agree_rc(comm, reduce_first_last(comm, s, neg, first, last));

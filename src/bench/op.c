@@ -590,8 +590,10 @@ int bench_op_validate(struct bench_buf *b)
 	char msg[256] = "";
 	b->op->fill(b);
 	int rc = bench_op_call(b);
-	if (rc)
-		return rc;
+	if (rc) {
+		snprintf(msg, sizeof(msg), "%s", hclock_last_error());
+		return err_set(rc, "%s of %zu bytes: %s", b->op->name, b->bytes, msg);
+	}
 	if (b->op->check(b, msg, sizeof(msg)))
 		return err_set(HCLOCK_EMPI, "%s of %zu bytes gave a wrong result on rank %d: %s",
 		               b->op->name, b->bytes, b->rank, msg);
@@ -620,22 +622,16 @@ int bench_op_error(const struct bench_buf *b, int mpi_rc)
 #ifdef HCLOCK_BENCH_FAULTS
 int bench_fault(const char *where)
 {
-	static int init, rank = -1;
-	static long target, count[2];
-	static char kind[8];
+	static int init, armed;
+	static long target, count;
+	static char kind[16];
 	if (!init) {
 		const char *e = getenv("HCLOCK_BENCH_FAULT");
-		int r;
+		int r, me;
 		init = 1;
-		if (e && sscanf(e, "%7[a-z]:%d:%ld", kind, &r, &target) == 3) {
-			int me;
-			MPI_Comm_rank(MPI_COMM_WORLD, &me);
-			rank = r == me ? me : -1;
-		}
+		MPI_Comm_rank(MPI_COMM_WORLD, &me);
+		armed = e && sscanf(e, "%15[a-z]:%d:%ld", kind, &r, &target) == 3 && r == me;
 	}
-	if (rank < 0 || strcmp(where, kind))
-		return 0;
-	long *c = &count[!strcmp(where, "alloc")];
-	return ++*c >= target;
+	return armed && !strcmp(where, kind) && ++count >= target;
 }
 #endif

@@ -100,8 +100,9 @@ int bench_op_error(const struct bench_buf *b, int mpi_rc);
 #ifdef HCLOCK_BENCH_FAULTS
 /*
  * Test builds only (hclock_bench_hooks): HCLOCK_BENCH_FAULT=WHERE:RANK:N makes the N-th
- * event WHERE (op: a call of the operation, after it completed; alloc: a repetition
- * stored) on rank RANK of MPI_COMM_WORLD fail, and every later one too. Returns 1 when
+ * event WHERE on rank RANK of MPI_COMM_WORLD fail, and every later one too: op, a call of
+ * the operation (reported failed after it completed, as an MPI error would be); alloc, a
+ * repetition stored; collect, the memory for collecting a measurement. Returns 1 when
  * this event is to fail.
  */
 int bench_fault(const char *where);

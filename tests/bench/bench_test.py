@@ -428,6 +428,44 @@ def case_tables():
               "roundtime/fixed keeps the slack at %g s (%g)" % (base, r["slack_s"]))
 
 
+def run_fault(np, fault, args, expect):
+    """A run of the hook build with HCLOCK_BENCH_FAULT=fault: every rank exits 1 in time,
+    and one line, from the failing rank or naming it, says what failed."""
+    os.environ["HCLOCK_BENCH_FAULT"] = fault
+    try:
+        rc, out, err, dt = run(np, args, A.hooks, timeout=60)
+    finally:
+        del os.environ["HCLOCK_BENCH_FAULT"]
+    lines = one_error_line(err)
+    check(rc == 1 and len(lines) == 1 and all(e in lines[0] for e in expect),
+          "fault %s: %s -> exit %d in %.1f s, %s" % (fault, " ".join(args), rc, dt, lines))
+
+
+def case_faults():
+    """Injected failures (the hook build's HCLOCK_BENCH_FAULT): an MPI call of the operation
+    failing on each rank position in every scheme, during --validate and in imbalance;
+    running out of memory while storing repetitions and while collecting them."""
+    schemes, _ = table_names()
+    base = ["bench", "--op", "allreduce", "--sizes", "8", "--time-slice", "0.3", "--sync",
+            "none"]
+    for scheme in schemes:
+        for rank in range(3):
+            # after the 10 warm-up calls and window's 5 trials, inside a batch
+            run_fault(3, "op:%d:30" % rank, base + ["--scheme", scheme],
+                      ["%s of allreduce at 8 bytes" % scheme, "MPI_Allreduce failed"])
+        run_fault(3, "alloc:1:5", base + ["--scheme", scheme],
+                  ["%s of allreduce at 8 bytes" % scheme, "out of memory"])
+    # (allreduce is the hook build's broken reduction: --validate would catch that first)
+    run_fault(3, "op:2:1", base + ["--validate", "--op", "bcast"],
+              ["--validate: bcast of 8 bytes: MPI_Bcast failed"])
+    run_fault(3, "op:1:3", base + ["--op", "iallreduce"], ["MPI_Iallreduce/MPI_Wait failed"])
+    run_fault(3, "collect:2:1", base, ["collecting the repetitions", "rank 2",
+                                       "out of memory"])
+    for rank in range(3):
+        run_fault(3, "op:%d:50" % rank, ["imbalance", "--reps", "100", "--sync", "none"],
+                  ["barrier", "MPI_Barrier failed"])
+
+
 def main():
     global A
     ap = argparse.ArgumentParser()
