@@ -19,9 +19,9 @@ static int barrier_measure(struct bench_scheme *s, const struct bench_params *p,
 	return scheme_local_batches(s, p, b, out, barrier_before);
 }
 
-const struct scheme_type scheme_barrier = {
+const struct scheme_type scheme_type_barrier = {
 	.name = "barrier",
-	.args = "",
+	.usage = "barrier",
 	.help = "MPI_Barrier before every repetition (OSU, IMB)",
 	.common_start = 0,
 	.create = scheme_create_plain,

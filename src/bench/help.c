@@ -29,7 +29,7 @@ void bench_help_schemes(FILE *f, int indent, int width)
 {
 	for (size_t i = 0; i < bench_scheme_count(); i++) {
 		const struct scheme_type *t = bench_scheme_type(i);
-		int col = fprintf(f, "%*s%s%s:", indent, "", t->name, t->args);
+		int col = fprintf(f, "%*s%s:", indent, "", t->usage);
 		bench_help_wrap(f, t->help, col, indent + 2, width);
 	}
 }

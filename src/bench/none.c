@@ -10,9 +10,9 @@ static int none_measure(struct bench_scheme *s, const struct bench_params *p,
 	return scheme_local_batches(s, p, b, out, NULL);
 }
 
-const struct scheme_type scheme_none = {
+const struct scheme_type scheme_type_none = {
 	.name = "none",
-	.args = "",
+	.usage = "none",
 	.help = "back to back; calls may overlap across processes",
 	.common_start = 0,
 	.create = scheme_create_plain,

@@ -100,9 +100,9 @@ static int roundtime_create(const struct scheme_type *t, const char *args,
 	return 0;
 }
 
-const struct scheme_type scheme_roundtime = {
+const struct scheme_type scheme_type_roundtime = {
 	.name = "roundtime",
-	.args = "[/fixed]",
+	.usage = "roundtime[/fixed]",
 	.help = "Round-Time (Alg. 5), a start time broadcast before every repetition; "
 	        "fixed: the start slack never adapts",
 	.common_start = 1,

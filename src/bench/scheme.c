@@ -8,20 +8,16 @@
 #include "hclock_api.h"
 #include "util/err.h"
 
-/*
- * The schemes, in the order --help and the error lines list them. Adding one: a file that
- * defines const struct scheme_type scheme_NAME, and one X(NAME) line here.
- */
-#define SCHEMES(X) \
-	X(barrier)     \
-	X(none)        \
-	X(window)      \
-	X(roundtime)
+#define SCHEME_TYPE(n) extern const struct scheme_type scheme_type_##n;
+#include "bench/schemes.def"
+#undef SCHEME_TYPE
 
-#define DECLARE(n) extern const struct scheme_type scheme_##n;
-SCHEMES(DECLARE)
-#define ENTRY(n) &scheme_##n,
-static const struct scheme_type *const types[] = {SCHEMES(ENTRY)};
+/* The table (bench/schemes.def): adding a scheme is one file and one line there. */
+static const struct scheme_type *const types[] = {
+#define SCHEME_TYPE(n) &scheme_type_##n,
+#include "bench/schemes.def"
+#undef SCHEME_TYPE
+};
 
 size_t bench_scheme_count(void)
 {
@@ -125,8 +121,11 @@ int scheme_arg_is(const struct scheme_arg *a, const char *key)
 
 int scheme_arg_bad(const struct scheme_type *t, const struct scheme_arg *a, const char *why)
 {
-	return err_set(HCLOCK_EINVAL, "scheme %s: bad argument '%.*s' (%s); %s takes %s", t->name,
-	               (int)a->len, a->tok, why, t->name, t->args[0] ? t->args : "no arguments");
+	if (!strchr(t->usage, '/'))
+		return err_set(HCLOCK_EINVAL, "scheme %s: bad argument '%.*s' (%s); %s takes no "
+		               "arguments", t->name, (int)a->len, a->tok, why, t->name);
+	return err_set(HCLOCK_EINVAL, "scheme %s: bad argument '%.*s' (%s); the form is %s",
+	               t->name, (int)a->len, a->tok, why, t->usage);
 }
 
 int scheme_create_plain(const struct scheme_type *t, const char *args,

@@ -2,9 +2,9 @@
  * scheme.h - measurement schemes: how repetitions of an operation are started and timed.
  *
  * One family, one table: every scheme is one file that defines a const struct scheme_type
- * scheme_NAME (its name, arguments, help line, create/measure/destroy hooks) and one line
- * in the list of scheme.c. The factory, --help, the error lines that list the valid
- * schemes and the report's wording all read that table. A scheme with state of its own
+ * scheme_type_NAME (its name, usage, help line, create/measure/destroy hooks) and one line
+ * SCHEME_TYPE(NAME) in bench/schemes.def. The factory, --help, the error lines that list
+ * the valid schemes and the report's wording all read that table. A scheme with state of its own
  * embeds struct bench_scheme as its first member and recovers itself with container_of.
  * Each scheme's file says what it does (docs/bench.md has all of them, and how to add one).
  *
@@ -67,10 +67,10 @@ struct bench_params {
 
 struct bench_scheme;
 
-/* One scheme: its entry in the table of scheme.c. */
+/* One scheme: its line in the table (bench/schemes.def). */
 struct scheme_type {
 	const char *name;  /* what --scheme calls it: "window" */
-	const char *args;  /* its arguments for --help, "" when it takes none: "[/batch=N]" */
+	const char *usage; /* its spec's form for --help and errors: "window[/batch=N]" */
 	const char *help;  /* one line for --help */
 	int common_start;  /* 1: repetitions start at agreed times on the global clock and the
 	                      latency counts from there; 0: from the first process's entry */

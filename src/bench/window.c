@@ -154,9 +154,9 @@ static int window_create(const struct scheme_type *t, const char *args,
 	return 0;
 }
 
-const struct scheme_type scheme_window = {
+const struct scheme_type scheme_type_window = {
 	.name = "window",
-	.args = "[/batch=N][/w=T]",
+	.usage = "window[/batch=N][/w=T]",
 	.help = "SKaMPI style: start times t0 + i w in batches of N (16); the window w "
 	        "adapts, starting from T or from 5 trial calls",
 	.common_start = 1,

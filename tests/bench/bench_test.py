@@ -428,14 +428,15 @@ def case_tables():
               "roundtime/fixed keeps the slack at %g s (%g)" % (base, r["slack_s"]))
 
 
-def run_fault(np, fault, args, expect):
-    """A run of the hook build with HCLOCK_BENCH_FAULT=fault: every rank exits 1 in time,
-    and one line, from the failing rank or naming it, says what failed."""
-    os.environ["HCLOCK_BENCH_FAULT"] = fault
+def run_fault(np, fault, args, expect, var="HCLOCK_BENCH_FAULT", tool=None):
+    """A run of the hook build with HCLOCK_BENCH_FAULT=fault (or another variable and
+    tool): every rank exits 1 in time, and one line, from the failing rank or naming it,
+    says what failed."""
+    os.environ[var] = fault
     try:
-        rc, out, err, dt = run(np, args, A.hooks, timeout=60)
+        rc, out, err, dt = run(np, args, tool or A.hooks, timeout=60)
     finally:
-        del os.environ["HCLOCK_BENCH_FAULT"]
+        del os.environ[var]
     lines = one_error_line(err)
     check(rc == 1 and len(lines) == 1 and all(e in lines[0] for e in expect),
           "fault %s: %s -> exit %d in %.1f s, %s" % (fault, " ".join(args), rc, dt, lines))
@@ -464,6 +465,11 @@ def case_faults():
     for rank in range(3):
         run_fault(3, "op:%d:50" % rank, ["imbalance", "--reps", "100", "--sync", "none"],
                   ["barrier", "MPI_Barrier failed"])
+    # the library's own hook (HCLOCK_FAULT) failing the sync under both tools
+    for tool, rank, at in [("bench", 1, "exchange"), ("imbalance", 2, "agree")]:
+        run_fault(3, "rank=%d,at=%s" % (rank, at), [tool, "--sync", "hca3/10/skampi/5"],
+                  ["sync hca3/10/skampi/5 failed", "rank %d" % rank], "HCLOCK_FAULT",
+                  A.hclock)
 
 
 def main():

@@ -1,8 +1,8 @@
 /*
  * scheme_probe.c - scheme "probe", built only into the test tool hclock_bench_hooks, and
- * added there exactly as docs/bench.md says a scheme is added: this one file, and one
- * X(probe) line in the list of src/bench/scheme.c (tests/bench/CMakeLists.txt puts that line
- * into a copy of scheme.c). bench_test.py (case tables) then finds it in --help and in the
+ * added there exactly as docs/bench.md says a scheme is added: this one file, and one line
+ * SCHEME_TYPE(probe) in src/bench/schemes.def (tests/bench/CMakeLists.txt appends it to a
+ * copy that the hook build includes). bench_test.py (case tables) finds it in --help and in the
  * error line for an unknown scheme, and measures with it: nothing else was edited.
  * It measures like "none" and takes one argument, to show a scheme parsing its own.
  */
@@ -27,9 +27,9 @@ static int probe_create(const struct scheme_type *t, const char *args,
 	return scheme_new(t, out);
 }
 
-const struct scheme_type scheme_probe = {
+const struct scheme_type scheme_type_probe = {
 	.name = "probe",
-	.args = "[/n=N]",
+	.usage = "probe[/n=N]",
 	.help = "test only: like none",
 	.common_start = 0,
 	.create = probe_create,
