@@ -4,8 +4,9 @@
  * One family, one table: every scheme is one file that defines a const struct scheme_type
  * scheme_type_NAME (its name, usage, help line, create/measure/destroy hooks) and one line
  * SCHEME_TYPE(NAME) in bench/schemes.def. The factory, --help, the error lines that list
- * the valid schemes and the report's wording all read that table. A scheme with state of its own
- * embeds struct bench_scheme as its first member and recovers itself with container_of.
+ * the valid schemes and the report's wording all read that table. A scheme with state of
+ * its own embeds struct bench_scheme as its first member and recovers itself with
+ * container_of.
  * Each scheme's file says what it does (docs/bench.md has all of them, and how to add one).
  *
  * Every scheme measures one operation at one size for one time slice or until max_reps
@@ -127,7 +128,8 @@ struct scheme_arg {
 int scheme_arg_next(const char **args, struct scheme_arg *a);
 /* 1 when a's key (the part before '=', or all of it) is key. */
 int scheme_arg_is(const struct scheme_arg *a, const char *key);
-/* err_set(HCLOCK_EINVAL): "scheme NAME: bad argument 'ARG' (why); NAME takes ARGS". */
+/* err_set(HCLOCK_EINVAL): "scheme NAME: bad argument 'ARG' (why); the form is USAGE" (or
+ * "NAME takes no arguments"). */
 int scheme_arg_bad(const struct scheme_type *t, const struct scheme_arg *a, const char *why);
 /* The create hook of a scheme without arguments or state: refuses any argument. */
 int scheme_create_plain(const struct scheme_type *t, const char *args,
