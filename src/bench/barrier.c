@@ -5,12 +5,13 @@
  * it is here for comparison with the schemes that start on the global clock.
  */
 #include "bench/scheme.h"
+#include "transport/comm.h"
 
 static int barrier_before(struct bench_scheme *s, MPI_Comm comm)
 {
 	(void)s;
 	int rc = MPI_Barrier(comm);
-	return rc == MPI_SUCCESS ? 0 : bench_mpi_error(rc, "MPI_Barrier (before a repetition)");
+	return comm_check(rc, "MPI_Barrier (before a repetition)");
 }
 
 static int barrier_measure(struct bench_scheme *s, const struct bench_params *p,

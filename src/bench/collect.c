@@ -4,25 +4,10 @@
 
 #include "bench/collect.h"
 #include "hclock_api.h"
+#include "transport/comm.h"
 #include "util/err.h"
 
 #define CHUNK ((size_t)1 << 24) /* keeps MPI counts ints */
-
-/* Collective: the worst (lowest) rc of all ranks, the same on every rank. A rank that did
- * not fail itself gets a last error naming the first rank that did; an MPI failure of the
- * agreement itself counts as a failure. */
-static int agree_rc(MPI_Comm comm, int rc)
-{
-	int rank;
-	MPI_Comm_rank(comm, &rank);
-	struct { int rc, rank; } in = {rc, rank}, all;
-	int arc = MPI_Allreduce(&in, &all, 1, MPI_2INT, MPI_MINLOC, comm);
-	if (arc != MPI_SUCCESS)
-		return rc ? rc : bench_mpi_error(arc, "MPI_Allreduce (agreeing on the collection)");
-	if (all.rc && !rc)
-		err_set(all.rc, "failed on rank %d: %s", all.rank, hclock_strerror(all.rc));
-	return all.rc;
-}
 
 /* The first and the last of every repetition's entries and exits over the ranks, on rank 0
  * (first as the MAX of the negated entries). */
@@ -40,7 +25,7 @@ static int reduce_first_last(MPI_Comm comm, const struct bench_series *s, int64_
 		                    0, comm);
 		rc = rc != MPI_SUCCESS ? rc : r1 != MPI_SUCCESS ? r1 : r2;
 	}
-	return rc == MPI_SUCCESS ? 0 : bench_mpi_error(rc, "MPI_Reduce (first entries, last exits)");
+	return comm_check(rc, "MPI_Reduce (first entries, last exits)");
 }
 
 int bench_collect(MPI_Comm comm, const struct bench_series *s, struct bench_result *r)
@@ -60,7 +45,7 @@ int bench_collect(MPI_Comm comm, const struct bench_series *s, struct bench_resu
 	if (s->nvalid)
 		local /= (double)s->nvalid;
 	int mrc = MPI_Reduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
-	int rc = mrc == MPI_SUCCESS ? 0 : bench_mpi_error(mrc, "MPI_Reduce (OSU mean)");
+	int rc = comm_check(mrc, "MPI_Reduce (OSU mean)");
 	r->osu_mean_ns = sum / p;
 
 	size_t n = s->n;
@@ -71,8 +56,8 @@ int bench_collect(MPI_Comm comm, const struct bench_series *s, struct bench_resu
 		r->lat_ns = malloc((s->nvalid ? s->nvalid : 1) * sizeof(double));
 	if (!rc && (!(neg && (rank != 0 || (first && last && r->lat_ns))) || bench_fault("collect")))
 		rc = err_set(HCLOCK_ENOMEM, "out of memory collecting %zu repetitions", n);
-	if (!(rc = agree_rc(comm, rc)))
-		rc = agree_rc(comm, reduce_first_last(comm, s, neg, first, last));
+	if (!(rc = comm_agree(comm, rc)))
+		rc = comm_agree(comm, reduce_first_last(comm, s, neg, first, last));
 	if (!rc && rank == 0) {
 		size_t k = 0;
 		for (size_t i = 0; i < n; i++) {
@@ -148,7 +133,7 @@ int bench_collect_raw(MPI_Comm comm, const struct bench_series *s, bench_raw_fn 
 	int64_t *buf = rank == 0 ? malloc((2 * s->n + 1) * sizeof(int64_t)) : NULL;
 	if (rank == 0 && !buf)
 		rc = err_set(HCLOCK_ENOMEM, "out of memory for the raw rows of %zu repetitions", s->n);
-	if ((rc = agree_rc(comm, rc))) {
+	if ((rc = comm_agree(comm, rc))) {
 		free(buf);
 		return rc;
 	}
@@ -164,6 +149,6 @@ int bench_collect_raw(MPI_Comm comm, const struct bench_series *s, bench_raw_fn 
 	}
 	free(buf);
 	if (mrc != MPI_SUCCESS)
-		rc = bench_mpi_error(mrc, "MPI_Send/MPI_Recv (collecting raw rows)");
-	return agree_rc(comm, rc);
+		rc = comm_check(mrc, "MPI_Send/MPI_Recv (collecting raw rows)");
+	return comm_agree(comm, rc);
 }

@@ -25,8 +25,8 @@ struct bench_result {
 };
 
 /* Collective over comm: fill r on rank 0 (elsewhere only nreps, nvalid). 0, HCLOCK_ENOMEM
- * or HCLOCK_EMPI, the same on every rank (where another rank failed, hclock_last_error()
- * names it). Free with bench_result_free. */
+ * or HCLOCK_EMPI, the first failing rank's code and line on every rank (comm_agree).
+ * Free with bench_result_free. */
 int bench_collect(MPI_Comm comm, const struct bench_series *s, struct bench_result *r);
 void bench_result_free(struct bench_result *r);
 

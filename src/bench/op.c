@@ -17,6 +17,7 @@
 
 #include "bench/op.h"
 #include "hclock_api.h"
+#include "transport/comm.h"
 #include "util/err.h"
 
 #define GARBAGE 0xEE
@@ -595,18 +596,9 @@ int bench_op_validate(struct bench_buf *b)
 		return err_set(rc, "%s of %zu bytes: %s", b->op->name, b->bytes, msg);
 	}
 	if (b->op->check(b, msg, sizeof(msg)))
-		return err_set(HCLOCK_EMPI, "%s of %zu bytes gave a wrong result on rank %d: %s",
-		               b->op->name, b->bytes, b->rank, msg);
+		return err_set(HCLOCK_EMPI, "%s of %zu bytes gave a wrong result: %s", b->op->name,
+		               b->bytes, msg);
 	return 0;
-}
-
-int bench_mpi_error(int mpi_rc, const char *call)
-{
-	char s[MPI_MAX_ERROR_STRING] = "";
-	int n = 0;
-	if (MPI_Error_string(mpi_rc, s, &n) != MPI_SUCCESS)
-		snprintf(s, sizeof(s), "MPI error %d", mpi_rc);
-	return err_set(HCLOCK_EMPI, "%s failed: %s", call, s);
 }
 
 int bench_op_error(const struct bench_buf *b, int mpi_rc)
@@ -616,7 +608,7 @@ int bench_op_error(const struct bench_buf *b, int mpi_rc)
 	const char *name = b->op->name;
 	snprintf(call, sizeof(call), "MPI_%c%s%s", toupper((unsigned char)name[0]), name + 1,
 	         (b->op->flags & OP_NONBLOCKING) ? "/MPI_Wait" : "");
-	return bench_mpi_error(mpi_rc, call);
+	return comm_check(mpi_rc, call);
 }
 
 #ifdef HCLOCK_BENCH_FAULTS

@@ -88,13 +88,11 @@ void bench_buf_free(struct bench_buf *b);
 
 /* Collective: fill the inputs with the validation pattern, call once, check this rank's
  * result. 0; HCLOCK_EMPI when the call failed or its result is wrong (the line names the
- * operation, size, rank, element, value and expected value). */
+ * operation, size, element, value and expected value). */
 int bench_op_validate(struct bench_buf *b);
 
-/* The failed MPI call mpi_rc of call (e.g. "MPI_Allreduce") as HCLOCK_EMPI, with
- * hclock_last_error() naming both. */
-int bench_mpi_error(int mpi_rc, const char *call);
-/* The operation's call failed with mpi_rc: HCLOCK_EMPI naming its MPI function. */
+/* The operation's call failed with mpi_rc: HCLOCK_EMPI naming its MPI function (as
+ * comm_check of transport/comm.h does for other calls). */
 int bench_op_error(const struct bench_buf *b, int mpi_rc);
 
 #ifdef HCLOCK_BENCH_FAULTS

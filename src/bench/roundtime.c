@@ -59,13 +59,13 @@ static int roundtime_measure(struct bench_scheme *s, const struct bench_params *
 	slack_init(&slack, base, r->fixed ? base : p->time_slice_ns / 10);
 	stop_begin(&stop, p);
 	for (int done = 0; !done;) {
-		int64_t common, late, t0, t1, inv, first, last;
+		int64_t common = 0, late = 0, t0, t1, inv, first, last;
 		force_late(p, out->n, slack.cur_ns);
 		int hrc = hclock_harmonize(p->comm, p->clk, slack.cur_ns, &common, &late);
 		t0 = hclock_now(p->clk);
 		int c = bench_op_call(b);
 		t1 = hclock_now(p->clk);
-		rc = rc ? rc : c;
+		rc = rc ? rc : hrc ? hrc : c;
 		int64_t flag = late > 0 || hrc != 0;
 		int oot = stop_out_of_time(&stop, p->clk) || rc;
 		if ((arc = scheme_agree(p->comm, 1, &flag, &t0, &t1, oot, &inv, &first, &last, &done)))

@@ -6,6 +6,7 @@
 
 #include "bench/scheme.h"
 #include "hclock_api.h"
+#include "transport/comm.h"
 #include "util/err.h"
 
 #define SCHEME_TYPE(n) extern const struct scheme_type scheme_type_##n;
@@ -175,7 +176,8 @@ int bench_series_add(struct bench_series *s, int64_t common_ns, int64_t start_ns
 		s->cap = cap;
 	}
 	if (bench_fault("alloc"))
-		return err_set(HCLOCK_ENOMEM, "out of memory for %zu repetitions (injected)", s->n);
+		return err_set(HCLOCK_ENOMEM, "out of memory storing repetition %zu (injected)",
+		               s->n + 1);
 	s->start_ns[s->n] = start_ns;
 	s->end_ns[s->n] = end_ns;
 	s->common_ns[s->n] = common_ns;
@@ -277,7 +279,7 @@ int scheme_agree(MPI_Comm comm, int k, const int64_t *flags, const int64_t *star
 	*out_of_time = rc == MPI_SUCCESS ? (int)out[3 * k] : 1;
 	if (in != stack_in)
 		free(in);
-	return rc == MPI_SUCCESS ? 0 : bench_mpi_error(rc, "MPI_Allreduce (agreeing on repetitions)");
+	return comm_check(rc, "MPI_Allreduce (agreeing on repetitions)");
 }
 
 /* ---- warm-up and the broadcast latency --------------------------------------------- */
@@ -291,7 +293,7 @@ int scheme_warmup(const struct bench_params *p, struct bench_buf *b)
 		rc = rc ? rc : c;
 	}
 	int brc = MPI_Barrier(p->comm);
-	return rc ? rc : brc == MPI_SUCCESS ? 0 : bench_mpi_error(brc, "MPI_Barrier (after warm-up)");
+	return rc ? rc : comm_check(brc, "MPI_Barrier (after warm-up)");
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -327,7 +329,7 @@ int bench_bcast_latency(MPI_Comm comm, hclock_clock *clk, int tries, int64_t *la
 	}
 	if (rc != MPI_SUCCESS) {
 		free(lat);
-		return bench_mpi_error(rc, call);
+		return comm_check(rc, call);
 	}
 	if (!lat)
 		return err_set(HCLOCK_ENOMEM, "out of memory measuring the MPI_Bcast latency");
@@ -341,11 +343,11 @@ int bench_comm_create(MPI_Comm parent, MPI_Comm *out)
 {
 	int rc = MPI_Comm_dup(parent, out);
 	if (rc != MPI_SUCCESS)
-		return bench_mpi_error(rc, "MPI_Comm_dup");
+		return comm_check(rc, "MPI_Comm_dup");
 	rc = MPI_Comm_set_errhandler(*out, MPI_ERRORS_RETURN);
 	if (rc != MPI_SUCCESS) {
 		MPI_Comm_free(out);
-		return bench_mpi_error(rc, "MPI_Comm_set_errhandler");
+		return comm_check(rc, "MPI_Comm_set_errhandler");
 	}
 	return 0;
 }

@@ -15,6 +15,7 @@
 
 #include "bench/scheme.h"
 #include "hclock_api.h"
+#include "transport/comm.h"
 #include "util/err.h"
 #include "util/parse.h"
 
@@ -43,12 +44,12 @@ static int trial_latency(const struct bench_params *p, struct bench_buf *b, int6
 	int64_t longest = 0;
 	int rc = 0;
 	for (int i = 0; i < TRIALS; i++) {
-		int64_t common, late, end, last = 0;
-		hclock_harmonize(p->comm, p->clk, slack, &common, &late);
+		int64_t common = 0, late = 0, end, last = 0;
+		int hrc = hclock_harmonize(p->comm, p->clk, slack, &common, &late);
 		int c = bench_op_call(b);
 		end = hclock_now(p->clk);
 		int arc = MPI_Allreduce(&end, &last, 1, MPI_INT64_T, MPI_MAX, p->comm);
-		rc = rc ? rc : c ? c : arc ? bench_mpi_error(arc, "MPI_Allreduce (trial calls)") : 0;
+		rc = rc ? rc : hrc ? hrc : c ? c : comm_check(arc, "MPI_Allreduce (trial calls)");
 		longest = max64(longest, last - common);
 	}
 	*lat_ns = longest;
@@ -94,10 +95,10 @@ static int window_measure(struct bench_scheme *s, const struct bench_params *p,
 	}
 	stop_begin(&stop, p);
 	for (int done = 0; !done;) {
-		int64_t t0, late;
-		hclock_harmonize(p->comm, p->clk, slack.cur_ns, &t0, &late);
-		int brc = window_batch(p, b, nb, t0, late, w, st, en, fl);
-		rc = rc ? rc : brc;
+		int64_t t0 = 0, late = 0;
+		int hrc = hclock_harmonize(p->comm, p->clk, slack.cur_ns, &t0, &late);
+		int brc = window_batch(p, b, nb, t0, late || hrc, w, st, en, fl);
+		rc = rc ? rc : hrc ? hrc : brc;
 		int oot = stop_out_of_time(&stop, p->clk) || rc;
 		if ((arc = scheme_agree(p->comm, nb, fl, st, en, oot, inv, first, last, &done)))
 			return rc ? rc : arc;

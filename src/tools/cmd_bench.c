@@ -16,6 +16,8 @@
 #include "bench/sizes.h"
 #include "tools/cmd.h"
 #include "tools/mpitool.h"
+#include "transport/comm.h"
+#include "util/err.h"
 #include "util/parse.h"
 #include "util/timeutil.h"
 
@@ -159,25 +161,13 @@ static void raw_row(void *arg, int rank, size_t rep, int64_t common_ns, int64_t 
 	fprintf(c->f, ",%lld,%lld\n", (long long)start_ns, (long long)end_ns);
 }
 
-/* The first rank with rc != 0 prints msg; returns the agreed rc. */
-static int agree_msg(struct mpitool *t, int rc, const char *msg)
+/* Collective: agree on rc (every rank gets the first failing rank's code and line,
+ * "rank R: ...", transport/comm.h); on a failure rank 0 prints "what: " and that line. */
+static int agree_line(struct mpitool *t, int rc, const char *what)
 {
-	int all = mpitool_agree(t, rc);
-	if (all) {
-		int who = rc ? t->rank : t->size, first;
-		MPI_Allreduce(&who, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-		if (t->rank == first)
-			fprintf(stderr, "%s: %s\n", t->name, msg);
-	}
-	return all;
-}
-
-/* agree_msg with the line "what: hclock_last_error()" of this rank. */
-static int agree_last(struct mpitool *t, int rc, const char *what)
-{
-	char line[768];
-	snprintf(line, sizeof(line), "%s%s%s", what, what[0] ? ": " : "", hclock_last_error());
-	return agree_msg(t, rc, line);
+	if ((rc = comm_agree(MPI_COMM_WORLD, rc)))
+		mpitool_error(t, "%s%s%s", what, what[0] ? ": " : "", hclock_last_error());
+	return rc;
 }
 
 /* ---- input: options, the plan, and whether its buffers fit --------------------------- */
@@ -314,7 +304,7 @@ static int gather_one(struct run *r, const char *scheme, const struct bench_buf 
                       const struct bench_series *s, double dur)
 {
 	struct bench_result res;
-	int rc = agree_last(r->t, bench_collect(r->p.comm, s, &res), "collecting the repetitions");
+	int rc = agree_line(r->t, bench_collect(r->p.comm, s, &res), "collecting the repetitions");
 	if (rc)
 		return rc;
 	if (r->t->rank == 0)
@@ -322,7 +312,7 @@ static int gather_one(struct run *r, const char *scheme, const struct bench_buf 
 	bench_result_free(&res);
 	if (r->o->raw) {
 		struct raw_ctx ctx = {r->raw, scheme, b->op->name, b->bytes};
-		rc = agree_last(r->t, bench_collect_raw(r->p.comm, s, raw_row, &ctx), "--raw");
+		rc = agree_line(r->t, bench_collect_raw(r->p.comm, s, raw_row, &ctx), "--raw");
 	}
 	return rc;
 }
@@ -336,9 +326,9 @@ static int measure_one(struct run *r, struct bench_scheme *sc, const struct benc
 	struct bench_series s;
 	char what[256];
 	int rc = bench_buf_init(&b, op, r->p.comm, (int)r->o->root, r->o->in_place, size);
-	if ((rc = agree_last(r->t, rc, "")))
+	if ((rc = agree_line(r->t, rc, "")))
 		return rc;
-	if (r->o->validate && (rc = agree_last(r->t, bench_op_validate(&b), "--validate"))) {
+	if (r->o->validate && (rc = agree_line(r->t, bench_op_validate(&b), "--validate"))) {
 		bench_buf_free(&b);
 		return rc;
 	}
@@ -348,7 +338,7 @@ static int measure_one(struct run *r, struct bench_scheme *sc, const struct benc
 	double dur = (double)(real_now_ns() - t0) * 1e-9;
 	snprintf(what, sizeof(what), "%s of %s at %zu bytes", bench_scheme_spec(sc), op->name,
 	         b.bytes);
-	if (!(rc = agree_last(r->t, rc, what)))
+	if (!(rc = agree_line(r->t, rc, what)))
 		rc = gather_one(r, bench_scheme_spec(sc), &b, &s, dur);
 	bench_series_free(&s);
 	bench_buf_free(&b);
@@ -362,7 +352,10 @@ static int measure_all(struct run *r)
 	size_t maxrows = (size_t)pl->nschemes * (size_t)pl->nops * pl->nsizes;
 	if (r->t->rank == 0)
 		r->rows = calloc(maxrows ? maxrows : 1, sizeof(*r->rows));
-	int rc = agree_msg(r->t, r->t->rank == 0 && !r->rows ? HCLOCK_ENOMEM : 0, "out of memory");
+	int rc = 0;
+	if (r->t->rank == 0 && !r->rows)
+		rc = err_set(HCLOCK_ENOMEM, "out of memory for %zu results", maxrows);
+	rc = agree_line(r->t, rc, "");
 	for (int si = 0; !rc && si < pl->nschemes; si++)
 		for (int oi = 0; !rc && oi < pl->nops; oi++)
 			for (size_t zi = 0; !rc && zi < pl->nsizes; zi++) {
@@ -388,9 +381,9 @@ static int run(struct run *r, hclock_sync *sync)
 		.max_reps = r->o->max_reps, .warmup = r->o->warmup, .rse = r->o->rse,
 		.slack_factor = r->o->slack_factor, .min_slack_ns = BENCH_MIN_SLACK_NS,
 	};
-	rc = agree_last(r->t, bench_comm_create(MPI_COMM_WORLD, &r->p.comm), "");
+	rc = agree_line(r->t, bench_comm_create(MPI_COMM_WORLD, &r->p.comm), "");
 	if (!rc)
-		rc = agree_last(r->t, bench_bcast_latency(r->p.comm, g, 31, &r->p.bcast_lat_ns),
+		rc = agree_line(r->t, bench_bcast_latency(r->p.comm, g, 31, &r->p.bcast_lat_ns),
 		                "measuring the MPI_Bcast latency");
 	if (!rc)
 		rc = measure_all(r);
@@ -430,13 +423,13 @@ static int report(const struct run *r, hclock_sync *sync)
 /* Collective: open --raw on rank 0 and write its header. 0, or the agreed failure. */
 static int open_raw(struct run *r)
 {
-	char line[600];
 	int rc = 0;
 	if (r->o->raw && r->t->rank == 0 && !(r->raw = fopen(r->o->raw, "w")))
 		rc = HCLOCK_EIO;
-	snprintf(line, sizeof(line), "--raw: cannot write '%s'", r->o->raw ? r->o->raw : "");
-	if ((rc = agree_msg(r->t, rc, line)))
+	if ((rc = mpitool_agree(r->t, rc))) {
+		mpitool_error(r->t, "--raw: cannot write '%s'", r->o->raw);
 		return rc;
+	}
 	if (r->raw)
 		fprintf(r->raw, "scheme,op,size,rep,rank,valid,common_start_ns,start_ns,end_ns\n");
 	return 0;

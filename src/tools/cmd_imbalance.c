@@ -19,6 +19,7 @@
 #include "numerics/stats.h"
 #include "tools/cmd.h"
 #include "tools/mpitool.h"
+#include "transport/comm.h"
 #include "util/err.h"
 #include "util/parse.h"
 
@@ -89,19 +90,13 @@ static const char *imbalance_opt(int c, const char *arg, void *ctx)
 	return "internal error: unhandled option";
 }
 
-/* The first rank with rc != 0 prints its line "what: hclock_last_error()"; returns the
- * agreed rc. */
-static int agree_last(struct mpitool *t, int rc, const char *what)
+/* Collective: agree on rc (every rank gets the first failing rank's code and line,
+ * "rank R: ...", transport/comm.h); on a failure rank 0 prints "what: " and that line. */
+static int agree_line(struct mpitool *t, int rc, const char *what)
 {
-	int all = mpitool_agree(t, rc);
-	if (all) {
-		int who = rc ? t->rank : t->size, first;
-		MPI_Allreduce(&who, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-		if (t->rank == first)
-			fprintf(stderr, "%s: %s%s%s\n", t->name, what, what[0] ? ": " : "",
-			        hclock_last_error());
-	}
-	return all;
+	if ((rc = comm_agree(MPI_COMM_WORLD, rc)))
+		mpitool_error(t, "%s%s%s", what, what[0] ? ": " : "", hclock_last_error());
+	return rc;
 }
 
 /* ---- input ------------------------------------------------------------------------- */
@@ -184,16 +179,17 @@ static int run_reps(MPI_Comm comm, hclock_clock *g, const struct imbalance_cli *
 	struct bench_slack slack;
 	slack_init(&slack, base > BENCH_MIN_SLACK_NS ? base : BENCH_MIN_SLACK_NS, 100000000);
 	for (long i = 0; i < r->n; i++) {
-		int64_t l, mine[2], any[2] = {0, 1};
-		hclock_harmonize(comm, g, slack.cur_ns, &r->start_ns[i], &l);
+		int64_t l = 0, mine[2], any[2] = {0, 1};
+		r->start_ns[i] = 0;
+		int hrc = hclock_harmonize(comm, g, slack.cur_ns, &r->start_ns[i], &l);
 		int c = bench_op_call(b);
 		r->exit_ns[i] = hclock_now(g);
-		rc = rc ? rc : c;
+		rc = rc ? rc : hrc ? hrc : c;
 		r->late[i] = l > 0;
 		mine[0] = r->late[i];
 		mine[1] = rc != 0;
 		int arc = MPI_Allreduce(mine, any, 2, MPI_INT64_T, MPI_MAX, comm);
-		rc = rc ? rc : arc ? bench_mpi_error(arc, "MPI_Allreduce (agreeing on lateness)") : 0;
+		rc = rc ? rc : comm_check(arc, "MPI_Allreduce (agreeing on lateness)");
 		slack_update(&slack, any[0] != 0);
 		if (any[1] || rc)
 			break;
@@ -219,7 +215,7 @@ static int reduce_reps(MPI_Comm comm, struct reps *r)
 	free(neg);
 	for (int i = 0; i < 3; i++)
 		if (rc[i] != MPI_SUCCESS)
-			return bench_mpi_error(rc[i], "MPI_Reduce (exits and lateness)");
+			return comm_check(rc[i], "MPI_Reduce (exits and lateness)");
 	return 0;
 }
 
@@ -230,17 +226,17 @@ static int run(struct mpitool *t, hclock_clock *g, const struct imbalance_cli *k
 {
 	MPI_Comm comm = MPI_COMM_NULL;
 	struct bench_buf b = {0};
-	int rc = agree_last(t, bench_comm_create(MPI_COMM_WORLD, &comm), "");
+	int rc = agree_line(t, bench_comm_create(MPI_COMM_WORLD, &comm), "");
 	if (!rc) {
 		int arc = reps_alloc(r, k->reps, t->rank);
 		if (!arc)
 			arc = bench_buf_init(&b, k->op, comm, (int)k->root, 0, k->size);
-		rc = agree_last(t, arc, "");
+		rc = agree_line(t, arc, "");
 	}
 	if (!rc)
-		rc = agree_last(t, run_reps(comm, g, k, &b, r), k->op->name);
+		rc = agree_line(t, run_reps(comm, g, k, &b, r), k->op->name);
 	if (!rc)
-		rc = agree_last(t, reduce_reps(comm, r), "");
+		rc = agree_line(t, reduce_reps(comm, r), "");
 	bench_buf_free(&b);
 	if (comm != MPI_COMM_NULL)
 		MPI_Comm_free(&comm);

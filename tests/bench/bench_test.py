@@ -455,18 +455,19 @@ def case_faults():
             # none), in the trial calls (window), in the 2nd round (roundtime); early,
             # because 3 MPICH ranks on 2 cores may manage only a few rounds in the slice
             run_fault(3, "op:%d:12" % rank, base + ["--scheme", scheme],
-                      ["%s of allreduce at 8 bytes" % scheme, "MPI_Allreduce failed"])
+                      ["%s of allreduce at 8 bytes: rank %d: MPI_Allreduce failed" %
+                       (scheme, rank)])
         run_fault(3, "alloc:1:2", base + ["--scheme", scheme],
-                  ["%s of allreduce at 8 bytes" % scheme, "out of memory"])
+                  ["%s of allreduce at 8 bytes: rank 1: out of memory" % scheme])
     # (allreduce is the hook build's broken reduction: --validate would catch that first)
     run_fault(3, "op:2:1", base + ["--validate", "--op", "bcast"],
-              ["--validate: bcast of 8 bytes: MPI_Bcast failed"])
-    run_fault(3, "op:1:3", base + ["--op", "iallreduce"], ["MPI_Iallreduce/MPI_Wait failed"])
-    run_fault(3, "collect:2:1", base, ["collecting the repetitions", "rank 2",
-                                       "out of memory"])
+              ["--validate: rank 2: bcast of 8 bytes: MPI_Bcast failed"])
+    run_fault(3, "op:1:3", base + ["--op", "iallreduce"],
+              ["rank 1: MPI_Iallreduce/MPI_Wait failed"])
+    run_fault(3, "collect:2:1", base, ["collecting the repetitions: rank 2: out of memory"])
     for rank in range(3):
         run_fault(3, "op:%d:50" % rank, ["imbalance", "--reps", "100", "--sync", "none"],
-                  ["barrier", "MPI_Barrier failed"])
+                  ["barrier: rank %d: MPI_Barrier failed" % rank])
     # the library's own hook (HCLOCK_FAULT) failing the sync under both tools
     for tool, rank, at in [("bench", 1, "exchange"), ("imbalance", 2, "agree")]:
         run_fault(3, "rank=%d,at=%s" % (rank, at), [tool, "--sync", "hca3/10/skampi/5"],
