@@ -326,9 +326,8 @@ static int measure_one(struct run *r, struct bench_scheme *sc, const struct benc
 	struct bench_series s;
 	char what[256];
 	int rc = bench_buf_init(&b, op, r->p.comm, (int)r->o->root, r->o->in_place, size);
-	if ((rc = agree_line(r->t, rc, "")))
-		return rc;
-	if (r->o->validate && (rc = agree_line(r->t, bench_op_validate(&b), "--validate"))) {
+	if ((rc = agree_line(r->t, rc, "")) ||
+	    (r->o->validate && (rc = agree_line(r->t, bench_op_validate(&b), "--validate")))) {
 		bench_buf_free(&b);
 		return rc;
 	}

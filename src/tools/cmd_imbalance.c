@@ -199,14 +199,19 @@ static int run_reps(MPI_Comm comm, hclock_clock *g, const struct imbalance_cli *
 }
 
 /* Collective: per repetition the first exit (as the MAX of -exit), the last exit and
- * whether any rank was late, on rank 0. 0, HCLOCK_ENOMEM or HCLOCK_EMPI. */
+ * whether any rank was late, on rank 0. 0, HCLOCK_ENOMEM (agreed) or HCLOCK_EMPI. */
 static int reduce_reps(MPI_Comm comm, struct reps *r)
 {
 	int64_t *neg = malloc((size_t)r->n * sizeof(int64_t));
 	int64_t *red = r->red;
 	int n = (int)r->n, rc[3];
-	if (!neg)
-		return err_set(HCLOCK_ENOMEM, "out of memory for %ld repetitions", r->n);
+	/* agreed first: a rank without memory must not leave the others in the reductions */
+	rc[0] = comm_agree(comm, neg ? 0 : err_set(HCLOCK_ENOMEM, "out of memory for %ld "
+	                                           "repetitions", r->n));
+	if (rc[0]) {
+		free(neg);
+		return rc[0];
+	}
 	for (long i = 0; i < r->n; i++)
 		neg[i] = -r->exit_ns[i];
 	rc[0] = MPI_Reduce(neg, red, n, MPI_INT64_T, MPI_MAX, 0, comm);
