@@ -7,32 +7,34 @@
 #include "clock/clock.h"
 #include "emulate/emu.h"
 #include "util/err.h"
+#include "util/parse.h"
 #include "util/timeutil.h"
 
 #define KEYS "offset, skew, drift, wander=AMP@PERIOD, noise, jitter, nodes=K|host, ranks-per-node, " \
              "sockets, topology=virtual|host, seed"
 
+/* numbers and durations by the one rule of util/parse.h */
 static int parse_double(const char *key, const char *v, double lo, double hi, double *out)
 {
-	char *end;
-	errno = 0;
-	double d = strtod(v, &end);
-	if (!*v || *end || errno || !isfinite(d) || d < lo || d > hi)
+	if (parse_number_str(v, lo, hi, out))
 		return err_set(HCLOCK_EINVAL, "emulation: bad value '%s' for %s; expected a number in "
 		                              "[%g, %g]", v, key, lo, hi);
-	*out = d;
 	return 0;
 }
 
-static int parse_int(const char *key, const char *v, long lo, long hi, long *out)
+static int parse_seconds(const char *key, const char *v, double lo, double hi, double *out)
 {
-	char *end;
-	errno = 0;
-	long l = strtol(v, &end, 10);
-	if (!*v || *end || errno || l < lo || l > hi)
+	if (parse_duration_s_str(v, lo, hi, out))
+		return err_set(HCLOCK_EINVAL, "emulation: bad value '%s' for %s; expected %s, from %gs "
+		                              "to %gs", v, key, PARSE_DURATION_RULE, lo, hi);
+	return 0;
+}
+
+static int parse_key_int(const char *key, const char *v, long lo, long hi, long *out)
+{
+	if (parse_int_str(v, lo, hi, out))
 		return err_set(HCLOCK_EINVAL, "emulation: bad value '%s' for %s; expected an integer in "
 		                              "[%ld, %ld]", v, key, lo, hi);
-	*out = l;
 	return 0;
 }
 
@@ -77,12 +79,12 @@ int emu_parse(const char *spec, struct emu_params *p)
 			*at++ = 0;
 			rc = parse_double("wander amplitude", v, 0, 100e-6, &p->wander_amp);
 			if (!rc)
-				rc = parse_double("wander period", at, 1e-3, 1e9, &p->wander_period_s);
+				rc = parse_seconds("wander period", at, 1e-3, 1e9, &p->wander_period_s);
 		} else if (!strcmp(tok, "nodes")) {
 			if (!strcmp(v, "host")) {
 				p->nodes_host = 1;
 			} else {
-				rc = parse_int(tok, v, 1, 1 << 24, &l);
+				rc = parse_key_int(tok, v, 1, 1 << 24, &l);
 				p->nodes = (int)l;
 			}
 		} else if (!strcmp(tok, "topology")) {
@@ -92,10 +94,10 @@ int emu_parse(const char *spec, struct emu_params *p)
 				rc = err_set(HCLOCK_EINVAL, "emulation: bad value '%s' for topology; expected "
 				                            "virtual or host", v);
 		} else if (!strcmp(tok, "sockets")) {
-			rc = parse_int(tok, v, 1, 1024, &l);
+			rc = parse_key_int(tok, v, 1, 1024, &l);
 			p->sockets = (int)l;
 		} else if (!strcmp(tok, "ranks-per-node")) {
-			rc = parse_int(tok, v, 1, 1 << 24, &l);
+			rc = parse_key_int(tok, v, 1, 1 << 24, &l);
 			p->ranks_per_node = (int)l;
 		} else if (!strcmp(tok, "seed")) {
 			char *end;
