@@ -36,7 +36,7 @@ int clock_set_layer(struct hclock_clock *c, const struct lm *layer)
 	/* the same limits as one layer's: a read computes intercept + slope * (x - x0) in
 	 * double and rounds it to int64 ns, which must not overflow for any x */
 	if (!(fabs(comp.intercept_ns) < COMP_MAX_INTERCEPT_NS) || !(fabs(comp.slope) < COMP_MAX_SLOPE))
-		return err_set(HCLOCK_EINVAL, "composing this model with the %d below it gives "
+		return err_set(HCLOCK_EINVAL, "composing this model with the %d layers below it gives "
 		               "intercept %g ns and slope %g; the chain must stay within |intercept| < "
 		               "%g ns and |slope| < %g", clock_depth(c->inner), comp.intercept_ns,
 		               comp.slope, COMP_MAX_INTERCEPT_NS, COMP_MAX_SLOPE);

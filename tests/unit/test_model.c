@@ -63,6 +63,42 @@ static void roundtrip(uint64_t seed)
 	hclock_clock_free(base);
 }
 
+/* Each layer within the limits, the composed chain beyond them: refused with HCLOCK_EINVAL
+ * (a read would overflow int64), directly and through unflatten. */
+static void composition_bounded(void)
+{
+	hclock_clock *base, *a = NULL, *b = NULL, *c = NULL;
+	hclock_base_create("monotonic", NULL, &base);
+	int64_t t = hclock_now(base);
+	TEST_CHECK(hclock_model_linear(base, t, 3e18, 0.4, &a) == 0, "layer 1: %s", hclock_last_error());
+	TEST_CHECK(hclock_model_linear(a, t, 3e18, 0.4, &b) == HCLOCK_EINVAL && !b,
+	           "two layers of 3e18 ns compose to 6e18 ns and must be refused");
+	TEST_CHECK(strstr(hclock_last_error(), "compos") != NULL, "line: %s", hclock_last_error());
+	/* slopes: 0.3 three times composes to 1.197 */
+	hclock_clock_free(a);
+	TEST_CHECK(hclock_model_linear(base, t, 0, 0.3, &a) == 0, "slope layer 1");
+	TEST_CHECK(hclock_model_linear(a, t, 0, 0.1, &b) == 0, "slope layer 2 (0.43): %s",
+	           hclock_last_error());
+	TEST_CHECK(hclock_model_linear(b, t, 0, 0.3, &c) == HCLOCK_EINVAL && !c,
+	           "three layers composing to a slope of 0.859 must be refused");
+	/* the same chain through a serialized buffer: layer by layer within limits, refused */
+	void *buf;
+	size_t len;
+	hclock_clock *d = NULL, *back = NULL;
+	TEST_CHECK(hclock_model_linear(b, t, 0, 0.02, &d) == 0, "%s", hclock_last_error());
+	TEST_CHECK(hclock_clock_flatten(d, &buf, &len) == 0, "flatten");
+	/* patch the last layer's slope (its final 8 bytes) to 0.3: each layer valid alone */
+	double big = 0.3;
+	memcpy((char *)buf + len - 8, &big, 8);
+	TEST_CHECK(hclock_clock_unflatten(buf, len, NULL, &back) == HCLOCK_EINVAL && !back,
+	           "unflatten of an overflowing chain must be refused");
+	free(buf);
+	hclock_clock_free(d);
+	hclock_clock_free(b);
+	hclock_clock_free(a);
+	hclock_clock_free(base);
+}
+
 int main(void)
 {
 	for (uint64_t seed = 1; seed <= 30; seed++)
@@ -125,5 +161,6 @@ int main(void)
 	} else {
 		TEST_CHECK(rc == HCLOCK_EUNSUPP, "tsc: %s", hclock_last_error());
 	}
+	composition_bounded();
 	return test_end("test_model");
 }
