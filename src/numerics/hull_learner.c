@@ -253,8 +253,10 @@ int hull_learner_fit(hull_learner *l, struct hull_learner_fit *f)
 	nlo = hull_lower(l->up.p, l->up.n, l->lo);
 	nhi = hull_upper(l->down.p, l->down.n, l->hi);
 	/* prune the kept points to the hulls just built */
-	memcpy(l->up.p, l->lo, nlo * sizeof(*l->lo));
-	memcpy(l->down.p, l->hi, nhi * sizeof(*l->hi));
+	if (nlo) /* no array yet when no point was fed */
+		memcpy(l->up.p, l->lo, nlo * sizeof(*l->lo));
+	if (nhi)
+		memcpy(l->down.p, l->hi, nhi * sizeof(*l->hi));
 	l->up.n = nlo;
 	l->down.n = nhi;
 	switch (corridor_init(&l->cor, l->lo, nlo, l->hi, nhi)) {
