@@ -6,7 +6,8 @@
 # that a timing test does not measure process migration; with more ranks than cores too,
 # round-robin (unbound, in one cgroup, whole launches had every round trip at 46 us instead of
 # 0.75 us: 14 of 16 launches once, 2 of 12 another time; bound, 0 of 28).
-# HCLOCK_MPIEXEC_ARGS adds launcher arguments (measurements: bench/oversub-accuracy --args).
+# HCLOCK_MPIEXEC_ARGS adds launcher arguments (measurements: bench/oversub-accuracy --args;
+# a -bind-to there replaces this one); HCLOCK_NO_CGROUP=1 leaves MPICH's ranks ungrouped.
 # mpirun.sh --grouping MPIEXEC prints how MPICH's ranks would share cores: "cgroup DIR",
 # "autogroup off", "not root-grouped" (all fine) or "sessions" (each rank its own scheduling
 # group; see below); CMake picks the MPICH floors by it.
@@ -70,6 +71,7 @@ if "$mpiexec" --version 2>&1 | grep -q -i -E 'open ?mpi|openrte'; then
 		--mca btl self,vader,tcp $HCLOCK_MPIEXEC_ARGS -np "$np" "$@"
 fi
 bind="-bind-to core"
+case " $HCLOCK_MPIEXEC_ARGS " in *" -bind-to "* | *" -binding "*) bind= ;; esac
 if [ "$np" -gt "$(nproc)" ] && [ -z "$HCLOCK_NO_CGROUP" ] && root=$(cpu_group_root); then
 	# groups left behind by runs that were killed (their shell is gone)
 	for d in "$root"/hclock-mpirun-*; do
