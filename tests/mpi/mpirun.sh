@@ -79,8 +79,15 @@ if [ "$np" -gt "$(nproc)" ] && [ -z "$HCLOCK_NO_CGROUP" ] && root=$(cpu_group_ro
 	done
 	cg="$root/hclock-mpirun-$$"
 	if mkdir "$cg" 2>/dev/null && echo $$ >"$cg/cgroup.procs" 2>/dev/null; then
-		timeout -k 5 "$t" "$mpiexec" $bind $HCLOCK_MPIEXEC_ARGS -n "$np" "$@"
-		rc=$?
+		# not exec'd (the group is removed afterwards): pass a termination on
+		timeout -k 5 "$t" "$mpiexec" $bind $HCLOCK_MPIEXEC_ARGS -n "$np" "$@" <&0 &
+		pid=$!
+		trap 'kill -TERM $pid 2>/dev/null' HUP INT TERM
+		while :; do
+			wait $pid
+			rc=$?
+			kill -0 $pid 2>/dev/null || break
+		done
 		echo $$ >"$root/cgroup.procs"
 		rmdir "$cg" 2>/dev/null
 		exit $rc
