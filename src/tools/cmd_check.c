@@ -12,6 +12,8 @@
 #include "check/check.h"
 #include "tools/cmd.h"
 #include "tools/mpitool.h"
+#include "transport/comm.h"
+#include "util/err.h"
 #include "util/parse.h"
 #include "util/timeutil.h"
 
@@ -144,7 +146,9 @@ static const char *check_opt(int c, const char *arg, void *ctx)
 	return "internal error: unhandled option";
 }
 
-int cmd_check(int argc, char **argv)
+/* Parse the command line: -1 to go on, else the exit code (help printed or one error line). */
+static int read_input(struct mpitool *t, int argc, char **argv, struct mpitool_opts *o,
+                      struct check_cli *k)
 {
 	static const struct option longopts[] = {
 		MPITOOL_LONGOPTS,
@@ -153,90 +157,112 @@ int cmd_check(int argc, char **argv)
 		{"truth", no_argument, 0, 't'},           {"seed", required_argument, 0, 'x'},
 		{0, 0, 0, 0},
 	};
+	char badbuf[640];
+	const char *bad = mpitool_parse(argc, argv, t->name, longopts, o, check_opt, k, badbuf,
+	                                sizeof(badbuf));
+	if (o->help) {
+		if (t->rank == 0)
+			usage(stdout);
+		return 0;
+	}
+	if (bad) {
+		mpitool_error(t, "%s", bad);
+		return 2;
+	}
+	return -1;
+}
+
+/* The sync algorithm, the clock, and (--truth) whether this clock has a truth: 0, or the
+ * exit code after one line. */
+static int setup(struct mpitool *t, const struct mpitool_opts *o, struct check_cli *k,
+                 hclock_sync **s)
+{
+	if (mpitool_sync_setup(t, o->sync, o->emulate, o->clock, s))
+		return 2;
+	if (k->truth && t->emu)
+		k->truth = 0; /* the emulation is the truth */
+	double e;
+	if (k->truth && comm_agree(MPI_COMM_WORLD, hclock_true_error(t->base, NULL, &e))) {
+		mpitool_error(t, "%s", hclock_last_error());
+		hclock_sync_free(*s);
+		*s = NULL;
+		return 2;
+	}
+	return 0;
+}
+
+/* Run i: sync (timed, the slowest rank's duration), then check. 0 or an agreed error, whose
+ * line rank 0 has printed. */
+static int run_one(struct mpitool *t, hclock_sync *s, const struct check_cli *k,
+                   struct check_opts *co, long i, struct run *run)
+{
+	hclock_clock *g = NULL;
+	double longest = k->waits[k->nwaits - 1];
+	MPI_Barrier(MPI_COMM_WORLD);
+	int64_t t0 = real_now_ns();
+	int rc = hclock_sync_run(s, MPI_COMM_WORLD, t->base, &g);
+	double dur = (double)(real_now_ns() - t0) * 1e-9;
+	uint64_t pp = hclock_sync_pingpongs(s), rounds = hclock_sync_rounds(s);
+	MPI_Reduce(&dur, &run->sync_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+	MPI_Reduce(&pp, &run->pingpongs_max, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+	MPI_Reduce(&rounds, &run->rounds, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+	if (rc) {
+		mpitool_error(t, "sync %s failed: %s", hclock_sync_spec(s), hclock_last_error());
+		return rc;
+	}
+	if (t->rank == 0 && (k->repeat > 1 || longest >= 2))
+		fprintf(stderr, "hclock check: run %ld/%ld: synchronized in %.3f s; checking for "
+		        "%g s\n", i + 1, k->repeat, run->sync_s, longest);
+	co->seed = (uint64_t)k->seed + (uint64_t)i;
+	if ((rc = check_clock(MPI_COMM_WORLD, g, co, run->pt))) /* agreed inside */
+		mpitool_error(t, "check failed: %s", hclock_last_error());
+	hclock_clock_free(g);
+	return rc;
+}
+
+/* Rank 0 prints every run in the chosen format. */
+static void report(const struct mpitool *t, const hclock_sync *s, enum tool_format fmt,
+                   const struct run *runs, const struct check_cli *k, int have_truth)
+{
+	char desc[128];
+	if (t->rank != 0)
+		return;
+	if (t->emu)
+		snprintf(desc, sizeof(desc), "emulated (%d virtual nodes)", hclock_emu_nodes(t->emu));
+	else
+		hclock_clock_describe(t->base, desc, sizeof(desc));
+	if (fmt == FMT_JSON)
+		print_json(hclock_sync_spec(s), t->size, runs, (int)k->repeat, k->nwaits, have_truth);
+	else if (fmt == FMT_CSV)
+		print_csv(runs, (int)k->repeat, k->nwaits, have_truth);
+	else
+		print_table(hclock_sync_spec(s), t->size, desc, runs, (int)k->repeat, k->nwaits,
+		            have_truth);
+	fflush(stdout);
+}
+
+int cmd_check(int argc, char **argv)
+{
 	struct mpitool t;
 	struct mpitool_opts o;
 	struct check_cli k = {.waits = {0, 10}, .nwaits = 2, .sample = 1, .repeat = 1, .npp = 20,
 	                      .seed = 1};
-	char badbuf[640];
+	hclock_sync *s = NULL;
+	int rc;
 
 	mpitool_init(&t, "hclock check", &argc, &argv);
-	const char *bad = mpitool_parse(argc, argv, t.name, longopts, &o, check_opt, &k, badbuf,
-	                                sizeof(badbuf));
-	if (o.help) {
-		if (t.rank == 0)
-			usage(stdout);
-		return mpitool_finish(&t, 0);
-	}
-	if (bad) {
-		mpitool_error(&t, "%s", bad);
-		return mpitool_finish(&t, 2);
-	}
-	const double *waits = k.waits, sample = k.sample;
-	const long repeat = k.repeat, npp = k.npp, seed = k.seed;
-	const int nwaits = k.nwaits;
-	const char *spec = o.sync;
-	enum tool_format fmt = o.fmt;
-	int truth = k.truth;
-	hclock_sync *s = NULL;
-	if (mpitool_sync_setup(&t, spec, o.emulate, o.clock, &s))
-		return mpitool_finish(&t, 2);
-	if (truth && t.emu)
-		truth = 0; /* the emulation is the truth */
-	int have_truth = truth || t.emu;
-	if (truth) {
-		double e;
-		int rc = mpitool_agree(&t, hclock_true_error(t.base, NULL, &e));
-		if (rc) {
-			mpitool_error(&t, "%s", hclock_last_error());
-			hclock_sync_free(s);
-			return mpitool_finish(&t, 2);
-		}
-	}
-
-	struct run *runs = calloc((size_t)repeat, sizeof(*runs));
-	struct check_opts co = {waits, nwaits, sample, (uint64_t)seed, (int)npp, t.emu, truth};
-	int rc = 0;
-	double longest = waits[nwaits - 1];
-	for (long i = 0; i < repeat && !rc; i++) {
-		hclock_clock *g = NULL;
-		MPI_Barrier(MPI_COMM_WORLD);
-		int64_t t0 = real_now_ns();
-		rc = hclock_sync_run(s, MPI_COMM_WORLD, t.base, &g);
-		double dur = (double)(real_now_ns() - t0) * 1e-9, maxdur;
-		uint64_t pp = hclock_sync_pingpongs(s), ppmax, rounds = hclock_sync_rounds(s), rmax;
-		MPI_Reduce(&dur, &maxdur, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-		MPI_Reduce(&pp, &ppmax, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
-		MPI_Reduce(&rounds, &rmax, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
-		if (rc) {
-			mpitool_error(&t, "sync %s failed: %s", spec, hclock_last_error());
-			break;
-		}
-		runs[i].sync_s = maxdur;
-		runs[i].pingpongs_max = ppmax;
-		runs[i].rounds = rmax;
-		if (t.rank == 0 && (repeat > 1 || longest >= 2))
-			fprintf(stderr, "hclock check: run %ld/%ld: synchronized in %.3f s; checking for "
-			        "%g s\n", i + 1, repeat, maxdur, longest);
-		co.seed = (uint64_t)seed + (uint64_t)i;
-		rc = mpitool_agree(&t, check_clock(MPI_COMM_WORLD, g, &co, runs[i].pt));
-		if (rc)
-			mpitool_error(&t, "check failed: %s", hclock_last_error());
-		hclock_clock_free(g);
-	}
-	if (!rc && t.rank == 0) {
-		char desc[128];
-		if (t.emu)
-			snprintf(desc, sizeof(desc), "emulated (%d virtual nodes)", hclock_emu_nodes(t.emu));
-		else
-			hclock_clock_describe(t.base, desc, sizeof(desc));
-		if (fmt == FMT_JSON)
-			print_json(hclock_sync_spec(s), t.size, runs, (int)repeat, nwaits, have_truth);
-		else if (fmt == FMT_CSV)
-			print_csv(runs, (int)repeat, nwaits, have_truth);
-		else
-			print_table(hclock_sync_spec(s), t.size, desc, runs, (int)repeat, nwaits, have_truth);
-		fflush(stdout);
-	}
+	if ((rc = read_input(&t, argc, argv, &o, &k)) >= 0 || (rc = setup(&t, &o, &k, &s)))
+		return mpitool_finish(&t, rc);
+	int have_truth = k.truth || t.emu;
+	struct run *runs = calloc((size_t)k.repeat, sizeof(*runs));
+	if ((rc = comm_agree(MPI_COMM_WORLD, runs ? 0 : err_set(HCLOCK_ENOMEM, "out of memory"))))
+		mpitool_error(&t, "%s", hclock_last_error());
+	struct check_opts co = {k.waits, k.nwaits, k.sample, (uint64_t)k.seed, (int)k.npp, t.emu,
+	                        k.truth};
+	for (long i = 0; i < k.repeat && !rc; i++)
+		rc = run_one(&t, s, &k, &co, i, &runs[i]);
+	if (!rc)
+		report(&t, s, o.fmt, runs, &k, have_truth);
 	free(runs);
 	hclock_sync_free(s);
 	return mpitool_finish(&t, rc ? 1 : 0);
