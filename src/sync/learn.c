@@ -89,11 +89,40 @@ void learning_sync_destroy(struct hclock_sync *s)
  * is what the limit above is for.) */
 #define MIN_SLOPE_T 2.0
 
+/* A fit point's offset is off by at most half its smallest round trip (skampi, min). On
+ * shared cores whole bursts of exchanges wait for a scheduler time slice: measured under
+ * load, up to 6 of 20 points with round trips of 0.06-3.5 ms against 2 us, off by up to
+ * 1.2 ms, which tilt the slope beyond what the fit's outlier rejection can see (its first
+ * line is the tilted one). Points whose round trip exceeds RTT_OUTLIER times the median of
+ * the model's points are left out before the fit, unless fewer than half would remain.
+ * (rtt reports its pair's mean round trip for every point: nothing is left out.) */
+#define RTT_OUTLIER 4.0
+
+static int keep_short_rtt(int64_t *x, double *y, const double *rtt, int n)
+{
+	struct stats_summary st;
+	if (!rtt || stats_summarize(rtt, (size_t)n, &st))
+		return n;
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		k += rtt[i] <= RTT_OUTLIER * st.median;
+	if (k == n || 2 * k < n)
+		return n;
+	k = 0;
+	for (int i = 0; i < n; i++)
+		if (rtt[i] <= RTT_OUTLIER * st.median) {
+			x[k] = x[i];
+			y[k++] = y[i];
+		}
+	return k;
+}
+
 /* The model from the fit points; an offset alone (the median, at the last point) when the
  * points are all at one instant (coarse clock), or give a slope no clock has (stalled
  * exchanges), or one they cannot pin down. */
-static void fit(const int64_t *x, const double *y, int n, struct lm *lm)
+static void fit(int64_t *x, double *y, const double *rtt, int n, struct lm *lm)
 {
+	n = keep_short_rtt(x, y, rtt, n);
 	struct linreg_info info;
 	if (linreg_fit_robust(x, y, (size_t)n, lm, &info) || fabs(lm->slope) > MAX_PLAUSIBLE_SLOPE ||
 	    fabs(lm->slope) < MIN_SLOPE_T * info.slope_se) {
@@ -126,6 +155,7 @@ int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref
 	*lm = (struct lm){0, 0, 0};
 	int64_t *x = fault_malloc((size_t)L->nfit * sizeof(*x));
 	double *y = fault_malloc((size_t)L->nfit * sizeof(*y));
+	double *rtt = malloc((size_t)L->nfit * sizeof(*rtt)); /* optional: NULL fits them all */
 	struct offset_sample smp = {0, 0, 0};
 	if (!x || !y)
 		rc = err_set(HCLOCK_ENOMEM, "out of memory");
@@ -143,12 +173,14 @@ int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref
 			x[i] = smp.local_ns;
 			y[i] = smp.offset_ns;
 		}
+		if (rtt)
+			rtt[i] = smp.rtt_ns;
 	}
 	if (fault_hit(FAULT_FIT))
 		rc = first_err(rc, err_set(HCLOCK_EINJECTED, "injected fault (HCLOCK_FAULT) in a model "
 		                                             "fit"));
 	if (!rc)
-		fit(x, y, L->nfit, lm);
+		fit(x, y, rtt, L->nfit, lm);
 	if (L->ri) {
 		/* COMPUTE_AND_SET_INTERCEPT: keep the slope, re-anchor on a fresh offset */
 		rc = first_err(rc, offset_measure(L->oa, &l, &smp));
@@ -159,6 +191,7 @@ int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref
 	}
 	free(x);
 	free(y);
+	free(rtt);
 	if (rc)
 		*lm = (struct lm){0, 0, 0};
 	return rc;
