@@ -14,11 +14,6 @@ static int initialised, fired;
 static enum fault_point point;
 static long nth = 1, seen;
 
-const char *fault_point_name(enum fault_point p)
-{
-	return p < FAULT_NPOINTS ? names[p] : "?";
-}
-
 int fault_init(int world_rank)
 {
 	if (initialised)

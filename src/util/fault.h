@@ -38,8 +38,6 @@ static inline int fault_hit(enum fault_point p)
 }
 /* Whether a fault fired in this process since the last fault_reset (for the tests). */
 int fault_fired(void);
-/* The point's name ("exchange"). */
-const char *fault_point_name(enum fault_point p);
 
 /* malloc, calloc, realloc that fail on FAULT_ALLOC. */
 void *fault_malloc(size_t n);
