@@ -141,12 +141,12 @@ int comm_agree(MPI_Comm comm, int rc)
 	} msg;
 	memset(&msg, 0, sizeof(msg));
 	if (r == first) {
-		int w, k = 0;
+		int w;
 		const char *line = hclock_last_error();
 		MPI_Comm_rank(MPI_COMM_WORLD, &w);
 		msg.code = rc;
 		/* a line agreed on by an inner level already names its rank */
-		if (sscanf(line, "rank %*d: %n", &k) == 0 && k > 0)
+		if (err_agreed())
 			snprintf(msg.line, sizeof(msg.line), "%s", line);
 		else
 			snprintf(msg.line, sizeof(msg.line), "rank %d: %s", w, line);
@@ -155,7 +155,9 @@ int comm_agree(MPI_Comm comm, int rc)
 	if (mrc != MPI_SUCCESS)
 		return rc ? rc : comm_check(mrc, "MPI_Bcast (agreeing on the result)");
 	msg.line[sizeof(msg.line) - 1] = 0;
-	return err_set(msg.code, "%s", msg.line);
+	rc = err_set(msg.code, "%s", msg.line);
+	err_mark_agreed();
+	return rc;
 }
 
 uint64_t comm_hash(const char *s)

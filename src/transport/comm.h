@@ -30,7 +30,7 @@ int comm_check(int mpi_rc, const char *call);
 
 /* Collective over comm: every rank returns the first failing rank's rc (0 if none failed)
  * and then holds its error line, prefixed with its rank in MPI_COMM_WORLD (unless the line
- * already starts with "rank R: ", the result of an inner level's agreement). */
+ * is itself the result of an inner level's agreement, err_agreed()). */
 int comm_agree(MPI_Comm comm, int rc);
 
 /* Collective over comm, before any exchange: all ranks must hold the same text (a

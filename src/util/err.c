@@ -5,14 +5,26 @@
 #include "util/err.h"
 
 static _Thread_local char last_error[512];
+static _Thread_local int agreed;
 
 int err_set(int code, const char *fmt, ...)
 {
 	va_list ap;
+	agreed = 0;
 	va_start(ap, fmt);
 	vsnprintf(last_error, sizeof(last_error), fmt, ap);
 	va_end(ap);
 	return code;
+}
+
+void err_mark_agreed(void)
+{
+	agreed = 1;
+}
+
+int err_agreed(void)
+{
+	return agreed;
 }
 
 const char *hclock_last_error(void)

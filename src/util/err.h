@@ -9,5 +9,9 @@
 
 /* Record one line for hclock_last_error() and return code (a negative HCLOCK_E*). */
 int err_set(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The line was agreed on by the ranks of a communicator (transport/comm.c): an outer
+ * agreement passes it on as it is. err_set clears the mark. */
+void err_mark_agreed(void);
+int err_agreed(void);
 
 #endif
