@@ -2,6 +2,8 @@
 #include <stdio.h>
 
 #include "clock/clock.h"
+#include "util/err.h"
+#include "util/names.h"
 
 #define CLOCK_TYPE(n) extern const struct clock_type clock_type_##n;
 #include "clock/types.def"
@@ -17,14 +19,10 @@ const struct clock_type *const clock_types[] = {
 const char *clock_type_names(void)
 {
 	static _Thread_local char buf[256];
-	const char *named[16];
-	size_t k = 0, pos = 0;
-	for (size_t i = 0; clock_types[i] && k < 16; i++)
+	const char *named[ARRAY_SIZE(clock_types)];
+	size_t k = 0;
+	for (size_t i = 0; clock_types[i]; i++)
 		if (clock_types[i]->help && !clock_types[i]->emulation)
 			named[k++] = clock_types[i]->name;
-	buf[0] = 0;
-	for (size_t i = 0; i < k && pos < sizeof(buf); i++)
-		pos += (size_t)snprintf(buf + pos, sizeof(buf) - pos, "%s%s", named[i],
-		                        i + 2 < k ? ", " : i + 1 < k ? " or " : "");
-	return buf;
+	return names_join(buf, sizeof(buf), named, k);
 }

@@ -6,6 +6,7 @@
 #include "offset/offset.h"
 #include "util/err.h"
 #include "util/fault.h"
+#include "util/names.h"
 
 #define OFFSET_TYPE(n) extern const struct offset_type offset_type_##n;
 #include "offset/types.def"
@@ -29,15 +30,11 @@ const struct offset_type *offset_type_find(const char *name, size_t n)
 const char *offset_type_names(void)
 {
 	static _Thread_local char buf[256];
-	if (!buf[0]) {
-		size_t pos = 0, k = 0;
-		while (offset_types[k])
-			k++;
-		for (size_t i = 0; i < k; i++)
-			pos += (size_t)snprintf(buf + pos, sizeof(buf) - pos, "%s%s", offset_types[i]->name,
-			                        i + 2 < k ? ", " : i + 1 < k ? " or " : "");
-	}
-	return buf;
+	const char *names[ARRAY_SIZE(offset_types)];
+	size_t n = 0;
+	for (; offset_types[n]; n++)
+		names[n] = offset_types[n]->name;
+	return names_join(buf, sizeof(buf), names, n);
 }
 
 int offset_create(const struct offset_type *t, int nexchanges, struct offset_alg **out)

@@ -9,6 +9,7 @@
 #include "transport/comm.h"
 #include "util/err.h"
 #include "util/fault.h"
+#include "util/names.h"
 
 #define SYNC_TYPE(n) extern const struct sync_type sync_type_##n;
 #include "sync/types.def"
@@ -32,16 +33,17 @@ const struct sync_type *sync_type_find(const char *name, size_t n)
 const char *sync_type_names(void)
 {
 	static _Thread_local char buf[256];
-	size_t pos = 0, k = 0;
-	while (sync_types[k])
-		k++;
-	buf[0] = 0;
-	for (size_t i = 0; i < k && pos < sizeof(buf); i++)
-		pos += (size_t)snprintf(buf + pos, sizeof(buf) - pos, "%s%s%s", sync_types[i]->name,
-		                        sync_types[i]->usage[strlen(sync_types[i]->name)] == '(' ? "(...)"
-		                                                                                 : "",
-		                        i + 2 < k ? ", " : i + 1 < k ? " or " : "");
-	return buf;
+	/* h2(...): an algorithm whose arguments are specs */
+	static _Thread_local char deco[ARRAY_SIZE(sync_types)][24];
+	const char *names[ARRAY_SIZE(sync_types)];
+	size_t n = 0;
+	for (; sync_types[n]; n++) {
+		const struct sync_type *t = sync_types[n];
+		snprintf(deco[n], sizeof(deco[n]), "%s%s", t->name,
+		         t->usage[strlen(t->name)] == '(' ? "(...)" : "");
+		names[n] = deco[n];
+	}
+	return names_join(buf, sizeof(buf), names, n);
 }
 
 int ilog2(int p)
