@@ -25,11 +25,12 @@
  *   collective hclock call on that communicator (hclock_sync_run, hclock_harmonize),
  *   cached on it with an MPI attribute and freed with it (MPI_Comm_free). A receive from
  *   MPI_ANY_SOURCE with MPI_ANY_TAG on the application's communicator never takes one.
- * - No rank is left waiting: a collective call (hclock_sync_run, hclock_harmonize,
- *   hclock_emu_create) either returns 0 on every rank or the same error code and the same
- *   error line on every rank ("rank R: ..." naming the first rank that failed). A process
- *   that fails (no memory, a failed MPI call) keeps taking part in the exchanges with dummy
- *   values until all agree. Ranks given different sync specs or base clocks are detected
+ * - No rank is left waiting: hclock_sync_run either returns 0 on every rank or the same
+ *   error code and the same error line on every rank ("rank R: ..." naming the first rank
+ *   that failed); hclock_emu_create fails on every rank alike. A process that fails (no
+ *   memory, a failed MPI call) keeps taking part in the exchanges with dummy values until
+ *   all agree. hclock_harmonize and hclock_measure_offset do not agree (each rank returns
+ *   what it saw) but never leave a peer waiting either. Ranks given different sync specs or base clocks are detected
  *   before any exchange (HCLOCK_EMISMATCH).
  * - MPI errors: the private communicators have MPI_ERRORS_RETURN, so a failing MPI call is
  *   returned as HCLOCK_EMPI (with the MPI library's message) instead of aborting the

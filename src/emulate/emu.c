@@ -201,8 +201,9 @@ int hclock_emu_create(const char *spec, MPI_Comm comm, hclock_emu **out)
 	if (!all_ok) {
 		if (ok)
 			free(e);
-		return err_set(HCLOCK_ENOMEM, "out of memory setting up the emulation%s",
-		               ok ? " on another rank" : "");
+		/* the same line on every rank */
+		return err_set(HCLOCK_ENOMEM, "out of memory setting up the emulation (on at least one "
+		                              "rank)");
 	}
 
 	/* each process keeps only the two clocks it ever evaluates: 40 bytes, not 40 per node */
