@@ -1022,6 +1022,16 @@ static int read_location(struct rd *r, OTF2_Reader *rdr, OTF2_EvtReaderCallbacks
 	return 0;
 }
 
+/* Select every location of the archive and open its event files (and its local definition
+ * files, if any: *defs says whether they opened). */
+static OTF2_ErrorCode open_locations(OTF2_Reader *rdr, const struct otf2_set *o, int *defs)
+{
+	for (size_t i = 0; i < o->nlocs; i++)
+		OTF2_Reader_SelectLocation(rdr, o->locs[i].ref);
+	*defs = OTF2_Reader_OpenDefFiles(rdr) == OTF2_SUCCESS;
+	return OTF2_Reader_OpenEvtFiles(rdr);
+}
+
 /* first pass over every location's events: collect them and the messages */
 static int read_events(struct rd *r, OTF2_Reader *rdr)
 {
@@ -1030,10 +1040,7 @@ static int read_events(struct rd *r, OTF2_Reader *rdr)
 	OTF2_ErrorCode e;
 	int defs, ret = 0;
 
-	for (size_t i = 0; i < o->nlocs; i++)
-		OTF2_Reader_SelectLocation(rdr, o->locs[i].ref);
-	defs = OTF2_Reader_OpenDefFiles(rdr) == OTF2_SUCCESS;
-	if ((e = OTF2_Reader_OpenEvtFiles(rdr)) != OTF2_SUCCESS)
+	if ((e = open_locations(rdr, o, &defs)) != OTF2_SUCCESS)
 		return read_error(r, e);
 	ecb = OTF2_EvtReaderCallbacks_New();
 	if (!ecb)
@@ -1338,10 +1345,7 @@ static int copy_locations(struct wr *w, const char *tmp, OTF2_Reader *rdr, OTF2_
 	OTF2_ErrorCode e;
 	int defs, ret = 0;
 
-	for (size_t i = 0; i < o->nlocs; i++)
-		OTF2_Reader_SelectLocation(rdr, o->locs[i].ref);
-	defs = OTF2_Reader_OpenDefFiles(rdr) == OTF2_SUCCESS;
-	if ((e = OTF2_Reader_OpenEvtFiles(rdr)) != OTF2_SUCCESS)
+	if ((e = open_locations(rdr, o, &defs)) != OTF2_SUCCESS)
 		return copy_error(w, tmp, "read", e);
 	if ((e = OTF2_Archive_OpenEvtFiles(ar)) != OTF2_SUCCESS ||
 	    (e = OTF2_Archive_OpenDefFiles(ar)) != OTF2_SUCCESS)
