@@ -100,6 +100,18 @@ HCLOCK_API char *hclock_clock_describe(const hclock_clock *clk, char *buf, size_
  */
 HCLOCK_API int hclock_model_linear(hclock_clock *inner, int64_t x0_ns, double intercept_ns, double slope,
                         hclock_clock **out);
+/*
+ * Strict error bounds of a global clock at its reading t_ns (ns, e.g. a hclock_now(clk)
+ * just taken): the reference's time at that instant lies in [t_ns + *lo_ns, t_ns + *hi_ns]
+ * (*lo_ns <= 0 <= *hi_ns). Known for a clock made by hclock_sync_run whose every model on the
+ * way from rank 0 was learned with the hull learner (spec ALG/NFIT/hull/N); they widen away
+ * from the end of the sync by the slope uncertainty and assume rates constant since then
+ * (no frequency change of the clocks, no step). Otherwise *lo_ns = -INFINITY,
+ * *hi_ns = INFINITY and HCLOCK_EUNSUPP is returned. Thread-safe for a clock no one frees.
+ */
+HCLOCK_API int hclock_clock_bounds(const hclock_clock *clk, int64_t t_ns, double *lo_ns,
+                                   double *hi_ns);
+
 /* Offset-only model: now(out) = now(inner) + offset_ns. */
 HCLOCK_API int hclock_model_offset(hclock_clock *inner, double offset_ns, hclock_clock **out);
 
@@ -195,6 +207,11 @@ HCLOCK_API uint64_t hclock_sync_pingpongs(const hclock_sync *s);
 /* Sequential pairwise rounds of the last run as seen by this process (depth of the
  * critical path in units of LEARN_CLOCK_MODEL / MEASURE_OFFSET calls). */
 HCLOCK_API uint64_t hclock_sync_rounds(const hclock_sync *s);
+/* This process's warnings of the last hclock_sync_run, one line each ("" if none), e.g.
+ * when the hull learner's hulls intersected (a clock step during the sync) and a fallback
+ * line without bounds was used. The library never prints. Owned by s; valid until its next
+ * run. */
+HCLOCK_API const char *hclock_sync_warnings(const hclock_sync *s);
 
 /*
  * Measure the offset of client's clock to ref's clock (collective over the two ranks only;

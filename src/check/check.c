@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "check/check.h"
+#include "clock/clock.h"
 #include "sync/sync.h"
 #include "transport/comm.h"
 #include "transport/yield.h"
@@ -70,12 +71,22 @@ static int check_point(MPI_Comm c, hclock_clock *g, const struct check_opts *o, 
 	int truth = o->emu || o->truth, trc = 0;
 	if (truth && (trc = hclock_true_error(g, o->emu, &err)) != 0)
 		err = NAN;
-	double a = fabs(err);
+	/* the bounds at this reading: the truth (reference minus reading is -err) inside? */
+	double lo, hi;
+	bound_at(&g->bound, hclock_now(g), &lo, &hi);
+	int known = bound_known(&g->bound);
+	/* max over the ranks of: |true error|, half-width, truth outside, bounds known */
+	double a[4] = {fabs(err), fmax(-lo, hi), truth && known && !(-err >= lo && -err <= hi),
+	               known}, m[4] = {0, 0, 0, 0};
 	/* ranks done early must not take the cores of those measuring */
-	rc = first_err(rc, comm_check(yield_reduce(&a, &terr, 1, MPI_DOUBLE, MPI_MAX, 0, c),
+	rc = first_err(rc, comm_check(yield_reduce(a, m, 4, MPI_DOUBLE, MPI_MAX, 0, c),
 	                              "MPI_Reduce (check truth)"));
+	terr = m[0];
 	res->have_truth = truth;
 	res->true_max_abs_error_ns = terr;
+	res->have_bounds = m[3] > 0;
+	res->bound_half_width_ns = m[1];
+	res->truth_in_bounds = m[2] == 0;
 	return first_err(rc, trc);
 }
 

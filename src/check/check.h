@@ -29,6 +29,11 @@ struct check_point {
 	double rtt_min_ns;           /* smallest round trip of the check's exchanges, ns */
 	int have_truth;
 	double true_max_abs_error_ns; /* max over all ranks of |true error|, ns */
+	int have_bounds;             /* some process's clock has error bounds (hull learner) */
+	double bound_half_width_ns;  /* the larger half-width of the bounds, max over the
+	                                processes, ns (INFINITY when one has none) */
+	int truth_in_bounds;         /* with truth and bounds: every process's truth lay inside
+	                                its bounds (a process without bounds counts as inside) */
 };
 
 /* Collective over comm. res has opts->nwaits entries, filled on rank 0. */

@@ -3,7 +3,7 @@
  * serialized form (flatten_clock / unflatten_clock of the paper, Alg. 3).
  *
  * Serialized form, little endian:
- *   "HCLK" | u16 version (1) | u16 nlayers | layers from the base outwards, each:
+ *   "HCLK" | u16 version (2) | u16 nlayers | layers from the base outwards, each:
  *   u8 type | u16 nbytes | nbytes of the layer's parameters
  * A base layer starts with its u64 source identity.
  */
@@ -17,7 +17,7 @@
 #include "util/err.h"
 
 #define FLAT_MAGIC "HCLK"
-#define FLAT_VERSION 1
+#define FLAT_VERSION 2 /* 2: linear layers carry their bound; version 1 is still read */
 #define FLAT_MAX_LAYERS 64
 
 void clock_init(struct hclock_clock *c, const struct clock_ops *ops, struct hclock_clock *inner)
@@ -28,6 +28,27 @@ void clock_init(struct hclock_clock *c, const struct clock_ops *ops, struct hclo
 	c->source = inner ? inner->source : 0;
 	c->base = inner ? inner->base : c;
 	c->comp = (struct lm){0, 0, 0};
+	c->bound = bound_unknown();
+}
+
+void clock_set_bound(hclock_clock *c, const struct bound *b)
+{
+	c->bound = *b;
+}
+
+double clock_read_error_ns(const hclock_clock *c)
+{
+	const struct hclock_clock *b = c->base;
+	return b->ops->read_error_ns ? b->ops->read_error_ns(b) : 1;
+}
+
+int hclock_clock_bounds(const hclock_clock *clk, int64_t t_ns, double *lo_ns, double *hi_ns)
+{
+	bound_at(&clk->bound, t_ns, lo_ns, hi_ns);
+	if (!bound_known(&clk->bound))
+		return err_set(HCLOCK_EUNSUPP, "this clock has no error bounds: only a sync whose models "
+		               "are learned with the hull learner (ALG/NFIT/hull/N) gives them");
+	return 0;
 }
 
 int clock_set_layer(struct hclock_clock *c, const struct lm *layer)
@@ -280,9 +301,9 @@ static int unflatten(const void *buf, size_t len, const struct clock_ctx *ctx, h
 		return err_set(HCLOCK_EINVAL, "not a serialized hclock clock (bad magic)");
 	if (rbuf_u16(&r, &version) || rbuf_u16(&r, &nlayers))
 		return err_set(HCLOCK_EINVAL, "serialized clock truncated in its header");
-	if (version != FLAT_VERSION)
-		return err_set(HCLOCK_EVERSION, "serialized clock version %u; this hclock reads version %d",
-		               version, FLAT_VERSION);
+	if (version != FLAT_VERSION && version != 1)
+		return err_set(HCLOCK_EVERSION, "serialized clock version %u; this hclock reads versions 1 "
+		               "and %d", version, FLAT_VERSION);
 	if (nlayers < 1 || nlayers > FLAT_MAX_LAYERS)
 		return err_set(HCLOCK_EINVAL, "serialized clock has %u layers; expected 1 to %d", nlayers,
 		               FLAT_MAX_LAYERS);

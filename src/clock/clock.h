@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "hclock.h"
+#include "numerics/bound.h"
 #include "numerics/linreg.h"
 #include "util/wire.h"
 
@@ -58,6 +59,11 @@ struct clock_ops {
 	int (*truth)(struct hclock_clock *c, int64_t *mine_ns, int64_t *ref_ns);
 	/* what rebuilding a clock on this source needs (default: nothing) */
 	void (*context)(const struct hclock_clock *c, struct clock_ctx *ctx);
+	/* the most one reading can be off from the source's value at some instant within the
+	 * read call, ns (default 1: the whole-ns rounding). Real clocks read causally; the
+	 * emulation's read noise is not causal and says how large it can be. The hull learner
+	 * allows for it so its bounds stay strict. */
+	double (*read_error_ns)(const struct hclock_clock *c);
 };
 
 /* One line of the clock family's table (clock/types.def). */
@@ -88,6 +94,10 @@ struct hclock_clock {
 	                               emulated node) have equal values */
 	struct hclock_clock *base;  /* the base clock at the bottom of the chain (self for one) */
 	struct lm comp;             /* models: the chain composed, base time -> this clock's time */
+	struct bound bound;         /* strict bound of the reference's time at a reading of this
+	                               clock (numerics/bound.h), as the sync that made it learned
+	                               it; unknown (the default) for base clocks and models
+	                               learned without bounds */
 };
 
 /* Initialise the common part of a new clock (refs = 1); takes a reference to inner. */
@@ -122,6 +132,10 @@ uint64_t clock_machine_id(void);
 /* The hooks, with their defaults (see struct clock_ops). */
 void clock_before_send(hclock_clock *c);
 int clock_topology(const hclock_clock *c, int *node, int *socket);
+/* The read error of c's base clock (clock_ops.read_error_ns), ns. */
+double clock_read_error_ns(const hclock_clock *c);
+/* Attach a bound to the top layer of c (a model this process just made). */
+void clock_set_bound(hclock_clock *c, const struct bound *b);
 /* Rebuild a serialized clock in the context of like's base clock (prop, Alg. 3). */
 int clock_unflatten_like(const void *buf, size_t len, const hclock_clock *like,
                          hclock_clock **out);

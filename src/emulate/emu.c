@@ -10,8 +10,8 @@
 #include "util/parse.h"
 #include "util/timeutil.h"
 
-#define KEYS "offset, skew, drift, wander=AMP@PERIOD, noise, jitter, nodes=K|host, ranks-per-node, " \
-             "sockets, topology=virtual|host, seed"
+#define KEYS "offset, skew, drift, wander=AMP@PERIOD, noise, jitter, step=AMOUNT@TIME, nodes=K|host, " \
+             "ranks-per-node, sockets, topology=virtual|host, seed"
 
 /* numbers and durations by the one rule of util/parse.h */
 static int parse_double(const char *key, const char *v, double lo, double hi, double *out)
@@ -80,6 +80,18 @@ int emu_parse(const char *spec, struct emu_params *p)
 			rc = parse_double("wander amplitude", v, 0, 100e-6, &p->wander_amp);
 			if (!rc)
 				rc = parse_seconds("wander period", at, 1e-3, 1e9, &p->wander_period_s);
+		} else if (!strcmp(tok, "step")) {
+			char *at = strchr(v, '@');
+			if (!at) {
+				rc = err_set(HCLOCK_EINVAL, "emulation: step needs AMOUNT@TIME (e.g. "
+				                            "step=5e-6@0.3: every node but rank 0's jumps by 5 us "
+				                            "0.3 s after the start), got '%s'", v);
+				break;
+			}
+			*at++ = 0;
+			rc = parse_double("step amount", v, -1e3, 1e3, &p->step_s);
+			if (!rc)
+				rc = parse_seconds("step time", at, 0, 1e9, &p->step_at_s);
 		} else if (!strcmp(tok, "nodes")) {
 			if (!strcmp(v, "host")) {
 				p->nodes_host = 1;
@@ -216,6 +228,8 @@ int hclock_emu_create(const char *spec, MPI_Comm comm, hclock_emu **out)
 	h = mix(h, dbits(p.drift_per_s));
 	h = mix(h, dbits(p.wander_amp));
 	h = mix(h, dbits(p.wander_period_s));
+	h = mix(h, dbits(p.step_s));
+	h = mix(h, dbits(p.step_at_s));
 	h = mix(h, (uint64_t)e->nnodes);
 	e->spec_hash = h;
 	*out = e;
@@ -236,6 +250,7 @@ void emu_draw_node(const struct emu_params *p, int k, struct emu_node *n)
 	n->drift = (2 * rng_uniform(&r) - 1) * p->drift_per_s;
 	n->wander_amp = rng_uniform(&r) * p->wander_amp;
 	n->wander_phase = 2 * M_PI * rng_uniform(&r);
+	n->step_ns = k ? p->step_s * 1e9 : 0; /* rank 0's node is the reference: never steps */
 }
 
 int hclock_emu_node(const hclock_emu *e)
@@ -262,6 +277,8 @@ int64_t emu_local_ns(const struct hclock_emu *e, const struct emu_node *n, int64
 		dev += n->wander_amp * P / (2 * M_PI) *
 		       (cos(n->wander_phase) - cos(2 * M_PI * T / P + n->wander_phase));
 	}
+	if (n->step_ns != 0 && T >= e->p.step_at_s * 1e9)
+		dev += n->step_ns;
 	return e->epoch_ns + T_ns + (int64_t)llround(dev);
 }
 

@@ -2,10 +2,11 @@
  * emu.h - emulated clocks with known truth (Liao et al.'s injected drift, made exact).
  *
  * Every virtual node k has a local clock
- *   L_k(T) = E + off_k + (1 + skew_k) T + drift_k T^2 / 2 + wander_k(T) + noise
+ *   L_k(T) = E + off_k + (1 + skew_k) T + drift_k T^2 / 2 + wander_k(T) + step_k(T) + noise
  * where T is the machine's real monotonic time since the common epoch E (ns), and
  *   wander_k(T) = A_k P / (2 pi) (cos(phi_k) - cos(2 pi T / P + phi_k))
- * is the phase of a sinusoidal frequency error of amplitude A_k and period P.
+ * is the phase of a sinusoidal frequency error of amplitude A_k and period P, and
+ * step_k(T) = S for T >= T_step on every node but node 0 (rank 0's, the reference), else 0.
  * The parameters of every node are drawn from the seed, so any process can evaluate any
  * node's clock exactly: that is the ground truth.
  */
@@ -26,6 +27,8 @@ struct emu_params {
 	double wander_period_s; /* wander period, s */
 	double noise_s;         /* read noise std, s */
 	double jitter_s;        /* random delay before each sync message, up to this, s */
+	double step_s;          /* a step of every node's clock but node 0's, s (0: none) */
+	double step_at_s;       /* ... at this real time since the epoch, s */
 	int nodes;              /* virtual nodes (0: one per rank, or from ranks_per_node) */
 	int nodes_host;         /* nodes=host: one virtual node per real (or simulated) host */
 	int sockets;            /* sockets per virtual node for the h3 socket level (0: hwloc) */
@@ -42,6 +45,7 @@ struct emu_node {
 	double drift;        /* frequency change, 1/s */
 	double wander_amp;   /* frequency wander amplitude, fraction */
 	double wander_phase; /* rad */
+	double step_ns;      /* its step (step_s; 0 on node 0), ns */
 };
 
 struct hclock_emu {

@@ -18,13 +18,27 @@ struct emulated_clock {
 	int node;
 };
 
+/* Read noise is Gaussian clipped at NOISE_CLIP standard deviations (a reading beyond that
+ * happens once in 16,000 reads unclipped): bounded, so strict bounds can allow for it. */
+#define NOISE_CLIP 4.0
+
 static int64_t emulated_now(struct hclock_clock *c)
 {
 	struct emulated_clock *e = (struct emulated_clock *)c;
 	int64_t t = emu_local_ns(e->emu, &e->emu->mine, emu_T_ns(e->emu));
-	if (e->emu->p.noise_s > 0)
-		t += (int64_t)llround(rng_normal(&e->emu->rng) * e->emu->p.noise_s * 1e9);
+	if (e->emu->p.noise_s > 0) {
+		double z = rng_normal(&e->emu->rng);
+		z = z > NOISE_CLIP ? NOISE_CLIP : z < -NOISE_CLIP ? -NOISE_CLIP : z;
+		t += (int64_t)llround(z * e->emu->p.noise_s * 1e9);
+	}
 	return t;
+}
+
+/* the clipped noise, plus the rounding to whole ns */
+static double emulated_read_error_ns(const struct hclock_clock *c)
+{
+	const struct hclock_emu *e = ((const struct emulated_clock *)c)->emu;
+	return NOISE_CLIP * e->p.noise_s * 1e9 + 1;
 }
 
 static void emulated_flatten(const struct hclock_clock *c, struct wbuf *w)
@@ -75,6 +89,7 @@ static const struct clock_ops emulated_ops = {
 	.flatten = emulated_flatten, .describe = emulated_describe,
 	.before_send = emulated_before_send, .topology = emulated_topology,
 	.truth = emulated_truth, .context = emulated_context,
+	.read_error_ns = emulated_read_error_ns,
 };
 
 static int emulated_create(const struct clock_ctx *ctx, struct hclock_clock **out)

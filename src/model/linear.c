@@ -24,6 +24,16 @@ static void linear_flatten(const struct hclock_clock *c, struct wbuf *w)
 	wbuf_put_i64(w, m->x0_ns);
 	wbuf_put_f64(w, m->intercept_ns);
 	wbuf_put_f64(w, m->slope);
+	/* serialized form 2: the bound, if known (a copy under prop shares the time source, so
+	 * the same readings have the same bound) */
+	int known = bound_known(&c->bound);
+	wbuf_put_u8(w, (uint8_t)known);
+	if (known) {
+		wbuf_put_i64(w, c->bound.at_ns);
+		wbuf_put_f64(w, c->bound.lo_ns);
+		wbuf_put_f64(w, c->bound.hi_ns);
+		wbuf_put_f64(w, c->bound.rate);
+	}
 }
 
 static int linear_describe(const struct hclock_clock *c, char *buf, size_t len)
@@ -67,9 +77,19 @@ static int linear_unflatten(struct rbuf *r, const struct clock_ctx *ctx, struct 
 	(void)ctx;
 	int64_t x0;
 	double b, s;
-	if (rbuf_i64(r, &x0) || rbuf_f64(r, &b) || rbuf_f64(r, &s))
+	uint8_t known = 0;
+	struct bound bd = bound_unknown();
+	if (rbuf_i64(r, &x0) || rbuf_f64(r, &b) || rbuf_f64(r, &s) ||
+	    (r->pos < r->len && rbuf_u8(r, &known)) ||
+	    (known && (rbuf_i64(r, &bd.at_ns) || rbuf_f64(r, &bd.lo_ns) || rbuf_f64(r, &bd.hi_ns) ||
+	               rbuf_f64(r, &bd.rate))))
 		return err_set(HCLOCK_EINVAL, "serialized linear model is truncated");
-	return hclock_model_linear(inner, x0, b, s, out);
+	if (known > 1 || (known && !bound_known(&bd)))
+		return err_set(HCLOCK_EINVAL, "serialized linear model has a malformed bound");
+	int rc = hclock_model_linear(inner, x0, b, s, out);
+	if (!rc)
+		clock_set_bound(*out, &bd);
+	return rc;
 }
 
 const struct clock_type clock_type_linear = {

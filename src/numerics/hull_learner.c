@@ -33,6 +33,8 @@ struct hull_learner {
 	size_t scratch_cap;
 	int64_t xmin, xmax;       /* relative X range of every message fed, ns */
 	int64_t rtt_min;          /* smallest (t4 - t1) - (t3 - t2), ns; INT64_MAX with none */
+	int64_t slack;            /* read-error allowance, ns: up points raised, down points
+	                             lowered by it (hull_learner_set_slack) */
 	size_t nexch, nup, ndown; /* ping-pongs and messages fed */
 	/* the last fit: its own hulls, borrowed by cor */
 	struct hull_pt *lo, *hi;  /* lower hull of the up points, upper hull of the down points */
@@ -79,6 +81,14 @@ void hull_learner_reset(hull_learner *l)
 	l->nexch = l->nup = l->ndown = 0;
 	l->status = HULL_LEARNER_TOO_FEW;
 	memset(&l->cor, 0, sizeof(l->cor));
+}
+
+int hull_learner_set_slack(hull_learner *l, double slack_ns)
+{
+	if (!(slack_ns >= 0 && slack_ns < 1e12) || l->based)
+		return HCLOCK_EINVAL;
+	l->slack = (int64_t)ceil(slack_ns);
+	return 0;
 }
 
 static int grow(struct hull_pt **p, size_t *cap, size_t need)
@@ -192,6 +202,7 @@ int hull_learner_add_msg(hull_learner *l, int up, int64_t x, int64_t y)
 	struct pts *s = up ? &l->up : &l->down;
 	struct hull_pt q;
 
+	y += up ? l->slack : -l->slack; /* |y| < 2^62 + 1e12 cannot overflow */
 	if (to_point(l, x, y, &q))
 		return HCLOCK_EINVAL;
 	if (make_room(l, s, !up))
@@ -206,8 +217,12 @@ int hull_learner_add(hull_learner *l, int64_t t1, int64_t t2, int64_t t3, int64_
 	struct hull_pt u, d;
 	int64_t rtt;
 
-	if (t4 < t1 || t3 < t2)
+	if (t4 < t1 || t3 < t2 || t2 >= COORD_MAX || t3 <= -COORD_MAX)
 		return HCLOCK_EINVAL;
+	/* the points with the slack; the round trip from the timestamps as read */
+	int64_t r2 = t2, r3 = t3;
+	t2 += l->slack;
+	t3 -= l->slack;
 	if (to_point(l, t1, t2, &u))
 		return HCLOCK_EINVAL;
 	if (l->based) {
@@ -222,8 +237,8 @@ int hull_learner_add(hull_learner *l, int64_t t1, int64_t t2, int64_t t3, int64_
 	set_base(l, t1, t2);
 	add_point(l, 1, u);
 	add_point(l, 0, d);
-	/* t4 - t1 and t3 - t2 are in range (checked above), their difference too */
-	rtt = (t4 - t1) - (t3 - t2);
+	/* all four within 2^62 + slack of zero (to_point): the differences cannot overflow */
+	rtt = (t4 - t1) - (r3 - r2);
 	if (rtt < l->rtt_min)
 		l->rtt_min = rtt;
 	l->nexch++;

@@ -102,7 +102,17 @@ enum hull_learner_estimate {
 hull_learner *hull_learner_create(int estimate);
 void hull_learner_destroy(hull_learner *l);
 
-/* Forget every message and the fit; the learner is as new (memory kept). */
+/*
+ * Allow for read errors: a timestamp may be off by up to e_X on X and e_Y on Y (read noise
+ * that is not causal, coarse resolution); slack_ns >= e_Y + e_X (1 + |slope|) keeps the true
+ * line inside the bounds. Every later message is relaxed by slack_ns (up points raised, down
+ * points lowered), which widens the corridor by 2 slack_ns. Call before the first message
+ * (HCLOCK_EINVAL after one, or for slack_ns < 0 or >= 1e12); reset keeps it. Default 0: reads
+ * are causal (a timestamp taken before a send reads a time before it), as real clocks are.
+ */
+int hull_learner_set_slack(hull_learner *l, double slack_ns);
+
+/* Forget every message and the fit; the learner is as new (memory and slack kept). */
 void hull_learner_reset(hull_learner *l);
 
 /*

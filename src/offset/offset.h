@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "hclock.h"
+#include "numerics/hull_learner.h"
 #include "transport/link.h"
 
 /* One estimate, valid on the client only. */
@@ -36,7 +37,10 @@ struct offset_ops {
 struct offset_alg {
 	const struct offset_ops *ops;
 	const struct offset_type *type;
-	int nexchanges; /* ping-pongs per measurement */
+	int nexchanges;     /* ping-pongs per measurement */
+	hull_learner *sink; /* estimators that keep their exchanges (hull): each ping-pong's
+	                       timestamps are also fed to it when not NULL (client side) */
+	int sink_rc;        /* the first error feeding sink (HCLOCK_ENOMEM), 0 if none */
 };
 
 /* One line of the family's table. */
@@ -44,6 +48,8 @@ struct offset_type {
 	const char *name; /* as written in a spec: "skampi" */
 	const char *help; /* one line for --help, error lines and the README */
 	int (*create)(struct offset_alg **out);
+	int hull;         /* its exchanges go to a sink: the model learners fit them with
+	                     convex hulls (strict bounds) instead of a regression */
 };
 
 /* The table, in offset/types.def order, NULL-terminated. */
@@ -61,6 +67,10 @@ static inline int offset_measure(struct offset_alg *a, struct pp_link *l,
 	return a->ops->measure(a, l, out);
 }
 void offset_reset(struct offset_alg *a);
+/* SKaMPI-Offset's exchange (skampi.c), shared by the estimators built on it: n ping-pongs,
+ * the client's *out the midpoint of the tightest bounds; every ping-pong also fed to
+ * a->sink when set. */
+int offset_skampi_measure(struct offset_alg *a, struct pp_link *l, struct offset_sample *out);
 void offset_destroy(struct offset_alg *a);
 
 #endif

@@ -41,7 +41,7 @@ static int dunigan_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, 
 	                dt > 0 ? (second.offset_ns - first.offset_ns) / dt : 0};
 	if (fabs(lm.slope) > MAX_PLAUSIBLE_SLOPE) /* stalled exchanges, not a clock: offset only */
 		lm.slope = 0;
-	return finish_lm(comm, clk, &lm, rc, out);
+	return finish_lm(comm, clk, &lm, NULL, rc, out);
 }
 
 static void dunigan_destroy(struct hclock_sync *s)

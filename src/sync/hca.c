@@ -9,16 +9,22 @@ static int hca_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclo
 {
 	struct learner *L = LEARNER(s);
 	struct lm lm;
+	struct bound bd;
 	struct offset_sample smp = {0, 0, 0};
 	int p;
 	MPI_Comm_size(comm, &p);
 	offset_reset(L->oa);
-	int rc = hca2_tree(s, L, comm, clk, &lm);
+	int rc = hca2_tree(s, L, comm, clk, &lm, &bd);
 	s->rounds += (uint64_t)(p - 1);
 	rc = first_err(rc, measure_all(s, L->oa, comm, clk, &smp));
-	lm.x0_ns = smp.local_ns; /* keep the tree's slope, re-anchor the intercept */
+	/* keep the tree's slope, re-anchor the intercept; the tree's bound moves with the line
+	 * (the new line is the tree's shifted by delta at every time) */
+	double delta = smp.offset_ns - (lm.intercept_ns +
+	                                lm.slope * (double)diff_ns(smp.local_ns, lm.x0_ns));
+	bd = bound_shift(&bd, delta);
+	lm.x0_ns = smp.local_ns;
 	lm.intercept_ns = smp.offset_ns;
-	return finish_lm(comm, clk, &lm, rc, out);
+	return finish_lm(comm, clk, &lm, &bd, rc, out);
 }
 
 static const struct sync_ops hca_ops = {.run = hca_run, .destroy = learning_sync_destroy};

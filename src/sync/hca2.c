@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock/clock.h"
 #include "sync/sync.h"
 #include "transport/comm.h"
 #include "transport/yield.h"
@@ -25,7 +26,8 @@
 struct entry {
 	int32_t rank;
 	int32_t pad;
-	struct lm lm; /* maps rank's clk to the holder's clk */
+	struct lm lm;       /* maps rank's clk to the holder's clk */
+	struct bound bound; /* of lm (unknown unless the learner is hull) */
 };
 
 /* what a client sends its partner first: its own model and how many entries follow */
@@ -33,6 +35,13 @@ struct header {
 	int32_t n;
 	int32_t pad;
 	struct lm to_partner; /* the client's clk -> the partner's clk */
+	struct bound bound;   /* of to_partner */
+};
+
+/* what rank 0 scatters: a rank's model to rank 0's clk and its bound */
+struct result {
+	struct lm lm;
+	struct bound bound;
 };
 
 /* The models a process collected (its subtree's, composed to its own clock). */
@@ -43,9 +52,10 @@ struct subtree {
 
 /* Send my model and my subtree's to the partner (entries as bytes: processes of one job
  * share one data representation). */
-static int send_models(MPI_Comm comm, int dest, const struct lm *lm, const struct subtree *t)
+static int send_models(MPI_Comm comm, int dest, const struct lm *lm, const struct bound *bd,
+                       const struct subtree *t)
 {
-	struct header h = {t->n, 0, *lm};
+	struct header h = {t->n, 0, *lm, *bd};
 	int rc = comm_check(MPI_Send(&h, (int)sizeof(h), MPI_BYTE, dest, TAG_MODELS, comm),
 	                    "MPI_Send (HCA2 models)");
 	for (int i = 0; i < t->n; i += CHUNK) {
@@ -73,7 +83,7 @@ static int grow(struct subtree *t, int need)
  * them the messages are still received (and dropped) so the client is not left waiting. */
 static int recv_models(MPI_Comm comm, int src, struct subtree *t)
 {
-	struct header h = {0, 0, {0, 0, 0}};
+	struct header h = {0, 0, {0, 0, 0}, {0, 0, 0, 0}};
 	int rc = comm_check(yield_recv(&h, (int)sizeof(h), MPI_BYTE, src, TAG_MODELS, comm),
 	                    "MPI_Recv (HCA2 models)");
 	if (rc)
@@ -90,10 +100,12 @@ static int recv_models(MPI_Comm comm, int src, struct subtree *t)
 	}
 	if ((rc = first_err(rc, g)))
 		return rc;
-	for (int i = t->n; i < t->n + h.n; i++)
+	for (int i = t->n; i < t->n + h.n; i++) {
+		t->e[i].bound = bound_compose(&t->e[i].bound, &h.to_partner, &h.bound);
 		t->e[i].lm = lm_compose(&h.to_partner, &t->e[i].lm);
+	}
 	t->n += h.n;
-	t->e[t->n++] = (struct entry){src, 0, h.to_partner};
+	t->e[t->n++] = (struct entry){src, 0, h.to_partner, h.bound};
 	return 0;
 }
 
@@ -103,21 +115,23 @@ static int tree_step(struct hclock_sync *s, struct learner *L, MPI_Comm comm, in
                      int client, int me, hclock_clock *clk, struct subtree *t)
 {
 	struct lm lm = {0, 0, 0};
-	int rc = learn_model(s, L, comm, partner, client, clk, me == client ? &lm : NULL);
+	struct bound bd = bound_unknown();
+	/* against the partner's raw clk: the bounds compose through the entries, not the clocks */
+	int rc = learn_model(s, L, comm, partner, client, clk, 0, &lm, &bd);
 	if (me == client)
-		return first_err(rc, send_models(comm, partner, &lm, t));
+		return first_err(rc, send_models(comm, partner, &lm, &bd, t));
 	return first_err(rc, recv_models(comm, client, t));
 }
 
 int hca2_tree(struct hclock_sync *s, struct learner *L, MPI_Comm comm, hclock_clock *clk,
-              struct lm *mine)
+              struct lm *mine_lm, struct bound *mine_bd)
 {
 	int p, r, rc = 0;
 	MPI_Comm_size(comm, &p);
 	MPI_Comm_rank(comm, &r);
 	int nrounds = ilog2(p), max_power = 1 << nrounds;
 	struct subtree t = {NULL, 0, 0};
-	*mine = (struct lm){0, 0, 0};
+	struct result mine = {{0, 0, 0}, bound_unknown()};
 	s->rounds = (uint64_t)nrounds + (p > max_power);
 
 	/* ranks beyond the largest power of two first hand their model to r - max_power */
@@ -134,17 +148,22 @@ int hca2_tree(struct hclock_sync *s, struct learner *L, MPI_Comm comm, hclock_cl
 			break;
 		}
 	}
-	/* rank 0 scatters every rank's model to rank 0's clock, if every rank got this far */
-	struct lm *all = NULL;
+	/* rank 0 scatters every rank's model to rank 0's clock, if every rank got this far; the
+	 * bounds composed with rank 0's clk's own (exact at the top, a leader's global clock in
+	 * a hierarchy) */
+	struct result *all = NULL;
 	if (r == 0 && !rc && !(all = fault_calloc((size_t)p, sizeof(*all))))
 		rc = err_set(HCLOCK_ENOMEM, "out of memory");
 	for (int i = 0; all && i < t.n; i++)
-		all[t.e[i].rank] = t.e[i].lm;
+		all[t.e[i].rank] = (struct result){t.e[i].lm,
+		                                   bound_compose(&t.e[i].bound, NULL, &clk->bound)};
 	if (!(rc = comm_agree(comm, rc)))
-		rc = comm_check(yield_scatter(all, (int)sizeof(*all), MPI_BYTE, mine, (int)sizeof(*mine),
+		rc = comm_check(yield_scatter(all, (int)sizeof(*all), MPI_BYTE, &mine, (int)sizeof(mine),
 		                              MPI_BYTE, 0, comm), "MPI_Scatter (HCA2 models)");
 	free(all);
 	free(t.e);
+	*mine_lm = mine.lm;
+	*mine_bd = mine.bound;
 	return rc;
 }
 
@@ -152,9 +171,10 @@ static int hca2_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 {
 	struct learner *L = LEARNER(s);
 	struct lm lm;
+	struct bound bd;
 	offset_reset(L->oa);
-	int rc = hca2_tree(s, L, comm, clk, &lm);
-	return finish_lm(comm, clk, &lm, rc, out);
+	int rc = hca2_tree(s, L, comm, clk, &lm, &bd);
+	return finish_lm(comm, clk, &lm, &bd, rc, out);
 }
 
 static const struct sync_ops hca2_ops = {.run = hca2_run, .destroy = learning_sync_destroy};

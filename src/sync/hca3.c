@@ -13,11 +13,12 @@ static int learn_from(struct hclock_sync *s, MPI_Comm comm, int ref, int me, hcl
                       hclock_clock **my_clk)
 {
 	struct lm lm;
-	int rc = learn_model(s, LEARNER(s), comm, ref, me, *my_clk, &lm);
+	struct bound bd;
+	int rc = learn_model(s, LEARNER(s), comm, ref, me, *my_clk, 1, &lm, &bd);
 	hclock_clock_free(*my_clk);
 	*my_clk = NULL;
 	if (!rc)
-		rc = clock_from_lm(clk, &lm, my_clk);
+		rc = clock_from_lm(clk, &lm, &bd, my_clk);
 	if (!*my_clk)
 		*my_clk = hclock_clock_ref(clk);
 	return rc;
@@ -37,14 +38,14 @@ static int hca3_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	for (int i = nrounds; i >= 1 && r < max_power; i--) {
 		int running = 1 << i, next = 1 << (i - 1);
 		if (r % running == 0)
-			rc = first_err(rc, learn_model(s, L, comm, r, r + next, my_clk, NULL));
+			rc = first_err(rc, learn_model(s, L, comm, r, r + next, my_clk, 1, NULL, NULL));
 		else if (r % running == next)
 			rc = first_err(rc, learn_from(s, comm, r - next, r, clk, &my_clk));
 	}
 	if (r >= max_power)
 		rc = first_err(rc, learn_from(s, comm, r - max_power, r, clk, &my_clk));
 	else if (r < p - max_power)
-		rc = first_err(rc, learn_model(s, L, comm, r, r + max_power, my_clk, NULL));
+		rc = first_err(rc, learn_model(s, L, comm, r, r + max_power, my_clk, 1, NULL, NULL));
 	*out = my_clk;
 	return rc;
 }

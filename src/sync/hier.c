@@ -10,6 +10,7 @@
  * refused) makes every rank return that error and none waits for a leader that gave up.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "sync/sync.h"
 #include "transport/comm.h"
@@ -71,6 +72,9 @@ static int hier_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 			hclock_clock *next = NULL;
 			rc = sync_run(h->level[i], h->comm[i], g, &next);
 			s->pingpongs += h->level[i]->pingpongs;
+			if (h->level[i]->warnings[0])
+				sync_warn(s, "%.*s", (int)strlen(h->level[i]->warnings) - 1,
+				          h->level[i]->warnings);
 			rounds = h->level[i]->rounds;
 			hclock_clock_free(g);
 			g = next;
@@ -128,6 +132,8 @@ static int hier_parse(struct spec_parser *ps, int nlevels, struct hclock_sync **
 		return err_set(HCLOCK_EINVAL, "sync spec '%s': %s cannot be the inter-node level of "
 		               "h%d(...): the node leaders do not share a clock; use e.g. "
 		               "hca3/100/skampi/20 there", ps->s, h->level[0]->type->name, nlevels);
+	for (int i = 0; i < nlevels; i++)
+		(*out)->bounded |= h->level[i]->bounded;
 	if (nlevels == 2)
 		sync_set_spec(*out, "h2(%s,%s)", h->level[0]->spec, h->level[1]->spec);
 	else

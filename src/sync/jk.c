@@ -9,14 +9,15 @@ static int jk_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcloc
 	struct learner *L = LEARNER(s);
 	int p, r, rc = 0;
 	struct lm lm = {0, 0, 0};
+	struct bound bd = bound_unknown();
 	MPI_Comm_size(comm, &p);
 	MPI_Comm_rank(comm, &r);
 	offset_reset(L->oa);
 	s->rounds = (uint64_t)(p - 1);
 	for (int c = 1; c < p; c++) /* the root serves every client, whatever failed before */
 		if (r == 0 || r == c)
-			rc = first_err(rc, learn_model(s, L, comm, 0, c, clk, &lm));
-	return finish_lm(comm, clk, &lm, rc, out);
+			rc = first_err(rc, learn_model(s, L, comm, 0, c, clk, 1, &lm, &bd));
+	return finish_lm(comm, clk, &lm, &bd, rc, out);
 }
 
 static const struct sync_ops jk_ops = {.run = jk_run, .destroy = learning_sync_destroy};

@@ -102,10 +102,30 @@ uint64_t hclock_sync_rounds(const hclock_sync *s)
 	return s->rounds;
 }
 
+void sync_warn(struct hclock_sync *s, const char *fmt, ...)
+{
+	size_t n = strlen(s->warnings);
+	if (n + 2 >= sizeof(s->warnings))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->warnings + n, sizeof(s->warnings) - n - 1, fmt, ap);
+	va_end(ap);
+	n = strlen(s->warnings);
+	s->warnings[n] = '\n';
+	s->warnings[n + 1] = 0;
+}
+
+const char *hclock_sync_warnings(const hclock_sync *s)
+{
+	return s->warnings;
+}
+
 int sync_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out)
 {
 	s->pingpongs = 0;
 	s->rounds = 0;
+	s->warnings[0] = 0;
 	*out = NULL;
 	int rc = s->ops->run(s, comm, clk, out);
 	if (!*out) /* every run leaves a clock, a dummy after a failure */
@@ -138,7 +158,24 @@ int hclock_sync_run(hclock_sync *s, MPI_Comm comm, hclock_clock *base, hclock_cl
 	if ((rc = same_setup(c, s, base)))
 		return rc;
 	fault_reset();
-	rc = sync_run(s, c, base, global);
+	/* with bounds, rank 0's clock is the reference itself: its bound is exact (a layer of
+	 * offset 0 carries it; the other ranks compose theirs from it) */
+	hclock_clock *clk = hclock_clock_ref(base);
+	int r;
+	MPI_Comm_rank(c, &r);
+	if (s->bounded && r == 0) {
+		hclock_clock_free(clk);
+		clk = NULL;
+		rc = hclock_model_linear(base, 0, 0, 0, &clk);
+		if (!rc) {
+			struct bound exact = bound_exact();
+			clock_set_bound(clk, &exact);
+		} else {
+			clk = hclock_clock_ref(base);
+		}
+	}
+	rc = first_err(rc, sync_run(s, c, clk, global));
+	hclock_clock_free(clk);
 	if (fault_hit(FAULT_AGREE))
 		rc = first_err(rc, err_set(HCLOCK_EINJECTED, "injected fault (HCLOCK_FAULT) at the "
 		                                             "final agreement"));

@@ -21,6 +21,7 @@
 #include <mpi.h>
 
 #include "hclock.h"
+#include "numerics/bound.h"
 #include "numerics/linreg.h"
 #include "offset/offset.h"
 #include "sync/spec.h"
@@ -37,7 +38,13 @@ struct hclock_sync {
 	char spec[256];      /* canonical spec */
 	uint64_t pingpongs;  /* exchanges this process took part in (last run) */
 	uint64_t rounds;     /* sequential pairwise steps of the schedule (last run) */
+	int bounded;         /* some model is learned with hulls: rank 0's result carries the
+	                        exact bound (hclock_sync_run) */
+	char warnings[1024]; /* this process's warnings of the last run, one per line */
 };
+
+/* Append a warning line of this process (truncated when full). */
+void sync_warn(struct hclock_sync *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* One line of the family's table. */
 struct sync_type {
@@ -89,11 +96,15 @@ int offset_spec_parse(struct spec_parser *ps, const char *form, struct offset_al
 /*
  * LEARN_CLOCK_MODEL(comm, ref, client, clk) of Alg. 2: both ends call it; each uses its own
  * clk. On the client, *lm maps client clk time to the reference's clk time (identity
- * {0, 0, 0} after a failure). Always completes the whole exchange; returns 0 or the first
- * error.
+ * {0, 0, 0} after a failure) and, when bd is not NULL, *bd is its bound (numerics/bound.h):
+ * unknown unless the learner is hull; relative to the reference's clk, or, with compose, to
+ * whatever that clock estimates (its own bound added: its clk is a global clock). lm and bd
+ * are only written on the client. Always completes the whole exchange; returns 0 or the
+ * first error. A hull fit that fails (hulls intersect) leaves the fallback line, no bound
+ * and a warning (sync_warn).
  */
 int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref, int client,
-                hclock_clock *clk, struct lm *lm);
+                hclock_clock *clk, int compose, struct lm *lm, struct bound *bd);
 /* One offset measurement between ref and client with oa (client: *smp filled). */
 int measure_pair(struct hclock_sync *s, struct offset_alg *oa, MPI_Comm comm, int ref,
                  int client, hclock_clock *clk, struct offset_sample *smp);
@@ -104,11 +115,14 @@ int measure_all(struct hclock_sync *s, struct offset_alg *oa, MPI_Comm comm, hcl
 /* hclock_measure_offset on hclock's private communicator c (the check uses it). */
 int measure_offset_on(MPI_Comm c, hclock_clock *clk, int ref, int client, int npingpongs,
                       double *offset_ns, double *rtt_ns);
-/* Wrap clk in the linear model lm (a new reference in *out). */
-int clock_from_lm(hclock_clock *clk, const struct lm *lm, hclock_clock **out);
-/* The result of a sync whose reference is rank 0: clk itself there, else clk wrapped in lm.
- * rc: the run's error so far; on error *out is a reference to clk (a usable dummy). */
-int finish_lm(MPI_Comm comm, hclock_clock *clk, const struct lm *lm, int rc, hclock_clock **out);
+/* Wrap clk in the linear model lm with bound bd (NULL: unknown) (a new reference in *out). */
+int clock_from_lm(hclock_clock *clk, const struct lm *lm, const struct bound *bd,
+                  hclock_clock **out);
+/* The result of a sync whose reference is rank 0: clk itself there, else clk wrapped in lm
+ * with bound bd (NULL: unknown). rc: the run's error so far; on error *out is a reference to
+ * clk (a usable dummy). */
+int finish_lm(MPI_Comm comm, hclock_clock *clk, const struct lm *lm, const struct bound *bd,
+              int rc, hclock_clock **out);
 /* keep the first error */
 static inline int first_err(int rc, int r)
 {
@@ -127,8 +141,9 @@ static inline int first_err(int rc, int r)
 int ilog2(int p);
 
 /* HCA2's inverted binomial tree (shared with HCA): on return *lm is this process's model
- * relative to rank 0's clk (identity on rank 0). */
+ * relative to rank 0's clk (identity on rank 0) and *bd its bound, composed with rank 0's
+ * clk's own (unknown unless hull). */
 int hca2_tree(struct hclock_sync *s, struct learner *L, MPI_Comm comm, hclock_clock *clk,
-              struct lm *lm);
+              struct lm *lm, struct bound *bd);
 
 #endif

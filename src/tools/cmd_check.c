@@ -50,9 +50,20 @@ struct run {
 	struct check_point pt[MAX_WAITS];
 };
 
+/* some check of some run saw error bounds (a hull-learned clock) */
+static int any_bounds(const struct run *runs, int nruns, int nwaits)
+{
+	for (int i = 0; i < nruns; i++)
+		for (int w = 0; w < nwaits; w++)
+			if (runs[i].pt[w].have_bounds)
+				return 1;
+	return 0;
+}
+
 static void print_json(const char *spec, int p, const struct run *runs, int nruns, int nwaits,
                        int truth)
 {
+	int bounds = any_bounds(runs, nruns, nwaits);
 	printf("{\"tool\":\"hclock check\",\"sync\":\"%s\",\"nprocs\":%d,\"runs\":[", spec, p);
 	for (int i = 0; i < nruns; i++) {
 		const struct run *r = &runs[i];
@@ -67,6 +78,12 @@ static void print_json(const char *spec, int p, const struct run *runs, int nrun
 			       c->mean_abs_offset_ns * 1e-9, c->nmeasured, c->rtt_min_ns * 1e-9);
 			if (truth)
 				printf(",\"true_max_abs_error_s\":%.12g", c->true_max_abs_error_ns * 1e-9);
+			if (bounds && isfinite(c->bound_half_width_ns))
+				printf(",\"bound_half_width_s\":%.12g", c->bound_half_width_ns * 1e-9);
+			else if (bounds)
+				printf(",\"bound_half_width_s\":null");
+			if (bounds && truth)
+				printf(",\"truth_in_bounds\":%s", c->truth_in_bounds ? "true" : "false");
 			printf("}");
 		}
 		printf("]}");
@@ -76,9 +93,11 @@ static void print_json(const char *spec, int p, const struct run *runs, int nrun
 
 static void print_csv(const struct run *runs, int nruns, int nwaits, int truth)
 {
+	int bounds = any_bounds(runs, nruns, nwaits);
 	printf("run,sync_duration_s,pingpongs_max,rounds,after_s,max_abs_offset_s,mean_abs_offset_s,"
-	       "rtt_min_s%s\n",
-	       truth ? ",true_max_abs_error_s" : "");
+	       "rtt_min_s%s%s%s\n",
+	       truth ? ",true_max_abs_error_s" : "", bounds ? ",bound_half_width_s" : "",
+	       bounds && truth ? ",truth_in_bounds" : "");
 	for (int i = 0; i < nruns; i++)
 		for (int w = 0; w < nwaits; w++) {
 			const struct check_point *c = &runs[i].pt[w];
@@ -88,6 +107,10 @@ static void print_csv(const struct run *runs, int nruns, int nwaits, int truth)
 			       c->rtt_min_ns * 1e-9);
 			if (truth)
 				printf(",%.12g", c->true_max_abs_error_ns * 1e-9);
+			if (bounds)
+				printf(",%.12g", c->bound_half_width_ns * 1e-9);
+			if (bounds && truth)
+				printf(",%s", c->truth_in_bounds ? "true" : "false");
 			printf("\n");
 		}
 }
@@ -95,10 +118,12 @@ static void print_csv(const struct run *runs, int nruns, int nwaits, int truth)
 static void print_table(const char *spec, int p, const char *clockdesc, const struct run *runs,
                         int nruns, int nwaits, int truth)
 {
+	int bounds = any_bounds(runs, nruns, nwaits);
 	printf("hclock check: sync %s on %d process%s, clock %s\n", spec, p, p == 1 ? "" : "es",
 	       clockdesc);
-	printf("%4s %10s %10s %8s %10s %14s %15s%s\n", "run", "sync_s", "pingpongs", "after_s",
-	       "rtt_min_ns", "max|off|_ns", "mean|off|_ns", truth ? "  true_max|err|_ns" : "");
+	printf("%4s %10s %10s %8s %10s %14s %15s%s%s%s\n", "run", "sync_s", "pingpongs", "after_s",
+	       "rtt_min_ns", "max|off|_ns", "mean|off|_ns", truth ? "  true_max|err|_ns" : "",
+	       bounds ? "  bound_half_ns" : "", bounds && truth ? " in_bounds" : "");
 	for (int i = 0; i < nruns; i++)
 		for (int w = 0; w < nwaits; w++) {
 			const struct check_point *c = &runs[i].pt[w];
@@ -107,6 +132,10 @@ static void print_table(const char *spec, int p, const char *clockdesc, const st
 			       c->max_abs_offset_ns, c->mean_abs_offset_ns);
 			if (truth)
 				printf(" %18.1f", c->true_max_abs_error_ns);
+			if (bounds)
+				printf(" %15.1f", c->bound_half_width_ns);
+			if (bounds && truth)
+				printf(" %10s", c->truth_in_bounds ? "yes" : "NO");
 			printf("\n");
 		}
 }
@@ -203,6 +232,12 @@ static int run_one(struct mpitool *t, hclock_sync *s, const struct check_cli *k,
 	int rc = hclock_sync_run(s, MPI_COMM_WORLD, t->base, &g);
 	double dur = (double)(real_now_ns() - t0) * 1e-9;
 	uint64_t pp = hclock_sync_pingpongs(s), rounds = hclock_sync_rounds(s);
+	/* each rank its own warnings (a hull fallback), one line each */
+	const char *wl = hclock_sync_warnings(s);
+	for (const char *e; *wl; wl = e + 1) {
+		e = strchr(wl, '\n');
+		fprintf(stderr, "hclock check: warning: %.*s\n", (int)(e - wl), wl);
+	}
 	MPI_Reduce(&dur, &run->sync_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 	MPI_Reduce(&pp, &run->pingpongs_max, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
 	MPI_Reduce(&rounds, &run->rounds, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);

@@ -11,7 +11,7 @@
 #include "hclock.h"
 
 /* The sync spec every MPI subcommand uses unless --sync says otherwise (README explains). */
-#define HCLOCK_DEFAULT_SYNC "h2(hca3/100/skampi/20/span=0.3,prop)"
+#define HCLOCK_DEFAULT_SYNC "h2(hca3/100/hull/20/span=0.3,prop)"
 
 struct mpitool {
 	const char *name; /* "hclock check" */

@@ -33,6 +33,10 @@ int comm_check(int mpi_rc, const char *call);
  * is itself the result of an inner level's agreement, err_agreed()). */
 int comm_agree(MPI_Comm comm, int rc);
 
+/* Rank r of comm as a rank of MPI_COMM_WORLD (r itself if it cannot be translated), for
+ * messages that name processes. */
+int comm_world_rank(MPI_Comm comm, int r);
+
 /* Collective over comm, before any exchange: all ranks must hold the same text (a
  * canonical spec and options). On a mismatch every rank returns HCLOCK_EMISMATCH with one
  * line naming what (e.g. "sync spec") rank 0 and the first differing rank hold. */

@@ -15,38 +15,22 @@ ms with MPICH) reaches a good part of that, far beyond the slope's standard erro
 sets that allowance; without it AFTER_NS_PER_S is used.
 --expect fail inverts the assertion: the case must exceed the bound (proves the check bites).
 """
-import argparse, json, math, os, subprocess, sys
+import json, math, os, subprocess, sys
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--hclock", required=True)
-ap.add_argument("--mpirun", required=True)
-ap.add_argument("--mpiexec", required=True)
-ap.add_argument("--np", type=int, required=True)
-ap.add_argument("--sync", required=True)
-ap.add_argument("--emulate", default="offset=1,skew=100e-6,noise=20e-9")
-ap.add_argument("--noise", type=float, default=20e-9, help="emulated noise std, s")
-ap.add_argument("--wait", default="0")
-ap.add_argument("--seeds", default="1,2,3")
+import checkargs
+
+ap = checkargs.parser("offset=1,skew=100e-6,noise=20e-9", "0")
 ap.add_argument("--factor", type=float, default=3.0)
 ap.add_argument("--floor-ns", type=float, default=200.0)
 ap.add_argument("--after-ns-per-s", type=float, default=1000.0)
 ap.add_argument("--span", type=float, default=0.0, help="fit span of the sync, s")
-ap.add_argument("--levels", type=int, default=0, help="0: ceil(log2 np)")
-ap.add_argument("--expect", choices=["pass", "fail"], default="pass")
 a = ap.parse_args()
 
 levels = a.levels or max(1, math.ceil(math.log2(a.np)))
 failed = 0
 worst = (0.0, None, None)  # largest error/bound, seed, after_s
-for seed in a.seeds.split(","):
-    emu = f"{a.emulate},seed={seed}"
-    cmd = [a.mpirun, a.mpiexec, str(a.np), a.hclock, "check", "--sync", a.sync, "--wait", a.wait,
-           "--emulate", emu, "--format", "json", "--pingpongs", "10"]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        print(f"FAIL seed={seed}: exit {p.returncode}: {' '.join(cmd)}\n{p.stderr[-2000:]}")
-        failed += 1
-        continue
+nfail = [0]
+for seed, cmd, p in checkargs.checks(a, nfail):
     doc = json.loads(p.stdout)
     for chk in doc["runs"][0]["checks"]:
         err = chk["true_max_abs_error_s"] * 1e9
@@ -69,4 +53,4 @@ for seed in a.seeds.split(","):
 if worst[1] is not None:
     print(f"{'worst' if a.expect == 'pass' else 'closest'} ratio {worst[0]:.3f} (seed={worst[1]}, "
           f"after={worst[2]}s)")
-sys.exit(1 if failed else 0)
+sys.exit(1 if failed + nfail[0] else 0)

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Run `hclock check` with a hull-learned sync under emulated clocks and assert its bounds.
+
+For every seed and every check: the bounds are known (bound_half_width_s is a number), the
+truth lay inside them on every process (truth_in_bounds), and right after the sync the
+half-width is within --width-factor times the smallest round trip the check measured (the
+hull's corridor is about one round trip wide, plus the emulated read noise: 4 std per
+timestamp on both ends, levels hops of a tree). --expect fail inverts the truth assertion:
+some check must find the truth outside (a clock step after the sync, which no bound can
+foresee), which proves the assertion bites. --warn REGEX: the sync's warnings on stderr must
+match (a step during the sync: the hulls intersect, the fallback is announced).
+"""
+import json, math, re, subprocess, sys
+
+import checkargs
+
+ap = checkargs.parser("offset=1,skew=100e-6,noise=20e-9,jitter=1e-6", "0,1")
+ap.add_argument("--width-factor", type=float, default=3.0)
+ap.add_argument("--warn", default=None)
+a = ap.parse_args()
+
+levels = a.levels or max(1, math.ceil(math.log2(a.np)))
+failed = 0
+outside = 0
+nfail = [0]
+for seed, cmd, p in checkargs.checks(a, nfail):
+    if a.warn is not None:
+        if re.search(a.warn, p.stderr):
+            print(f"ok   seed={seed}: warning seen: "
+                  f"{[l for l in p.stderr.splitlines() if 'warning' in l][:1]}")
+        else:
+            print(f"FAIL seed={seed}: no warning matching {a.warn!r} on stderr:\n{p.stderr[-2000:]}")
+            failed += 1
+        continue
+    doc = json.loads(p.stdout)
+    for chk in doc["runs"][0]["checks"]:
+        hw = chk.get("bound_half_width_s")
+        inb = chk.get("truth_in_bounds")
+        err = chk["true_max_abs_error_s"] * 1e9
+        rtt = chk["rtt_min_s"] * 1e9
+        line = (f"seed={seed} after={chk['after_s']}s true_err={err:.0f}ns "
+                f"half_width={'none' if hw is None else f'{hw * 1e9:.0f}ns'} rtt_min={rtt:.0f}ns "
+                f"truth_in_bounds={inb}")
+        if hw is None or inb is None:
+            print(f"FAIL {line}: no bounds reported ({' '.join(cmd)})")
+            failed += 1
+            continue
+        if not inb:
+            outside += 1
+        if a.expect == "pass" and not inb:
+            print(f"FAIL {line}: the truth lay outside the bounds ({' '.join(cmd)})")
+            failed += 1
+            continue
+        width_cap = a.width_factor * levels * (rtt + 2 * 4 * a.noise * 1e9)
+        if a.expect == "pass" and chk["after_s"] == 0 and hw * 1e9 > width_cap:
+            print(f"FAIL {line}: half-width above {width_cap:.0f} ns ({a.width_factor} x "
+                  f"{levels} x (rtt_min + 8 noise))")
+            failed += 1
+            continue
+        if a.expect == "pass" and err > hw * 1e9:
+            print(f"FAIL {line}: error beyond the half-width")
+            failed += 1
+            continue
+        print(f"ok   {line}")
+if a.expect == "fail" and a.warn is None and outside == 0 and failed + nfail[0] == 0:
+    print("FAIL: expected some check with the truth outside the bounds, none was")
+    failed += 1
+sys.exit(1 if failed + nfail[0] else 0)

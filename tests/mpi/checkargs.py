@@ -1,0 +1,37 @@
+"""checkargs.py - the options the check scripts (check_accuracy.py, check_bounds.py) share:
+which hclock and launcher, how many ranks, the sync spec, the emulation and its read noise,
+the waits, the seeds and the tree levels."""
+import argparse
+
+
+def parser(emulate, wait):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hclock", required=True)
+    ap.add_argument("--mpirun", required=True)
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--np", type=int, required=True)
+    ap.add_argument("--sync", required=True)
+    ap.add_argument("--emulate", default=emulate)
+    ap.add_argument("--noise", type=float, default=20e-9, help="emulated noise std, s")
+    ap.add_argument("--wait", default=wait)
+    ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--levels", type=int, default=0, help="0: ceil(log2 np)")
+    ap.add_argument("--expect", choices=["pass", "fail"], default="pass")
+    return ap
+
+
+def checks(a, failed):
+    """Run `hclock check` once per seed of a.seeds (JSON, 10 ping-pongs per measurement);
+    yield (seed, command, finished process) for those that exited 0; print a FAIL line for
+    the others and count them in failed[0]."""
+    import subprocess
+    for seed in a.seeds.split(","):
+        emu = f"{a.emulate},seed={seed}"
+        cmd = [a.mpirun, a.mpiexec, str(a.np), a.hclock, "check", "--sync", a.sync, "--wait",
+               a.wait, "--emulate", emu, "--format", "json", "--pingpongs", "10"]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            print(f"FAIL seed={seed}: exit {p.returncode}: {' '.join(cmd)}\n{p.stderr[-2000:]}")
+            failed[0] += 1
+            continue
+        yield seed, cmd, p
