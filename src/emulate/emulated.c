@@ -34,11 +34,12 @@ static int64_t emulated_now(struct hclock_clock *c)
 	return t;
 }
 
-/* the clipped noise, plus the rounding to whole ns */
+/* the clipped noise, plus the roundings to whole ns: the node clock's and the noise's here,
+ * a model's above */
 static double emulated_read_error_ns(const struct hclock_clock *c)
 {
 	const struct hclock_emu *e = ((const struct emulated_clock *)c)->emu;
-	return NOISE_CLIP * e->p.noise_s * 1e9 + 1;
+	return NOISE_CLIP * e->p.noise_s * 1e9 + 1.5;
 }
 
 static void emulated_flatten(const struct hclock_clock *c, struct wbuf *w)

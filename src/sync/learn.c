@@ -247,8 +247,10 @@ static int fit_hull(struct hclock_sync *s, struct learner *L, hull_learner *h,
 		 * the hulls allow (slope in range, inside the bounds at the end), else the hulls'
 		 * center line. Measured (README, issue 10): on shared memory here the regression is
 		 * 1.5-6x closer after 10 s; the hull's lines follow a few extreme exchanges */
-		if (!fit_samples(L, smp, &reg) && reg.slope >= f.cmin.slope &&
-		    reg.slope <= f.cmax.slope) {
+		int rc = fit_samples(L, smp, &reg);
+		if (rc)
+			return rc;
+		if (reg.slope >= f.cmin.slope && reg.slope <= f.cmax.slope) {
 			double e = reg.intercept_ns + reg.slope * (double)diff_ns(f.x_last_ns, reg.x0_ns);
 			if (e >= lo && e <= hi)
 				*lm = reg;
@@ -295,7 +297,9 @@ int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref
 		if (!(h = hull_learner_create(HULL_LEARNER_CENTER)))
 			rc = err_set(HCLOCK_ENOMEM, "out of memory");
 		else
-			hull_learner_set_slack(h, ref_err + clock_read_error_ns(clk) *
+			/* each reading may be off by its read error, scaled by at most 1 + slope
+			 * through models (hull_learner_set_slack) */
+			hull_learner_set_slack(h, (ref_err + clock_read_error_ns(clk)) *
 			                       (1 + MAX_PLAUSIBLE_SLOPE));
 		L->oa->sink = h;
 		L->oa->sink_rc = 0;

@@ -5,7 +5,7 @@ For every seed and every check: the bounds are known (bound_half_width_s is a nu
 truth lay inside them on every process (truth_in_bounds), and right after the sync the
 half-width is within --width-factor times the smallest round trip the check measured (the
 hull's corridor is about one round trip wide, plus the emulated read noise: 4 std per
-timestamp on both ends, levels hops of a tree). --expect fail inverts the truth assertion:
+timestamp on both ends, levels hops of a tree), or --width-floor-ns if larger. --expect fail inverts the truth assertion:
 some check must find the truth outside (a clock step after the sync, which no bound can
 foresee), which proves the assertion bites. --warn REGEX: the sync's warnings on stderr must
 match (a step during the sync: the hulls intersect, the fallback is announced).
@@ -16,6 +16,7 @@ import checkargs
 
 ap = checkargs.parser("offset=1,skew=100e-6,noise=20e-9,jitter=1e-6", "0,1")
 ap.add_argument("--width-factor", type=float, default=3.0)
+ap.add_argument("--width-floor-ns", type=float, default=0.0)
 ap.add_argument("--warn", default=None)
 a = ap.parse_args()
 
@@ -51,10 +52,10 @@ for seed, cmd, p in checkargs.checks(a, nfail):
             print(f"FAIL {line}: the truth lay outside the bounds ({' '.join(cmd)})")
             failed += 1
             continue
-        width_cap = a.width_factor * levels * (rtt + 2 * 4 * a.noise * 1e9)
+        width_cap = max(a.width_floor_ns, a.width_factor * levels * (rtt + 2 * 4 * a.noise * 1e9))
         if a.expect == "pass" and chk["after_s"] == 0 and hw * 1e9 > width_cap:
-            print(f"FAIL {line}: half-width above {width_cap:.0f} ns ({a.width_factor} x "
-                  f"{levels} x (rtt_min + 8 noise))")
+            print(f"FAIL {line}: half-width above {width_cap:.0f} ns (the larger of "
+                  f"{a.width_floor_ns:.0f} ns and {a.width_factor} x {levels} x (rtt_min + 8 noise))")
             failed += 1
             continue
         if a.expect == "pass" and err > hw * 1e9:
