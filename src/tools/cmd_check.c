@@ -232,12 +232,7 @@ static int run_one(struct mpitool *t, hclock_sync *s, const struct check_cli *k,
 	int rc = hclock_sync_run(s, MPI_COMM_WORLD, t->base, &g);
 	double dur = (double)(real_now_ns() - t0) * 1e-9;
 	uint64_t pp = hclock_sync_pingpongs(s), rounds = hclock_sync_rounds(s);
-	/* each rank its own warnings (a hull fallback), one line each */
-	const char *wl = hclock_sync_warnings(s);
-	for (const char *e; *wl; wl = e + 1) {
-		e = strchr(wl, '\n');
-		fprintf(stderr, "hclock check: warning: %.*s\n", (int)(e - wl), wl);
-	}
+	mpitool_warnings(t, s);
 	MPI_Reduce(&dur, &run->sync_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 	MPI_Reduce(&pp, &run->pingpongs_max, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
 	MPI_Reduce(&rounds, &run->rounds, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);

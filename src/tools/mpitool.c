@@ -18,6 +18,14 @@ void mpitool_init(struct mpitool *t, const char *name, int *argc, char ***argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &t->size);
 }
 
+void mpitool_warnings(const struct mpitool *t, const hclock_sync *s)
+{
+	for (const char *w = hclock_sync_warnings(s), *e; *w; w = e + 1) {
+		e = strchr(w, '\n');
+		fprintf(stderr, "%s: warning: %.*s\n", t->name, (int)(e - w), w);
+	}
+}
+
 void mpitool_error(const struct mpitool *t, const char *fmt, ...)
 {
 	if (t->rank != 0)

@@ -22,6 +22,9 @@ struct mpitool {
 
 /* MPI_Init and rank/size. */
 void mpitool_init(struct mpitool *t, const char *name, int *argc, char ***argv);
+/* Print this rank's warnings of the last sync (hclock_sync_warnings), one
+ * "NAME: warning: ..." line each on stderr (every rank its own). */
+void mpitool_warnings(const struct mpitool *t, const hclock_sync *s);
 /* Print one error line on rank 0 (all ranks call it with the same message). */
 void mpitool_error(const struct mpitool *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
