@@ -1,6 +1,7 @@
 /* emu.c - the emulation spec, the virtual nodes' clocks drawn from the seed, and the truth. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,8 +11,9 @@
 #include "util/parse.h"
 #include "util/timeutil.h"
 
-#define KEYS "offset, skew, drift, wander=AMP@PERIOD, noise, jitter, step=AMOUNT@TIME, nodes=K|host, " \
-             "ranks-per-node, sockets, topology=virtual|host, seed"
+#define KEYS "offset, skew, drift, wander=AMP@PERIOD, noise, jitter, step=AMOUNT@TIME, " \
+             "fstep=RATE@TIME, slew=RATE@TIME+DURATION, nodes=K|host, ranks-per-node, sockets, " \
+             "topology=virtual|host, seed"
 
 /* numbers and durations by the one rule of util/parse.h */
 static int parse_double(const char *key, const char *v, double lo, double hi, double *out)
@@ -36,6 +38,30 @@ static int parse_key_int(const char *key, const char *v, long lo, long hi, long 
 		return err_set(HCLOCK_EINVAL, "emulation: bad value '%s' for %s; expected an integer in "
 		                              "[%ld, %ld]", v, key, lo, hi);
 	return 0;
+}
+
+/* An event of every node but node 0: "VALUE@TIME" (dur_s NULL) or "VALUE@TIME+DURATION";
+ * form names it in the error line ("AMOUNT@TIME"). */
+static int parse_event(const char *key, char *v, double lo, double hi, const char *form,
+                       const char *example, double *value, double *at_s, double *dur_s)
+{
+	char *at = strchr(v, '@'), *plus = at ? strchr(at, '+') : NULL;
+	if (!at || (dur_s && !plus) || (!dur_s && plus))
+		return err_set(HCLOCK_EINVAL, "emulation: %s needs %s (e.g. %s), got '%s'", key, form,
+		               example, v);
+	*at++ = 0;
+	if (plus)
+		*plus++ = 0;
+	char what[64];
+	snprintf(what, sizeof(what), "%s value", key);
+	int rc = parse_double(what, v, lo, hi, value);
+	snprintf(what, sizeof(what), "%s time", key);
+	if (!rc)
+		rc = parse_seconds(what, at, 0, 1e9, at_s);
+	snprintf(what, sizeof(what), "%s duration", key);
+	if (!rc && dur_s)
+		rc = parse_seconds(what, plus, 0, 1e9, dur_s);
+	return rc;
 }
 
 int emu_parse(const char *spec, struct emu_params *p)
@@ -81,17 +107,16 @@ int emu_parse(const char *spec, struct emu_params *p)
 			if (!rc)
 				rc = parse_seconds("wander period", at, 1e-3, 1e9, &p->wander_period_s);
 		} else if (!strcmp(tok, "step")) {
-			char *at = strchr(v, '@');
-			if (!at) {
-				rc = err_set(HCLOCK_EINVAL, "emulation: step needs AMOUNT@TIME (e.g. "
-				                            "step=5e-6@0.3: every node but rank 0's jumps by 5 us "
-				                            "0.3 s after the start), got '%s'", v);
-				break;
-			}
-			*at++ = 0;
-			rc = parse_double("step amount", v, -1e3, 1e3, &p->step_s);
-			if (!rc)
-				rc = parse_seconds("step time", at, 0, 1e9, &p->step_at_s);
+			rc = parse_event(tok, v, -1e3, 1e3, "AMOUNT@TIME", "step=5e-6@0.3: every node but rank 0's jumps "
+			                 "by 5 us 0.3 s after the start", &p->step_s, &p->step_at_s, NULL);
+		} else if (!strcmp(tok, "fstep")) {
+			rc = parse_event(tok, v, -100e-6, 100e-6, "RATE@TIME", "fstep=3.8e-6@120: every node but rank "
+			                 "0's runs 3.8 ppm faster from 120 s on", &p->fstep, &p->fstep_at_s,
+			                 NULL);
+		} else if (!strcmp(tok, "slew")) {
+			rc = parse_event(tok, v, -500e-6, 500e-6, "RATE@TIME+DURATION", "slew=500e-6@60+5: every node but rank "
+			                 "0's runs 500 ppm faster for 5 s from 60 s on", &p->slew,
+			                 &p->slew_at_s, &p->slew_s);
 		} else if (!strcmp(tok, "nodes")) {
 			if (!strcmp(v, "host")) {
 				p->nodes_host = 1;
@@ -230,6 +255,11 @@ int hclock_emu_create(const char *spec, MPI_Comm comm, hclock_emu **out)
 	h = mix(h, dbits(p.wander_period_s));
 	h = mix(h, dbits(p.step_s));
 	h = mix(h, dbits(p.step_at_s));
+	h = mix(h, dbits(p.fstep));
+	h = mix(h, dbits(p.fstep_at_s));
+	h = mix(h, dbits(p.slew));
+	h = mix(h, dbits(p.slew_at_s));
+	h = mix(h, dbits(p.slew_s));
 	h = mix(h, (uint64_t)e->nnodes);
 	e->spec_hash = h;
 	*out = e;
@@ -250,7 +280,10 @@ void emu_draw_node(const struct emu_params *p, int k, struct emu_node *n)
 	n->drift = (2 * rng_uniform(&r) - 1) * p->drift_per_s;
 	n->wander_amp = rng_uniform(&r) * p->wander_amp;
 	n->wander_phase = 2 * M_PI * rng_uniform(&r);
-	n->step_ns = k ? p->step_s * 1e9 : 0; /* rank 0's node is the reference: never steps */
+	/* rank 0's node is the reference: its clock never steps, changes rate or slews */
+	n->step_ns = k ? p->step_s * 1e9 : 0;
+	n->fstep = k ? p->fstep : 0;
+	n->slew = k ? p->slew : 0;
 }
 
 int hclock_emu_node(const hclock_emu *e)
@@ -279,6 +312,10 @@ int64_t emu_local_ns(const struct hclock_emu *e, const struct emu_node *n, int64
 	}
 	if (n->step_ns != 0 && T >= e->p.step_at_s * 1e9)
 		dev += n->step_ns;
+	if (n->fstep != 0 && T > e->p.fstep_at_s * 1e9)
+		dev += n->fstep * (T - e->p.fstep_at_s * 1e9);
+	if (n->slew != 0 && T > e->p.slew_at_s * 1e9)
+		dev += n->slew * fmin(T - e->p.slew_at_s * 1e9, e->p.slew_s * 1e9);
 	return e->epoch_ns + T_ns + (int64_t)llround(dev);
 }
 

@@ -6,7 +6,9 @@
  * where T is the machine's real monotonic time since the common epoch E (ns), and
  *   wander_k(T) = A_k P / (2 pi) (cos(phi_k) - cos(2 pi T / P + phi_k))
  * is the phase of a sinusoidal frequency error of amplitude A_k and period P, and
- * step_k(T) = S for T >= T_step on every node but node 0 (rank 0's, the reference), else 0.
+ * step_k(T) = S for T >= T_step on every node but node 0 (rank 0's, the reference), else 0,
+ * plus, likewise on every node but node 0, a frequency step F from T_f on (F (T - T_f)) and an
+ * NTP-style slewing episode at rate R for D from T_s (R min(T - T_s, D)).
  * The parameters of every node are drawn from the seed, so any process can evaluate any
  * node's clock exactly: that is the ground truth.
  */
@@ -29,6 +31,11 @@ struct emu_params {
 	double jitter_s;        /* random delay before each sync message, up to this, s */
 	double step_s;          /* a step of every node's clock but node 0's, s (0: none) */
 	double step_at_s;       /* ... at this real time since the epoch, s */
+	double fstep;           /* a frequency step of every node but node 0, fraction (0: none) */
+	double fstep_at_s;      /* ... from this real time since the epoch on, s */
+	double slew;            /* a slewing episode's rate change, fraction (0: none) */
+	double slew_at_s;       /* ... from this real time since the epoch, s */
+	double slew_s;          /* ... lasting this long, s */
 	int nodes;              /* virtual nodes (0: one per rank, or from ranks_per_node) */
 	int nodes_host;         /* nodes=host: one virtual node per real (or simulated) host */
 	int sockets;            /* sockets per virtual node for the h3 socket level (0: hwloc) */
@@ -46,6 +53,8 @@ struct emu_node {
 	double wander_amp;   /* frequency wander amplitude, fraction */
 	double wander_phase; /* rad */
 	double step_ns;      /* its step (step_s; 0 on node 0), ns */
+	double fstep;        /* its frequency step (fstep; 0 on node 0), fraction */
+	double slew;         /* its slewing rate (slew; 0 on node 0), fraction */
 };
 
 struct hclock_emu {
