@@ -14,6 +14,7 @@ static const struct cmd cmds[] = {
 	{"bench", cmd_bench, "latency of MPI collectives on the global clock (Round-Time, Alg. 5)"},
 	{"imbalance", cmd_imbalance, "exit imbalance of a barrier (or any collective) started "
 	                             "at one common time"},
+	{"drift", cmd_drift, "every rank's offset to rank 0 over time, with linear fits (Fig. 2)"},
 	{"specs", cmd_specs, "the sync algorithms, offset estimators and base clocks (no MPI)"},
 #ifdef HCLOCK_HAVE_ALIGN
 	{"align", cmd_align, "put traces recorded on separate machines on one timeline"},

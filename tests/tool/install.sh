@@ -10,7 +10,7 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 test -x "$prefix/bin/hclock"
 test -f "$prefix/include/hclock.h"
 test -f "$prefix/include/hclock_api.h"
-for p in hclock hclock-check hclock-bench hclock-imbalance hclock-specs; do
+for p in hclock hclock-check hclock-bench hclock-imbalance hclock-drift hclock-specs; do
 	test -f "$prefix/share/man/man1/$p.1" || { echo "FAIL: man page $p.1 not installed"; exit 1; }
 done
 pc=$(find "$prefix" -name hclock.pc)

@@ -1,0 +1,60 @@
+/* drift.c - the drift series (drift.h): rank 0 measures every process at every probe. */
+#include <math.h>
+#include <stdint.h>
+
+#include "check/drift.h"
+#include "clock/clock.h"
+#include "sync/sync.h"
+#include "transport/comm.h"
+#include "transport/yield.h"
+#include "util/err.h"
+
+#define TAG_DRIFT 0x4851 /* a process's probe result, to rank 0 */
+
+int drift_nprobes(double duration_s, double interval_s)
+{
+	return (int)floor(duration_s / interval_s + 1e-9) + 1;
+}
+
+/* this process's truth and bounds right now */
+static void my_truth(hclock_clock *clk, hclock_emu *emu, double *err, double *lo, double *hi)
+{
+	if (!emu || hclock_true_error(clk, emu, err))
+		*err = NAN;
+	bound_at(&clk->bound, hclock_now(clk), lo, hi);
+}
+
+int drift_run(MPI_Comm comm, hclock_clock *clk, hclock_emu *emu, double duration_s,
+              double interval_s, int npp, struct drift_sample *out)
+{
+	MPI_Comm c;
+	int p, r, rc = comm_private(comm, &c);
+	if (rc)
+		return rc;
+	MPI_Comm_size(c, &p);
+	MPI_Comm_rank(c, &r);
+	int n = drift_nprobes(duration_s, interval_s);
+	int64_t t0 = hclock_now(clk);
+	rc = comm_check(MPI_Bcast(&t0, 1, MPI_INT64_T, 0, c), "MPI_Bcast (drift start)");
+	for (int i = 0; i < n; i++) {
+		double t_s = i * interval_s;
+		hclock_wait_until(clk, t0 + (int64_t)llround(t_s * 1e9));
+		double v[5] = {0, 0, NAN, -INFINITY, INFINITY}; /* offset, rtt, err, lo, hi */
+		if (r == 0) {
+			my_truth(clk, emu, &v[2], &v[3], &v[4]);
+			out[i] = (struct drift_sample){t_s, 0, 0, v[2], v[3], v[4]};
+			for (int k = 1; k < p; k++) {
+				rc = first_err(rc, measure_offset_on(c, clk, 0, k, npp, NULL, NULL));
+				rc = first_err(rc, comm_check(yield_recv(v, 5, MPI_DOUBLE, k, TAG_DRIFT, c),
+				                              "MPI_Recv (drift result)"));
+				out[(size_t)k * n + i] = (struct drift_sample){t_s, v[0], v[1], v[2], v[3], v[4]};
+			}
+		} else {
+			rc = first_err(rc, measure_offset_on(c, clk, 0, r, npp, &v[0], &v[1]));
+			my_truth(clk, emu, &v[2], &v[3], &v[4]);
+			rc = first_err(rc, comm_check(MPI_Send(v, 5, MPI_DOUBLE, 0, TAG_DRIFT, c),
+			                              "MPI_Send (drift result)"));
+		}
+	}
+	return comm_agree(c, rc);
+}
