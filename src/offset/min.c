@@ -4,11 +4,7 @@
  * then taken to be the client's midpoint of that exchange:
  *   offset = t_ref - (t0 + t1) / 2,  error within +-(t1 - t0) / 2.
  */
-#include <stdlib.h>
-
 #include "offset/offset.h"
-#include "util/err.h"
-#include "util/fault.h"
 
 static int min_measure(struct offset_alg *a, struct pp_link *l, struct offset_sample *out)
 {
@@ -36,18 +32,8 @@ static int min_measure(struct offset_alg *a, struct pp_link *l, struct offset_sa
 
 static const struct offset_ops min_ops = {.measure = min_measure};
 
-static int min_create(struct offset_alg **out)
-{
-	struct offset_alg *a = fault_calloc(1, sizeof(*a));
-	if (!a)
-		return err_set(HCLOCK_ENOMEM, "out of memory");
-	a->ops = &min_ops;
-	*out = a;
-	return 0;
-}
-
 const struct offset_type offset_type_min = {
 	.name = "min",
 	.help = "Cristian's estimate from the exchange with the smallest round trip (Dunigan)",
-	.create = min_create,
+	.ops = &min_ops,
 };

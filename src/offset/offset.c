@@ -43,12 +43,14 @@ int offset_create(const struct offset_type *t, int nexchanges, struct offset_alg
 	if (nexchanges < 1)
 		return err_set(HCLOCK_EINVAL, "offset estimator needs at least 1 ping-pong, got %d",
 		               nexchanges);
-	int rc = t->create(out);
-	if (!rc) {
-		(*out)->type = t;
-		(*out)->nexchanges = nexchanges;
-	}
-	return rc;
+	struct offset_alg *a = fault_calloc(1, t->size ? t->size : sizeof(*a));
+	if (!a)
+		return err_set(HCLOCK_ENOMEM, "out of memory");
+	a->ops = t->ops;
+	a->type = t;
+	a->nexchanges = nexchanges;
+	*out = a;
+	return 0;
 }
 
 void offset_reset(struct offset_alg *a)

@@ -1,7 +1,8 @@
 /*
  * offset.h - the offset estimator family: how a client learns the offset of its clock to a
  * reference's clock from ping-pong exchanges over a link (transport/link.h). One estimator
- * per file, each described by one struct offset_type listed once in offset/types.def:
+ * per file, each described by one struct offset_type (its ops and state size) listed once
+ * in offset/types.def:
  * adding an estimator is one new file and one line there.
  *
  * Every measure() runs its whole exchange whatever fails on the way (the link records
@@ -47,7 +48,9 @@ struct offset_alg {
 struct offset_type {
 	const char *name; /* as written in a spec: "skampi" */
 	const char *help; /* one line for --help, error lines and the README */
-	int (*create)(struct offset_alg **out);
+	const struct offset_ops *ops;
+	size_t size;      /* bytes of its state, which starts with struct offset_alg (0: just
+	                     that); offset_create allocates it zeroed */
 	int hull;         /* its exchanges go to a sink: the model learners fit them with
 	                     convex hulls (strict bounds) instead of a regression */
 };

@@ -170,18 +170,9 @@ static const struct offset_ops rtt_ops = {
 	.measure = rtt_measure, .reset = rtt_reset, .destroy = rtt_destroy,
 };
 
-static int rtt_create(struct offset_alg **out)
-{
-	struct rtt_alg *r = fault_calloc(1, sizeof(*r));
-	if (!r)
-		return err_set(HCLOCK_ENOMEM, "out of memory");
-	r->a.ops = &rtt_ops;
-	*out = &r->a;
-	return 0;
-}
-
 const struct offset_type offset_type_rtt = {
 	.name = "rtt",
 	.help = "Mean-RTT-Offset (Alg. 8): mean RTT measured once per pair, median offset",
-	.create = rtt_create,
+	.ops = &rtt_ops,
+	.size = sizeof(struct rtt_alg),
 };

@@ -6,11 +6,8 @@
  * their midpoint. No RTT estimate and no averaging: minima are robust to delay outliers.
  * Estimators built on the same exchange (hull) also hand every ping-pong to a sink.
  */
-#include <stdlib.h>
-
 #include "offset/offset.h"
 #include "util/err.h"
-#include "util/fault.h"
 
 int offset_skampi_measure(struct offset_alg *a, struct pp_link *l, struct offset_sample *out)
 {
@@ -46,18 +43,8 @@ int offset_skampi_measure(struct offset_alg *a, struct pp_link *l, struct offset
 
 static const struct offset_ops skampi_ops = {.measure = offset_skampi_measure};
 
-static int skampi_create(struct offset_alg **out)
-{
-	struct offset_alg *a = fault_calloc(1, sizeof(*a));
-	if (!a)
-		return err_set(HCLOCK_ENOMEM, "out of memory");
-	a->ops = &skampi_ops;
-	*out = a;
-	return 0;
-}
-
 const struct offset_type offset_type_skampi = {
 	.name = "skampi",
 	.help = "SKaMPI-Offset (Alg. 7): bounds from both sides, midpoint of the tightest",
-	.create = skampi_create,
+	.ops = &skampi_ops,
 };
