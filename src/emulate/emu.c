@@ -107,16 +107,17 @@ int emu_parse(const char *spec, struct emu_params *p)
 			if (!rc)
 				rc = parse_seconds("wander period", at, 1e-3, 1e9, &p->wander_period_s);
 		} else if (!strcmp(tok, "step")) {
-			rc = parse_event(tok, v, -1e3, 1e3, "AMOUNT@TIME", "step=5e-6@0.3: every node but rank 0's jumps "
-			                 "by 5 us 0.3 s after the start", &p->step_s, &p->step_at_s, NULL);
+			rc = parse_event(tok, v, -1e3, 1e3, "AMOUNT@TIME",
+			                 "step=5e-6@0.3: every node but rank 0's jumps by 5 us 0.3 s after "
+			                 "the start", &p->step_s, &p->step_at_s, NULL);
 		} else if (!strcmp(tok, "fstep")) {
-			rc = parse_event(tok, v, -100e-6, 100e-6, "RATE@TIME", "fstep=3.8e-6@120: every node but rank "
-			                 "0's runs 3.8 ppm faster from 120 s on", &p->fstep, &p->fstep_at_s,
-			                 NULL);
+			rc = parse_event(tok, v, -100e-6, 100e-6, "RATE@TIME",
+			                 "fstep=3.8e-6@120: every node but rank 0's runs 3.8 ppm faster from "
+			                 "120 s on", &p->fstep, &p->fstep_at_s, NULL);
 		} else if (!strcmp(tok, "slew")) {
-			rc = parse_event(tok, v, -500e-6, 500e-6, "RATE@TIME+DURATION", "slew=500e-6@60+5: every node but rank "
-			                 "0's runs 500 ppm faster for 5 s from 60 s on", &p->slew,
-			                 &p->slew_at_s, &p->slew_s);
+			rc = parse_event(tok, v, -500e-6, 500e-6, "RATE@TIME+DURATION",
+			                 "slew=500e-6@60+5: every node but rank 0's runs 500 ppm faster for "
+			                 "5 s from 60 s on", &p->slew, &p->slew_at_s, &p->slew_s);
 		} else if (!strcmp(tok, "nodes")) {
 			if (!strcmp(v, "host")) {
 				p->nodes_host = 1;
@@ -247,19 +248,13 @@ int hclock_emu_create(const char *spec, MPI_Comm comm, hclock_emu **out)
 	emu_draw_node(&p, e->node, &e->mine);
 	emu_draw_node(&p, e->ref_node, &e->ref);
 	rng_seed(&e->rng, p.seed ^ (0xa0761d6478bd642full * (uint64_t)(e->rank + 1)));
+	/* every parameter that shapes a node's clock */
+	const double shape[] = {p.offset_s, p.skew,      p.drift_per_s, p.wander_amp,
+	                        p.wander_period_s, p.step_s, p.step_at_s, p.fstep,
+	                        p.fstep_at_s, p.slew, p.slew_at_s, p.slew_s};
 	uint64_t h = mix(p.seed, (uint64_t)e->epoch_ns);
-	h = mix(h, dbits(p.offset_s));
-	h = mix(h, dbits(p.skew));
-	h = mix(h, dbits(p.drift_per_s));
-	h = mix(h, dbits(p.wander_amp));
-	h = mix(h, dbits(p.wander_period_s));
-	h = mix(h, dbits(p.step_s));
-	h = mix(h, dbits(p.step_at_s));
-	h = mix(h, dbits(p.fstep));
-	h = mix(h, dbits(p.fstep_at_s));
-	h = mix(h, dbits(p.slew));
-	h = mix(h, dbits(p.slew_at_s));
-	h = mix(h, dbits(p.slew_s));
+	for (size_t i = 0; i < sizeof(shape) / sizeof(shape[0]); i++)
+		h = mix(h, dbits(shape[i]));
 	h = mix(h, (uint64_t)e->nnodes);
 	e->spec_hash = h;
 	*out = e;
