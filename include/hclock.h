@@ -30,8 +30,8 @@
  *   that failed); hclock_emu_create fails on every rank alike. A process that fails (no
  *   memory, a failed MPI call) keeps taking part in the exchanges with dummy values until
  *   all agree. hclock_harmonize and hclock_measure_offset do not agree (each rank returns
- *   what it saw) but never leave a peer waiting either. Ranks given different sync specs or base clocks are detected
- *   before any exchange (HCLOCK_EMISMATCH).
+ *   what it saw) but never leave a peer waiting either. Ranks given different sync specs
+ *   or base clocks are detected before any exchange (HCLOCK_EMISMATCH).
  * - MPI errors: the private communicators have MPI_ERRORS_RETURN, so a failing MPI call is
  *   returned as HCLOCK_EMPI (with the MPI library's message) instead of aborting the
  *   application, where the MPI library reports it at all. After such an error MPI itself
@@ -40,8 +40,7 @@
  * - Threads: reading a clock (hclock_now, hclock_clock_bounds, hclock_clock_describe,
  *   hclock_true_error) is safe from several threads at once on clocks nobody frees
  *   meanwhile; hclock_clock_ref/free are not atomic (take and drop references in one
- *   thread). Collective calls follow MPI's
- *   rules for the communicator (one thread at a time per communicator, as with
+ *   thread). Collective calls follow MPI's rules for the communicator (one thread at a time per communicator, as with
  *   MPI_THREAD_SERIALIZED). An emulated clock's read noise and jitter draw from one random
  *   generator per process: read an emulated clock from one thread at a time.
  * - Test-only: the environment variable HCLOCK_FAULT=rank=R,at=alloc|exchange|fit|agree[,k=K]
@@ -103,8 +102,8 @@ HCLOCK_API int hclock_model_linear(hclock_clock *inner, int64_t x0_ns, double in
                         hclock_clock **out);
 /*
  * Strict error bounds of a global clock at its reading t_ns (ns, e.g. a hclock_now(clk)
- * just taken): the reference's time at that instant lies in [t_ns + *lo_ns, t_ns + *hi_ns]
- * (*lo_ns <= 0 <= *hi_ns). Known for a clock made by hclock_sync_run whose every model on the
+ * just taken): the reference's time at that instant lies in [t_ns + *lo_ns, t_ns + *hi_ns].
+ * Known for a clock made by hclock_sync_run whose every model on the
  * way from rank 0 was learned with the hull learner (spec ALG/NFIT/hull/N); they widen away
  * from the end of the sync by the slope uncertainty and assume rates constant since then
  * (no frequency change of the clocks, no step). Otherwise *lo_ns = -INFINITY,

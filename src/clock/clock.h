@@ -61,9 +61,8 @@ struct clock_ops {
 	void (*context)(const struct hclock_clock *c, struct clock_ctx *ctx);
 	/* the most one reading can be off from the source's value at some instant within the
 	 * read call, ns, a model's rounding above it included (default 1). Real clocks read
-	 * causally; the
-	 * emulation's read noise is not causal and says how large it can be. The hull learner
-	 * allows for it so its bounds stay strict. */
+	 * causally; the emulation's read noise is not causal and says how large it can be. The
+	 * hull learner allows for it so its bounds stay strict. */
 	double (*read_error_ns)(const struct hclock_clock *c);
 };
 

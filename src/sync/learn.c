@@ -2,8 +2,9 @@
  * learn.c - what the model-learning algorithms (hca3, hca2, hca, jk) share: their spec
  * arguments "/NFIT/OFF/N[/ri][/span=S]" and LEARN_CLOCK_MODEL (Hunold & Carpen-Amarie,
  * Alg. 2): NFIT offset measurements, a robust linear fit of offset against local time; or,
- * with "hull" in the offset slot, every ping-pong of the NFIT measurements kept and fitted
- * with convex hulls (numerics/hull_learner.h): the center line and its strict bound.
+ * with "hull" in the offset slot, every ping-pong of the NFIT measurements (and of ri's
+ * extra one) also fed to convex hulls (numerics/hull_learner.h): the same regression when
+ * the hulls allow it, else their center line, with a strict bound either way.
  */
 #include <math.h>
 #include <stdio.h>
@@ -228,52 +229,49 @@ static int fit_samples(struct learner *L, const struct offset_sample *smp, struc
 	return rc;
 }
 
-/* The hull learner's fit: the center line and its strict bound (relative to the reference's
- * clock, composed with that clock's own bound when compose), or the fallback and a warning. */
+/* The hull learner's fit and its strict bound (relative to the reference's clk, composed
+ * with that clock's own bound when compose). The estimate: the regression through the
+ * measurements' offsets when the hulls allow it (slope in their range, inside the bounds at
+ * the end), else the hulls' center line; measured (README, issue 10), the regression was
+ * 1.7-6.4x closer after 10 s here, the hull's lines following a few extreme exchanges.
+ * Hulls that intersect: their fallback line, no bound, a warning; too few exchanges for
+ * hulls: the regression, no bound, a warning. */
 static int fit_hull(struct hclock_sync *s, struct learner *L, hull_learner *h,
                     const struct offset_sample *smp, const struct pp_link *l,
                     const struct bound *ref_bound, int compose, struct lm *lm, struct bound *bd)
 {
 	struct hull_learner_fit f;
-	int st = hull_learner_fit(h, &f);
+	struct lm reg;
+	int st = hull_learner_fit(h, &f), rc;
 	if (st < 0)
 		return err_set(st, "out of memory in the hull learner");
+	if ((rc = fit_samples(L, smp, &reg)))
+		return rc;
+	*lm = reg;
 	if (st == HULL_LEARNER_OK) {
 		double lo, hi;
-		struct lm reg;
-		*lm = f.est;
 		hull_learner_eval(h, f.x_last_ns, NULL, &lo, &hi);
-		/* the estimate: the regression through the measurements' offsets when it is a line
-		 * the hulls allow (slope in range, inside the bounds at the end), else the hulls'
-		 * center line. Measured (README, issue 10): on shared memory here the regression is
-		 * 1.5-6x closer after 10 s; the hull's lines follow a few extreme exchanges */
-		int rc = fit_samples(L, smp, &reg);
-		if (rc)
-			return rc;
-		if (reg.slope >= f.cmin.slope && reg.slope <= f.cmax.slope) {
-			double e = reg.intercept_ns + reg.slope * (double)diff_ns(f.x_last_ns, reg.x0_ns);
-			if (e >= lo && e <= hi)
-				*lm = reg;
-		}
+		double e = reg.intercept_ns + reg.slope * (double)diff_ns(f.x_last_ns, reg.x0_ns);
+		if (reg.slope < f.cmin.slope || reg.slope > f.cmax.slope || e < lo || e > hi)
+			*lm = f.est;
 		*bd = bound_from_offset_interval(lm, f.x_last_ns, lo, hi, f.cmin.slope, f.cmax.slope);
 		if (compose)
 			*bd = bound_compose(bd, NULL, ref_bound);
 		return 0;
 	}
-	int wr, wref;
+	int wr, wref = comm_world_rank(l->comm, l->ref);
 	MPI_Comm_rank(MPI_COMM_WORLD, &wr);
-	wref = comm_world_rank(l->comm, l->ref);
 	if (st == HULL_LEARNER_INTERSECT) {
 		*lm = f.est;
 		sync_warn(s, "rank %d: the hulls of its %zu exchanges with rank %d intersect (by %.0f ns): "
 		          "a clock step, a change of delay asymmetry or a stalled exchange during the "
 		          "sync; fallback line of least worst violation (%.0f ns), no bounds", wr,
 		          f.nexchanges, wref, -f.gap_ns, -f.gap_ns / 2);
-		return 0;
+	} else {
+		sync_warn(s, "rank %d: only %zu usable exchanges with rank %d, too few for hulls; "
+		          "regression through the offsets, no bounds", wr, f.nexchanges, wref);
 	}
-	sync_warn(s, "rank %d: only %zu usable exchanges with rank %d, too few for hulls; "
-	          "regression through the offsets, no bounds", wr, f.nexchanges, wref);
-	return fit_samples(L, smp, lm);
+	return 0;
 }
 
 int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref, int client,

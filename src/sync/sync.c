@@ -160,20 +160,15 @@ int hclock_sync_run(hclock_sync *s, MPI_Comm comm, hclock_clock *base, hclock_cl
 	fault_reset();
 	/* with bounds, rank 0's clock is the reference itself: its bound is exact (a layer of
 	 * offset 0 carries it; the other ranks compose theirs from it) */
-	hclock_clock *clk = hclock_clock_ref(base);
+	hclock_clock *clk = NULL;
 	int r;
 	MPI_Comm_rank(c, &r);
 	if (s->bounded && r == 0) {
-		hclock_clock_free(clk);
-		clk = NULL;
-		rc = hclock_model_linear(base, 0, 0, 0, &clk);
-		if (!rc) {
-			struct bound exact = bound_exact();
-			clock_set_bound(clk, &exact);
-		} else {
-			clk = hclock_clock_ref(base);
-		}
+		struct bound exact = bound_exact();
+		rc = clock_from_lm(base, &(struct lm){0, 0, 0}, &exact, &clk);
 	}
+	if (!clk) /* no bounds wanted, another rank, or no memory (then rc says so) */
+		clk = hclock_clock_ref(base);
 	rc = first_err(rc, sync_run(s, c, clk, global));
 	hclock_clock_free(clk);
 	if (fault_hit(FAULT_AGREE))

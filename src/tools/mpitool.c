@@ -20,8 +20,8 @@ void mpitool_init(struct mpitool *t, const char *name, int *argc, char ***argv)
 
 void mpitool_warnings(const struct mpitool *t, const hclock_sync *s)
 {
-	for (const char *w = hclock_sync_warnings(s), *e; *w; w = e + 1) {
-		e = strchr(w, '\n');
+	for (const char *w = hclock_sync_warnings(s), *e; *w; w = *e ? e + 1 : e) {
+		e = w + strcspn(w, "\n");
 		fprintf(stderr, "%s: warning: %.*s\n", t->name, (int)(e - w), w);
 	}
 }
