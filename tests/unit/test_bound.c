@@ -133,7 +133,8 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("test_bound: %d probes over %d seeds, the truth inside every composed bound; "
-	       "widest half-width 1 s after the data, per hop: %.0f ns (delays >= 300 ns each way)\n",
+	       "widest half-width at T = 3.2 s (1-2 s after the data), per hop: %.0f ns (delays >= 300 ns "
+	       "each way)\n",
 	       nprobe, nseeds, worst_hw0);
 
 	/* bounds add over hops: the composed interval holds both hops' intervals (and a chain of
