@@ -112,6 +112,36 @@ HCLOCK_API int hclock_model_linear(hclock_clock *inner, int64_t x0_ns, double in
 HCLOCK_API int hclock_clock_bounds(const hclock_clock *clk, int64_t t_ns, double *lo_ns,
                                    double *hi_ns);
 
+/* How far the bounds of a reading can be trusted (hclock_read). */
+enum hclock_bounds_status {
+	HCLOCK_BOUNDS_NONE = 0,   /* no bounds: earliest_ns = INT64_MIN, latest_ns = INT64_MAX */
+	HCLOCK_BOUNDS_LIVE = 1,   /* a running continuous clock whose exchanges are on time: the
+	                             bounds hold while the rates change by at most its drift
+	                             allowance (cont(...,drift=R)) between exchanges */
+	HCLOCK_BOUNDS_STALE = 2,  /* a running continuous clock whose last exchange is older than
+	                             its limit (cont(...,stale=S)): the parent stopped answering;
+	                             the bounds still widen by the drift allowance, over a longer
+	                             time than the configuration expects */
+	HCLOCK_BOUNDS_FROZEN = 3, /* a one-shot clock (bounds assume constant rates since the
+	                             sync) or a stopped continuous one (the drift allowance keeps
+	                             widening them) */
+};
+
+/* A reading with its bounds (AWS ClockBound's now(), Google TrueTime's TT.now()). */
+typedef struct hclock_reading {
+	int64_t now_ns;      /* the clock's time, ns (what hclock_now returns) */
+	int64_t earliest_ns; /* the reference's time at that instant lies in */
+	int64_t latest_ns;   /*   [earliest_ns, latest_ns], ns, when status is not NONE */
+	int status;          /* enum hclock_bounds_status */
+} hclock_reading;
+
+/*
+ * Read clk with its bounds, at one instant: for a continuous clock the reading and its
+ * bounds come from one snapshot of its model (lock-free). Any clock: a clock without
+ * bounds gives status HCLOCK_BOUNDS_NONE. Returns 0. Thread-safe for a clock no one frees.
+ */
+HCLOCK_API int hclock_read(hclock_clock *clk, hclock_reading *r);
+
 /* Offset-only model: now(out) = now(inner) + offset_ns. */
 HCLOCK_API int hclock_model_offset(hclock_clock *inner, double offset_ns, hclock_clock **out);
 

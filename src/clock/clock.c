@@ -44,8 +44,11 @@ double clock_read_error_ns(const hclock_clock *c)
 
 int hclock_clock_bounds(const hclock_clock *clk, int64_t t_ns, double *lo_ns, double *hi_ns)
 {
-	bound_at(&clk->bound, t_ns, lo_ns, hi_ns);
-	if (!bound_known(&clk->bound))
+	if (clk->ops->bounds)
+		clk->ops->bounds(clk, t_ns, lo_ns, hi_ns);
+	else
+		bound_at(&clk->bound, t_ns, lo_ns, hi_ns);
+	if (!(isfinite(*lo_ns) && isfinite(*hi_ns)))
 		return err_set(HCLOCK_EUNSUPP, "this clock has no error bounds: only a sync whose models "
 		               "are learned with the hull learner (ALG/NFIT/hull/N) gives them");
 	return 0;
@@ -53,6 +56,9 @@ int hclock_clock_bounds(const hclock_clock *clk, int64_t t_ns, double *lo_ns, do
 
 int clock_set_layer(struct hclock_clock *c, const struct lm *layer)
 {
+	if (c->inner->ops->map)
+		return err_set(HCLOCK_EINVAL, "a model cannot be stacked on a continuous clock (its "
+		               "model changes while it runs); stack it on the base clock");
 	struct lm comp = c->inner->inner ? lm_compose(layer, &c->inner->comp) : *layer;
 	/* the same limits as one layer's: a read computes intercept + slope * (x - x0) in
 	 * double and rounds it to int64 ns, which must not overflow for any x */
@@ -75,11 +81,33 @@ int clock_depth(const struct hclock_clock *c)
 
 int64_t hclock_now(hclock_clock *c)
 {
-	if (!c->inner)
+	if (c->ops->now) /* a base clock, or a dynamic model */
 		return c->ops->now(c);
 	struct hclock_clock *b = c->base;
 	int64_t x = b->ops->now(b);
 	return x + round_ns(c->comp.intercept_ns + c->comp.slope * (double)diff_ns(x, c->comp.x0_ns));
+}
+
+int hclock_read(hclock_clock *c, hclock_reading *r)
+{
+	if (c->ops->read) {
+		c->ops->read(c, r);
+		return 0;
+	}
+	double lo, hi;
+	r->now_ns = hclock_now(c);
+	bound_at(&c->bound, r->now_ns, &lo, &hi);
+	if (!bound_known(&c->bound)) {
+		r->earliest_ns = INT64_MIN;
+		r->latest_ns = INT64_MAX;
+		r->status = HCLOCK_BOUNDS_NONE;
+		return 0;
+	}
+	/* the reading is rounded to whole ns: half a ns either way */
+	r->earliest_ns = r->now_ns + (int64_t)floor(lo - 0.5);
+	r->latest_ns = r->now_ns + (int64_t)ceil(hi + 0.5);
+	r->status = HCLOCK_BOUNDS_FROZEN;
+	return 0;
 }
 
 hclock_clock *hclock_clock_ref(hclock_clock *c)
@@ -108,6 +136,8 @@ const struct hclock_clock *clock_base(const struct hclock_clock *c)
 
 int64_t clock_apply_chain(const struct hclock_clock *c, int64_t x)
 {
+	if (c->ops->map)
+		return c->ops->map(c, x);
 	if (!c->inner)
 		return x;
 	return x + round_ns(c->comp.intercept_ns + c->comp.slope * (double)diff_ns(x, c->comp.x0_ns));

@@ -37,8 +37,15 @@ struct clock_ctx {
 struct clock_ops {
 	const char *name;
 	uint8_t type; /* enum clock_tag */
-	/* base clocks: read the source, ns */
+	/* base clocks: read the source, ns; a model whose map changes while it is read (the
+	 * continuous clock, model/cont.h) provides it too, with map, read and bounds */
 	int64_t (*now)(struct hclock_clock *c);
+	/* dynamic models: this clock's time at a reading x_ns of the base clock */
+	int64_t (*map)(const struct hclock_clock *c, int64_t x_ns);
+	/* dynamic models: a reading with its bounds and status (hclock_read) */
+	void (*read)(struct hclock_clock *c, hclock_reading *r);
+	/* dynamic models: the bound at an earlier reading t_ns (hclock_clock_bounds) */
+	void (*bounds)(const struct hclock_clock *c, int64_t t_ns, double *lo_ns, double *hi_ns);
 	/* free the implementation's memory (not the inner clock); may be NULL */
 	void (*destroy)(struct hclock_clock *c);
 	/* append this layer's parameters (not the inner clock's) */
@@ -93,7 +100,8 @@ struct hclock_clock {
 	                               read the same source (same machine and boot, or the same
 	                               emulated node) have equal values */
 	struct hclock_clock *base;  /* the base clock at the bottom of the chain (self for one) */
-	struct lm comp;             /* models: the chain composed, base time -> this clock's time */
+	struct lm comp;             /* static models: the chain composed, base time -> this
+	                               clock's time (unused by a dynamic one: ops->map) */
 	struct bound bound;         /* strict bound of the reference's time at a reading of this
 	                               clock (numerics/bound.h), as the sync that made it learned
 	                               it; unknown (the default) for base clocks and models

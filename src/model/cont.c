@@ -1,0 +1,340 @@
+/*
+ * cont.c - the continuous clock's published read function (a seqlock) and the clock layer
+ * that reads it (model/cont.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/cont.h"
+#include "util/err.h"
+#include "util/fault.h"
+
+/* The read function; every field is 8 bytes, copied word by word with atomic loads. */
+struct cont_fn {
+	int64_t xu_ns;    /* base reading at the last update, ns */
+	int64_t vu_ns;    /* the clock's reading there (the old function's), ns */
+	int64_t slew_ns;  /* D: base ns after xu until the correction is in (0: none) */
+	double slope;     /* the target's rate minus 1 relative to the base clock */
+	double corr_ns;   /* target(xu) - vu: the correction slewed in over D, ns */
+	double crate;     /* corr_ns / D, dimensionless (|crate| <= the slew rate) */
+	int64_t b_at_ns;  /* the target's bound (numerics/bound.h): anchor, ns */
+	double b_lo_ns;   /* truth - target at the anchor >= b_lo_ns, ns (-inf: none) */
+	double b_hi_ns;   /* ... <= b_hi_ns, ns */
+	double b_rate;    /* widening per ns from the anchor */
+	int64_t last_ns;  /* base time of the exchange the target comes from, ns */
+	int64_t stale_ns; /* status stale after last_ns + stale_ns (0: never), ns */
+	int64_t status;   /* enum hclock_bounds_status while fresh */
+};
+
+#define FN_WORDS (sizeof(struct cont_fn) / sizeof(uint64_t))
+
+struct cont_state {
+	uint64_t seq; /* odd while the writer writes */
+	uint64_t w[FN_WORDS];
+};
+
+size_t cont_state_size(void)
+{
+	return sizeof(struct cont_state);
+}
+
+static void load_fn(const struct cont_state *st, struct cont_fn *f)
+{
+	uint64_t w[FN_WORDS];
+	for (size_t i = 0; i < FN_WORDS; i++)
+		w[i] = __atomic_load_n(&st->w[i], __ATOMIC_RELAXED);
+	memcpy(f, w, sizeof(*f));
+}
+
+static void store_fn(struct cont_state *st, const struct cont_fn *f)
+{
+	uint64_t w[FN_WORDS];
+	memcpy(w, f, sizeof(w));
+	uint64_t s = __atomic_load_n(&st->seq, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->seq, s + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	for (size_t i = 0; i < FN_WORDS; i++)
+		__atomic_store_n(&st->w[i], w[i], __ATOMIC_RELAXED);
+	__atomic_store_n(&st->seq, s + 2, __ATOMIC_RELEASE);
+}
+
+/* The writer's own copy (no concurrent writer: no retry needed). */
+static void writer_fn(const struct cont_state *st, struct cont_fn *f)
+{
+	load_fn(st, f);
+}
+
+/* v(x) and the correction still to come at x (resid: target(x) - v(x) before rounding) */
+static int64_t fn_eval(const struct cont_fn *f, int64_t x, double *resid)
+{
+	int64_t d = diff_ns(x, f->xu_ns);
+	double in = f->slew_ns && d < f->slew_ns ? f->crate * (double)d : f->corr_ns;
+	if (resid)
+		*resid = f->corr_ns - in;
+	return f->vu_ns + d + round_ns(f->slope * (double)d + in);
+}
+
+static void fn_set_bound(struct cont_fn *f, const struct bound *bd)
+{
+	f->b_at_ns = bd->at_ns;
+	f->b_lo_ns = bd->lo_ns;
+	f->b_hi_ns = bd->hi_ns;
+	f->b_rate = bd->rate;
+}
+
+void cont_state_init(struct cont_state *st, const struct lm *target, const struct bound *bd,
+                     int status)
+{
+	struct cont_fn f = {0};
+	int64_t x = target->x0_ns;
+	f.xu_ns = x;
+	f.vu_ns = x + round_ns(target->intercept_ns);
+	f.corr_ns = target->intercept_ns - (double)round_ns(target->intercept_ns);
+	f.slope = target->slope;
+	fn_set_bound(&f, bd);
+	f.last_ns = x;
+	f.status = status;
+	st->seq = 0;
+	store_fn(st, &f);
+}
+
+double cont_state_update(struct cont_state *st, hclock_clock *base, const struct lm *target,
+                         const struct bound *bd, double slew, int step, int64_t last_ns,
+                         int64_t stale_ns, int64_t *x_ns)
+{
+	struct cont_fn f;
+	writer_fn(st, &f);
+	/* open the write section before reading xu: a reader that sees the old function read
+	 * its base time before this, one that sees the new one after */
+	uint64_t s = __atomic_load_n(&st->seq, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->seq, s + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	int64_t x = base->ops->now(base);
+	int64_t v = fn_eval(&f, x, NULL);
+	/* target(x) - v, from differences only */
+	double corr = (double)diff_ns(x, v) + target->intercept_ns +
+	              target->slope * (double)diff_ns(x, target->x0_ns);
+	struct cont_fn n = f;
+	n.xu_ns = x;
+	n.slope = target->slope;
+	if (step || !(slew > 0)) {
+		n.vu_ns = v + round_ns(corr);
+		n.corr_ns = corr - (double)round_ns(corr);
+		n.slew_ns = 0;
+		n.crate = 0;
+	} else {
+		n.vu_ns = v;
+		n.corr_ns = corr;
+		double D = ceil(fabs(corr) / slew);
+		n.slew_ns = D >= 1 ? (int64_t)D : 0;
+		n.crate = n.slew_ns ? corr / (double)n.slew_ns : 0;
+	}
+	fn_set_bound(&n, bd);
+	n.last_ns = last_ns;
+	n.stale_ns = stale_ns;
+	uint64_t w[FN_WORDS];
+	memcpy(w, &n, sizeof(w));
+	for (size_t i = 0; i < FN_WORDS; i++)
+		__atomic_store_n(&st->w[i], w[i], __ATOMIC_RELAXED);
+	__atomic_store_n(&st->seq, s + 2, __ATOMIC_RELEASE);
+	if (x_ns)
+		*x_ns = x;
+	return corr;
+}
+
+void cont_state_set_status(struct cont_state *st, int status)
+{
+	struct cont_fn f;
+	writer_fn(st, &f);
+	f.status = status;
+	store_fn(st, &f);
+}
+
+void cont_state_target(const struct cont_state *st, struct lm *target, struct bound *bd)
+{
+	struct cont_fn f;
+	writer_fn(st, &f);
+	/* target(x) = vu + corr + (x - xu)(1 + slope) */
+	target->x0_ns = f.xu_ns;
+	target->intercept_ns = (double)diff_ns(f.vu_ns, f.xu_ns) + f.corr_ns;
+	target->slope = f.slope;
+	*bd = (struct bound){f.b_at_ns, f.b_lo_ns, f.b_hi_ns, f.b_rate};
+}
+
+/* One consistent copy of the function and a base reading taken inside its window. */
+static void read_window(const struct cont_state *st, hclock_clock *base, struct cont_fn *f,
+                        int64_t *x)
+{
+	for (;;) {
+		uint64_t s1 = __atomic_load_n(&st->seq, __ATOMIC_ACQUIRE);
+		if (s1 & 1)
+			continue; /* the writer is in its few stores */
+		load_fn(st, f);
+		*x = base->ops->now(base);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&st->seq, __ATOMIC_RELAXED) == s1)
+			return;
+	}
+}
+
+static void fill_reading(const struct cont_fn *f, int64_t x, int64_t v, double resid,
+                         hclock_reading *r)
+{
+	struct bound b = {f->b_at_ns, f->b_lo_ns, f->b_hi_ns, f->b_rate};
+	r->now_ns = v;
+	if (!bound_known(&b)) {
+		r->earliest_ns = INT64_MIN;
+		r->latest_ns = INT64_MAX;
+		r->status = HCLOCK_BOUNDS_NONE;
+		return;
+	}
+	double lo, hi;
+	/* the bound belongs to the target's reading v + resid; evaluated at v it must allow for
+	 * the rate over |resid|, and for the rounding of v (half a ns) */
+	bound_at(&b, v, &lo, &hi);
+	double slack = 0.5 + b.rate * fabs(resid);
+	r->earliest_ns = v + (int64_t)floor(lo + resid - slack);
+	r->latest_ns = v + (int64_t)ceil(hi + resid + slack);
+	r->status = (int)f->status;
+	if (r->status == HCLOCK_BOUNDS_LIVE && f->stale_ns > 0 &&
+	    diff_ns(x, f->last_ns) > f->stale_ns)
+		r->status = HCLOCK_BOUNDS_STALE;
+}
+
+int64_t cont_state_read(const struct cont_state *st, hclock_clock *base, hclock_reading *r)
+{
+	struct cont_fn f;
+	int64_t x;
+	double resid;
+	read_window(st, base, &f, &x);
+	int64_t v = fn_eval(&f, x, &resid);
+	if (r)
+		fill_reading(&f, x, v, resid, r);
+	return v;
+}
+
+int64_t cont_state_map(const struct cont_state *st, int64_t x)
+{
+	struct cont_fn f;
+	for (;;) {
+		uint64_t s1 = __atomic_load_n(&st->seq, __ATOMIC_ACQUIRE);
+		load_fn(st, &f);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (!(s1 & 1) && __atomic_load_n(&st->seq, __ATOMIC_RELAXED) == s1)
+			break;
+	}
+	return fn_eval(&f, x, NULL);
+}
+
+/* ---- the clock layer ---- */
+
+struct cont_clock {
+	struct hclock_clock c;
+	struct cont_state *st; /* what it reads: own or the caller's */
+	struct cont_state own;
+};
+
+static int64_t cont_now(struct hclock_clock *c)
+{
+	struct cont_clock *k = (struct cont_clock *)c;
+	return cont_state_read(k->st, c->base, NULL);
+}
+
+static int64_t cont_map(const struct hclock_clock *c, int64_t x)
+{
+	return cont_state_map(((const struct cont_clock *)c)->st, x);
+}
+
+static void cont_read(struct hclock_clock *c, hclock_reading *r)
+{
+	cont_state_read(((struct cont_clock *)c)->st, c->base, r);
+}
+
+/* the bounds at a reading t taken a while ago: the correction still to come at t is found
+ * from t itself (d ~ t - vu, off by at most |slope d + corr|, which moves it by crate
+ * times that: allowed for) */
+static void cont_bounds(const struct hclock_clock *c, int64_t t, double *lo, double *hi)
+{
+	const struct cont_clock *k = (const struct cont_clock *)c;
+	struct cont_fn f;
+	for (;;) {
+		uint64_t s1 = __atomic_load_n(&k->st->seq, __ATOMIC_ACQUIRE);
+		load_fn(k->st, &f);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (!(s1 & 1) && __atomic_load_n(&k->st->seq, __ATOMIC_RELAXED) == s1)
+			break;
+	}
+	struct bound b = {f.b_at_ns, f.b_lo_ns, f.b_hi_ns, f.b_rate};
+	bound_at(&b, t, lo, hi);
+	if (!bound_known(&b))
+		return;
+	double d = (double)diff_ns(t, f.vu_ns);
+	double resid = d < (double)f.slew_ns ? f.corr_ns - f.crate * (d > 0 ? d : 0) : 0;
+	double slack = 0.5 + b.rate * fabs(resid) + fabs(f.crate) * (fabs(f.slope * d) +
+	                                                              fabs(f.corr_ns));
+	*lo += resid - slack;
+	*hi += resid + slack;
+}
+
+/* serialized as the linear model of its current target (a frozen copy) */
+static void cont_flatten(const struct hclock_clock *c, struct wbuf *w)
+{
+	const struct cont_clock *k = (const struct cont_clock *)c;
+	struct lm t;
+	struct bound b;
+	cont_state_target(k->st, &t, &b);
+	wbuf_put_i64(w, t.x0_ns);
+	wbuf_put_f64(w, t.intercept_ns);
+	wbuf_put_f64(w, t.slope);
+	int known = bound_known(&b);
+	wbuf_put_u8(w, (uint8_t)known);
+	if (known) {
+		wbuf_put_i64(w, b.at_ns);
+		wbuf_put_f64(w, b.lo_ns);
+		wbuf_put_f64(w, b.hi_ns);
+		wbuf_put_f64(w, b.rate);
+	}
+}
+
+static int cont_describe(const struct hclock_clock *c, char *buf, size_t len)
+{
+	const struct cont_clock *k = (const struct cont_clock *)c;
+	struct lm t;
+	struct bound b;
+	cont_state_target(k->st, &t, &b);
+	return snprintf(buf, len, "cont(slope=%.4e,offset=%.1fns@%lld)", t.slope, t.intercept_ns,
+	                (long long)t.x0_ns);
+}
+
+static const struct clock_ops cont_ops = {
+	.name = "cont", .type = CLOCK_T_LINEAR, .now = cont_now, .map = cont_map,
+	.read = cont_read, .bounds = cont_bounds, .flatten = cont_flatten,
+	.describe = cont_describe,
+};
+
+int cont_clock_create(hclock_clock *base, struct cont_state *st, hclock_clock **out)
+{
+	*out = NULL;
+	if (base->inner)
+		return err_set(HCLOCK_EINVAL, "a continuous clock reads a base clock, not a model");
+	struct cont_clock *k = fault_calloc(1, sizeof(*k));
+	if (!k)
+		return err_set(HCLOCK_ENOMEM, "out of memory creating a continuous clock");
+	clock_init(&k->c, &cont_ops, base);
+	if (st) {
+		k->st = st;
+	} else {
+		struct bound none = bound_unknown();
+		k->st = &k->own;
+		cont_state_init(k->st, &(struct lm){0, 0, 0}, &none, HCLOCK_BOUNDS_NONE);
+	}
+	*out = &k->c;
+	return 0;
+}
+
+struct cont_state *cont_clock_state(hclock_clock *c)
+{
+	return c && c->ops == &cont_ops ? ((struct cont_clock *)c)->st : NULL;
+}

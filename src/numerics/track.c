@@ -1,0 +1,262 @@
+/*
+ * track.c - one pair of clocks learned over a sliding window (track.h).
+ *
+ * Storage: the window's ping-pongs in time order in one growing array (the front moves as
+ * old ones leave; compacted when half of it is dead). A fit rebuilds the hulls from the
+ * window (a few hundred messages: microseconds), so forgetting old messages costs nothing
+ * extra: the hull learner itself only ever grows.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hclock_api.h"
+#include "numerics/hull_learner.h"
+#include "numerics/track.h"
+
+struct pp {
+	uint32_t exch;
+	int64_t t1, t2, t3, t4;
+};
+
+struct track {
+	struct track_params p;
+	struct pp *v;
+	size_t head, n, cap; /* live ping-pongs: v[head .. n) */
+	hull_learner *h;
+	int64_t *gx;         /* per-exchange scratch for the regression */
+	double *gy;
+	size_t gcap;
+};
+
+track *track_create(const struct track_params *p)
+{
+	if (!(p->window_ns > 0) || !(p->slack_ns >= 0) || !(p->drift >= 0) || !(p->drift < 0.1))
+		return NULL;
+	track *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->p = *p;
+	if (!(t->h = hull_learner_create(HULL_LEARNER_CENTER)) ||
+	    hull_learner_set_slack(t->h, p->slack_ns)) {
+		track_destroy(t);
+		return NULL;
+	}
+	return t;
+}
+
+void track_destroy(track *t)
+{
+	if (!t)
+		return;
+	hull_learner_destroy(t->h);
+	free(t->v);
+	free(t->gx);
+	free(t->gy);
+	free(t);
+}
+
+void track_reset(track *t)
+{
+	t->head = t->n = 0;
+}
+
+int track_add(track *t, uint32_t exch, int64_t t1, int64_t t2, int64_t t3, int64_t t4)
+{
+	if (t4 < t1 || t3 < t2 || (t->n > t->head && exch < t->v[t->n - 1].exch))
+		return HCLOCK_EINVAL;
+	if (t->n == t->cap) {
+		if (t->head > t->n / 2) { /* compact */
+			memmove(t->v, t->v + t->head, (t->n - t->head) * sizeof(*t->v));
+			t->n -= t->head;
+			t->head = 0;
+		} else {
+			size_t c = t->cap ? 2 * t->cap : 64;
+			struct pp *nv = realloc(t->v, c * sizeof(*nv));
+			if (!nv)
+				return HCLOCK_ENOMEM;
+			t->v = nv;
+			t->cap = c;
+		}
+	}
+	t->v[t->n++] = (struct pp){exch, t1, t2, t3, t4};
+	return 0;
+}
+
+/* SKaMPI's estimate of one ping-pong: Y - X at the midpoint of t1 and t4 */
+static double pp_offset(const struct pp *q, int64_t *x)
+{
+	int64_t rtt = diff_ns(q->t4, q->t1);
+	*x = q->t1 + rtt / 2;
+	return ((double)diff_ns(q->t2, q->t1) + (double)diff_ns(q->t3, q->t4)) / 2;
+}
+
+static int64_t pp_rtt(const struct pp *q)
+{
+	return diff_ns(q->t4, q->t1) - diff_ns(q->t3, q->t2);
+}
+
+/* [first, end) of the exchange ending at end */
+static size_t exch_start(const track *t, size_t end)
+{
+	size_t i = end - 1;
+	while (i > t->head && t->v[i - 1].exch == t->v[end - 1].exch)
+		i--;
+	return i;
+}
+
+/* the fastest ping-pong of [a, b) */
+static const struct pp *fastest(const track *t, size_t a, size_t b)
+{
+	const struct pp *best = &t->v[a];
+	for (size_t i = a + 1; i < b; i++)
+		if (pp_rtt(&t->v[i]) < pp_rtt(best))
+			best = &t->v[i];
+	return best;
+}
+
+int track_last_offset(const track *t, int64_t *x, double *off)
+{
+	if (t->n == t->head)
+		return -1;
+	*off = pp_offset(fastest(t, exch_start(t, t->n), t->n), x);
+	return 0;
+}
+
+static size_t count_exchanges(const track *t)
+{
+	size_t k = 0;
+	for (size_t i = t->head; i < t->n; i++)
+		k += i == t->head || t->v[i].exch != t->v[i - 1].exch;
+	return k;
+}
+
+/* drop the oldest k exchanges */
+static void drop_exchanges(track *t, size_t k)
+{
+	while (k-- && t->head < t->n) {
+		uint32_t e = t->v[t->head].exch;
+		while (t->head < t->n && t->v[t->head].exch == e)
+			t->head++;
+	}
+}
+
+/* hulls of the window: HULL_LEARNER_* or HCLOCK_ENOMEM */
+static int fit_hulls(track *t, struct hull_learner_fit *hf)
+{
+	hull_learner_reset(t->h);
+	for (size_t i = t->head; i < t->n; i++) {
+		const struct pp *q = &t->v[i];
+		int rc = hull_learner_add(t->h, q->t1, q->t2, q->t3, q->t4);
+		if (rc)
+			return rc;
+	}
+	return hull_learner_fit(t->h, hf);
+}
+
+/* least squares through the exchanges' offsets; -1 with fewer than two exchanges */
+static int regress(track *t, size_t nexch, struct lm *out)
+{
+	if (nexch > t->gcap) {
+		int64_t *gx = realloc(t->gx, nexch * sizeof(*gx));
+		if (gx)
+			t->gx = gx;
+		double *gy = gx ? realloc(t->gy, nexch * sizeof(*gy)) : NULL;
+		if (!gy)
+			return HCLOCK_ENOMEM;
+		t->gy = gy;
+		t->gcap = nexch;
+	}
+	size_t k = 0;
+	for (size_t a = t->head; a < t->n;) {
+		size_t b = a;
+		while (b < t->n && t->v[b].exch == t->v[a].exch)
+			b++;
+		t->gy[k] = pp_offset(fastest(t, a, b), &t->gx[k]);
+		k++;
+		a = b;
+	}
+	return linreg_fit_robust(t->gx, t->gy, k, out, NULL);
+}
+
+/* The true offset at x_a from the latest exchange's own messages, each relaxed by the read
+ * slack and carried to x_a along est's slope give or take the drift allowance. */
+static void latest_interval(const track *t, const struct lm *est, int64_t x_a, double *lo,
+                            double *hi, double *rtt)
+{
+	double s = est->slope, F = t->p.drift, e = t->p.slack_ns;
+	*lo = -INFINITY;
+	*hi = INFINITY;
+	*rtt = INFINITY;
+	for (size_t i = exch_start(t, t->n); i < t->n; i++) {
+		const struct pp *q = &t->v[i];
+		double up_dx = (double)diff_ns(x_a, q->t1), down_dx = (double)diff_ns(x_a, q->t4);
+		/* up: Y(t1) <= t2, so offset(t1) <= t2 - t1 */
+		double u = (double)diff_ns(q->t2, q->t1) + e + s * up_dx + F * fabs(up_dx);
+		/* down: Y(t4) >= t3, so offset(t4) >= t3 - t4 */
+		double d = (double)diff_ns(q->t3, q->t4) - e + s * down_dx - F * fabs(down_dx);
+		*hi = fmin(*hi, u);
+		*lo = fmax(*lo, d);
+		*rtt = fmin(*rtt, (double)pp_rtt(q));
+	}
+}
+
+int track_fit(track *t, const struct lm *prior, struct track_fit *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->bd = bound_unknown();
+	f->status = TRACK_EMPTY;
+	if (t->n == t->head)
+		return f->status;
+	int64_t x_last = t->v[t->n - 1].t4;
+	while (t->head < t->n && diff_ns(x_last, t->v[t->head].t4) > t->p.window_ns)
+		t->head++;
+	size_t nexch = count_exchanges(t);
+	/* shrink until the hulls separate (or one exchange is left) */
+	struct hull_learner_fit hf;
+	int hs;
+	for (;;) {
+		if ((hs = fit_hulls(t, &hf)) < 0)
+			return hs;
+		if (hs != HULL_LEARNER_INTERSECT || nexch <= 1)
+			break;
+		size_t k = nexch / 2;
+		drop_exchanges(t, k);
+		f->dropped += k;
+		nexch -= k;
+	}
+	f->nexchanges = nexch;
+	f->x_last_ns = x_last;
+	f->span_ns = (double)diff_ns(x_last, t->v[t->head].t1);
+	struct lm est;
+	int rc = nexch >= 2 ? regress(t, nexch, &est) : -1;
+	if (rc == HCLOCK_ENOMEM)
+		return rc;
+	if (rc) { /* one exchange: the prior's slope through its offset */
+		int64_t x;
+		double off;
+		track_last_offset(t, &x, &off);
+		est = (struct lm){x, off, prior ? prior->slope : 0};
+		f->status = TRACK_PRIOR;
+	} else {
+		f->status = f->dropped ? TRACK_SHRUNK : TRACK_OK;
+		if (hs == HULL_LEARNER_OK) {
+			double lo, hi;
+			hull_learner_eval(t->h, x_last, NULL, &lo, &hi);
+			double e = lm_offset(&est, x_last);
+			if (est.slope < hf.cmin.slope || est.slope > hf.cmax.slope || e < lo || e > hi)
+				est = hf.est;
+		}
+	}
+	double lo, hi;
+	latest_interval(t, &est, x_last, &lo, &hi, &f->rtt_ns);
+	/* a line the latest exchange proves wrong is moved into its interval */
+	double e = lm_offset(&est, x_last);
+	if (lo <= hi && (e < lo || e > hi))
+		est.intercept_ns += (e < lo ? lo : hi) - e;
+	f->est = est;
+	if (lo <= hi)
+		f->bd = bound_from_offset_interval(&est, x_last, lo, hi, est.slope - t->p.drift,
+		                                   est.slope + t->p.drift);
+	return f->status;
+}

@@ -1,0 +1,84 @@
+/*
+ * track.h - one pair of clocks learned continuously over a sliding window (issue 11): the
+ * per-pair learner of the continuous clock (seed 002, Sections 3-4 and Fig. 4-5: both
+ * directions' convex hulls over a window of recent exchanges).
+ *
+ * X is the local clock (the client), Y the parent's. An exchange is a few ping-pongs
+ * started on X: t1 send on X, t2 receive on Y, t3 send on Y, t4 receive on X (absolute ns
+ * of each clock). The tracker keeps the exchanges of the last window_ns of X time and fits
+ * offset(x) = Y - X at X time x:
+ *  - the estimate: the least-squares line through the exchanges' offsets (each the midpoint
+ *    of its fastest ping-pong, SKaMPI's estimate), kept when the window's hulls allow it
+ *    (slope inside their valid range, inside their interval at the end), else the hulls'
+ *    widest-gap line (the rule the one-shot hull learner uses, sync/learn.c);
+ *  - consistency: when the window's hulls intersect (a frequency step, wander larger than
+ *    the delays resolve over the window), the older half of the window is dropped until
+ *    they separate: the window shrinks itself after a change and grows back after;
+ *  - the bound, strict under one stated assumption: from the start of the latest exchange
+ *    on, the true rate difference stays within `drift` of the estimate's slope. The
+ *    interval at the latest exchange comes from its own ping-pongs (each up message an
+ *    upper bound, each down message a lower one, relaxed by the read slack), and widens by
+ *    `drift` per ns away from it (TrueTime's and ClockBound's growing error bound).
+ * With one exchange in the window the slope is the caller's prior.
+ *
+ * MPI-free. Times are absolute int64 ns, only differences become doubles.
+ */
+#ifndef HCLOCK_NUMERICS_TRACK_H
+#define HCLOCK_NUMERICS_TRACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "numerics/bound.h"
+#include "numerics/linreg.h"
+
+struct track_params {
+	int64_t window_ns; /* keep the exchanges of the last window_ns of X time, ns (> 0) */
+	double slack_ns;   /* read error allowance of one message, ns (>= 0; as
+	                      hull_learner_set_slack) */
+	double drift;      /* assumed bound on |true rate difference - estimate's slope| from
+	                      the latest exchange on, dimensionless (5e-6: 5 us per s) */
+};
+
+enum track_status {
+	TRACK_OK = 0,      /* the window is consistent; est and bd from it */
+	TRACK_SHRUNK = 1,  /* the hulls intersected: older exchanges dropped (dropped > 0),
+	                      est and bd from what is left */
+	TRACK_PRIOR = 2,   /* one exchange only: est has the prior's slope */
+	TRACK_EMPTY = 3,   /* nothing fed yet */
+};
+
+struct track_fit {
+	int status;          /* enum track_status */
+	struct lm est;       /* offset model Y - X at X time */
+	struct bound bd;     /* strict bound of est (in Y's scale), unknown if the latest
+	                        exchange's messages contradict each other beyond the slack */
+	int64_t x_last_ns;   /* X time of the latest message, ns */
+	size_t nexchanges;   /* exchanges in the window after the fit */
+	size_t dropped;      /* exchanges dropped by this fit because the hulls intersected */
+	double span_ns;      /* X time between the first and the latest message kept, ns */
+	double rtt_ns;       /* smallest round trip of the latest exchange, ns */
+};
+
+typedef struct track track;
+
+/* A new tracker (NULL without memory or for bad params). */
+track *track_create(const struct track_params *p);
+void track_destroy(track *t);
+/* Forget every exchange. */
+void track_reset(track *t);
+
+/* Feed one ping-pong of exchange number exch (exchanges numbered in increasing order, the
+ * ping-pongs of one exchange fed together). Returns 0, HCLOCK_EINVAL (t4 < t1, t3 < t2 or
+ * an exchange older than the last) or HCLOCK_ENOMEM. */
+int track_add(track *t, uint32_t exch, int64_t t1, int64_t t2, int64_t t3, int64_t t4);
+
+/* The latest exchange's own offset estimate: the midpoint of its fastest ping-pong, at X
+ * time *x_ns. Returns 0, or -1 with none. */
+int track_last_offset(const track *t, int64_t *x_ns, double *off_ns);
+
+/* Drop exchanges older than the window, fit, fill *f. prior: the slope to use with one
+ * exchange (may be NULL: 0). Returns f->status, or HCLOCK_ENOMEM. */
+int track_fit(track *t, const struct lm *prior, struct track_fit *f);
+
+#endif

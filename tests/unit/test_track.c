@@ -1,0 +1,177 @@
+/*
+ * test_track.c - the continuous clock's per-pair learner (numerics/track.h) against
+ * synthetic clocks with known truth: skew, a sinusoidal frequency wander, a frequency step,
+ * asymmetric delays with an exponential tail. Exchanges of a few ping-pongs every period;
+ * at random instants up to one period after each exchange (where a read of the continuous
+ * clock uses the latest fit) the truth must lie inside the bound, and the estimate must be
+ * close. A frequency step larger than the drift allowance must put the truth outside (the
+ * check bites); one within it must not, and the window must shrink after it.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "hclock_api.h"
+#include "numerics/track.h"
+#include "test.h"
+#include "util/rng.h"
+
+struct truth {
+	long double skew;      /* Y's rate - 1 relative to true time (X runs at true time) */
+	long double off_ns;    /* Y - X at T = 0 */
+	long double wamp;      /* wander: frequency amplitude */
+	long double wper_ns;   /* and period */
+	long double wphase;
+	long double step_at_ns; /* frequency step of Y at this T (ns) */
+	long double step;       /* by this much */
+};
+
+/* Y's reading at true time T (X reads T itself) */
+static long double y_at(const struct truth *c, long double T)
+{
+	long double y = c->off_ns + (1 + c->skew) * T;
+	if (c->wamp > 0)
+		y += c->wamp * c->wper_ns / (2 * M_PI) *
+		     (sinl(2 * M_PI * T / c->wper_ns + c->wphase) - sinl(c->wphase));
+	if (T > c->step_at_ns)
+		y += c->step * (T - c->step_at_ns);
+	return y;
+}
+
+struct result {
+	long nprobe, nout, nshrunk;
+	double err_med_ns, err_after_step_ns, hw_med_ns;
+};
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_d);
+	return n ? v[n / 2] : NAN;
+}
+
+/* run `dur_s` of exchanges every period_s; probes after each fit */
+static void run(struct rng *r, const struct truth *c, double period_s, double dur_s, double drift,
+                struct result *res)
+{
+	struct track_params p = {(int64_t)4e9, 1.0, drift};
+	track *t = track_create(&p);
+	TEST_CHECK(t, "track_create");
+	if (!t)
+		return;
+	double *err = calloc(200000, sizeof(*err)), *hw = calloc(200000, sizeof(*hw));
+	size_t ne = 0;
+	struct lm prior = {0, 0, (double)c->skew};
+	*res = (struct result){0};
+	long double T = 1e9;
+	uint32_t exch = 0;
+	for (; T < 1e9 + dur_s * 1e9; T += period_s * 1e9, exch++) {
+		long double tt = T;
+		for (int k = 0; k < 6; k++) {
+			double up = 300 - 60 * log(1 - rng_uniform(r));
+			double down = 320 - 60 * log(1 - rng_uniform(r));
+			int64_t t1 = (int64_t)floorl(tt);
+			int64_t t2 = (int64_t)floorl(y_at(c, tt + up));
+			int64_t t3 = (int64_t)ceill(y_at(c, tt + up + 200));
+			int64_t t4 = (int64_t)ceill(tt + up + 200 + down);
+			TEST_CHECK(track_add(t, exch, t1, t2, t3, t4) == 0, "add");
+			tt += up + 200 + down + 500;
+		}
+		struct track_fit f;
+		int st = track_fit(t, &prior, &f);
+		TEST_CHECK(st >= 0 && st != TRACK_EMPTY, "fit status %d", st);
+		res->nshrunk += st == TRACK_SHRUNK;
+		prior = f.est;
+		for (int q = 0; q < 5; q++) {
+			long double Tp = tt + rng_uniform(r) * period_s * 1e9;
+			int64_t x = (int64_t)Tp;
+			double est = (double)x + lm_offset(&f.est, x);
+			double truth = (double)y_at(c, (long double)x);
+			double lo, hi;
+			bound_at(&f.bd, (int64_t)est, &lo, &hi);
+			res->nprobe++;
+			if (!(truth - est >= lo && truth - est <= hi))
+				res->nout++;
+			if (ne < 200000) {
+				hw[ne] = fmax(-lo, hi);
+				err[ne++] = fabs(truth - est);
+			}
+			if (c->step != 0 && Tp > c->step_at_ns + 2e9)
+				res->err_after_step_ns = fmax(res->err_after_step_ns, fabs(truth - est));
+		}
+	}
+	res->err_med_ns = median(err, ne);
+	res->hw_med_ns = median(hw, ne);
+	free(err);
+	free(hw);
+	track_destroy(t);
+}
+
+static void random_truth(struct rng *r, struct truth *c)
+{
+	c->skew = (2 * rng_uniform(r) - 1) * 100e-6;
+	c->off_ns = (2 * rng_uniform(r) - 1) * 1e9;
+	c->wamp = 0.2e-6 * rng_uniform(r);
+	c->wper_ns = 60e9;
+	c->wphase = 2 * M_PI * rng_uniform(r);
+	c->step_at_ns = INFINITY;
+	c->step = 0;
+}
+
+int main(int argc, char **argv)
+{
+	test_seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 1;
+	int nseeds = 10;
+	double worst_med = 0, worst_after = 0, worst_hw = 0;
+	for (int sd = 0; sd < nseeds; sd++, test_seed++) {
+		struct rng r;
+		struct truth c;
+		struct result res;
+		rng_seed(&r, test_seed);
+		/* wander only */
+		random_truth(&r, &c);
+		run(&r, &c, 0.2, 30, 5e-6, &res);
+		TEST_CHECK(res.nout == 0, "wander: truth outside the bound at %ld of %ld probes", res.nout,
+		           res.nprobe);
+		TEST_CHECK(res.err_med_ns < 30, "wander: median error %.1f ns", res.err_med_ns);
+		TEST_CHECK(res.hw_med_ns < 1000, "wander: median half-width %.0f ns", res.hw_med_ns);
+		worst_med = fmax(worst_med, res.err_med_ns);
+		worst_hw = fmax(worst_hw, res.hw_med_ns);
+		/* a 3.8 ppm frequency step at 10 s, inside the 5 ppm allowance */
+		c.step_at_ns = 11e9 + 1e8 * rng_uniform(&r);
+		c.step = (rng_uniform(&r) < 0.5 ? -1 : 1) * 3.8e-6;
+		run(&r, &c, 0.2, 30, 5e-6, &res);
+		TEST_CHECK(res.nout == 0, "step: truth outside the bound at %ld of %ld probes", res.nout,
+		           res.nprobe);
+		TEST_CHECK(res.nshrunk > 0, "step: the window never shrank");
+		TEST_CHECK(res.err_after_step_ns < 200, "step: %.0f ns off 2 s after the step",
+		           res.err_after_step_ns);
+		worst_after = fmax(worst_after, res.err_after_step_ns);
+		/* a 20 ppm step with a 5 ppm allowance: the assumption is broken, the bound misses */
+		c.step = 20e-6;
+		run(&r, &c, 0.2, 20, 5e-6, &res);
+		TEST_CHECK(res.nout > 0, "a 20 ppm step stayed inside a 5 ppm allowance's bounds");
+	}
+	/* garbage */
+	struct track_params p = {(int64_t)1e9, 0, 1e-6};
+	track *t = track_create(&p);
+	struct track_fit f;
+	TEST_CHECK(track_fit(t, NULL, &f) == TRACK_EMPTY, "empty");
+	TEST_CHECK(track_add(t, 0, 10, 0, 0, 5) == HCLOCK_EINVAL, "t4 < t1");
+	TEST_CHECK(track_add(t, 1, 10, 0, 0, 15) == 0, "ok");
+	TEST_CHECK(track_add(t, 0, 20, 0, 0, 25) == HCLOCK_EINVAL, "older exchange");
+	TEST_CHECK(track_fit(t, NULL, &f) == TRACK_PRIOR, "one exchange");
+	track_destroy(t);
+	struct track_params bad = {0, 0, 0};
+	TEST_CHECK(!track_create(&bad), "window 0 accepted");
+	printf("test_track: %d seeds; worst median error %.1f ns, worst median half-width %.0f ns, "
+	       "worst error from 2 s after a 3.8 ppm step %.0f ns\n", nseeds, worst_med, worst_hw,
+	       worst_after);
+	return test_end("test_track");
+}
