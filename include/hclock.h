@@ -232,6 +232,27 @@ HCLOCK_API const char *hclock_sync_spec(const hclock_sync *s);
  */
 HCLOCK_API int hclock_sync_run(hclock_sync *s, MPI_Comm comm, hclock_clock *base, hclock_clock **global);
 
+/*
+ * The continuous clock (spec cont(INNER[,KEY=VALUE...]), README "Continuous clock"): after
+ * hclock_sync_run the clock keeps learning in the background and *global stays right for
+ * hours; its reads stay lock-free, slewed (never backwards) and bounded (hclock_read).
+ *
+ * hclock_sync_stop: collective over the comm of the run: stops the exchanges everywhere and
+ * leaves every process's clock frozen on its last model (usable after, and after
+ * hclock_sync_free; hclock_read says HCLOCK_BOUNDS_FROZEN). Returns 0 or the first error
+ * any process's exchanges met while running (agreed: the same on every rank). A no-op
+ * returning 0 for a one-shot sync. Freeing a running continuous sync without stopping it
+ * stops this process alone (its peers time out on it: they do not hang).
+ *
+ * hclock_sync_progress: for cont(...,drive=progress): do the exchange work that is due
+ * (answer a child's ping, send the next ping of this process's own exchange), never
+ * blocking; call it often (a PMPI tracer calls it at every MPI call). Calls from several
+ * threads are allowed (a call finding another one running returns at once). Returns 0 or
+ * the engine's first error. A no-op for any other sync.
+ */
+HCLOCK_API int hclock_sync_stop(hclock_sync *s);
+HCLOCK_API int hclock_sync_progress(hclock_sync *s);
+
 /* Ping-pong exchanges this process took part in during the last hclock_sync_run. */
 HCLOCK_API uint64_t hclock_sync_pingpongs(const hclock_sync *s);
 /* Sequential pairwise rounds of the last run as seen by this process (depth of the

@@ -73,8 +73,7 @@ static int check_point(MPI_Comm c, hclock_clock *g, const struct check_opts *o, 
 		err = NAN;
 	/* the bounds at this reading: the truth (reference minus reading is -err) inside? */
 	double lo, hi;
-	bound_at(&g->bound, hclock_now(g), &lo, &hi);
-	int known = bound_known(&g->bound);
+	int known = hclock_clock_bounds(g, hclock_now(g), &lo, &hi) == 0;
 	/* max over the ranks of: |true error|, half-width, truth outside, bounds known */
 	double a[4] = {fabs(err), fmax(-lo, hi), truth && known && !(-err >= lo && -err <= hi),
 	               known}, m[4] = {0, 0, 0, 0};

@@ -248,6 +248,7 @@ int hclock_emu_create(const char *spec, MPI_Comm comm, hclock_emu **out)
 	emu_draw_node(&p, e->node, &e->mine);
 	emu_draw_node(&p, e->ref_node, &e->ref);
 	rng_seed(&e->rng, p.seed ^ (0xa0761d6478bd642full * (uint64_t)(e->rank + 1)));
+	e->owner = pthread_self();
 	/* every parameter that shapes a node's clock */
 	const double shape[] = {p.offset_s, p.skew,      p.drift_per_s, p.wander_amp,
 	                        p.wander_period_s, p.step_s, p.step_at_s, p.fstep,
@@ -314,8 +315,26 @@ int64_t emu_local_ns(const struct hclock_emu *e, const struct emu_node *n, int64
 	return e->epoch_ns + T_ns + (int64_t)llround(dev);
 }
 
+struct rng *emu_rng(struct hclock_emu *e)
+{
+	static int arrivals;
+	static _Thread_local struct {
+		const struct hclock_emu *emu;
+		struct rng r;
+	} mine;
+	if (pthread_equal(pthread_self(), e->owner))
+		return &e->rng;
+	if (mine.emu != e) {
+		int k = __atomic_add_fetch(&arrivals, 1, __ATOMIC_RELAXED);
+		rng_seed(&mine.r, e->p.seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(e->rank + 1)) ^
+		                  ((uint64_t)k << 48));
+		mine.emu = e;
+	}
+	return &mine.r;
+}
+
 void emu_jitter(struct hclock_emu *e)
 {
 	if (e && e->p.jitter_s > 0)
-		real_delay_ns((int64_t)(rng_uniform(&e->rng) * e->p.jitter_s * 1e9));
+		real_delay_ns((int64_t)(rng_uniform(emu_rng(e)) * e->p.jitter_s * 1e9));
 }

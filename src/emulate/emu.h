@@ -18,6 +18,8 @@
 #include <stdint.h>
 
 #include "hclock.h"
+#include <pthread.h>
+
 #include "util/rng.h"
 
 /* What the user asked for: the ranges parameters are drawn from. */
@@ -68,7 +70,10 @@ struct hclock_emu {
 	int ranks_per_node;
 	struct emu_node mine;    /* this process's node clock */
 	struct emu_node ref;     /* the reference node's clock (rank 0's), for the truth */
-	struct rng rng;          /* this process's read noise and jitter */
+	struct rng rng;          /* this process's read noise and jitter (the creating thread's;
+	                            other threads, such as the continuous clock's, draw from their
+	                            own: emu_rng) */
+	pthread_t owner;         /* the thread that created it */
 };
 
 /* Parse "key=value,..." into p (defaults: all zero, seed 1). Returns 0 or HCLOCK_EINVAL with
@@ -83,6 +88,11 @@ int64_t emu_local_ns(const struct hclock_emu *e, const struct emu_node *n, int64
 
 /* Real time since the epoch, ns. */
 int64_t emu_T_ns(const struct hclock_emu *e);
+
+/* The random generator of the calling thread for e's noise and jitter: e->rng in the
+ * thread that created e, a generator of the thread's own (seeded from e's seed and the
+ * thread's arrival order) in any other, so that reads from several threads do not race. */
+struct rng *emu_rng(struct hclock_emu *e);
 
 /* Wait a random time in [0, jitter] before a sync message (no-op when jitter is 0). */
 void emu_jitter(struct hclock_emu *e);

@@ -27,7 +27,7 @@ static int64_t emulated_now(struct hclock_clock *c)
 	struct emulated_clock *e = (struct emulated_clock *)c;
 	int64_t t = emu_local_ns(e->emu, &e->emu->mine, emu_T_ns(e->emu));
 	if (e->emu->p.noise_s > 0) {
-		double z = rng_normal(&e->emu->rng);
+		double z = rng_normal(emu_rng(e->emu));
 		z = z > NOISE_CLIP ? NOISE_CLIP : z < -NOISE_CLIP ? -NOISE_CLIP : z;
 		t += (int64_t)llround(z * e->emu->p.noise_s * 1e9);
 	}

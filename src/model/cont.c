@@ -60,6 +60,18 @@ static void store_fn(struct cont_state *st, const struct cont_fn *f)
 	__atomic_store_n(&st->seq, s + 2, __ATOMIC_RELEASE);
 }
 
+/* one consistent copy of the function, without a base reading */
+static void read_fn(const struct cont_state *st, struct cont_fn *f)
+{
+	for (;;) {
+		uint64_t s1 = __atomic_load_n(&st->seq, __ATOMIC_ACQUIRE);
+		load_fn(st, f);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (!(s1 & 1) && __atomic_load_n(&st->seq, __ATOMIC_RELAXED) == s1)
+			return;
+	}
+}
+
 /* The writer's own copy (no concurrent writer: no retry needed). */
 static void writer_fn(const struct cont_state *st, struct cont_fn *f)
 {
@@ -155,7 +167,7 @@ void cont_state_set_status(struct cont_state *st, int status)
 void cont_state_target(const struct cont_state *st, struct lm *target, struct bound *bd)
 {
 	struct cont_fn f;
-	writer_fn(st, &f);
+	read_fn(st, &f);
 	/* target(x) = vu + corr + (x - xu)(1 + slope) */
 	target->x0_ns = f.xu_ns;
 	target->intercept_ns = (double)diff_ns(f.vu_ns, f.xu_ns) + f.corr_ns;
@@ -218,13 +230,7 @@ int64_t cont_state_read(const struct cont_state *st, hclock_clock *base, hclock_
 int64_t cont_state_map(const struct cont_state *st, int64_t x)
 {
 	struct cont_fn f;
-	for (;;) {
-		uint64_t s1 = __atomic_load_n(&st->seq, __ATOMIC_ACQUIRE);
-		load_fn(st, &f);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (!(s1 & 1) && __atomic_load_n(&st->seq, __ATOMIC_RELAXED) == s1)
-			break;
-	}
+	read_fn(st, &f);
 	return fn_eval(&f, x, NULL);
 }
 
@@ -232,24 +238,28 @@ int64_t cont_state_map(const struct cont_state *st, int64_t x)
 
 struct cont_clock {
 	struct hclock_clock c;
-	struct cont_state *st; /* what it reads: own or the caller's */
+	struct cont_state *st; /* what it reads: own or the caller's (switched atomically) */
 	struct cont_state own;
 };
 
+static struct cont_state *state_of(const struct hclock_clock *c)
+{
+	return __atomic_load_n(&((const struct cont_clock *)c)->st, __ATOMIC_ACQUIRE);
+}
+
 static int64_t cont_now(struct hclock_clock *c)
 {
-	struct cont_clock *k = (struct cont_clock *)c;
-	return cont_state_read(k->st, c->base, NULL);
+	return cont_state_read(state_of(c), c->base, NULL);
 }
 
 static int64_t cont_map(const struct hclock_clock *c, int64_t x)
 {
-	return cont_state_map(((const struct cont_clock *)c)->st, x);
+	return cont_state_map(state_of(c), x);
 }
 
 static void cont_read(struct hclock_clock *c, hclock_reading *r)
 {
-	cont_state_read(((struct cont_clock *)c)->st, c->base, r);
+	cont_state_read(state_of(c), c->base, r);
 }
 
 /* the bounds at a reading t taken a while ago: the correction still to come at t is found
@@ -257,15 +267,8 @@ static void cont_read(struct hclock_clock *c, hclock_reading *r)
  * times that: allowed for) */
 static void cont_bounds(const struct hclock_clock *c, int64_t t, double *lo, double *hi)
 {
-	const struct cont_clock *k = (const struct cont_clock *)c;
 	struct cont_fn f;
-	for (;;) {
-		uint64_t s1 = __atomic_load_n(&k->st->seq, __ATOMIC_ACQUIRE);
-		load_fn(k->st, &f);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (!(s1 & 1) && __atomic_load_n(&k->st->seq, __ATOMIC_RELAXED) == s1)
-			break;
-	}
+	read_fn(state_of(c), &f);
 	struct bound b = {f.b_at_ns, f.b_lo_ns, f.b_hi_ns, f.b_rate};
 	bound_at(&b, t, lo, hi);
 	if (!bound_known(&b))
@@ -281,10 +284,9 @@ static void cont_bounds(const struct hclock_clock *c, int64_t t, double *lo, dou
 /* serialized as the linear model of its current target (a frozen copy) */
 static void cont_flatten(const struct hclock_clock *c, struct wbuf *w)
 {
-	const struct cont_clock *k = (const struct cont_clock *)c;
 	struct lm t;
 	struct bound b;
-	cont_state_target(k->st, &t, &b);
+	cont_state_target(state_of(c), &t, &b);
 	wbuf_put_i64(w, t.x0_ns);
 	wbuf_put_f64(w, t.intercept_ns);
 	wbuf_put_f64(w, t.slope);
@@ -300,10 +302,9 @@ static void cont_flatten(const struct hclock_clock *c, struct wbuf *w)
 
 static int cont_describe(const struct hclock_clock *c, char *buf, size_t len)
 {
-	const struct cont_clock *k = (const struct cont_clock *)c;
 	struct lm t;
 	struct bound b;
-	cont_state_target(k->st, &t, &b);
+	cont_state_target(state_of(c), &t, &b);
 	return snprintf(buf, len, "cont(slope=%.4e,offset=%.1fns@%lld)", t.slope, t.intercept_ns,
 	                (long long)t.x0_ns);
 }
@@ -336,5 +337,22 @@ int cont_clock_create(hclock_clock *base, struct cont_state *st, hclock_clock **
 
 struct cont_state *cont_clock_state(hclock_clock *c)
 {
-	return c && c->ops == &cont_ops ? ((struct cont_clock *)c)->st : NULL;
+	return c && c->ops == &cont_ops ? state_of(c) : NULL;
+}
+
+void cont_clock_set_state(hclock_clock *c, struct cont_state *st)
+{
+	__atomic_store_n(&((struct cont_clock *)c)->st, st, __ATOMIC_RELEASE);
+}
+
+void cont_clock_own_copy(hclock_clock *c)
+{
+	struct cont_clock *k = (struct cont_clock *)c;
+	struct cont_state *from = state_of(c);
+	if (from == &k->own)
+		return;
+	struct cont_fn f;
+	read_fn(from, &f); /* its writer may still be at work */
+	store_fn(&k->own, &f);
+	cont_clock_set_state(c, &k->own);
 }

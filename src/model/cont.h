@@ -54,7 +54,7 @@ double cont_state_update(struct cont_state *st, hclock_clock *base, const struct
                          int64_t stale_ns, int64_t *x_ns);
 /* Writer: set the status (HCLOCK_BOUNDS_FROZEN at stop). */
 void cont_state_set_status(struct cont_state *st, int status);
-/* Writer (or anyone while no writer runs): the current target and its bound. */
+/* The current target and its bound (lock-free, any thread or process). */
 void cont_state_target(const struct cont_state *st, struct lm *target, struct bound *bd);
 
 /* Read the function at base time x_ns: the reading (and, if r is not NULL, its bounds and
@@ -71,5 +71,10 @@ int64_t cont_state_map(const struct cont_state *st, int64_t x_ns);
 int cont_clock_create(hclock_clock *base, struct cont_state *st, hclock_clock **out);
 /* The state a continuous clock reads; NULL for any other clock. */
 struct cont_state *cont_clock_state(hclock_clock *c);
+/* Make c read st from now on (readers switch atomically). */
+void cont_clock_set_state(hclock_clock *c, struct cont_state *st);
+/* Make c read a copy of what it reads now, in its own memory (before a shared state is
+ * freed). */
+void cont_clock_own_copy(hclock_clock *c);
 
 #endif

@@ -180,11 +180,11 @@ static int regress(track *t, size_t nexch, struct lm *out)
 }
 
 /* The true offset at x_a from the latest exchange's own messages, each relaxed by the read
- * slack and carried to x_a along est's slope give or take the drift allowance. */
-static void latest_interval(const track *t, const struct lm *est, int64_t x_a, double *lo,
-                            double *hi, double *rtt)
+ * slack and carried to x_a at any rate within TRACK_MAX_RATE (not the estimate's: under
+ * stalled exchanges its slope can be far off, and an exchange can last milliseconds). */
+static void latest_interval(const track *t, int64_t x_a, double *lo, double *hi, double *rtt)
 {
-	double s = est->slope, F = t->p.drift, e = t->p.slack_ns;
+	double S = TRACK_MAX_RATE, e = t->p.slack_ns;
 	*lo = -INFINITY;
 	*hi = INFINITY;
 	*rtt = INFINITY;
@@ -192,9 +192,9 @@ static void latest_interval(const track *t, const struct lm *est, int64_t x_a, d
 		const struct pp *q = &t->v[i];
 		double up_dx = (double)diff_ns(x_a, q->t1), down_dx = (double)diff_ns(x_a, q->t4);
 		/* up: Y(t1) <= t2, so offset(t1) <= t2 - t1 */
-		double u = (double)diff_ns(q->t2, q->t1) + e + s * up_dx + F * fabs(up_dx);
+		double u = (double)diff_ns(q->t2, q->t1) + e + S * fabs(up_dx);
 		/* down: Y(t4) >= t3, so offset(t4) >= t3 - t4 */
-		double d = (double)diff_ns(q->t3, q->t4) - e + s * down_dx - F * fabs(down_dx);
+		double d = (double)diff_ns(q->t3, q->t4) - e - S * fabs(down_dx);
 		*hi = fmin(*hi, u);
 		*lo = fmax(*lo, d);
 		*rtt = fmin(*rtt, (double)pp_rtt(q));
@@ -248,15 +248,23 @@ int track_fit(track *t, const struct lm *prior, struct track_fit *f)
 				est = hf.est;
 		}
 	}
+	/* anchored at the latest exchange's fastest ping-pong, whose own messages pin it */
+	int64_t x_a = fastest(t, exch_start(t, t->n), t->n)->t4;
 	double lo, hi;
-	latest_interval(t, &est, x_last, &lo, &hi, &f->rtt_ns);
+	latest_interval(t, x_a, &lo, &hi, &f->rtt_ns);
 	/* a line the latest exchange proves wrong is moved into its interval */
-	double e = lm_offset(&est, x_last);
+	double e = lm_offset(&est, x_a);
 	if (lo <= hi && (e < lo || e > hi))
 		est.intercept_ns += (e < lo ? lo : hi) - e;
 	f->est = est;
+	/* the rates the bound allows from there: the drift allowance around the estimate's slope
+	 * and around every slope the window's hulls leave valid */
+	double smin = est.slope - t->p.drift, smax = est.slope + t->p.drift;
+	if (hs == HULL_LEARNER_OK && f->status != TRACK_PRIOR) {
+		smin = fmin(smin, hf.cmin.slope - t->p.drift);
+		smax = fmax(smax, hf.cmax.slope + t->p.drift);
+	}
 	if (lo <= hi)
-		f->bd = bound_from_offset_interval(&est, x_last, lo, hi, est.slope - t->p.drift,
-		                                   est.slope + t->p.drift);
+		f->bd = bound_from_offset_interval(&est, x_a, lo, hi, smin, smax);
 	return f->status;
 }

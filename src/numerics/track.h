@@ -14,11 +14,13 @@
  *  - consistency: when the window's hulls intersect (a frequency step, wander larger than
  *    the delays resolve over the window), the older half of the window is dropped until
  *    they separate: the window shrinks itself after a change and grows back after;
- *  - the bound, strict under one stated assumption: from the start of the latest exchange
- *    on, the true rate difference stays within `drift` of the estimate's slope. The
- *    interval at the latest exchange comes from its own ping-pongs (each up message an
- *    upper bound, each down message a lower one, relaxed by the read slack), and widens by
- *    `drift` per ns away from it (TrueTime's and ClockBound's growing error bound).
+ *  - the bound, strict under one stated assumption: from the latest exchange on, the true
+ *    rate difference stays within `drift` of the estimate's slope, or of a slope the
+ *    window's hulls leave valid. The interval at the latest exchange's fastest ping-pong
+ *    comes from that exchange's own messages (each up message an upper bound, each down
+ *    message a lower one, relaxed by the read slack, carried over the exchange at up to
+ *    TRACK_MAX_RATE), and widens from there by that rate range (TrueTime's and
+ *    ClockBound's growing error bound).
  * With one exchange in the window the slope is the caller's prior.
  *
  * MPI-free. Times are absolute int64 ns, only differences become doubles.
@@ -31,6 +33,11 @@
 
 #include "numerics/bound.h"
 #include "numerics/linreg.h"
+
+/* The largest rate difference two clocks can have, dimensionless: used to carry a message's
+ * constraint over the length of one exchange (microseconds, milliseconds when stalled).
+ * Real oscillators are within a few hundred ppm; the emulation allows 1.2e-3 between two. */
+#define TRACK_MAX_RATE 2e-3
 
 struct track_params {
 	int64_t window_ns; /* keep the exchanges of the last window_ns of X time, ns (> 0) */

@@ -28,6 +28,7 @@ static int dunigan_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, 
 	MPI_Comm_size(comm, &p);
 	MPI_Comm_rank(comm, &r);
 	s->rounds = 2 * (uint64_t)(p - 1);
+	s->parent = r ? 0 : -1;
 	int64_t t_start = real_now_ns();
 	rc = measure_all(s, d->oa, comm, clk, &first);
 	if (r == 0)

@@ -118,8 +118,10 @@ static int tree_step(struct hclock_sync *s, struct learner *L, MPI_Comm comm, in
 	struct bound bd = bound_unknown();
 	/* against the partner's raw clk: the bounds compose through the entries, not the clocks */
 	int rc = learn_model(s, L, comm, partner, client, clk, 0, &lm, &bd);
-	if (me == client)
+	if (me == client) {
+		s->parent = partner;
 		return first_err(rc, send_models(comm, partner, &lm, &bd, t));
+	}
 	return first_err(rc, recv_models(comm, client, t));
 }
 

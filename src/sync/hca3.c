@@ -15,6 +15,7 @@ static int learn_from(struct hclock_sync *s, MPI_Comm comm, int ref, int me, hcl
 	struct lm lm;
 	struct bound bd;
 	int rc = learn_model(s, LEARNER(s), comm, ref, me, *my_clk, 1, &lm, &bd);
+	s->parent = ref;
 	hclock_clock_free(*my_clk);
 	*my_clk = NULL;
 	if (!rc)

@@ -58,6 +58,21 @@ static int make_comms(struct hier *h, MPI_Comm comm, hclock_clock *clk)
 	return 0;
 }
 
+/* the level's parent as a rank of the whole comm */
+static void level_parent(struct hclock_sync *s, const struct hclock_sync *lv, MPI_Comm level,
+                         MPI_Comm comm)
+{
+	MPI_Group lg, cg;
+	int out = MPI_UNDEFINED;
+	MPI_Comm_group(level, &lg);
+	MPI_Comm_group(comm, &cg);
+	MPI_Group_translate_ranks(lg, 1, &lv->parent, cg, &out);
+	MPI_Group_free(&lg);
+	MPI_Group_free(&cg);
+	s->parent = out == MPI_UNDEFINED ? -1 : out;
+	s->shares = lv->shares;
+}
+
 static int hier_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out)
 {
 	struct hier *h = (struct hier *)s;
@@ -76,6 +91,8 @@ static int hier_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 				sync_warn(s, "%.*s", (int)strlen(h->level[i]->warnings) - 1,
 				          h->level[i]->warnings);
 			rounds = h->level[i]->rounds;
+			if (h->level[i]->parent >= 0) /* the deepest level this process learned at */
+				level_parent(s, h->level[i], h->comm[i], comm);
 			hclock_clock_free(g);
 			g = next;
 		}

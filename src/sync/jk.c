@@ -14,6 +14,7 @@ static int jk_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcloc
 	MPI_Comm_rank(comm, &r);
 	offset_reset(L->oa);
 	s->rounds = (uint64_t)(p - 1);
+	s->parent = r ? 0 : -1;
 	for (int c = 1; c < p; c++) /* the root serves every client, whatever failed before */
 		if (r == 0 || r == c)
 			rc = first_err(rc, learn_model(s, L, comm, 0, c, clk, 1, &lm, &bd));

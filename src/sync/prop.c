@@ -23,8 +23,9 @@ static int prop_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	void *buf = NULL;
 	size_t len = 0;
 	int64_t n = 0;
-	(void)s;
 	MPI_Comm_rank(comm, &r);
+	s->parent = r ? 0 : -1;
+	s->shares = r != 0;
 	if (r == 0)
 		rc = hclock_clock_flatten(clk, &buf, &len);
 	/* the length, and who rank 0 is in MPI_COMM_WORLD (for the error line) */

@@ -22,6 +22,7 @@ static int skampi_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, h
 	MPI_Comm_rank(comm, &r);
 	offset_reset(k->oa);
 	s->rounds = (uint64_t)(p - 1);
+	s->parent = r ? 0 : -1;
 	rc = measure_all(s, k->oa, comm, clk, &smp);
 	if (r == 0 || rc) {
 		*out = hclock_clock_ref(clk);

@@ -92,6 +92,16 @@ const char *hclock_sync_spec(const hclock_sync *s)
 	return s->spec;
 }
 
+int hclock_sync_stop(hclock_sync *s)
+{
+	return s->ops->stop ? s->ops->stop(s) : 0;
+}
+
+int hclock_sync_progress(hclock_sync *s)
+{
+	return s->ops->progress ? s->ops->progress(s) : 0;
+}
+
 uint64_t hclock_sync_pingpongs(const hclock_sync *s)
 {
 	return s->pingpongs;
@@ -126,6 +136,8 @@ int sync_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clo
 	s->pingpongs = 0;
 	s->rounds = 0;
 	s->warnings[0] = 0;
+	s->parent = -1;
+	s->shares = 0;
 	*out = NULL;
 	int rc = s->ops->run(s, comm, clk, out);
 	if (!*out) /* every run leaves a clock, a dummy after a failure */

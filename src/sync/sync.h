@@ -30,6 +30,10 @@
 struct sync_ops {
 	int (*run)(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out);
 	void (*destroy)(struct hclock_sync *s); /* may be NULL: free(s) */
+	/* a sync that keeps running after run() (cont): collective stop, and the application's
+	 * progress call; NULL for the one-shot ones */
+	int (*stop)(struct hclock_sync *s);
+	int (*progress)(struct hclock_sync *s);
 };
 
 struct hclock_sync {
@@ -40,6 +44,11 @@ struct hclock_sync {
 	uint64_t rounds;     /* sequential pairwise steps of the schedule (last run) */
 	int bounded;         /* some model is learned with hulls: rank 0's result carries the
 	                        exact bound (hclock_sync_run) */
+	int parent;          /* last run: the rank of the run's comm this process's clock was
+	                        learned against, -1 for none (rank 0); the continuous clock keeps
+	                        learning against it (the same tree) */
+	int shares;          /* ... and 1 when it copied that rank's clock (prop): same time
+	                        source, it follows without traffic */
 	char warnings[1024]; /* this process's warnings of the last run, one per line */
 };
 
@@ -136,6 +145,11 @@ static inline int first_err(int rc, int r)
  * 20 fit points taken in 250 us, which fits a 1% slope and leaves the model 9 ms off 0.8 s
  * later. */
 #define MAX_PLAUSIBLE_SLOPE 2e-3
+
+/* The continuous sync's engine statistics and its thread's CPU time (ns, -1 without a
+ * thread); -1 for another sync or one not running. */
+struct cont_stats;
+int sync_cont_stats(const struct hclock_sync *s, struct cont_stats *st, int64_t *cpu_ns);
 
 /* floor(log2(p)) for p >= 1 */
 int ilog2(int p);

@@ -387,6 +387,10 @@ static int run(struct run *r, hclock_sync *sync)
 		                "measuring the MPI_Bcast latency");
 	if (!rc)
 		rc = measure_all(r);
+	int src = hclock_sync_stop(sync); /* collective: a continuous sync ends here */
+	if (src && !rc)
+		mpitool_error(r->t, "%s", hclock_last_error());
+	rc = rc ? rc : src;
 	if (r->p.comm != MPI_COMM_NULL)
 		MPI_Comm_free(&r->p.comm);
 	hclock_clock_free(g);

@@ -246,6 +246,11 @@ static int run_one(struct mpitool *t, hclock_sync *s, const struct check_cli *k,
 	co->seed = (uint64_t)k->seed + (uint64_t)i;
 	if ((rc = check_clock(MPI_COMM_WORLD, g, co, run->pt))) /* agreed inside */
 		mpitool_error(t, "check failed: %s", hclock_last_error());
+	/* a continuous sync stops here (collective), its clock frozen */
+	int src = hclock_sync_stop(s);
+	if (src && !rc)
+		mpitool_error(t, "%s", hclock_last_error());
+	rc = rc ? rc : src;
 	hclock_clock_free(g);
 	return rc;
 }

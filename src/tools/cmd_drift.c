@@ -314,6 +314,10 @@ int cmd_drift(int argc, char **argv)
 			                    (int)k.npp, smp)))
 				mpitool_error(&t, "drift measurement failed: %s", hclock_last_error());
 		}
+		int src = hclock_sync_stop(s); /* collective: a continuous sync ends here */
+		if (src && !rc)
+			mpitool_error(&t, "%s", hclock_last_error());
+		rc = rc ? rc : src;
 	}
 	if (!rc && t.rank == 0) {
 		for (int r = 0; r < t.size; r++)

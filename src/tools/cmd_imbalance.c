@@ -384,6 +384,8 @@ int cmd_imbalance(int argc, char **argv)
 		mpitool_error(&t, "sync %s failed: %s", k.common.sync, hclock_last_error());
 	else if (!(rc = run(&t, g, &k, &r)) && t.rank == 0)
 		report(&t, &k, s, &r);
+	if (!rc && (rc = hclock_sync_stop(s))) /* collective: a continuous sync ends here */
+		mpitool_error(&t, "%s", hclock_last_error());
 	reps_free(&r);
 	hclock_clock_free(g);
 	hclock_sync_free(s);

@@ -13,7 +13,15 @@ void mpitool_init(struct mpitool *t, const char *name, int *argc, char ***argv)
 {
 	memset(t, 0, sizeof(*t));
 	t->name = name;
-	MPI_Init(argc, argv);
+	/* a continuous sync's background thread needs MPI_THREAD_MULTIPLE; ask for it only then
+	 * (it may cost the MPI library locks on every call) */
+	int want = 0, got;
+	for (int i = 1; i < *argc; i++)
+		want |= strstr((*argv)[i], "cont(") != NULL;
+	if (want)
+		MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &got);
+	else
+		MPI_Init(argc, argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &t->rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &t->size);
 }

@@ -1,0 +1,139 @@
+/* driver.c - the continuous clock's background thread (cont/driver.h). */
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "cont/driver.h"
+#include "util/err.h"
+#include "util/timeutil.h"
+
+#define SPIN_NS 300000 /* poll without sleeping for this long after an exchange's last message
+                          or its start (a parent wakes 200 us early) */
+#define POLL_NS 20000  /* then sleep this long between polls */
+#define MAX_SLEEP_NS 1000000000ll
+
+struct driver {
+	struct engine *e;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int stop;  /* under mu */
+	int rc;    /* the engine's error the thread saw */
+	clockid_t cpu;
+	int have_cpu;
+};
+
+static int64_t base_now(struct driver *d)
+{
+	hclock_clock *b = engine_base(d->e);
+	return hclock_now(b);
+}
+
+/* sleep d_ns unless stopped meanwhile; returns 1 when stopped */
+static int nap(struct driver *d, int64_t d_ns)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	int64_t end = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + d_ns;
+	ts.tv_sec = end / 1000000000;
+	ts.tv_nsec = end % 1000000000;
+	pthread_mutex_lock(&d->mu);
+	while (!d->stop && pthread_cond_timedwait(&d->cv, &d->mu, &ts) == 0)
+		;
+	int stop = d->stop;
+	pthread_mutex_unlock(&d->mu);
+	return stop;
+}
+
+static void *loop(void *arg)
+{
+	struct driver *d = arg;
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	prctl(PR_SET_TIMERSLACK, 1000UL); /* sleeps of 20 us, not the default 50 us slack */
+	int64_t busy_since = -1;
+	uint64_t events = 0;
+	for (;;) {
+		int64_t wake;
+		int rc = engine_progress(d->e, &wake);
+		if (rc) {
+			d->rc = rc;
+			break;
+		}
+		int64_t now = base_now(d);
+		if (engine_busy(d->e) || wake - now <= 0) {
+			uint64_t ev = engine_events(d->e);
+			if (busy_since < 0 || ev != events)
+				busy_since = now;
+			events = ev;
+			if (now - busy_since < SPIN_NS) {
+				pthread_mutex_lock(&d->mu);
+				int stop = d->stop;
+				pthread_mutex_unlock(&d->mu);
+				if (stop)
+					break;
+				continue;
+			}
+			if (nap(d, POLL_NS))
+				break;
+			continue;
+		}
+		busy_since = -1;
+		if (nap(d, wake - now < MAX_SLEEP_NS ? wake - now : MAX_SLEEP_NS))
+			break;
+	}
+	return NULL;
+}
+
+int driver_start(struct engine *e, struct driver **out)
+{
+	struct driver *d = calloc(1, sizeof(*d));
+	*out = NULL;
+	if (!d)
+		return err_set(HCLOCK_ENOMEM, "out of memory");
+	d->e = e;
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&d->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_mutex_init(&d->mu, NULL);
+	int r = pthread_create(&d->th, NULL, loop, d);
+	if (r) {
+		pthread_cond_destroy(&d->cv);
+		pthread_mutex_destroy(&d->mu);
+		free(d);
+		return err_set(HCLOCK_EUNSUPP, "cont(...): could not start the background thread "
+		               "(pthread_create: error %d); use cont(...,drive=progress)", r);
+	}
+	d->have_cpu = pthread_getcpuclockid(d->th, &d->cpu) == 0;
+	*out = d;
+	return 0;
+}
+
+int driver_stop(struct driver *d)
+{
+	if (!d)
+		return 0;
+	pthread_mutex_lock(&d->mu);
+	d->stop = 1;
+	pthread_cond_signal(&d->cv);
+	pthread_mutex_unlock(&d->mu);
+	pthread_join(d->th, NULL);
+	int rc = d->rc;
+	pthread_cond_destroy(&d->cv);
+	pthread_mutex_destroy(&d->mu);
+	free(d);
+	return rc;
+}
+
+int64_t driver_cpu_ns(const struct driver *d)
+{
+	struct timespec ts;
+	if (!d || !d->have_cpu || clock_gettime(d->cpu, &ts))
+		return -1;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}

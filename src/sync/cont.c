@@ -1,0 +1,264 @@
+/*
+ * cont.c - the continuous clock as a sync spec: cont(INNER[,KEY=VALUE...]). The run is
+ * INNER's one-shot sync, then the engine (cont/engine.h) keeps every process's clock right
+ * in the same tree, driven by a background thread (cont/driver.h) or by the application's
+ * hclock_sync_progress calls; hclock_sync_stop ends it collectively.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock/clock.h"
+#include "cont/driver.h"
+#include "cont/engine.h"
+#include "sync/sync.h"
+#include "transport/comm.h"
+#include "util/err.h"
+#include "util/parse.h"
+
+extern const struct sync_type sync_type_cont, sync_type_none;
+
+struct cont_sync {
+	struct hclock_sync s;
+	struct hclock_sync *inner;
+	struct cont_cfg cfg;
+	struct engine *eng;
+	struct driver *drv;
+};
+
+/* The keys, their defaults and limits (README "Continuous clock" explains the choices). */
+static const struct cont_cfg defaults = {
+	.window_s = 2, .min_s = 0.025, .max_s = 0.25, .threshold_ns = 100, .streak = 4,
+	.slew = 500e-6, .drift = 5e-6, .pingpongs = 8, .stale_s = 0, .thread = 1,
+};
+#define STALE_PERIODS 10 /* stale after 10 max periods without an exchange, by default */
+
+static int cont_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out)
+{
+	struct cont_sync *c = (struct cont_sync *)s;
+	int rc = 0, level = MPI_THREAD_MULTIPLE;
+	if (c->eng)
+		rc = err_set(HCLOCK_EINVAL, "%s is still running: hclock_sync_stop it before running it "
+		             "again", s->spec);
+	MPI_Query_thread(&level);
+	if (!rc && c->cfg.thread && level < MPI_THREAD_MULTIPLE)
+		rc = err_set(HCLOCK_EUNSUPP, "cont(...) runs a background thread, which needs MPI "
+		             "initialised with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...) (this "
+		             "process has %s); initialise MPI so, or use cont(...,drive=progress) and "
+		             "call hclock_sync_progress", level == MPI_THREAD_SINGLE ? "MPI_THREAD_SINGLE"
+		             : level == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED"
+		             : "MPI_THREAD_SERIALIZED");
+	if ((rc = comm_agree(comm, rc)))
+		return rc;
+	hclock_clock *g0 = NULL;
+	rc = sync_run(c->inner, comm, clk, &g0);
+	s->pingpongs = c->inner->pingpongs;
+	s->rounds = c->inner->rounds;
+	s->parent = c->inner->parent;
+	s->shares = c->inner->shares;
+	if (c->inner->warnings[0])
+		sync_warn(s, "%.*s", (int)strlen(c->inner->warnings) - 1, c->inner->warnings);
+	if ((rc = comm_agree(comm, rc))) {
+		*out = g0;
+		return rc;
+	}
+	/* start from the one-shot model: base -> reference, and its bound */
+	struct lm t0 = g0->inner ? g0->comp : (struct lm){0, 0, 0};
+	struct bound b0 = g0->bound;
+	hclock_clock *cc = NULL;
+	rc = engine_create(comm, clk->base, &c->cfg, s->parent, s->shares, &t0, &b0, &c->eng, &cc);
+	if (!rc && c->cfg.thread)
+		rc = comm_agree(comm, driver_start(c->eng, &c->drv));
+	if (rc) {
+		driver_stop(c->drv);
+		c->drv = NULL;
+		engine_destroy(c->eng);
+		c->eng = NULL;
+		hclock_clock_free(cc);
+		*out = g0;
+		return rc;
+	}
+	hclock_clock_free(g0);
+	*out = cc;
+	return 0;
+}
+
+static int cont_stop(struct hclock_sync *s)
+{
+	struct cont_sync *c = (struct cont_sync *)s;
+	if (!c->eng)
+		return 0;
+	if (getenv("HCLOCK_CONT_DEBUG")) {
+		struct cont_stats st;
+		engine_stats(c->eng, &st);
+		int w;
+		MPI_Comm_rank(MPI_COMM_WORLD, &w);
+		fprintf(stderr, "rank %d: exchanges %llu timeouts %llu served %llu halvings %llu "
+		        "doublings %llu shrinks %llu period %g s max corr %g ns last dev %g ns cpu %lld\n",
+		        w, (unsigned long long)st.exchanges, (unsigned long long)st.timeouts,
+		        (unsigned long long)st.served, (unsigned long long)st.halvings,
+		        (unsigned long long)st.doublings, (unsigned long long)st.shrinks, st.period_s,
+		        st.max_corr_ns, st.last_dev_ns, (long long)driver_cpu_ns(c->drv));
+	}
+	driver_stop(c->drv); /* its error is the engine's, agreed on below */
+	c->drv = NULL;
+	int rc = engine_stop(c->eng);
+	engine_destroy(c->eng);
+	c->eng = NULL;
+	if (rc)
+		err_set(rc, "the continuous clock's exchanges failed: %s", hclock_last_error());
+	return rc;
+}
+
+static int cont_progress(struct hclock_sync *s)
+{
+	struct cont_sync *c = (struct cont_sync *)s;
+	int64_t wake;
+	if (!c->eng || c->cfg.thread)
+		return 0;
+	return engine_try_progress(c->eng, &wake);
+}
+
+static void cont_destroy(struct hclock_sync *s)
+{
+	struct cont_sync *c = (struct cont_sync *)s;
+	driver_stop(c->drv);
+	engine_destroy(c->eng); /* alone: this process stops, its peers time out on it */
+	hclock_sync_free(c->inner);
+	free(c);
+}
+
+int sync_cont_stats(const struct hclock_sync *s, struct cont_stats *st, int64_t *cpu_ns)
+{
+	if (s->type != &sync_type_cont)
+		return -1;
+	const struct cont_sync *c = (const struct cont_sync *)s;
+	if (!c->eng)
+		return -1;
+	engine_stats(c->eng, st);
+	if (cpu_ns)
+		*cpu_ns = driver_cpu_ns(c->drv);
+	return 0;
+}
+
+static const struct sync_ops cont_ops = {
+	.run = cont_run, .destroy = cont_destroy, .stop = cont_stop, .progress = cont_progress,
+};
+
+#define KEYS "window=S, min=S, max=S, threshold=T, streak=N, slew=R, drift=R, n=N, stale=S " \
+             "or drive=thread|progress"
+
+static int parse_key(struct spec_parser *ps, struct cont_cfg *cfg)
+{
+	const char *t = ps->p;
+	size_t n = spec_toklen(t);
+	const char *eq = memchr(t, '=', n);
+	if (!eq)
+		return spec_bad(ps, t, n, "KEY=VALUE: " KEYS);
+	size_t kn = (size_t)(eq - t);
+	ps->p = eq + 1;
+#define KEY(k) (kn == strlen(k) && !strncmp(t, k, kn))
+	if (KEY("window"))
+		return spec_duration(ps, 0.01, 86400, "window=S, the learning window", &cfg->window_s);
+	if (KEY("min"))
+		return spec_duration(ps, 1e-3, 3600, "min=S, the shortest exchange period", &cfg->min_s);
+	if (KEY("max"))
+		return spec_duration(ps, 1e-3, 3600, "max=S, the longest exchange period", &cfg->max_s);
+	if (KEY("stale"))
+		return spec_duration(ps, 1e-3, 86400, "stale=S, the bounds' staleness limit",
+		                     &cfg->stale_s);
+	if (KEY("threshold")) {
+		double v;
+		int rc = spec_duration(ps, 0, 1, "threshold=T, the projected offset's error that halves "
+		                       "the period", &v);
+		cfg->threshold_ns = v * 1e9;
+		return rc;
+	}
+	if (KEY("streak"))
+		return spec_int(ps, 1, 1000, "streak=N, exchanges within the threshold before the period "
+		                "doubles", &cfg->streak);
+	if (KEY("n"))
+		return spec_int(ps, 1, 1000, "n=N, ping-pongs per exchange", &cfg->pingpongs);
+	if (KEY("drive")) {
+		if (spec_word(ps, "thread") || (spec_word(ps, "progress") && !(cfg->thread = 0)))
+			return 0;
+		return spec_bad(ps, ps->p, spec_toklen(ps->p), "drive=thread or drive=progress");
+	}
+	double *rate = KEY("slew") ? &cfg->slew : KEY("drift") ? &cfg->drift : NULL;
+	if (rate) {
+		size_t vn = spec_toklen(ps->p);
+		double hi = rate == &cfg->slew ? 1e-2 : 1e-3, lo = rate == &cfg->slew ? 1e-9 : 0;
+		if (parse_number(ps->p, vn, lo, hi, rate)) {
+			char want[160];
+			snprintf(want, sizeof(want), "%s, a rate from %g to %g (500e-6 = 500 ppm)",
+			         rate == &cfg->slew ? "slew=R, the largest correction rate"
+			                            : "drift=R, the bounds' drift allowance", lo, hi);
+			return spec_bad(ps, ps->p, vn, want);
+		}
+		ps->p += vn;
+		return 0;
+	}
+#undef KEY
+	return spec_bad(ps, t, kn, "a key of cont(...): " KEYS);
+}
+
+static int cont_parse(struct spec_parser *ps, struct hclock_sync **out)
+{
+	int rc = sync_alloc(sizeof(struct cont_sync), &cont_ops, out);
+	if (rc)
+		return rc;
+	struct cont_sync *c = (struct cont_sync *)*out;
+	c->cfg = defaults;
+	if ((rc = spec_expect(ps, '(', "cont(INNER[,KEY=VALUE...])")))
+		return rc;
+	ps->depth++;
+	rc = spec_parse_one(ps, &c->inner);
+	ps->depth--;
+	if (rc)
+		return rc;
+	if (c->inner->type == &sync_type_cont || c->inner->type == &sync_type_none)
+		return err_set(HCLOCK_EINVAL, "sync spec '%s': cont(...) needs a one-shot sync inside "
+		               "(e.g. cont(hca3/100/skampi/20)), not %s", ps->s, c->inner->type->name);
+	while (*ps->p == ',') {
+		ps->p++;
+		if ((rc = parse_key(ps, &c->cfg)))
+			return rc;
+	}
+	if ((rc = spec_expect(ps, ')', "closing cont(INNER[,KEY=VALUE...])")))
+		return rc;
+	struct cont_cfg *g = &c->cfg;
+	if (g->min_s > g->max_s)
+		return err_set(HCLOCK_EINVAL, "sync spec '%s': min=%gs is longer than max=%gs; the "
+		               "period adapts between them (equal: a fixed period)", ps->s, g->min_s,
+		               g->max_s);
+	if (!(g->stale_s > 0))
+		g->stale_s = STALE_PERIODS * g->max_s;
+	(*out)->bounded = c->inner->bounded;
+	/* the canonical form: the keys that differ from the defaults */
+	char keys[200] = "";
+	size_t k = 0;
+#define ADD(cond, ...) \
+	if (cond && k < sizeof(keys)) \
+		k += (size_t)snprintf(keys + k, sizeof(keys) - k, __VA_ARGS__)
+	ADD(g->window_s != defaults.window_s, ",window=%gs", g->window_s);
+	ADD(g->min_s != defaults.min_s, ",min=%gs", g->min_s);
+	ADD(g->max_s != defaults.max_s, ",max=%gs", g->max_s);
+	ADD(g->threshold_ns != defaults.threshold_ns, ",threshold=%gns", g->threshold_ns);
+	ADD(g->streak != defaults.streak, ",streak=%d", g->streak);
+	ADD(g->slew != defaults.slew, ",slew=%g", g->slew);
+	ADD(g->drift != defaults.drift, ",drift=%g", g->drift);
+	ADD(g->pingpongs != defaults.pingpongs, ",n=%d", g->pingpongs);
+	ADD(g->stale_s != STALE_PERIODS * g->max_s, ",stale=%gs", g->stale_s);
+	ADD(!g->thread, ",drive=progress");
+#undef ADD
+	sync_set_spec(*out, "cont(%s%s)", c->inner->spec, keys);
+	return 0;
+}
+
+const struct sync_type sync_type_cont = {
+	.name = "cont",
+	.usage = "cont(INNER[,KEY=VALUE...])",
+	.help = "continuous: INNER once, then each process keeps learning against its parent in "
+	        "the same tree (sliding-window hulls, adaptive period, slewed, bounded)",
+	.parse = cont_parse,
+};

@@ -1,0 +1,155 @@
+/*
+ * test_cont_app.c - the continuous clock inside an application (issue 11).
+ *   test_cont_app single   MPI initialised with MPI_THREAD_SINGLE: cont(...) with its thread is
+ *                      refused on every rank with one line naming MPI_THREAD_MULTIPLE, and
+ *                      drive=progress works
+ *   test_cont_app multiple the background thread: for a few seconds under emulated skew, wander
+ *                      and a 3.8 ppm frequency step, the main thread reads the clock: never
+ *                      backwards, the truth inside hclock_read's bounds at every probe;
+ *                      after the step the period halved and later doubled back; an
+ *                      ANY_SOURCE/ANY_TAG receive of the application stays untouched; stop
+ *                      freezes the clock, which stays readable after the sync is freed.
+ * Prints "test_cont: ok" on every rank that passed; exits non-zero otherwise.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cont/engine.h"
+#include "hclock.h"
+#include "sync/sync.h"
+
+static int fails;
+#define CHECK(c, ...)                                                    \
+	do {                                                                 \
+		if (!(c)) {                                                      \
+			fprintf(stderr, "rank %d: check failed: %s: ", rank, #c);   \
+			fprintf(stderr, __VA_ARGS__);                                \
+			fputc('\n', stderr);                                         \
+			fails++;                                                     \
+		}                                                                \
+	} while (0)
+static int rank;
+
+static void nap_ms(int ms)
+{
+	struct timespec ts = {0, ms * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+/* read for dur_s: monotonic, truth inside the bounds; progress: call hclock_sync_progress */
+static void watch(hclock_sync *s, hclock_clock *g, hclock_emu *emu, double dur_s, int progress,
+                  long *nprobe)
+{
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int64_t prev = INT64_MIN;
+	long back = 0, outside = 0, nobound = 0;
+	for (long i = 0;; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) * 1e-9 > dur_s)
+			break;
+		if (progress)
+			CHECK(hclock_sync_progress(s) == 0, "%s", hclock_last_error());
+		int64_t v = hclock_now(g);
+		back += v < prev;
+		prev = v;
+		if (i % 64 == 0) {
+			double err, lo, hi;
+			hclock_true_error(g, emu, &err);
+			hclock_reading r;
+			hclock_read(g, &r);
+			if (hclock_clock_bounds(g, r.now_ns, &lo, &hi))
+				nobound++;
+			else if (!(-err >= lo - 1 && -err <= hi + 1))
+				outside++;
+			(*nprobe)++;
+			if (!progress)
+				nap_ms(1);
+		}
+	}
+	CHECK(back == 0, "%ld backward steps", back);
+	CHECK(outside == 0, "the truth outside the bounds at %ld probes", outside);
+	CHECK(nobound == 0 || progress, "no bounds at %ld probes", nobound);
+}
+
+int main(int argc, char **argv)
+{
+	int single = argc > 1 && !strcmp(argv[1], "single"), got, size;
+	MPI_Init_thread(&argc, &argv, single ? MPI_THREAD_SINGLE : MPI_THREAD_MULTIPLE, &got);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	MPI_Comm app;
+	MPI_Comm_dup(MPI_COMM_WORLD, &app);
+	long in[2] = {-1, -1};
+	MPI_Request req;
+	MPI_Irecv(in, 2, MPI_LONG, MPI_ANY_SOURCE, MPI_ANY_TAG, app, &req);
+
+	hclock_emu *emu = NULL;
+	hclock_clock *base, *g = NULL;
+	char emuspec[200];
+	snprintf(emuspec, sizeof(emuspec), "offset=1,skew=100e-6,wander=2e-7@20,"
+	         "fstep=3.8e-6@%s,nodes=%d,seed=7", single ? "100" : "2", size > 2 ? 2 : size);
+	CHECK(hclock_emu_create(emuspec, app, &emu) == 0, "%s", hclock_last_error());
+	hclock_base_create("monotonic", emu, &base);
+	hclock_sync *s;
+	long nprobe = 0;
+	const char *inner = size > 2 ? "h2(hca3/10/hull/5/span=0.05,prop)" : "hca3/10/hull/5/span=0.05";
+	char spec[256];
+	if (single) {
+		snprintf(spec, sizeof(spec), "cont(%s)", inner);
+		hclock_sync_create(spec, &s);
+		int rc = hclock_sync_run(s, app, base, &g);
+		CHECK(rc == HCLOCK_EUNSUPP && strstr(hclock_last_error(), "MPI_THREAD_MULTIPLE") &&
+		      strstr(hclock_last_error(), "drive=progress"), "rc %d: %s", rc,
+		      hclock_last_error());
+		CHECK(!g, "a clock after a refusal");
+		hclock_sync_free(s);
+		snprintf(spec, sizeof(spec), "cont(%s,drive=progress,min=10ms,max=80ms)", inner);
+		hclock_sync_create(spec, &s);
+		CHECK(hclock_sync_run(s, app, base, &g) == 0, "%s", hclock_last_error());
+		watch(s, g, emu, 1.5, 1, &nprobe);
+	} else {
+		snprintf(spec, sizeof(spec), "cont(%s,min=10ms,max=80ms,streak=3)", inner);
+		CHECK(hclock_sync_create(spec, &s) == 0, "%s", hclock_last_error());
+		CHECK(hclock_sync_run(s, app, base, &g) == 0, "%s", hclock_last_error());
+		watch(s, g, emu, 1.8, 0, &nprobe);
+		struct cont_stats before, after;
+		sync_cont_stats(s, &before, NULL);
+		watch(s, g, emu, 2.5, 0, &nprobe); /* the step at 2 s after the emulation's epoch */
+		sync_cont_stats(s, &after, NULL);
+		/* adaptation on 2 ranks: with more ranks than cores the exchanges stall (milliseconds
+		 * round trips) and the period rightly stays short */
+		if (s->parent >= 0 && !s->shares && size == 2) {
+			CHECK(after.halvings > before.halvings, "the period did not halve after the step "
+			      "(halvings %llu)", (unsigned long long)after.halvings);
+			CHECK(after.doublings > before.doublings, "the period did not double back");
+			CHECK(after.exchanges > 10 && after.timeouts * 10 < after.exchanges,
+			      "%llu exchanges, %llu timeouts", (unsigned long long)after.exchanges,
+			      (unsigned long long)after.timeouts);
+		}
+	}
+	int flag = 0;
+	MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+	CHECK(!flag, "the application's receive took one of hclock's messages");
+	CHECK(hclock_sync_stop(s) == 0, "stop: %s", hclock_last_error());
+	hclock_reading r;
+	hclock_read(g, &r);
+	CHECK(r.status == HCLOCK_BOUNDS_FROZEN, "status %d after stop", r.status);
+	hclock_sync_free(s);
+	int64_t a = hclock_now(g), b = hclock_now(g);
+	CHECK(b >= a, "not readable after the sync was freed");
+	hclock_clock_free(g);
+	long mine[2] = {rank, 4242};
+	MPI_Send(mine, 2, MPI_LONG, (rank + 1) % size, 7, app);
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	CHECK(in[0] == (rank + size - 1) % size && in[1] == 4242, "the application's message");
+	hclock_clock_free(base);
+	hclock_emu_free(emu);
+	MPI_Comm_free(&app);
+	if (!fails)
+		printf("test_cont: ok (rank %d, %ld probes)\n", rank, nprobe);
+	MPI_Finalize();
+	return fails ? 1 : 0;
+}
