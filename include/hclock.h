@@ -37,8 +37,9 @@
  *   application, where the MPI library reports it at all. After such an error MPI itself
  *   may no longer deliver messages; hclock cannot do better than return then.
  * - Only the hclock_* functions declared here (and in hclock_api.h) are exported.
- * - Threads: reading a clock (hclock_now, hclock_clock_bounds, hclock_clock_describe,
- *   hclock_true_error) is safe from several threads at once on clocks nobody frees
+ * - Threads: reading a clock (hclock_now, hclock_read, hclock_clock_bounds,
+ *   hclock_clock_describe, hclock_true_error) is safe from several threads at once, also
+ *   while a continuous sync's thread updates it (lock-free), on clocks nobody frees
  *   meanwhile; hclock_clock_ref/free are not atomic (take and drop references in one
  *   thread). Collective calls follow MPI's rules for the communicator (one thread at a time per communicator, as with
  *   MPI_THREAD_SERIALIZED). An emulated clock's read noise and jitter draw from one random
