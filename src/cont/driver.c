@@ -19,7 +19,7 @@ struct driver {
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	int stop;  /* under mu */
+	int stop;  /* set under mu (for the condition variable), read atomically while spinning */
 	int rc;    /* the engine's error the thread saw */
 	clockid_t cpu;
 	int have_cpu;
@@ -70,10 +70,7 @@ static void *loop(void *arg)
 				busy_since = now;
 			events = ev;
 			if (now - busy_since < SPIN_NS) {
-				pthread_mutex_lock(&d->mu);
-				int stop = d->stop;
-				pthread_mutex_unlock(&d->mu);
-				if (stop)
+				if (__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE))
 					break;
 				continue;
 			}
@@ -119,7 +116,7 @@ int driver_stop(struct driver *d)
 	if (!d)
 		return 0;
 	pthread_mutex_lock(&d->mu);
-	d->stop = 1;
+	__atomic_store_n(&d->stop, 1, __ATOMIC_RELEASE);
 	pthread_cond_signal(&d->cv);
 	pthread_mutex_unlock(&d->mu);
 	pthread_join(d->th, NULL);

@@ -20,11 +20,6 @@
 #include "util/err.h"
 #include "util/fault.h"
 
-static inline int first_err(int rc, int r)
-{
-	return rc ? rc : r;
-}
-
 #define TAG_PING 0x4850
 #define TAG_PONG 0x4851
 #define NSLOTS 16                      /* pongs in flight as a parent */
@@ -423,6 +418,50 @@ static int make_share(struct engine *e, const int *tree, int p, struct cont_stat
 	return rc;
 }
 
+static void cancel(MPI_Request *r)
+{
+	if (*r == MPI_REQUEST_NULL)
+		return;
+	MPI_Cancel(r);
+	MPI_Wait(r, MPI_STATUS_IGNORE);
+}
+
+/* sends complete (they are small and eager) or are let go */
+static void finish_send(MPI_Request *r)
+{
+	int done = 0;
+	if (*r == MPI_REQUEST_NULL)
+		return;
+	for (int i = 0; i < 1000 && !done; i++)
+		MPI_Test(r, &done, MPI_STATUS_IGNORE);
+	if (!done)
+		MPI_Request_free(r);
+}
+
+static void quiesce(struct engine *e)
+{
+	cancel(&e->rreq);
+	cancel(&e->preq);
+	finish_send(&e->sreq);
+	finish_send(&e->nreq);
+	for (int i = 0; i < NSLOTS; i++)
+		finish_send(&e->slots[i].req);
+	e->in_flight = 0;
+	e->stopped = 1;
+}
+
+/* collective over the engine's communicators: the share window and communicator, then the
+ * engine's own (after a stop, or a start that failed everywhere) */
+static void free_comms(struct engine *e)
+{
+	if (e->win != MPI_WIN_NULL)
+		MPI_Win_free(&e->win);
+	if (e->share != MPI_COMM_NULL)
+		MPI_Comm_free(&e->share);
+	if (e->comm != MPI_COMM_NULL)
+		MPI_Comm_free(&e->comm);
+}
+
 int engine_create(MPI_Comm comm, hclock_clock *base, const struct cont_cfg *cfg, int parent,
                   int shares, const struct lm *t0, const struct bound *b0, struct engine **out,
                   hclock_clock **clk)
@@ -442,7 +481,7 @@ int engine_create(MPI_Comm comm, hclock_clock *base, const struct cont_cfg *cfg,
 	}
 	e->base = hclock_clock_ref(base);
 	e->cfg = *cfg;
-	e->share = MPI_COMM_NULL;
+	e->comm = e->share = MPI_COMM_NULL;
 	e->win = MPI_WIN_NULL;
 	e->rreq = e->sreq = e->nreq = e->preq = MPI_REQUEST_NULL;
 	for (int i = 0; i < NSLOTS; i++)
@@ -525,48 +564,16 @@ int engine_create(MPI_Comm comm, hclock_clock *base, const struct cont_cfg *cfg,
 		rc = post_ping_recv(e);
 	free(tree);
 	rc = comm_agree(e->comm, rc);
-	if (rc) {
-		e->stopped = 1;
+	if (rc) { /* every rank is here: the collective frees can be made */
+		quiesce(e);
+		free_comms(e);
 		engine_destroy(e);
 		hclock_clock_free(*clk);
 		*clk = NULL;
 		return rc;
 	}
-	e->stats.period_s = cfg->min_s;
 	*out = e;
 	return 0;
-}
-
-static void cancel(MPI_Request *r)
-{
-	if (*r == MPI_REQUEST_NULL)
-		return;
-	MPI_Cancel(r);
-	MPI_Wait(r, MPI_STATUS_IGNORE);
-}
-
-/* sends complete (they are small and eager) or are let go */
-static void finish_send(MPI_Request *r)
-{
-	int done = 0;
-	if (*r == MPI_REQUEST_NULL)
-		return;
-	for (int i = 0; i < 1000 && !done; i++)
-		MPI_Test(r, &done, MPI_STATUS_IGNORE);
-	if (!done)
-		MPI_Request_free(r);
-}
-
-static void quiesce(struct engine *e)
-{
-	cancel(&e->rreq);
-	cancel(&e->preq);
-	finish_send(&e->sreq);
-	finish_send(&e->nreq);
-	for (int i = 0; i < NSLOTS; i++)
-		finish_send(&e->slots[i].req);
-	e->in_flight = 0;
-	e->stopped = 1;
 }
 
 int engine_stop(struct engine *e)
@@ -593,13 +600,11 @@ int engine_stop(struct engine *e)
 		MPI_Barrier(e->share);
 		cont_clock_own_copy(e->clk);
 		MPI_Barrier(e->share);
-		MPI_Win_free(&e->win);
-		MPI_Comm_free(&e->share);
 	} else {
 		cont_state_set_status(e->st, HCLOCK_BOUNDS_FROZEN);
 	}
 	e->st = cont_clock_state(e->clk);
-	MPI_Comm_free(&e->comm);
+	free_comms(e);
 	return rc;
 }
 
@@ -629,9 +634,4 @@ void engine_stats(const struct engine *e, struct cont_stats *st)
 hclock_clock *engine_base(const struct engine *e)
 {
 	return e->base;
-}
-
-const struct cont_cfg *engine_cfg(const struct engine *e)
-{
-	return &e->cfg;
 }

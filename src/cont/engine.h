@@ -89,6 +89,5 @@ int engine_stop(struct engine *e);
 void engine_destroy(struct engine *e);
 void engine_stats(const struct engine *e, struct cont_stats *st);
 hclock_clock *engine_base(const struct engine *e);
-const struct cont_cfg *engine_cfg(const struct engine *e);
 
 #endif

@@ -48,34 +48,45 @@ static void load_fn(const struct cont_state *st, struct cont_fn *f)
 	memcpy(f, w, sizeof(*f));
 }
 
-static void store_fn(struct cont_state *st, const struct cont_fn *f)
+/* The writer's section: open it (seq odd; returns the even seq it found), write, close. */
+static uint64_t write_open(struct cont_state *st)
+{
+	uint64_t s = __atomic_load_n(&st->seq, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->seq, s + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return s;
+}
+
+static void write_close(struct cont_state *st, uint64_t s, const struct cont_fn *f)
 {
 	uint64_t w[FN_WORDS];
 	memcpy(w, f, sizeof(w));
-	uint64_t s = __atomic_load_n(&st->seq, __ATOMIC_RELAXED);
-	__atomic_store_n(&st->seq, s + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
 	for (size_t i = 0; i < FN_WORDS; i++)
 		__atomic_store_n(&st->w[i], w[i], __ATOMIC_RELAXED);
 	__atomic_store_n(&st->seq, s + 2, __ATOMIC_RELEASE);
 }
 
-/* one consistent copy of the function, without a base reading */
-static void read_fn(const struct cont_state *st, struct cont_fn *f)
+static void store_fn(struct cont_state *st, const struct cont_fn *f)
+{
+	write_close(st, write_open(st), f);
+}
+
+/* One consistent copy of the function; with base, a base reading *x taken inside its
+ * window (what makes readings monotonic across threads, model/cont.h). */
+static void read_fn(const struct cont_state *st, hclock_clock *base, struct cont_fn *f,
+                    int64_t *x)
 {
 	for (;;) {
 		uint64_t s1 = __atomic_load_n(&st->seq, __ATOMIC_ACQUIRE);
+		if (s1 & 1)
+			continue; /* the writer is in its few stores */
 		load_fn(st, f);
+		if (base)
+			*x = base->ops->now(base);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (!(s1 & 1) && __atomic_load_n(&st->seq, __ATOMIC_RELAXED) == s1)
+		if (__atomic_load_n(&st->seq, __ATOMIC_RELAXED) == s1)
 			return;
 	}
-}
-
-/* The writer's own copy (no concurrent writer: no retry needed). */
-static void writer_fn(const struct cont_state *st, struct cont_fn *f)
-{
-	load_fn(st, f);
 }
 
 /* v(x) and the correction still to come at x (resid: target(x) - v(x) before rounding) */
@@ -117,12 +128,10 @@ double cont_state_update(struct cont_state *st, hclock_clock *base, const struct
                          int64_t stale_ns, int64_t *x_ns)
 {
 	struct cont_fn f;
-	writer_fn(st, &f);
+	load_fn(st, &f); /* the writer's own state: no retry needed */
 	/* open the write section before reading xu: a reader that sees the old function read
 	 * its base time before this, one that sees the new one after */
-	uint64_t s = __atomic_load_n(&st->seq, __ATOMIC_RELAXED);
-	__atomic_store_n(&st->seq, s + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	uint64_t s = write_open(st);
 	int64_t x = base->ops->now(base);
 	int64_t v = fn_eval(&f, x, NULL);
 	/* target(x) - v, from differences only */
@@ -146,11 +155,7 @@ double cont_state_update(struct cont_state *st, hclock_clock *base, const struct
 	fn_set_bound(&n, bd);
 	n.last_ns = last_ns;
 	n.stale_ns = stale_ns;
-	uint64_t w[FN_WORDS];
-	memcpy(w, &n, sizeof(w));
-	for (size_t i = 0; i < FN_WORDS; i++)
-		__atomic_store_n(&st->w[i], w[i], __ATOMIC_RELAXED);
-	__atomic_store_n(&st->seq, s + 2, __ATOMIC_RELEASE);
+	write_close(st, s, &n);
 	if (x_ns)
 		*x_ns = x;
 	return corr;
@@ -159,7 +164,7 @@ double cont_state_update(struct cont_state *st, hclock_clock *base, const struct
 void cont_state_set_status(struct cont_state *st, int status)
 {
 	struct cont_fn f;
-	writer_fn(st, &f);
+	load_fn(st, &f); /* the writer's own state: no retry needed */
 	f.status = status;
 	store_fn(st, &f);
 }
@@ -167,28 +172,12 @@ void cont_state_set_status(struct cont_state *st, int status)
 void cont_state_target(const struct cont_state *st, struct lm *target, struct bound *bd)
 {
 	struct cont_fn f;
-	read_fn(st, &f);
+	read_fn(st, NULL, &f, NULL);
 	/* target(x) = vu + corr + (x - xu)(1 + slope) */
 	target->x0_ns = f.xu_ns;
 	target->intercept_ns = (double)diff_ns(f.vu_ns, f.xu_ns) + f.corr_ns;
 	target->slope = f.slope;
 	*bd = (struct bound){f.b_at_ns, f.b_lo_ns, f.b_hi_ns, f.b_rate};
-}
-
-/* One consistent copy of the function and a base reading taken inside its window. */
-static void read_window(const struct cont_state *st, hclock_clock *base, struct cont_fn *f,
-                        int64_t *x)
-{
-	for (;;) {
-		uint64_t s1 = __atomic_load_n(&st->seq, __ATOMIC_ACQUIRE);
-		if (s1 & 1)
-			continue; /* the writer is in its few stores */
-		load_fn(st, f);
-		*x = base->ops->now(base);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&st->seq, __ATOMIC_RELAXED) == s1)
-			return;
-	}
 }
 
 static void fill_reading(const struct cont_fn *f, int64_t x, int64_t v, double resid,
@@ -220,7 +209,7 @@ int64_t cont_state_read(const struct cont_state *st, hclock_clock *base, hclock_
 	struct cont_fn f;
 	int64_t x;
 	double resid;
-	read_window(st, base, &f, &x);
+	read_fn(st, base, &f, &x);
 	int64_t v = fn_eval(&f, x, &resid);
 	if (r)
 		fill_reading(&f, x, v, resid, r);
@@ -230,7 +219,7 @@ int64_t cont_state_read(const struct cont_state *st, hclock_clock *base, hclock_
 int64_t cont_state_map(const struct cont_state *st, int64_t x)
 {
 	struct cont_fn f;
-	read_fn(st, &f);
+	read_fn(st, NULL, &f, NULL);
 	return fn_eval(&f, x, NULL);
 }
 
@@ -268,7 +257,7 @@ static void cont_read(struct hclock_clock *c, hclock_reading *r)
 static void cont_bounds(const struct hclock_clock *c, int64_t t, double *lo, double *hi)
 {
 	struct cont_fn f;
-	read_fn(state_of(c), &f);
+	read_fn(state_of(c), NULL, &f, NULL);
 	struct bound b = {f.b_at_ns, f.b_lo_ns, f.b_hi_ns, f.b_rate};
 	bound_at(&b, t, lo, hi);
 	if (!bound_known(&b))
@@ -352,7 +341,7 @@ void cont_clock_own_copy(hclock_clock *c)
 	if (from == &k->own)
 		return;
 	struct cont_fn f;
-	read_fn(from, &f); /* its writer may still be at work */
+	read_fn(from, NULL, &f, NULL); /* its writer may still be at work */
 	store_fn(&k->own, &f);
 	cont_clock_set_state(c, &k->own);
 }

@@ -180,9 +180,13 @@ static int parse_key(struct spec_parser *ps, struct cont_cfg *cfg)
 	if (KEY("n"))
 		return spec_int(ps, 1, 1000, "n=N, ping-pongs per exchange", &cfg->pingpongs);
 	if (KEY("drive")) {
-		if (spec_word(ps, "thread") || (spec_word(ps, "progress") && !(cfg->thread = 0)))
-			return 0;
-		return spec_bad(ps, ps->p, spec_toklen(ps->p), "drive=thread or drive=progress");
+		if (spec_word(ps, "thread"))
+			cfg->thread = 1;
+		else if (spec_word(ps, "progress"))
+			cfg->thread = 0;
+		else
+			return spec_bad(ps, ps->p, spec_toklen(ps->p), "drive=thread or drive=progress");
+		return 0;
 	}
 	double *rate = KEY("slew") ? &cfg->slew : KEY("drift") ? &cfg->drift : NULL;
 	if (rate) {

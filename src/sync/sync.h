@@ -132,11 +132,6 @@ int clock_from_lm(hclock_clock *clk, const struct lm *lm, const struct bound *bd
  * clk (a usable dummy). */
 int finish_lm(MPI_Comm comm, hclock_clock *clk, const struct lm *lm, const struct bound *bd,
               int rc, hclock_clock **out);
-/* keep the first error */
-static inline int first_err(int rc, int r)
-{
-	return rc ? rc : r;
-}
 
 /* Real oscillators are off by up to a few hundred ppm (NTP tolerates 500 ppm); the emulation
  * allows at most 600 ppm per node over 100 s (emu.c), so two clocks differ by at most about

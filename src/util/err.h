@@ -9,6 +9,12 @@
 
 /* Record one line for hclock_last_error() and return code (a negative HCLOCK_E*). */
 int err_set(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* keep the first error: rc if set, else r */
+static inline int first_err(int rc, int r)
+{
+	return rc ? rc : r;
+}
 /* The line was agreed on by the ranks of a communicator (transport/comm.c): an outer
  * agreement passes it on as it is. err_set clears the mark. */
 void err_mark_agreed(void);
