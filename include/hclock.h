@@ -41,10 +41,11 @@
  *   hclock_clock_describe, hclock_true_error) is safe from several threads at once, also
  *   while a continuous sync's thread updates it (lock-free), on clocks nobody frees
  *   meanwhile; hclock_clock_ref/free are not atomic (take and drop references in one
- *   thread). Collective calls follow MPI's rules for the communicator (one thread at a time per communicator, as with
- *   MPI_THREAD_SERIALIZED). An emulated clock's read noise and jitter draw from one random
- *   generator per process: read an emulated clock from one thread at a time.
- * - Test-only: the environment variable HCLOCK_FAULT=rank=R,at=alloc|exchange|fit|agree[,k=K]
+ *   thread). Collective calls follow MPI's rules for the communicator (one thread at a
+ *   time per communicator, as with MPI_THREAD_SERIALIZED). An emulated clock's read noise
+ *   and jitter draw from one random generator per thread (reproducible from the seed in
+ *   the creating thread; other threads' draws depend on the order they first read).
+ * - Test-only: the environment variable HCLOCK_FAULT=rank=R,at=alloc|exchange|fit|agree|cont[,k=K]
  *   makes rank R fail at the K-th passage of that point (README, "Fault injection").
  */
 #ifndef HCLOCK_H

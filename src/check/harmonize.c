@@ -1,6 +1,7 @@
 /* harmonize.c - waiting on a global clock, and common start times (Round-Time, Alg. 5). */
 #include <time.h>
 
+#include "check/check.h"
 #include "hclock.h"
 #include "transport/comm.h"
 #include "util/timeutil.h"
@@ -12,7 +13,24 @@
 
 int64_t hclock_wait_until(hclock_clock *clk, int64_t t_ns)
 {
+	return check_wait(clk, t_ns, NULL);
+}
+
+/* Nap at most this long between a driven sync's progress calls (its exchanges are answered
+ * within about this; they give up after 50 ms). */
+#define DRIVE_NAP_NS 500000
+
+int64_t check_wait(hclock_clock *clk, int64_t t_ns, hclock_sync *drive)
+{
 	int64_t now = hclock_now(clk);
+#ifndef HCLOCK_SMPI
+	while (drive && t_ns - now > SPIN_NS + DRIVE_NAP_NS) {
+		hclock_sync_progress(drive); /* its error comes back from hclock_sync_stop */
+		struct timespec ts = {0, DRIVE_NAP_NS};
+		nanosleep(&ts, NULL);
+		now = hclock_now(clk);
+	}
+#endif
 #ifdef HCLOCK_SMPI
 	/* Under SimGrid SMPI reading a clock does not advance simulated time (smpi/wtime:0), so
 	 * a spin never ends: sleep instead. The global clock runs within 1% of real time, so

@@ -9,6 +9,7 @@
  * EXCH_TIMEOUT_NS; stale pongs (of an exchange given up) are recognized by their numbers.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,6 +62,8 @@ struct engine {
 	struct cont_state *st;   /* what it reads (own, or the share window's) */
 	struct cont_cfg cfg;
 	int err;                 /* first error; the engine stops exchanging after it */
+	char errline[400];       /* its line (the error text is per thread: the driver's thread
+	                            sets it, engine_stop reports it) */
 	int busy_flag;           /* engine_try_progress's lock */
 	int stopped;
 	uint64_t events;         /* messages handled (the driver spins while they come) */
@@ -101,8 +104,10 @@ static int64_t base_now(struct engine *e)
 
 static int fail(struct engine *e, int rc)
 {
-	if (rc && !e->err)
+	if (rc && !e->err) {
 		e->err = rc;
+		snprintf(e->errline, sizeof(e->errline), "%s", hclock_last_error());
+	}
 	return rc;
 }
 
@@ -241,6 +246,11 @@ static void finish_exchange(struct engine *e)
 	int64_t x;
 	double off;
 	struct track_fit f;
+	if (fault_hit(FAULT_CONT)) {
+		fail(e, err_set(HCLOCK_EINJECTED, "injected fault (HCLOCK_FAULT) in an exchange of the "
+		                "continuous clock"));
+		return;
+	}
 	if (!track_last_offset(e->tr, &x, &off) && e->have_L)
 		adapt(e, fabs(lm_offset(&e->L, x) - off));
 	struct lm prior = e->L;
@@ -515,7 +525,8 @@ int engine_create(MPI_Comm comm, hclock_clock *base, const struct cont_cfg *cfg,
 		if (tree[2 * r] == e->rank && !tree[2 * r + 1])
 			e->children[i++] = (struct child_exp){r, INT64_MAX, 0, 0};
 	struct track_params tp = {(int64_t)(cfg->window_s * 1e9),
-	                          2 * clock_read_error_ns(base) * (1 + 2e-3), cfg->drift};
+	                          2 * clock_read_error_ns(base) * (1 + 2e-3), cfg->drift,
+	                          cfg->threshold_ns};
 	if (!rc && e->parent >= 0 && !(e->tr = track_create(&tp)))
 		rc = err_set(HCLOCK_ENOMEM, "out of memory");
 	/* the clock: the one-shot model to start from; rank 0 is the reference, exactly */
@@ -579,6 +590,8 @@ int engine_create(MPI_Comm comm, hclock_clock *base, const struct cont_cfg *cfg,
 int engine_stop(struct engine *e)
 {
 	quiesce(e);
+	if (e->err) /* the line was set in the thread that failed */
+		err_set(e->err, "%s", e->errline);
 	int rc = comm_agree(e->comm, e->err);
 	/* nothing is sent any more: take in what is still on the way */
 	for (;;) {

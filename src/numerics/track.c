@@ -179,6 +179,17 @@ static int regress(track *t, size_t nexch, struct lm *out)
 	return linreg_fit_robust(t->gx, t->gy, k, out, NULL);
 }
 
+/* The latest two exchanges' offsets (left in gx, gy by regress) both off the line by more
+ * than step_ns, on one side. */
+static int stepped(const track *t, size_t nexch, const struct lm *est)
+{
+	if (!(t->p.step_ns > 0))
+		return 0;
+	double r1 = t->gy[nexch - 1] - lm_offset(est, t->gx[nexch - 1]);
+	double r2 = t->gy[nexch - 2] - lm_offset(est, t->gx[nexch - 2]);
+	return fabs(r1) > t->p.step_ns && fabs(r2) > t->p.step_ns && (r1 > 0) == (r2 > 0);
+}
+
 /* The true offset at x_a from the latest exchange's own messages, each relaxed by the read
  * slack and carried to x_a at any rate within TRACK_MAX_RATE (not the estimate's: under
  * stalled exchanges its slope can be far off, and an exchange can last milliseconds). */
@@ -212,13 +223,25 @@ int track_fit(track *t, const struct lm *prior, struct track_fit *f)
 	while (t->head < t->n && diff_ns(x_last, t->v[t->head].t4) > t->p.window_ns)
 		t->head++;
 	size_t nexch = count_exchanges(t);
-	/* shrink until the hulls separate (or one exchange is left) */
+	/* shrink until the hulls separate (or one exchange is left), and while the latest
+	 * exchanges show a step the hulls do not see yet */
 	struct hull_learner_fit hf;
-	int hs;
+	struct lm est;
+	int hs, rc;
 	for (;;) {
 		if ((hs = fit_hulls(t, &hf)) < 0)
 			return hs;
-		if (hs != HULL_LEARNER_INTERSECT || nexch <= 1)
+		if (hs == HULL_LEARNER_INTERSECT && nexch > 1) {
+			size_t k = nexch / 2;
+			drop_exchanges(t, k);
+			f->dropped += k;
+			nexch -= k;
+			continue;
+		}
+		rc = nexch >= 2 ? regress(t, nexch, &est) : -1;
+		if (rc == HCLOCK_ENOMEM)
+			return rc;
+		if (rc || nexch < 4 || !stepped(t, nexch, &est))
 			break;
 		size_t k = nexch / 2;
 		drop_exchanges(t, k);
@@ -228,10 +251,6 @@ int track_fit(track *t, const struct lm *prior, struct track_fit *f)
 	f->nexchanges = nexch;
 	f->x_last_ns = x_last;
 	f->span_ns = (double)diff_ns(x_last, t->v[t->head].t1);
-	struct lm est;
-	int rc = nexch >= 2 ? regress(t, nexch, &est) : -1;
-	if (rc == HCLOCK_ENOMEM)
-		return rc;
 	if (rc) { /* one exchange: the prior's slope through its offset */
 		int64_t x;
 		double off;

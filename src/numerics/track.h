@@ -13,7 +13,11 @@
  *    widest-gap line (the rule the one-shot hull learner uses, sync/learn.c);
  *  - consistency: when the window's hulls intersect (a frequency step, wander larger than
  *    the delays resolve over the window), the older half of the window is dropped until
- *    they separate: the window shrinks itself after a change and grows back after;
+ *    they separate: the window shrinks itself after a change and grows back after. The
+ *    hulls see a step only once it has bent the offsets by a round trip; the residual test
+ *    sees it sooner: when the latest two exchanges both lie more than step_ns off the
+ *    fitted line, on the same side, the older half is dropped too (chrony's regression
+ *    drops its oldest samples on a failed runs test for the same reason);
  *  - the bound, strict under one stated assumption: from the latest exchange on, the true
  *    rate difference stays within `drift` of the estimate's slope, or of a slope the
  *    window's hulls leave valid. The interval at the latest exchange's fastest ping-pong
@@ -45,6 +49,9 @@ struct track_params {
 	                      hull_learner_set_slack) */
 	double drift;      /* assumed bound on |true rate difference - estimate's slope| from
 	                      the latest exchange on, dimensionless (5e-6: 5 us per s) */
+	double step_ns;    /* the latest two exchanges' offsets off the fitted line by more
+	                      than this, on one side: a frequency step, the window's older half
+	                      is dropped (0: off), ns */
 };
 
 enum track_status {
@@ -62,7 +69,7 @@ struct track_fit {
 	                        exchange's messages contradict each other beyond the slack */
 	int64_t x_last_ns;   /* X time of the latest message, ns */
 	size_t nexchanges;   /* exchanges in the window after the fit */
-	size_t dropped;      /* exchanges dropped by this fit because the hulls intersected */
+	size_t dropped;      /* exchanges dropped by this fit (hulls intersected, or a step) */
 	double span_ns;      /* X time between the first and the latest message kept, ns */
 	double rtt_ns;       /* smallest round trip of the latest exchange, ns */
 };

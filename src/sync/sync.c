@@ -188,6 +188,15 @@ int hclock_sync_run(hclock_sync *s, MPI_Comm comm, hclock_clock *base, hclock_cl
 		                                             "final agreement"));
 	int all = comm_agree(c, rc);
 	if (all) {
+		/* a continuous sync that started everywhere (its start is agreed) ends with the run;
+		 * a stop is collective and every rank is here */
+		if (s->ops->stop) {
+			char line[512];
+			snprintf(line, sizeof(line), "%s", hclock_last_error());
+			s->ops->stop(s);
+			err_set(all, "%s", line);
+			err_mark_agreed();
+		}
 		hclock_clock_free(*global);
 		*global = NULL;
 	}

@@ -1,5 +1,6 @@
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "hclock_api.h"
 #include "util/err.h"
@@ -10,10 +11,12 @@ static _Thread_local int agreed;
 int err_set(int code, const char *fmt, ...)
 {
 	va_list ap;
+	char line[sizeof(last_error)]; /* the arguments may be the current line itself */
 	agreed = 0;
 	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	memcpy(last_error, line, sizeof(line));
 	return code;
 }
 

@@ -7,7 +7,8 @@
 #include "util/fault.h"
 #include "util/parse.h"
 
-static const char *const names[FAULT_NPOINTS] = {"alloc", "exchange", "fit", "agree"};
+static const char *const names[FAULT_NPOINTS] = {"alloc", "exchange", "fit", "agree",
+                                                    "cont"};
 
 int fault_armed;
 static int initialised, fired;
@@ -52,7 +53,7 @@ int fault_configure(const char *v, int world_rank)
 				}
 		if (!ok)
 			return err_set(HCLOCK_EINVAL, "HCLOCK_FAULT='%s': bad item '%.*s'; expected "
-			               "rank=R,at=alloc|exchange|fit|agree[,k=K] (a test-only hook)",
+			               "rank=R,at=alloc|exchange|fit|agree|cont[,k=K] (a test-only hook)",
 			               v, (int)n, p);
 		p += n;
 		if (*p == ',')

@@ -9,6 +9,8 @@
  *   exchange  a ping-pong message: the exchange goes on with dummy values, marked failed
  *   fit       a model fit (learned models, Dunigan's frequency, the check's measurement)
  *   agree     the final agreement on the result
+ *   cont      an exchange of a running continuous clock (counted on the child's side, in
+ *             whichever thread drives it): the engine stops and hclock_sync_stop reports it
  * A process that fails keeps taking part in the schedule; the tests assert that every rank
  * then returns the same error and none is left waiting. Unset (the normal case) the hooks
  * cost one predictable branch. Not thread safe (a test sets it for a whole process).
@@ -18,7 +20,8 @@
 
 #include <stddef.h>
 
-enum fault_point { FAULT_ALLOC, FAULT_EXCHANGE, FAULT_FIT, FAULT_AGREE, FAULT_NPOINTS };
+enum fault_point { FAULT_ALLOC, FAULT_EXCHANGE, FAULT_FIT, FAULT_AGREE, FAULT_CONT,
+                   FAULT_NPOINTS };
 
 extern int fault_armed; /* HCLOCK_FAULT names this process (set by fault_init) */
 

@@ -5,11 +5,13 @@
  * with the same code and the same one-line error (or succeed everywhere when the fault
  * never fired: e.g. 'none' has no exchange). A hang is caught by the launcher's timeout
  * (tests/mpi/mpirun.sh); the last "case" line printed names the case that hung. Then
- * hclock_measure_offset and hclock_harmonize, and two ranks given different specs.
+ * hclock_measure_offset and hclock_harmonize, and two ranks given different specs. Specs
+ * cont(...) get cont_cases: faults at start, and in a running exchange reported by the stop.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hclock.h"
 #include "util/fault.h"
@@ -59,6 +61,34 @@ static void judge(const char *what, int rc, int fired_here)
 	free(all);
 }
 
+/* the sync of spec, or NULL (counted as a failure) */
+static hclock_sync *make_sync(const char *spec)
+{
+	hclock_sync *s;
+	if (hclock_sync_create(spec, &s)) {
+		if (rank == 0)
+			fprintf(stderr, "FAIL: spec %s: %s\n", spec, hclock_last_error());
+		fails++;
+		return NULL;
+	}
+	return s;
+}
+
+/* arm HCLOCK_FAULT for one case and name it (what, on rank 0's stdout first: a hang's last
+ * line) */
+static void start_case(const char *spec, const char *at, int k, int victim, char *what,
+                       size_t len)
+{
+	char val[64];
+	snprintf(val, sizeof(val), "rank=%d,at=%s,k=%d", victim, at, k);
+	snprintf(what, len, "np %d sync %s HCLOCK_FAULT=%s", size, spec, val);
+	if (rank == 0) {
+		printf("case %s\n", what);
+		fflush(stdout);
+	}
+	fault_configure(val, rank);
+}
+
 static void sync_cases(const char *spec, hclock_clock *base)
 {
 	static const struct {
@@ -66,23 +96,13 @@ static void sync_cases(const char *spec, hclock_clock *base)
 		int k;
 	} points[] = {{"alloc", 1}, {"alloc", 2}, {"alloc", 4}, {"exchange", 1}, {"exchange", 3},
 	              {"exchange", 9}, {"fit", 1}, {"fit", 2}, {"agree", 1}};
-	hclock_sync *s;
-	if (hclock_sync_create(spec, &s)) {
-		if (rank == 0)
-			fprintf(stderr, "FAIL: spec %s: %s\n", spec, hclock_last_error());
-		fails++;
+	hclock_sync *s = make_sync(spec);
+	if (!s)
 		return;
-	}
 	for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++)
 		for (int victim = 0; victim < size; victim++) {
-			char val[64], what[256];
-			snprintf(val, sizeof(val), "rank=%d,at=%s,k=%d", victim, points[i].at, points[i].k);
-			snprintf(what, sizeof(what), "np %d sync %s HCLOCK_FAULT=%s", size, spec, val);
-			if (rank == 0) {
-				printf("case %s\n", what);
-				fflush(stdout);
-			}
-			fault_configure(val, rank);
+			char what[256];
+			start_case(spec, points[i].at, points[i].k, victim, what, sizeof(what));
 			hclock_clock *g = NULL;
 			int rc = hclock_sync_run(s, MPI_COMM_WORLD, base, &g);
 			judge(what, rc, fault_fired());
@@ -119,6 +139,67 @@ static void offset_cases(hclock_clock *base)
 		fails++;
 }
 
+/* The continuous clock (issue 11), driven by the application's progress calls and by its
+ * thread: a fault at start (in the one-shot sync or the engine's set-up) fails the run on
+ * every rank alike; a fault in a running exchange (at=cont) stops that process's engine and
+ * hclock_sync_stop then reports the same line on every rank; the clock stays readable. */
+static void run_for(hclock_sync *s, double secs)
+{
+	double t0 = MPI_Wtime();
+	struct timespec nap = {0, 200000};
+	while (MPI_Wtime() - t0 < secs) {
+		if (hclock_sync_progress(s))
+			break; /* a failed engine stops exchanging; stop reports it */
+		nanosleep(&nap, NULL);
+	}
+}
+
+static void cont_cases(const char *spec, hclock_clock *base)
+{
+	static const struct {
+		const char *at;
+		int k;
+	} points[] = {{"alloc", 1}, {"alloc", 4}, {"exchange", 3}, {"fit", 1}, {"agree", 1},
+	              {"cont", 1}, {"cont", 3}};
+	hclock_sync *s = make_sync(spec);
+	if (!s)
+		return;
+	for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++)
+		for (int victim = 0; victim < size; victim++) {
+			char what[256];
+			int running = !strcmp(points[i].at, "cont");
+			start_case(spec, points[i].at, points[i].k, victim, what, sizeof(what));
+			hclock_clock *g = NULL;
+			int rc = hclock_sync_run(s, MPI_COMM_WORLD, base, &g);
+			if (running) { /* the start never sees it */
+				if (rc) {
+					fprintf(stderr, "FAIL rank %d: %s: the run failed: %s\n", rank, what,
+					        hclock_last_error());
+					fails++;
+				}
+			} else {
+				judge(what, rc, fault_fired());
+			}
+			if (!rc != !!g)
+				fails++;
+			if (!rc) {
+				run_for(s, 0.25);
+				int64_t a = hclock_now(g);
+				rc = hclock_sync_stop(s);
+				/* a fault that did not fire in the running phase (the root has no parent)
+				 * must leave the stop clean */
+				judge(running ? "stop after a running fault" : "stop", rc, running && fault_fired());
+				if (hclock_now(g) < a) {
+					fprintf(stderr, "FAIL rank %d: %s: the clock went back at stop\n", rank, what);
+					fails++;
+				}
+			}
+			hclock_clock_free(g);
+		}
+	fault_configure(NULL, rank);
+	hclock_sync_free(s);
+}
+
 /* two ranks given different specs: every rank refuses before any exchange */
 static void mismatch_case(hclock_clock *base)
 {
@@ -138,7 +219,8 @@ int main(int argc, char **argv)
 {
 	hclock_emu *emu;
 	hclock_clock *base;
-	MPI_Init(&argc, &argv);
+	int got;
+	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &got);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (hclock_emu_create("offset=1e-3,skew=1e-4,nodes=2,seed=3", MPI_COMM_WORLD, &emu) ||
@@ -147,7 +229,12 @@ int main(int argc, char **argv)
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
 	for (int i = 1; i < argc; i++)
-		sync_cases(argv[i], base);
+		if (strncmp(argv[i], "cont(", 5))
+			sync_cases(argv[i], base);
+		else if (got == MPI_THREAD_MULTIPLE || strstr(argv[i], "drive=progress"))
+			cont_cases(argv[i], base);
+		else if (rank == 0)
+			printf("skipped %s: the MPI library gave no MPI_THREAD_MULTIPLE\n", argv[i]);
 	offset_cases(base);
 	mismatch_case(base);
 	int all;

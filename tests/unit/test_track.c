@@ -41,7 +41,7 @@ static long double y_at(const struct truth *c, long double T)
 
 struct result {
 	long nprobe, nout, nshrunk;
-	double err_med_ns, err_after_step_ns, hw_med_ns;
+	double err_med_ns, err_after_step_ns, err_early_ns, hw_med_ns;
 };
 
 static int cmp_d(const void *a, const void *b)
@@ -58,9 +58,9 @@ static double median(double *v, size_t n)
 
 /* run `dur_s` of exchanges every period_s; probes after each fit */
 static void run(struct rng *r, const struct truth *c, double period_s, double dur_s, double drift,
-                struct result *res)
+                double step_ns, struct result *res)
 {
-	struct track_params p = {(int64_t)4e9, 1.0, drift};
+	struct track_params p = {(int64_t)4e9, 1.0, drift, step_ns};
 	track *t = track_create(&p);
 	TEST_CHECK(t, "track_create");
 	if (!t)
@@ -104,6 +104,8 @@ static void run(struct rng *r, const struct truth *c, double period_s, double du
 			}
 			if (c->step != 0 && Tp > c->step_at_ns + 2e9)
 				res->err_after_step_ns = fmax(res->err_after_step_ns, fabs(truth - est));
+			if (c->step != 0 && Tp > c->step_at_ns + 0.6e9 && Tp < c->step_at_ns + 2e9)
+				res->err_early_ns = fmax(res->err_early_ns, fabs(truth - est));
 		}
 	}
 	res->err_med_ns = median(err, ne);
@@ -128,7 +130,7 @@ int main(int argc, char **argv)
 {
 	test_seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 1;
 	int nseeds = 10;
-	double worst_med = 0, worst_after = 0, worst_hw = 0;
+	double worst_med = 0, worst_after = 0, worst_hw = 0, worst_early = 0, worst_early_plain = 0;
 	for (int sd = 0; sd < nseeds; sd++, test_seed++) {
 		struct rng r;
 		struct truth c;
@@ -136,30 +138,51 @@ int main(int argc, char **argv)
 		rng_seed(&r, test_seed);
 		/* wander only */
 		random_truth(&r, &c);
-		run(&r, &c, 0.2, 30, 5e-6, &res);
+		run(&r, &c, 0.2, 30, 5e-6, 0, &res);
+		long shrunk_plain = res.nshrunk;
 		TEST_CHECK(res.nout == 0, "wander: truth outside the bound at %ld of %ld probes", res.nout,
 		           res.nprobe);
 		TEST_CHECK(res.err_med_ns < 30, "wander: median error %.1f ns", res.err_med_ns);
 		TEST_CHECK(res.hw_med_ns < 1000, "wander: median half-width %.0f ns", res.hw_med_ns);
 		worst_med = fmax(worst_med, res.err_med_ns);
 		worst_hw = fmax(worst_hw, res.hw_med_ns);
+		/* the residual step test does not fire on wander alone (same generator state: the
+		 * same exchanges) */
+		struct rng r2 = r;
+		rng_seed(&r, test_seed);
+		random_truth(&r, &c);
+		run(&r, &c, 0.2, 30, 5e-6, 100, &res);
+		TEST_CHECK(res.nshrunk == shrunk_plain, "wander: the step test shrank the window %ld "
+		           "times (hulls alone: %ld)", res.nshrunk, shrunk_plain);
+		r = r2;
 		/* a 3.8 ppm frequency step at 10 s, inside the 5 ppm allowance */
 		c.step_at_ns = 11e9 + 1e8 * rng_uniform(&r);
 		c.step = (rng_uniform(&r) < 0.5 ? -1 : 1) * 3.8e-6;
-		run(&r, &c, 0.2, 30, 5e-6, &res);
+		struct rng r3 = r;
+		run(&r, &c, 0.2, 30, 5e-6, 0, &res);
 		TEST_CHECK(res.nout == 0, "step: truth outside the bound at %ld of %ld probes", res.nout,
 		           res.nprobe);
 		TEST_CHECK(res.nshrunk > 0, "step: the window never shrank");
 		TEST_CHECK(res.err_after_step_ns < 200, "step: %.0f ns off 2 s after the step",
 		           res.err_after_step_ns);
 		worst_after = fmax(worst_after, res.err_after_step_ns);
+		double early_plain = res.err_early_ns;
+		/* ... seen sooner with the residual test (the same exchanges): 0.6-2 s after it */
+		r = r3;
+		run(&r, &c, 0.2, 30, 5e-6, 100, &res);
+		TEST_CHECK(res.nout == 0, "step (residual test): truth outside the bound at %ld of %ld "
+		           "probes", res.nout, res.nprobe);
+		TEST_CHECK(res.err_early_ns < 500, "step (residual test): %.0f ns off 0.6-2 s after the "
+		           "step (hulls alone: %.0f ns)", res.err_early_ns, early_plain);
+		worst_early = fmax(worst_early, res.err_early_ns);
+		worst_early_plain = fmax(worst_early_plain, early_plain);
 		/* a 100 ppm step with a 5 ppm allowance: the assumption is broken, the bound misses */
 		c.step = 100e-6;
-		run(&r, &c, 0.2, 20, 5e-6, &res);
+		run(&r, &c, 0.2, 20, 5e-6, 0, &res);
 		TEST_CHECK(res.nout > 0, "a 100 ppm step stayed inside a 5 ppm allowance's bounds");
 	}
 	/* garbage */
-	struct track_params p = {(int64_t)1e9, 0, 1e-6};
+	struct track_params p = {(int64_t)1e9, 0, 1e-6, 0};
 	track *t = track_create(&p);
 	struct track_fit f;
 	TEST_CHECK(track_fit(t, NULL, &f) == TRACK_EMPTY, "empty");
@@ -168,10 +191,11 @@ int main(int argc, char **argv)
 	TEST_CHECK(track_add(t, 0, 20, 0, 0, 25) == HCLOCK_EINVAL, "older exchange");
 	TEST_CHECK(track_fit(t, NULL, &f) == TRACK_PRIOR, "one exchange");
 	track_destroy(t);
-	struct track_params bad = {0, 0, 0};
+	struct track_params bad = {0, 0, 0, 0};
 	TEST_CHECK(!track_create(&bad), "window 0 accepted");
 	printf("test_track: %d seeds; worst median error %.1f ns, worst median half-width %.0f ns, "
-	       "worst error from 2 s after a 3.8 ppm step %.0f ns\n", nseeds, worst_med, worst_hw,
-	       worst_after);
+	       "worst error from 2 s after a 3.8 ppm step %.0f ns; 0.6-2 s after it %.0f ns with the "
+	       "residual test, %.0f ns with the hulls alone\n", nseeds, worst_med, worst_hw,
+	       worst_after, worst_early, worst_early_plain);
 	return test_end("test_track");
 }

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""check_cont_scenario.py CONT_RUN MPIRUN MPIEXEC NP - the short version of the continuous
+clock's benchmark scenarios (bench/cont; issue 11): NP = 2 is scenario A, NP = 4 scenario B
+(two emulated nodes of two ranks, h2 with prop). 100 ppm skew, 0.2 ppm wander, a 3.8 ppm
+frequency step 6 s after the epoch, 14 s of probes every 50 ms, 2 million reads from two
+threads on every rank outside the reference's node. Per seed:
+  - the truth inside the continuous clock's bounds at every probe of every rank;
+  - zero backward steps (each thread against itself and against the other's readings);
+  - from 3 s after the step on, the continuous clock's median true error is under a tenth of
+    the one-shot's in the same run (which the step drives microseconds away: the check bites)
+    and under 1 us;
+  - exchanges were made and at most a tenth of them timed out (2 ranks).
+Accuracy figures (median <= 100 ns over 30 minutes) are the benchmark's, not this test's."""
+import csv, json, os, statistics, subprocess, sys, tempfile
+
+cont_run, run, mpiexec, np_ = sys.argv[1:5]
+np_ = int(np_)
+inner = "h2(hca3/20/hull/10/span=0.2,prop)"
+STEP = 6.0
+failed = 0
+for seed in (1, 5):
+    emu = f"offset=1,skew=100e-6,wander=2e-7@60,fstep=3.8e-6@{STEP:g},seed={seed}"
+    if np_ == 4:
+        emu += ",nodes=2"
+    with tempfile.TemporaryDirectory() as d:
+        f = os.path.join(d, "probes.csv")
+        cmd = [run, mpiexec, str(np_), cont_run, "--emulate", emu, "--cont", f"cont({inner})",
+               "--oneshot", inner, "--seconds", "14", "--probe-ms", "50", "--reads", "2000000",
+               "--csv", f]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode:
+            print(f"FAIL seed={seed}: exit {p.returncode}: {' '.join(cmd)}\n{p.stderr[-1500:]}")
+            failed += 1
+            continue
+        summ = json.loads(p.stdout.strip().splitlines()[-1])
+        rows = list(csv.DictReader(open(f)))
+    ref = summ["ranks"][0]["node"]
+    problems = []
+    bounded = [r for r in rows if r["lo_ns"] != "nan"]
+    outside = [r for r in bounded if r["in_bounds"] != "1"]
+    if len(bounded) < len(rows) * 0.95:
+        problems.append(f"only {len(bounded)} of {len(rows)} probes had bounds")
+    if outside:
+        r = outside[0]
+        problems.append(f"truth outside the bounds at {len(outside)} probes (first: t {r['t_s']} s "
+                        f"rank {r['rank']} error {r['cont_err_ns']} ns bounds [{r['lo_ns']}, {r['hi_ns']}])")
+    rk = summ["ranks"]
+    back = sum(x["backward"] + x["cross_backward"] for x in rk)
+    reads = sum(x["reads"] for x in rk)
+    nonref = sum(1 for x in rk if x["node"] != ref)
+    if back:
+        problems.append(f"{back:.0f} backward steps in {reads:.0f} reads")
+    if reads < nonref * 2000000:
+        problems.append(f"{reads:.0f} reads, expected {nonref * 2000000}")
+    late = [r for r in rows if float(r["node"]) != ref and float(r["t_s"]) > STEP + 3]
+    cont = statistics.median(abs(float(r["cont_err_ns"])) for r in late) if late else float("nan")
+    one = statistics.median(abs(float(r["oneshot_err_ns"])) for r in late) if late else float("nan")
+    if not late or not (cont < one / 10 and cont < 1000):
+        problems.append(f"from 3 s after the step: continuous median {cont:.0f} ns, one-shot {one:.0f} ns")
+    ex = sum(x["exchanges"] for x in rk)
+    to = sum(x["timeouts"] for x in rk)
+    if np_ == 2 and not (ex > 20 and to * 10 <= ex):
+        problems.append(f"{ex:.0f} exchanges, {to:.0f} timed out")
+    line = (f"seed={seed} np={np_}: {len(rows)} probes, truth in bounds at {len(bounded) - len(outside)}"
+            f"/{len(bounded)}; {reads:.0f} reads, {back:.0f} backward; from 3 s after the step "
+            f"median error continuous {cont:.0f} ns, one-shot {one:.0f} ns; {ex:.0f} exchanges "
+            f"({to:.0f} timed out)")
+    if problems:
+        print("FAIL " + line + "\n  " + "\n  ".join(problems))
+        failed += 1
+    else:
+        print("ok   " + line)
+sys.exit(1 if failed else 0)
