@@ -14,6 +14,8 @@ int cmd_bench(int argc, char **argv);
 int cmd_imbalance(int argc, char **argv);
 int cmd_specs(int argc, char **argv);
 int cmd_drift(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_gantt(int argc, char **argv);
 
 #include <stdio.h>
 /* The sync, offset and clock tables as text (for --help) or markdown (the README's). */

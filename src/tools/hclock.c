@@ -16,6 +16,10 @@ static const struct cmd cmds[] = {
 	                             "at one common time"},
 	{"drift", cmd_drift, "every rank's offset to rank 0 over time, with linear fits (Fig. 2)"},
 	{"specs", cmd_specs, "the sync algorithms, offset estimators and base clocks (no MPI)"},
+#ifdef HCLOCK_HAVE_TRACE
+	{"trace", cmd_trace, "run an unmodified MPI program traced on the global clock"},
+	{"gantt", cmd_gantt, "per-rank bars of one MPI call from a trace (global and raw clocks)"},
+#endif
 #ifdef HCLOCK_HAVE_ALIGN
 	{"align", cmd_align, "put traces recorded on separate machines on one timeline"},
 #endif

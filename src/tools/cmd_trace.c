@@ -1,0 +1,413 @@
+/*
+ * cmd_trace.c - hclock trace: run an unmodified MPI program with libhclock_trace preloaded,
+ * then turn the raw records into the outputs (issue 12).
+ *
+ *   mpirun -np P hclock trace [-o DIR] [--sync SPEC] [--emulate SPEC] [--filter LIST]
+ *                             [--buffer N] -- PROGRAM [ARGS...]
+ *   hclock trace --convert DIR
+ *
+ * Under mpirun every process is one `hclock trace` launcher: it never calls MPI itself; it
+ * sets the environment (LD_PRELOAD and HCLOCK_TRACE_*), runs the program as its child and
+ * waits for it, passing signals on. The program's stdin, stdout and stderr are its own and
+ * its exit status comes back unchanged (a signal as 128 + its number). Then each launcher
+ * marks its rank done (DIR/raw/done.R) and the launcher of rank 0 waits (up to 60 s) for
+ * every rank's mark, reads DIR/raw, writes DIR/trace.json and prints the summary on stderr;
+ * the others wait for its mark (DIR/raw/merged) before they exit, so that mpirun does not
+ * kill rank 0's launcher while it writes. After a program failed (non-zero exit, a signal)
+ * nobody waits long: the other programs may hang on their lost partner until mpirun ends
+ * them; rank 0 converts what is on disk after 2 s. A program killed together with its launchers
+ * (MPI_Abort) leaves DIR/raw, complete up to its last flushed buffer: `hclock trace
+ * --convert DIR` writes the outputs from it afterwards.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tools/cmd.h"
+#include "tools/mpitool.h"
+#include "trace/merge.h"
+#include "util/path.h"
+
+#ifndef HCLOCK_TRACE_LIBDIRS
+#define HCLOCK_TRACE_LIBDIRS "lib"
+#endif
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: mpirun -np P hclock trace [OPTIONS] -- PROGRAM [ARGS...]\n"
+	        "       hclock trace --convert DIR\n"
+	        "Run an unmodified MPI program with hclock's PMPI tracer preloaded: every MPI call\n"
+	        "(enter and leave), point-to-point messages, collectives and communicators, on a\n"
+	        "global clock synchronized at MPI_Init and kept right by the program's own MPI\n"
+	        "calls. The program's output and exit code pass through unchanged.\n\n"
+	        "  -o, --output DIR   where the trace goes (default hclock-trace): DIR/trace.json\n"
+	        "                     (Perfetto / Chrome trace events) and DIR/raw (the records)\n"
+	        "  --sync SPEC        the global clock (default cont(" HCLOCK_DEFAULT_SYNC "));\n"
+	        "                     a cont(...) spec is driven by the program's MPI calls\n"
+	        "                     (drive=progress): no thread is started; none: local clocks\n"
+	        "  --emulate SPEC     emulated clocks with known truth, as hclock check --emulate\n"
+	        "  --filter LIST      record only these calls: NAME or PREFIX* items, comma\n"
+	        "                     separated, !ITEM excludes (e.g. MPI_Allreduce,MPI_*send or\n"
+	        "                     !MPI_Comm_rank,!MPI_Comm_size)\n"
+	        "  --buffer N         records per buffer, two buffers per process (default 65536,\n"
+	        "                     4 MiB each); when both are full new records are dropped and\n"
+	        "                     counted, the program never waits for the disk\n"
+	        "  --convert DIR      write the outputs from DIR/raw (after a program that died)\n"
+	        "  -h, --help\n");
+}
+
+/* snprintf for paths: -1 when it did not fit */
+__attribute__((format(printf, 3, 4))) static int path_fmt(char *out, size_t len,
+                                                           const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(out, len, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+static int env_int(const char *const *names, int dflt)
+{
+	for (; *names; names++) {
+		const char *v = getenv(*names);
+		if (v && *v)
+			return atoi(v);
+	}
+	return dflt;
+}
+
+static int my_rank(void)
+{
+	static const char *const v[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", NULL};
+	return env_int(v, 0);
+}
+
+static int world_size(void)
+{
+	static const char *const v[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", NULL};
+	return env_int(v, 1);
+}
+
+static int g_rank;
+
+static void line(const char *fmt, const char *a, const char *b)
+{
+	if (g_rank == 0) {
+		fprintf(stderr, "hclock trace: ");
+		fprintf(stderr, fmt, a, b);
+		fputc('\n', stderr);
+	}
+}
+
+/* libhclock_trace.so next to this executable: ../lib (the build tree), or the install's
+ * library directories; HCLOCK_TRACE_LIB overrides */
+static int find_lib(char *out, size_t len)
+{
+	const char *e = getenv("HCLOCK_TRACE_LIB");
+	if (e && *e) {
+		path_fmt(out, len, "%s", e);
+		return access(out, R_OK);
+	}
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -1;
+	exe[n] = 0;
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		*slash = 0;
+	const char *dirs = HCLOCK_TRACE_LIBDIRS;
+	for (const char *d = dirs; *d;) {
+		size_t k = strcspn(d, ":");
+		path_fmt(out, len, "%s/../%.*s/libhclock_trace.so", exe, (int)k, d);
+		if (!access(out, R_OK))
+			return 0;
+		d += k + (d[k] == ':');
+	}
+	return -1;
+}
+
+static volatile pid_t child = -1;
+
+static void pass_on(int sig)
+{
+	if (child > 0)
+		kill(child, sig);
+}
+
+static int mark(const char *dir, const char *name)
+{
+	char p[PATH_MAX + 64];
+	path_fmt(p, sizeof(p), "%s/raw/%s", dir, name);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	return fd < 0 ? -1 : close(fd);
+}
+
+static int marked(const char *dir, const char *name)
+{
+	char p[PATH_MAX + 64];
+	path_fmt(p, sizeof(p), "%s/raw/%s", dir, name);
+	return !access(p, F_OK);
+}
+
+static void nap_ms(int ms)
+{
+	struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+	nanosleep(&t, NULL);
+}
+
+/* read DIR/raw, write DIR/trace.json, print the summary; returns 0 or 1 */
+static int convert(const char *dir, int program_rc)
+{
+	struct trace_set ts;
+	char err[600];
+	if (trace_load(dir, &ts, err, sizeof(err))) {
+		fprintf(stderr, "hclock trace: %s\n", err);
+		return 1;
+	}
+	struct trace_msg *m = NULL;
+	size_t nm = 0;
+	uint64_t unmatched = 0, inv = 0;
+	int rc = 0;
+	if (trace_match(&ts, &m, &nm, &unmatched)) {
+		fprintf(stderr, "hclock trace: out of memory pairing the messages\n");
+		rc = 1;
+	} else {
+		inv = trace_inversions(&ts, m, nm);
+		char path[PATH_MAX + 32];
+		path_fmt(path, sizeof(path), "%s/trace.json", dir);
+		if (trace_write_perfetto(&ts, m, nm, path, err, sizeof(err))) {
+			fprintf(stderr, "hclock trace: %s\n", err);
+			rc = 1;
+		}
+#ifdef HCLOCK_HAVE_ALIGN
+		if (trace_write_otf2(&ts, dir, err, sizeof(err))) {
+			fprintf(stderr, "hclock trace: %s\n", err);
+			rc = 1;
+		}
+#endif
+	}
+	/* summary */
+	uint64_t recs = 0, dropped = 0, bytes = 0;
+	int64_t over_max = 0, cost = 0;
+	int finished = 0;
+	for (int r = 0; r < ts.size; r++) {
+		struct trace_proc *p = &ts.p[r];
+		recs += p->nrec;
+		bytes += p->file_bytes;
+		if (p->have_trailer) {
+			finished++;
+			dropped += p->tr.dropped;
+			if (p->tr.overhead_ns > over_max)
+				over_max = p->tr.overhead_ns;
+			cost = p->tr.rec_cost_ns > cost ? p->tr.rec_cost_ns : cost;
+		}
+	}
+	struct trace_proc *p0 = &ts.p[0];
+	fprintf(stderr, "hclock trace: %d processes (%d finished MPI_Finalize, %d left no file), "
+	        "%llu events, %llu bytes of records, %llu dropped; %zu messages paired, %llu "
+	        "unpaired, %llu inversions (receive before send on the global clock)\n",
+	        ts.size, finished, ts.missing, (unsigned long long)recs, (unsigned long long)bytes,
+	        (unsigned long long)dropped, nm, (unsigned long long)unmatched,
+	        (unsigned long long)inv);
+	if (p0->h.rank == 0 && p0->h.magic[0])
+		fprintf(stderr, "hclock trace: clock %s on %s; sync at MPI_Init %.3f s", p0->h.sync,
+		        p0->h.clock, p0->h.sync_ns * 1e-9);
+	if (p0->have_trailer && !isnan(p0->tr.drift_max_ns)) {
+		fprintf(stderr, "; drift check at MPI_Finalize: largest offset %.0f ns",
+		        p0->tr.drift_max_ns);
+		if (!isnan(p0->tr.drift_true_ns))
+			fprintf(stderr, ", true error %.0f ns", p0->tr.drift_true_ns);
+	} else {
+		fprintf(stderr, "; no drift check (rank 0 did not finish MPI_Finalize)");
+	}
+	fprintf(stderr, "\nhclock trace: tracer time (largest process): %.3f s (%lld ns per event); "
+	        "written to %s/trace.json%s\n", over_max * 1e-9, (long long)cost, dir,
+#ifdef HCLOCK_HAVE_ALIGN
+	        " and traces.otf2"
+#else
+	        ""
+#endif
+	);
+	free(m);
+	trace_set_free(&ts);
+	(void)program_rc;
+	return rc;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	const char *dir = "hclock-trace", *sync = NULL, *emu = NULL, *filter = NULL, *buffer = NULL;
+	const char *conv = NULL;
+	g_rank = my_rank();
+	static const struct option opts[] = {
+		{"output", required_argument, 0, 'o'}, {"sync", required_argument, 0, 's'},
+		{"emulate", required_argument, 0, 'e'}, {"filter", required_argument, 0, 'f'},
+		{"buffer", required_argument, 0, 'b'}, {"convert", required_argument, 0, 'c'},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': dir = optarg; break;
+		case 's': sync = optarg; break;
+		case 'e': emu = optarg; break;
+		case 'f': filter = optarg; break;
+		case 'b': buffer = optarg; break;
+		case 'c': conv = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default:
+			line("%s%s: unknown option or missing value (hclock trace --help)",
+			     argv[optind - 1], "");
+			return 2;
+		}
+	}
+	if (conv)
+		return convert(conv, 0);
+	if (optind >= argc) {
+		line("no program to run: hclock trace [OPTIONS] -- PROGRAM [ARGS...]%s%s", "", "");
+		return 2;
+	}
+	if (buffer) {
+		char *end;
+		long b = strtol(buffer, &end, 10);
+		if (*end || b < 16 || b > (1L << 26)) {
+			line("--buffer '%s': expected a number of records from 16 to 67108864%s", buffer, "");
+			return 2;
+		}
+	}
+	char **prog = argv + optind;
+	/* the output directory, absolute (the program may change its working directory) */
+	char absdir[PATH_MAX], raw[PATH_MAX + 8], lib[PATH_MAX];
+	if (dir[0] == '/') {
+		if (path_fmt(absdir, sizeof(absdir), "%s", dir))
+			absdir[0] = 0;
+	} else {
+		char cwd[PATH_MAX];
+		if (!getcwd(cwd, sizeof(cwd))) {
+			line("cannot find the working directory: %s%s", strerror(errno), "");
+			return 2;
+		}
+		if (path_fmt(absdir, sizeof(absdir), "%s/%s", cwd, dir))
+			absdir[0] = 0;
+	}
+	if (!absdir[0] || path_fmt(raw, sizeof(raw), "%s/raw", absdir)) {
+		line("-o %s: the path is too long%s", dir, "");
+		return 2;
+	}
+	if (path_mkdirs(raw) || access(raw, W_OK)) {
+		line("cannot write to %s: %s (give -o a writable directory)", absdir, strerror(errno));
+		return 2;
+	}
+	if (find_lib(lib, sizeof(lib))) {
+		line("cannot find libhclock_trace.so (looked next to this hclock, in ../lib; set "
+		     "HCLOCK_TRACE_LIB to its path)%s%s", "", "");
+		return 2;
+	}
+	/* a launcher of an earlier run in this directory may have left marks */
+	char mk[64];
+	snprintf(mk, sizeof(mk), "done.%d", g_rank);
+	char p[PATH_MAX + 64];
+	path_fmt(p, sizeof(p), "%s/%s", raw, mk);
+	remove(p);
+	if (g_rank == 0) {
+		path_fmt(p, sizeof(p), "%s/merged", raw);
+		remove(p);
+	}
+	/* the environment */
+	const char *pre = getenv("LD_PRELOAD");
+	char *ld = malloc(strlen(lib) + (pre ? strlen(pre) : 0) + 2);
+	if (!ld)
+		return 2;
+	sprintf(ld, "%s%s%s", lib, pre && *pre ? ":" : "", pre && *pre ? pre : "");
+	setenv("LD_PRELOAD", ld, 1);
+	free(ld);
+	setenv("HCLOCK_TRACE_DIR", absdir, 1);
+	if (sync)
+		setenv("HCLOCK_TRACE_SYNC", sync, 1);
+	if (emu)
+		setenv("HCLOCK_TRACE_EMULATE", emu, 1);
+	if (filter)
+		setenv("HCLOCK_TRACE_FILTER", filter, 1);
+	if (buffer)
+		setenv("HCLOCK_TRACE_BUFFER", buffer, 1);
+	/* run it */
+	int errpipe[2];
+	if (pipe2(errpipe, O_CLOEXEC)) {
+		line("pipe: %s%s", strerror(errno), "");
+		return 2;
+	}
+	struct sigaction sa = {0};
+	sa.sa_handler = pass_on;
+	sigemptyset(&sa.sa_mask);
+	pid_t pid = fork();
+	if (pid < 0) {
+		line("fork: %s%s", strerror(errno), "");
+		return 2;
+	}
+	if (pid == 0) {
+		close(errpipe[0]);
+		execvp(prog[0], prog);
+		int e = errno;
+		if (write(errpipe[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	child = pid;
+	close(errpipe[1]);
+	int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	int e = 0;
+	ssize_t got = read(errpipe[0], &e, sizeof(e));
+	close(errpipe[0]);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (got == (ssize_t)sizeof(e)) {
+		line("cannot run %s: %s", prog[0], strerror(e));
+		return e == ENOENT ? 127 : 126;
+	}
+	int prc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (WIFSIGNALED(status))
+		fprintf(stderr, "hclock trace: %s (rank %d) died of signal %d (%s)\n", prog[0], g_rank,
+		        WTERMSIG(status), strsignal(WTERMSIG(status)));
+	/* the outputs; after a failure the others' programs may never end (their partner is
+	 * gone): wait briefly, convert what is there (hclock trace --convert can redo it) */
+	mark(absdir, mk);
+	int size = world_size(), limit_ms = prc ? 2000 : 60000;
+	if (g_rank == 0) {
+		for (int waited = 0; waited < limit_ms; waited += 20) {
+			int all = 1;
+			for (int r = 0; r < size && all; r++) {
+				char d[32];
+				snprintf(d, sizeof(d), "done.%d", r);
+				all = marked(absdir, d);
+			}
+			if (all)
+				break;
+			nap_ms(20);
+		}
+		convert(absdir, prc);
+		mark(absdir, "merged");
+	} else if (!prc) {
+		for (int waited = 0; waited < 120000 && !marked(absdir, "merged"); waited += 20)
+			nap_ms(20);
+	}
+	return prc;
+}

@@ -1,0 +1,714 @@
+/*
+ * tracer.c - libhclock_trace's runtime (tracer.h): the clock, the record buffers and their
+ * writer thread, the communicator registry, the raw file (record.h).
+ *
+ * Configuration comes from the environment (`hclock trace` sets it):
+ *   HCLOCK_TRACE_DIR      output directory (default ./hclock-trace); records go to DIR/raw
+ *   HCLOCK_TRACE_SYNC     sync spec (default cont(HCLOCK_DEFAULT_SYNC,drive=progress))
+ *   HCLOCK_TRACE_EMULATE  emulated clocks, as hclock check --emulate
+ *   HCLOCK_TRACE_FILTER   which calls are recorded: NAME or PREFIX* items, comma separated,
+ *                         an item starting with '!' excludes (default: all)
+ *   HCLOCK_TRACE_BUFFER   records per buffer (two buffers; default 65536, 4 MiB each)
+ *
+ * Buffers: records are appended to the current buffer under a spin lock; a full buffer is
+ * handed to the writer thread (plain write(2), no MPI) and the other one filled meanwhile.
+ * When the writer has not finished the previous buffer yet, new records are dropped and
+ * counted (the trailer and the summary report the count): the program is never stalled.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check/check.h"
+#include "hclock.h"
+#include "tools/mpitool.h"
+#include "trace/tracer.h"
+#include "util/path.h"
+
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+#define FILTERED 0xffff
+#define PROGRESS_EVERY_NS 20000 /* a drive=progress clock is driven at most this often */
+
+static TLS int in_tracer; /* the tracer's own MPI calls pass through */
+
+struct tcomm {
+	uint64_t id;
+	int size, inter;
+	int32_t *world;       /* world rank of each rank (NULL: world itself) */
+	uint32_t nchildren;   /* communicators created from it so far */
+};
+
+static struct {
+	int on;
+	int rank, size;
+	hclock_emu *emu;
+	hclock_clock *base, *g;
+	hclock_sync *s;
+	int progress;
+	int64_t last_progress_ns;
+	uint8_t *enabled;           /* per function: recorded */
+	int fd;
+	/* buffers */
+	struct trace_rec *buf[2];
+	size_t cap, n;
+	int cur, pending;            /* pending: buffer index handed to the writer, -1 none */
+	size_t pending_n;
+	atomic_flag lock;
+	pthread_t writer;
+	int writer_up, writer_stop;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int write_err;
+	uint64_t records, dropped;
+	int64_t rec_cost_ns, overhead_ns, sync_ns;
+	/* communicators */
+	int keyval;
+	struct tcomm **comms;
+	size_t ncomms, comms_cap;
+	struct tcomm *world;
+	/* pending nonblocking receives: open addressing on the request's bytes */
+	struct pend {
+		MPI_Request req;
+		int used;
+		MPI_Comm comm;
+		MPI_Datatype type;
+	} *pend;
+	size_t pend_cap, npend;
+	pthread_mutex_t pend_mu;
+	pthread_mutex_t comm_mu;     /* the registry (programs calling MPI from several threads) */
+} T = {.fd = -1, .pending = -1, .lock = ATOMIC_FLAG_INIT, .mu = PTHREAD_MUTEX_INITIALIZER,
+       .cv = PTHREAD_COND_INITIALIZER, .pend_mu = PTHREAD_MUTEX_INITIALIZER,
+       .comm_mu = PTHREAD_MUTEX_INITIALIZER, .keyval = -1};
+
+int trace_on(void)
+{
+	return T.on;
+}
+
+static void warn_line(const char *fmt, const char *what)
+{
+	if (T.rank == 0) {
+		fprintf(stderr, "hclock trace: ");
+		fprintf(stderr, fmt, what);
+		fputc('\n', stderr);
+	}
+}
+
+/* ---- recording ------------------------------------------------------------------------------ */
+
+static void append(const struct trace_rec *r)
+{
+	while (atomic_flag_test_and_set_explicit(&T.lock, memory_order_acquire))
+		;
+	if (T.n == T.cap) {
+		pthread_mutex_lock(&T.mu);
+		int busy = T.pending >= 0;
+		if (!busy) {
+			T.pending = T.cur;
+			T.pending_n = T.n;
+			T.cur ^= 1;
+			T.n = 0;
+			pthread_cond_signal(&T.cv);
+		}
+		pthread_mutex_unlock(&T.mu);
+		if (busy) {
+			T.dropped++;
+			atomic_flag_clear_explicit(&T.lock, memory_order_release);
+			return;
+		}
+	}
+	T.buf[T.cur][T.n++] = *r;
+	T.records++;
+	atomic_flag_clear_explicit(&T.lock, memory_order_release);
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void *writer_main(void *arg)
+{
+	(void)arg;
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_mutex_lock(&T.mu);
+	for (;;) {
+		while (T.pending < 0 && !T.writer_stop)
+			pthread_cond_wait(&T.cv, &T.mu);
+		if (T.pending < 0)
+			break;
+		int b = T.pending;
+		size_t n = T.pending_n;
+		pthread_mutex_unlock(&T.mu);
+		if (write_all(T.fd, T.buf[b], n * sizeof(struct trace_rec)))
+			T.write_err = errno ? errno : EIO;
+		pthread_mutex_lock(&T.mu);
+		T.pending = -1;
+	}
+	pthread_mutex_unlock(&T.mu);
+	return NULL;
+}
+
+static inline void now2(int64_t *g, int64_t *l)
+{
+	*g = hclock_now(T.g);
+	*l = hclock_now(T.base);
+}
+
+int trace_enter(enum trace_func f, struct trace_call *c)
+{
+	if (!T.on || in_tracer)
+		return 0;
+	c->func = T.enabled[f] ? (uint16_t)f : FILTERED;
+	now2(&c->t_g, &c->t_l);
+	if (T.progress && c->t_l - T.last_progress_ns > PROGRESS_EVERY_NS) {
+		T.last_progress_ns = c->t_l;
+		in_tracer = 1;
+		hclock_sync_progress(T.s); /* its error comes back at the stop in MPI_Finalize */
+		in_tracer = 0;
+	}
+	return 1;
+}
+
+void trace_leave(struct trace_call *c)
+{
+	now2(&c->t2_g, &c->t2_l);
+	if (c->func == FILTERED)
+		return;
+	struct trace_rec r = {.kind = TRACE_CALL, .func = c->func, .peer = -1, .t_g = c->t_g,
+	                      .t_l = c->t_l, .t2_g = c->t2_g, .t2_l = c->t2_l};
+	append(&r);
+}
+
+/* ---- communicators ---------------------------------------------------------------------------- */
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 31;
+	x *= 0x7fb5d329728ea185ULL;
+	x ^= x >> 27;
+	x *= 0x81dadef4bc2dd44dULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static int del_attr(MPI_Comm comm, int keyval, void *val, void *extra)
+{
+	(void)comm, (void)keyval, (void)val, (void)extra;
+	return MPI_SUCCESS; /* kept: the trailer lists every communicator ever seen */
+}
+
+static struct tcomm *reg(MPI_Comm comm, uint64_t id)
+{
+	struct tcomm *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->id = id;
+	int inter = 0;
+	PMPI_Comm_test_inter(comm, &inter);
+	t->inter = inter;
+	PMPI_Comm_size(comm, &t->size);
+	if (!inter && comm != MPI_COMM_WORLD) {
+		MPI_Group g, w;
+		int32_t *ranks = malloc((size_t)t->size * sizeof(*ranks));
+		int *in = malloc((size_t)t->size * sizeof(int)), *out = malloc((size_t)t->size * sizeof(int));
+		if (ranks && in && out && PMPI_Comm_group(comm, &g) == MPI_SUCCESS) {
+			PMPI_Comm_group(MPI_COMM_WORLD, &w);
+			for (int i = 0; i < t->size; i++)
+				in[i] = i;
+			PMPI_Group_translate_ranks(g, t->size, in, w, out);
+			for (int i = 0; i < t->size; i++)
+				ranks[i] = out[i] == MPI_UNDEFINED ? -2 : out[i];
+			PMPI_Group_free(&g);
+			PMPI_Group_free(&w);
+			t->world = ranks;
+			ranks = NULL;
+		}
+		free(ranks);
+		free(in);
+		free(out);
+	}
+	pthread_mutex_lock(&T.comm_mu);
+	if (T.ncomms == T.comms_cap) {
+		size_t nc = T.comms_cap ? 2 * T.comms_cap : 16;
+		struct tcomm **p = realloc(T.comms, nc * sizeof(*p));
+		if (!p) {
+			pthread_mutex_unlock(&T.comm_mu);
+			free(t->world);
+			free(t);
+			return NULL;
+		}
+		T.comms = p;
+		T.comms_cap = nc;
+	}
+	T.comms[T.ncomms++] = t;
+	pthread_mutex_unlock(&T.comm_mu);
+	PMPI_Comm_set_attr(comm, T.keyval, t);
+	return t;
+}
+
+static struct tcomm *lookup(MPI_Comm comm)
+{
+	if (comm == MPI_COMM_WORLD)
+		return T.world;
+	void *v = NULL;
+	int flag = 0;
+	if (T.keyval >= 0 && comm != MPI_COMM_NULL)
+		PMPI_Comm_get_attr(comm, T.keyval, &v, &flag);
+	if (flag)
+		return v;
+	if (comm == MPI_COMM_NULL)
+		return NULL;
+	/* a communicator made by a call not wrapped by hand: named after its members (two such
+	 * with the same members share an id: their messages are told apart by tag only) */
+	struct tcomm *t = reg(comm, 0);
+	if (!t)
+		return NULL;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)t->size;
+	for (int i = 0; t->world && i < t->size; i++)
+		h = mix64(h ^ (uint64_t)(uint32_t)t->world[i]);
+	t->id = h | 1ULL << 63;
+	return t;
+}
+
+void trace_comm_created(MPI_Comm parent, MPI_Comm newcomm)
+{
+	if (!T.on)
+		return;
+	in_tracer = 1;
+	struct tcomm *p = lookup(parent);
+	pthread_mutex_lock(&T.comm_mu);
+	uint64_t id = mix64((p ? p->id : 0) * 0x100000001b3ULL + (p ? ++p->nchildren : 0)) &
+	              ~(1ULL << 63);
+	pthread_mutex_unlock(&T.comm_mu);
+	if (newcomm != MPI_COMM_NULL)
+		reg(newcomm, id);
+	in_tracer = 0;
+}
+
+void trace_comm_peer(MPI_Comm comm, int r, uint64_t *id, int32_t *world)
+{
+	struct tcomm *t = lookup(comm);
+	*id = t ? t->id : 0;
+	if (r < 0)
+		*world = -1;
+	else if (!t || t->inter || r >= t->size)
+		*world = -2;
+	else
+		*world = t->world ? t->world[r] : r;
+}
+
+/* ---- messages --------------------------------------------------------------------------------- */
+
+static uint64_t nbytes(int count, MPI_Datatype type)
+{
+	int sz = 0;
+	if (type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &sz) != MPI_SUCCESS || sz < 0 || count < 0)
+		return 0;
+	return (uint64_t)count * (uint64_t)sz;
+}
+
+void trace_send(const struct trace_call *c, MPI_Comm comm, int dest, int tag, int count,
+                MPI_Datatype type)
+{
+	if (c->func == FILTERED || dest == MPI_PROC_NULL)
+		return;
+	in_tracer = 1;
+	struct trace_rec r = {.kind = TRACE_SEND, .func = c->func, .tag = tag, .t_g = c->t_g,
+	                      .t_l = c->t_l, .bytes = nbytes(count, type)};
+	trace_comm_peer(comm, dest, &r.comm, &r.peer);
+	in_tracer = 0;
+	append(&r);
+}
+
+void trace_recv(const struct trace_call *c, MPI_Comm comm, const MPI_Status *st,
+                MPI_Datatype type)
+{
+	if (!T.on || c->func == FILTERED || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0)
+		return;
+	in_tracer = 1;
+	int count = 0;
+	PMPI_Get_count(st, type, &count);
+	struct trace_rec r = {.kind = TRACE_RECV, .func = c->func, .tag = st->MPI_TAG,
+	                      .t_g = c->t2_g, .t_l = c->t2_l,
+	                      .bytes = count == MPI_UNDEFINED ? 0 : nbytes(count, type)};
+	trace_comm_peer(comm, st->MPI_SOURCE, &r.comm, &r.peer);
+	in_tracer = 0;
+	append(&r);
+}
+
+void trace_coll(const struct trace_call *c, MPI_Comm comm, int root, int count,
+                MPI_Datatype type)
+{
+	if (c->func == FILTERED)
+		return;
+	in_tracer = 1;
+	struct trace_rec r = {.kind = TRACE_COLL, .func = c->func, .t_g = c->t_g, .t_l = c->t_l,
+	                      .bytes = nbytes(count, type)};
+	now2(&r.t2_g, &r.t2_l);
+	trace_comm_peer(comm, root, &r.comm, &r.peer);
+	in_tracer = 0;
+	append(&r);
+}
+
+static size_t pend_slot(MPI_Request req)
+{
+	uint64_t h = 0;
+	memcpy(&h, &req, sizeof(req) < sizeof(h) ? sizeof(req) : sizeof(h));
+	return (size_t)mix64(h) & (T.pend_cap - 1);
+}
+
+void trace_irecv_posted(MPI_Request req, MPI_Comm comm, MPI_Datatype type)
+{
+	if (!T.on)
+		return;
+	pthread_mutex_lock(&T.pend_mu);
+	if (2 * (T.npend + 1) > T.pend_cap) { /* grow, rehash */
+		size_t oc = T.pend_cap, nc = oc ? 2 * oc : 256;
+		struct pend *old = T.pend, *p = calloc(nc, sizeof(*p));
+		if (!p) {
+			pthread_mutex_unlock(&T.pend_mu);
+			return;
+		}
+		T.pend = p;
+		T.pend_cap = nc;
+		for (size_t i = 0; i < oc; i++)
+			if (old[i].used) {
+				size_t k = pend_slot(old[i].req);
+				while (T.pend[k].used)
+					k = (k + 1) & (nc - 1);
+				T.pend[k] = old[i];
+			}
+		free(old);
+	}
+	size_t k = pend_slot(req);
+	while (T.pend[k].used)
+		k = (k + 1) & (T.pend_cap - 1);
+	T.pend[k] = (struct pend){req, 1, comm, type};
+	T.npend++;
+	pthread_mutex_unlock(&T.pend_mu);
+}
+
+int trace_irecv_pending(void)
+{
+	return T.on && T.npend > 0;
+}
+
+void trace_request_done(const struct trace_call *c, MPI_Request old, const MPI_Status *st)
+{
+	if (!T.on || !T.npend || old == MPI_REQUEST_NULL)
+		return;
+	pthread_mutex_lock(&T.pend_mu);
+	size_t k = pend_slot(old);
+	struct pend found = {0};
+	while (T.pend[k].used) {
+		if (!memcmp(&T.pend[k].req, &old, sizeof(old))) {
+			found = T.pend[k];
+			/* delete with backward shift (linear probing) */
+			size_t j = k;
+			for (;;) {
+				T.pend[j].used = 0;
+				size_t i = j;
+				for (;;) {
+					i = (i + 1) & (T.pend_cap - 1);
+					if (!T.pend[i].used) {
+						goto done;
+					}
+					size_t h = pend_slot(T.pend[i].req);
+					/* can the entry at i move to j? yes unless h lies cyclically in (j, i] */
+					if (j <= i ? (h <= j || h > i) : (h <= j && h > i))
+						break;
+				}
+				T.pend[j] = T.pend[i];
+				j = i;
+			}
+		}
+		k = (k + 1) & (T.pend_cap - 1);
+	}
+done:
+	if (found.used)
+		T.npend--;
+	pthread_mutex_unlock(&T.pend_mu);
+	if (found.used && st)
+		trace_recv(c, found.comm, st, found.type);
+}
+
+/* ---- init and finalize ------------------------------------------------------------------------- */
+
+static void set_filter(const char *f)
+{
+	int any_include = 0;
+	for (const char *p = f; p && *p;) {
+		size_t n = strcspn(p, ",");
+		if (n && *p != '!')
+			any_include = 1;
+		p += n + (p[n] == ',');
+	}
+	memset(T.enabled, !any_include, TF_COUNT);
+	for (const char *p = f; p && *p;) {
+		size_t n = strcspn(p, ",");
+		int excl = *p == '!';
+		const char *pat = p + excl;
+		size_t m = n - (size_t)excl;
+		int prefix = m && pat[m - 1] == '*';
+		if (prefix)
+			m--;
+		for (int i = 0; i < TF_COUNT; i++) {
+			const char *nm = trace_func_names[i];
+			if (prefix ? !strncmp(nm, pat, m) : strlen(nm) == m && !strncmp(nm, pat, m))
+				T.enabled[i] = !excl;
+		}
+		p += n + (p[n] == ',');
+	}
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static volatile int64_t calib_sink;
+
+/* the cost of one record: four clock reads and the append (its lock, a copy) */
+static int64_t calibrate(void)
+{
+	enum { N = 2000 };
+	int64_t t0 = mono_ns();
+	for (int i = 0; i < N; i++) {
+		struct trace_rec r = {.kind = TRACE_CALL};
+		now2(&r.t_g, &r.t_l);
+		now2(&r.t2_g, &r.t2_l);
+		while (atomic_flag_test_and_set_explicit(&T.lock, memory_order_acquire))
+			;
+		calib_sink = r.t2_g + r.t_g + r.t_l + r.t2_l;
+		atomic_flag_clear_explicit(&T.lock, memory_order_release);
+	}
+	return (mono_ns() - t0) / N;
+}
+
+void trace_init(void)
+{
+	in_tracer = 1;
+	int64_t t0 = mono_ns();
+	PMPI_Comm_rank(MPI_COMM_WORLD, &T.rank);
+	PMPI_Comm_size(MPI_COMM_WORLD, &T.size);
+	const char *dir = getenv("HCLOCK_TRACE_DIR"), *spec = getenv("HCLOCK_TRACE_SYNC");
+	const char *emu = getenv("HCLOCK_TRACE_EMULATE"), *buf = getenv("HCLOCK_TRACE_BUFFER");
+	char defspec[256];
+	snprintf(defspec, sizeof(defspec), "cont(%s,drive=progress)", HCLOCK_DEFAULT_SYNC);
+	if (!dir || !*dir)
+		dir = "hclock-trace";
+	if (!spec || !*spec)
+		spec = defspec;
+	/* a continuous clock is driven by the program's MPI calls: no thread in its process */
+	char forced[512];
+	size_t sl = strlen(spec);
+	if (!strncmp(spec, "cont(", 5) && !strstr(spec, "drive=") && sl > 1 && spec[sl - 1] == ')' &&
+	    sl + 20 < sizeof(forced)) {
+		snprintf(forced, sizeof(forced), "%.*s,drive=progress)", (int)(sl - 1), spec);
+		spec = forced;
+	}
+	long cap = buf && *buf ? strtol(buf, NULL, 10) : 65536;
+	T.cap = cap >= 16 && cap <= (1L << 26) ? (size_t)cap : 65536;
+	int level = MPI_THREAD_SINGLE;
+	PMPI_Query_thread(&level);
+	/* everything below agrees across the ranks (hclock's calls agree on errors) */
+	int rc = 0;
+	if (emu && *emu && (rc = hclock_emu_create(emu, MPI_COMM_WORLD, &T.emu)))
+		warn_line("--emulate: %s; tracing off", hclock_last_error());
+	if (!rc && (rc = hclock_base_create("monotonic", T.emu, &T.base)))
+		warn_line("base clock: %s; tracing off", hclock_last_error());
+	if (!rc && (rc = hclock_sync_create(spec, &T.s)))
+		warn_line("--sync: %s; tracing off", hclock_last_error());
+	/* the sync must agree even when one rank failed to create it: all ranks know rc here
+	 * only locally, so agree first */
+	int all = 0;
+	PMPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (!all) {
+		int64_t s0 = mono_ns();
+		rc = hclock_sync_run(T.s, MPI_COMM_WORLD, T.base, &T.g);
+		T.sync_ns = mono_ns() - s0;
+		if (rc)
+			warn_line("sync: %s; tracing off", hclock_last_error());
+		all = rc;
+	}
+	T.progress = !all && strstr(hclock_sync_spec(T.s), "drive=progress") != NULL;
+	/* the output: DIR/raw/rank.R */
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/raw", dir);
+	int ok = !all;
+	if (ok && path_mkdirs(path)) {
+		fprintf(stderr, "hclock trace (rank %d): cannot create %s: %s; tracing off\n", T.rank,
+		        path, strerror(errno));
+		ok = 0;
+	}
+	snprintf(path, sizeof(path), "%s/raw/rank.%d", dir, T.rank);
+	if (ok && (T.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
+		fprintf(stderr, "hclock trace (rank %d): cannot write %s: %s; tracing off\n", T.rank,
+		        path, strerror(errno));
+		ok = 0;
+	}
+	T.enabled = calloc(TF_COUNT, 1);
+	T.buf[0] = malloc(T.cap * sizeof(struct trace_rec));
+	T.buf[1] = malloc(T.cap * sizeof(struct trace_rec));
+	if (ok && (!T.enabled || !T.buf[0] || !T.buf[1])) {
+		fprintf(stderr, "hclock trace (rank %d): out of memory for %zu records; tracing off\n",
+		        T.rank, 2 * T.cap);
+		ok = 0;
+	}
+	if (ok) {
+		set_filter(getenv("HCLOCK_TRACE_FILTER"));
+		/* header and names */
+		size_t names = 0;
+		for (int i = 0; i < TF_COUNT; i++)
+			names += strlen(trace_func_names[i]) + 1;
+		size_t padded = (names + 7) & ~(size_t)7;
+		struct trace_header h = {.magic = TRACE_MAGIC, .rank = T.rank, .size = T.size,
+		                         .nfuncs = TF_COUNT, .names_bytes = (uint32_t)padded,
+		                         .sync_ns = T.sync_ns};
+		memcpy(h.magic, TRACE_MAGIC, 8);
+		snprintf(h.sync, sizeof(h.sync), "%s", hclock_sync_spec(T.s));
+		hclock_clock_describe(T.base, h.clock, sizeof(h.clock));
+		char *nb = calloc(1, padded);
+		ok = nb != NULL;
+		for (int i = 0, o = 0; nb && i < TF_COUNT; i++) {
+			strcpy(nb + o, trace_func_names[i]);
+			o += (int)strlen(trace_func_names[i]) + 1;
+		}
+		if (!ok || write_all(T.fd, &h, sizeof(h)) || write_all(T.fd, nb, padded)) {
+			fprintf(stderr, "hclock trace (rank %d): cannot write %s: %s; tracing off\n",
+			        T.rank, path, strerror(errno));
+			ok = 0;
+		}
+		free(nb);
+	}
+	if (ok && PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_attr, &T.keyval, NULL))
+		ok = 0;
+	if (ok && !(T.world = calloc(1, sizeof(*T.world))))
+		ok = 0;
+	if (ok) {
+		T.world->id = 0;
+		T.world->size = T.size;
+		T.comms = calloc(16, sizeof(*T.comms));
+		T.comms_cap = T.comms ? 16 : 0;
+		if (T.comms)
+			T.comms[T.ncomms++] = T.world;
+		reg(MPI_COMM_SELF, 1);
+		T.writer_up = !pthread_create(&T.writer, NULL, writer_main, NULL);
+		ok = T.writer_up;
+	}
+	if (ok) {
+		T.rec_cost_ns = calibrate();
+		T.on = 1;
+	} else if (T.fd >= 0) {
+		close(T.fd);
+		T.fd = -1;
+	}
+	T.overhead_ns += mono_ns() - t0;
+	(void)level;
+	in_tracer = 0;
+}
+
+void trace_finalize(void)
+{
+	if (!T.s)
+		return;
+	in_tracer = 1;
+	int64_t t0 = mono_ns();
+	int was_on = T.on;
+	T.on = 0;
+	struct trace_trailer tr = {.magic = TRACE_TRAILER_MAGIC, .drift_max_ns = NAN,
+	                           .drift_true_ns = NAN};
+	memcpy(tr.magic, TRACE_TRAILER_MAGIC, 8);
+	if (T.g) {
+		int src = hclock_sync_stop(T.s); /* collective; the clock stays, frozen */
+		if (src)
+			warn_line("the continuous clock failed while tracing: %s", hclock_last_error());
+		/* the drift check: every process's offset on the global clock, now */
+		double waits[1] = {0};
+		struct check_opts co = {waits, 1, 1, 1, 10, T.emu, 0, NULL};
+		struct check_point pt;
+		if (!check_clock(MPI_COMM_WORLD, T.g, &co, &pt) && T.rank == 0) {
+			tr.drift_max_ns = pt.max_abs_offset_ns;
+			if (pt.have_truth)
+				tr.drift_true_ns = pt.true_max_abs_error_ns;
+		}
+	}
+	if (was_on) {
+		/* the writer finishes what it has, then the rest is written here */
+		pthread_mutex_lock(&T.mu);
+		T.writer_stop = 1;
+		pthread_cond_signal(&T.cv);
+		pthread_mutex_unlock(&T.mu);
+		pthread_join(T.writer, NULL);
+		if (T.n && write_all(T.fd, T.buf[T.cur], T.n * sizeof(struct trace_rec)))
+			T.write_err = errno;
+		tr.records = T.records;
+		tr.dropped = T.dropped;
+		tr.rec_cost_ns = T.rec_cost_ns;
+		tr.ncomms = (uint32_t)T.ncomms;
+		T.overhead_ns += mono_ns() - t0;
+		tr.overhead_ns = T.overhead_ns + (int64_t)T.records * T.rec_cost_ns;
+		int bad = write_all(T.fd, &tr, sizeof(tr));
+		for (size_t i = 0; !bad && i < T.ncomms; i++) {
+			struct tcomm *c = T.comms[i];
+			struct trace_comm tc = {c->id, c->size, c->inter};
+			bad = write_all(T.fd, &tc, sizeof(tc));
+			size_t n = (size_t)c->size;
+			int32_t *w = calloc(n + 1, sizeof(int32_t));
+			for (size_t k = 0; w && k < n; k++)
+				w[k] = c->world ? c->world[k] : (c == T.world ? (int32_t)k : -2);
+			if (!bad)
+				bad = !w || write_all(T.fd, w, ((n + 1) & ~(size_t)1) * sizeof(int32_t));
+			free(w);
+		}
+		if (bad || T.write_err || close(T.fd))
+			fprintf(stderr, "hclock trace (rank %d): writing the trace failed: %s\n", T.rank,
+			        strerror(T.write_err ? T.write_err : errno));
+		T.fd = -1;
+	}
+	for (size_t i = 0; i < T.ncomms; i++) {
+		free(T.comms[i]->world);
+		free(T.comms[i]);
+	}
+	free(T.comms);
+	T.comms = NULL;
+	T.ncomms = 0;
+	if (T.keyval >= 0)
+		PMPI_Comm_free_keyval(&T.keyval);
+	hclock_sync_free(T.s);
+	T.s = NULL;
+	hclock_clock_free(T.g);
+	hclock_clock_free(T.base);
+	hclock_emu_free(T.emu);
+	free(T.buf[0]);
+	free(T.buf[1]);
+	free(T.enabled);
+	free(T.pend);
+	T.pend = NULL;
+	in_tracer = 0;
+}

@@ -1,0 +1,63 @@
+/*
+ * tracer.h - libhclock_trace's runtime (issue 12), used by the wrappers: the generated ones
+ * (trace_wrappers.c: enter/leave only) and the hand-written ones (calls.c: Init, Finalize,
+ * messages, collectives, communicators, request completion).
+ *
+ * Rules the wrappers keep: the program's arguments go to the PMPI_ call unchanged and its
+ * result comes back unchanged; nothing is recorded before MPI_Init's sync or after
+ * MPI_Finalize started, nor while the tracer itself calls MPI (hclock's own messages, on its
+ * private communicators, are never recorded or touched).
+ */
+#ifndef HCLOCK_TRACE_TRACER_H
+#define HCLOCK_TRACE_TRACER_H
+
+#include <stdint.h>
+
+#include <mpi.h>
+
+#include "trace/record.h"
+#include "trace_funcs.h"
+
+struct trace_call {
+	uint16_t func;
+	int64_t t_g, t_l;   /* enter, ns */
+	int64_t t2_g, t2_l; /* leave (set by trace_leave), ns */
+};
+
+/* Whether this call is recorded (tracing on, not filtered out, not the tracer's own); if so
+ * takes the enter times. Cheap when off. */
+int trace_enter(enum trace_func f, struct trace_call *c);
+/* Take the leave times; record the call (TRACE_CALL) unless it is filtered out. */
+void trace_leave(struct trace_call *c);
+
+/* The communicator's id and the world rank of its rank r (-1: r < 0 such as MPI_ANY_SOURCE or
+ * MPI_PROC_NULL, -2: not resolvable). Registers comm on first sight. */
+void trace_comm_peer(MPI_Comm comm, int r, uint64_t *id, int32_t *world);
+/* A communicator just created from parent (collectively: every member numbers its parent's
+ * children alike, so the ids agree). */
+void trace_comm_created(MPI_Comm parent, MPI_Comm newcomm);
+
+/* Message and collective records (t: now, on both clocks). */
+void trace_send(const struct trace_call *c, MPI_Comm comm, int dest, int tag, int count,
+                MPI_Datatype type);
+/* a receive completed by call c (recorded at its leave time, if c is recorded) */
+void trace_recv(const struct trace_call *c, MPI_Comm comm, const MPI_Status *st,
+                MPI_Datatype type);
+void trace_coll(const struct trace_call *c, MPI_Comm comm, int root, int count,
+                MPI_Datatype type);
+
+/* Nonblocking receives: remember the request until a Wait/Test completes it. */
+void trace_irecv_posted(MPI_Request req, MPI_Comm comm, MPI_Datatype type);
+/* After a completion call c: request old (its handle before the call, which made it
+ * MPI_REQUEST_NULL) completed with status st; records its receive if it was one. */
+void trace_request_done(const struct trace_call *c, MPI_Request old, const MPI_Status *st);
+/* Whether any receive is pending (completion calls skip their bookkeeping otherwise). */
+int trace_irecv_pending(void);
+
+/* MPI_Init / MPI_Init_thread (after PMPI_Init) and MPI_Finalize (before PMPI_Finalize). */
+void trace_init(void);
+void trace_finalize(void);
+/* Whether recording is on (between init and finalize). */
+int trace_on(void);
+
+#endif

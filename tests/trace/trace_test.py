@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""trace_test.py CASE HCLOCK MPIRUN_SH MPIEXEC MINI [LIB] - hclock trace (issue 12) on the mini
+application (examples/allreduce_mini.c). CASE:
+  basic     2 ranks: traced output equals untraced output, exit 0; trace.json parses, every
+            rank has its 4 x ITER MPI_Allreduce slices and the halo messages as flow arrows
+            (2 x ITER per rank, every one paired), the summary names 0 dropped events and
+            the drift check; traces.otf2 reads back with otf2-print and hclock align (0
+            inversions); hclock gantt --raw draws both panels; the exit code of the program
+            passes through (3)
+  skew      4 ranks as 2 emulated nodes, 100 ppm skew, 1 s offsets: zero inversions on the
+            global clock; the same run with --sync none has inversions (the check bites)
+  bad       no program, a program that does not exist, an unwritable -o: one line each and
+            a non-zero exit; a program that calls MPI_Abort or dies of SIGSEGV: a non-zero
+            exit, and hclock trace --convert turns what is on disk into a valid trace.json
+  symbols   LIB exports MPI_ functions only
+Prints one line per check; exits 1 if any failed."""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+case, hc, run, mpiexec, mini = sys.argv[1:6]
+lib = sys.argv[6] if len(sys.argv) > 6 else None
+ITER = 60
+failed = 0
+
+
+def check(ok, what):
+    global failed
+    print(("ok   " if ok else "FAIL ") + what)
+    failed += not ok
+
+
+def launch(np_, args, timeout=120):
+    env = dict(os.environ, HCLOCK_TEST_TIMEOUT=str(timeout))
+    return subprocess.run([run, mpiexec, str(np_)] + args, capture_output=True, text=True, env=env)
+
+
+def load(d):
+    with open(os.path.join(d, "trace.json")) as f:
+        return json.load(f)["traceEvents"]
+
+
+def summary_num(err, what):
+    m = re.search(r"(\d+) " + what, err)
+    return int(m.group(1)) if m else None
+
+
+tmp = tempfile.mkdtemp(prefix="hclock-trace-test.")
+if case == "basic":
+    plain = launch(2, [mini, str(ITER), "20"])
+    d = os.path.join(tmp, "t")
+    traced = launch(2, [hc, "trace", "-o", d, "--emulate", "offset=1,skew=100e-6,seed=3", "--",
+                        mini, str(ITER), "20"])
+    check(plain.returncode == 0 and traced.returncode == 0,
+          f"exit codes untraced {plain.returncode}, traced {traced.returncode}: {traced.stderr[-800:]}")
+    check(plain.stdout == traced.stdout and "checksum" in plain.stdout,
+          f"traced output equals untraced output ({plain.stdout.strip()!r})")
+    try:
+        ev = load(d)
+    except Exception as e:  # noqa: BLE001 - any parse error is the finding
+        ev = []
+        check(False, f"trace.json parses: {e}")
+    for r in (0, 1):
+        n = sum(1 for e in ev if e.get("ph") == "X" and e.get("pid") == r and e["name"] == "MPI_Allreduce")
+        check(n == 4 * ITER, f"rank {r}: {n} MPI_Allreduce slices (expected {4 * ITER})")
+        w = sum(1 for e in ev if e.get("ph") == "X" and e.get("pid") == r and e["name"] == "MPI_Waitall")
+        check(w == ITER, f"rank {r}: {w} MPI_Waitall slices (expected {ITER})")
+    s = sum(1 for e in ev if e.get("ph") == "s")
+    f = sum(1 for e in ev if e.get("ph") == "f")
+    check(s == f == 2 * 2 * ITER, f"{s} flow starts, {f} flow ends (expected {4 * ITER} each)")
+    bad = [e for e in ev if e.get("ph") == "X" and (e["dur"] < 0 or e["ts"] < 0)]
+    check(not bad, f"no slice with a negative time or duration ({len(bad)})")
+    err = traced.stderr
+    check(summary_num(err, "dropped") == 0 and summary_num(err, "unpaired") == 0 and
+          summary_num(err, "inversions") == 0, "summary: 0 dropped, 0 unpaired, 0 inversions")
+    check("drift check at MPI_Finalize" in err and "true error" in err, "summary has the drift check")
+    if os.path.exists(os.path.join(d, "traces.otf2")):  # built with OTF2 (HCLOCK_ALIGN)
+        pr = subprocess.run(["otf2-print", os.path.join(d, "traces.otf2")], capture_output=True,
+                            text=True)
+        n = pr.stdout.count("MPI_SEND") + pr.stdout.count("MPI_RECV")
+        check(pr.returncode == 0 and n == 2 * 2 * 2 * ITER,
+              f"otf2-print reads traces.otf2 ({pr.returncode}; {n} MPI_SEND/MPI_RECV records, "
+              f"expected {8 * ITER}) {pr.stderr[-300:]}")
+        al = subprocess.run([hc, "align", os.path.join(d, "traces.otf2"), "--out",
+                             os.path.join(tmp, "aligned"), "--format", "json"],
+                            capture_output=True, text=True)
+        try:
+            rep = json.loads(al.stdout)
+            inv = sum(nd["inversions"] for nd in rep["nodes"])
+            ok = al.returncode == 0 and len(rep["nodes"]) == 2
+        except Exception as e:  # noqa: BLE001
+            ok, inv = False, str(e)
+        check(ok and inv == 0, f"hclock align reads traces.otf2 back: {inv} inversions "
+              f"{al.stderr.strip()[-300:]}")
+    elif "HCLOCK_TRACE_NEED_OTF2" in os.environ:
+        check(False, "no traces.otf2 written")
+    svg = os.path.join(tmp, "g.svg")
+    g = subprocess.run([hc, "gantt", d, "--op", "allreduce", "--raw", "-o", svg],
+                       capture_output=True, text=True)
+    try:
+        import xml.etree.ElementTree as ET
+        root = ET.parse(svg).getroot()
+        bars = [e for e in root.iter("{http://www.w3.org/2000/svg}rect") if e.get("fill") == "#d62728"]
+        ok = g.returncode == 0 and len(bars) >= 2 * 2 * 4
+    except Exception as e:  # noqa: BLE001
+        ok, bars = False, str(e)
+    check(ok, f"hclock gantt --raw writes a well-formed SVG with the allreduce bars of both "
+          f"ranks in both panels ({len(bars) if isinstance(bars, list) else bars}) {g.stderr[-200:]}")
+    g = subprocess.run([hc, "gantt", d, "-o", svg], capture_output=True, text=True)
+    check(g.returncode == 2 and len(g.stderr.strip().splitlines()) == 1,
+          f"hclock gantt without --op: one line, exit 2 ({g.returncode}: {g.stderr.strip()})")
+    code = launch(2, [hc, "trace", "-o", os.path.join(tmp, "c"), "--", mini, "5", "10", "3"])
+    check(code.returncode == 3, f"the program's exit code 3 passes through ({code.returncode})")
+elif case == "skew":
+    emu = "offset=1,skew=100e-6,noise=20e-9,nodes=2,seed=5"
+    res = {}
+    for sync in ("default", "none"):
+        d = os.path.join(tmp, sync)
+        args = [hc, "trace", "-o", d, "--emulate", emu] + (["--sync", "none"] if sync == "none" else [])
+        p = launch(4, args + ["--", mini, str(ITER), "20"], timeout=240)
+        check(p.returncode == 0, f"--sync {sync}: exit {p.returncode} {p.stderr[-600:]}")
+        res[sync] = summary_num(p.stderr, "inversions")
+    check(res["default"] == 0, f"default sync: {res['default']} inversions (expected 0)")
+    check(res["none"] is not None and res["none"] > 0,
+          f"--sync none: {res['none']} inversions (expected some: the check bites)")
+elif case == "bad":
+    p = launch(2, [hc, "trace"])
+    lines = [l for l in p.stderr.splitlines() if l.startswith("hclock trace")]
+    check(p.returncode != 0 and len(lines) == 1 and "no program" in lines[0],
+          f"no program: exit {p.returncode}, {lines}")
+    p = launch(2, [hc, "trace", "-o", os.path.join(tmp, "x"), "--", "/nonexistent/prog"])
+    lines = [l for l in p.stderr.splitlines() if l.startswith("hclock trace")]
+    check(p.returncode != 0 and len(lines) == 1 and "cannot run" in lines[0],
+          f"missing program: exit {p.returncode}, {lines}")
+    blocker = os.path.join(tmp, "file")
+    open(blocker, "w").close()
+    p = launch(2, [hc, "trace", "-o", os.path.join(blocker, "sub"), "--", mini, "2"])
+    lines = [l for l in p.stderr.splitlines() if l.startswith("hclock trace")]
+    check(p.returncode != 0 and len(lines) == 1 and "cannot write" in lines[0],
+          f"unwritable -o: exit {p.returncode}, {lines}")
+    for code, what in (("-1", "MPI_Abort"), ("-11", "SIGSEGV")):
+        d = os.path.join(tmp, "die" + code)
+        p = launch(2, [hc, "trace", "-o", d, "--buffer", "64", "--", mini, "400", "20", code])
+        check(p.returncode != 0, f"{what}: non-zero exit ({p.returncode})")
+        c = subprocess.run([hc, "trace", "--convert", d], capture_output=True, text=True)
+        ok = c.returncode == 0
+        try:
+            ev = load(d)
+            n = sum(1 for e in ev if e.get("ph") == "X")
+        except Exception as e:  # noqa: BLE001
+            ok, n = False, str(e)
+        check(ok and isinstance(n, int) and n > 0,
+              f"{what}: --convert writes a valid trace.json from what was on disk ({n} slices; "
+              f"{c.stderr.strip()[-300:]})")
+elif case == "symbols":
+    out = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, text=True).stdout
+    syms = [l.split()[-1] for l in out.splitlines() if l.strip()]
+    stray = [s for s in syms if not s.startswith("MPI_")]
+    check(len(syms) > 100 and not stray, f"{len(syms)} exported symbols, not MPI_: {stray[:10]}")
+else:
+    sys.exit(f"trace_test.py: unknown case {case}")
+sys.exit(1 if failed else 0)
