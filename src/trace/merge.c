@@ -93,8 +93,9 @@ int trace_load(const char *dir, struct trace_set *ts, char *err, size_t errlen)
 	}
 	closedir(d);
 	if (!size) {
-		snprintf(err, errlen, "%s/raw: no readable rank.N file (the program died before "
-		         "MPI_Init finished, or this is not a trace directory)", dir);
+		snprintf(err, errlen, "%s/raw: no readable rank.N file (the program never called the C "
+		         "MPI_Init the tracer wraps: Open MPI's Fortran bindings call PMPI_Init "
+		         "directly; or it died before MPI_Init finished)", dir);
 		return -1;
 	}
 	ts->size = size;
