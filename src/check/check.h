@@ -23,8 +23,8 @@ struct check_opts {
 	                          called while waiting; NULL: none */
 };
 
-/* hclock_wait_until, calling hclock_sync_progress(drive) every half millisecond meanwhile
- * when drive is not NULL (a continuous clock driven by its application). */
+/* hclock_wait_until, driving drive meanwhile when it is a drive=progress continuous sync
+ * (as its thread would: cont/driver.h's drive_step); NULL or another sync: just the wait. */
 int64_t check_wait(hclock_clock *clk, int64_t t_ns, hclock_sync *drive);
 
 struct check_point {

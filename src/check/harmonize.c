@@ -2,6 +2,7 @@
 #include <time.h>
 
 #include "check/check.h"
+#include "sync/sync.h"
 #include "hclock.h"
 #include "transport/comm.h"
 #include "util/timeutil.h"
@@ -16,18 +17,20 @@ int64_t hclock_wait_until(hclock_clock *clk, int64_t t_ns)
 	return check_wait(clk, t_ns, NULL);
 }
 
-/* Nap at most this long between a driven sync's progress calls (its exchanges are answered
- * within about this; they give up after 50 ms). */
-#define DRIVE_NAP_NS 500000
-
 int64_t check_wait(hclock_clock *clk, int64_t t_ns, hclock_sync *drive)
 {
 	int64_t now = hclock_now(clk);
 #ifndef HCLOCK_SMPI
-	while (drive && t_ns - now > SPIN_NS + DRIVE_NAP_NS) {
-		hclock_sync_progress(drive); /* its error comes back from hclock_sync_stop */
-		struct timespec ts = {0, DRIVE_NAP_NS};
-		nanosleep(&ts, NULL);
+	/* a drive=progress clock is driven as its thread would be: polled while an exchange
+	 * runs, asleep until its next one otherwise (its errors come back from the stop) */
+	int64_t nap_ns;
+	while (drive && t_ns - now > SPIN_NS && !sync_cont_drive(drive, &nap_ns)) {
+		int64_t left = t_ns - now - SPIN_NS;
+		nap_ns = nap_ns < left ? nap_ns : left;
+		if (nap_ns > 0) {
+			struct timespec ts = {(time_t)(nap_ns / 1000000000), (long)(nap_ns % 1000000000)};
+			nanosleep(&ts, NULL);
+		}
 		now = hclock_now(clk);
 	}
 #endif

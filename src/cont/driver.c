@@ -25,11 +25,6 @@ struct driver {
 	int have_cpu;
 };
 
-static int64_t base_now(struct driver *d)
-{
-	hclock_clock *b = engine_base(d->e);
-	return hclock_now(b);
-}
 
 /* sleep d_ns unless stopped meanwhile; returns 1 when stopped */
 static int nap(struct driver *d, int64_t d_ns)
@@ -47,6 +42,28 @@ static int nap(struct driver *d, int64_t d_ns)
 	return stop;
 }
 
+int drive_step(struct engine *e, struct drive_state *st, int64_t *sleep_ns)
+{
+	int64_t wake;
+	int rc = engine_try_progress(e, &wake);
+	if (rc) {
+		*sleep_ns = MAX_SLEEP_NS;
+		return rc;
+	}
+	int64_t now = hclock_now(engine_base(e));
+	if (engine_busy(e) || wake - now <= 0) {
+		uint64_t ev = engine_events(e);
+		if (st->busy_since < 0 || ev != st->events)
+			st->busy_since = now;
+		st->events = ev;
+		*sleep_ns = now - st->busy_since < SPIN_NS ? 0 : POLL_NS;
+		return 0;
+	}
+	st->busy_since = -1;
+	*sleep_ns = wake - now < MAX_SLEEP_NS ? wake - now : MAX_SLEEP_NS;
+	return 0;
+}
+
 static void *loop(void *arg)
 {
 	struct driver *d = arg;
@@ -54,32 +71,20 @@ static void *loop(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	prctl(PR_SET_TIMERSLACK, 1000UL); /* sleeps of 20 us, not the default 50 us slack */
-	int64_t busy_since = -1;
-	uint64_t events = 0;
+	struct drive_state st = DRIVE_STATE_INIT;
 	for (;;) {
-		int64_t wake;
-		int rc = engine_progress(d->e, &wake);
+		int64_t sleep_ns;
+		int rc = drive_step(d->e, &st, &sleep_ns);
 		if (rc) {
 			d->rc = rc;
 			break;
 		}
-		int64_t now = base_now(d);
-		if (engine_busy(d->e) || wake - now <= 0) {
-			uint64_t ev = engine_events(d->e);
-			if (busy_since < 0 || ev != events)
-				busy_since = now;
-			events = ev;
-			if (now - busy_since < SPIN_NS) {
-				if (__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE))
-					break;
-				continue;
-			}
-			if (nap(d, POLL_NS))
+		if (!sleep_ns) {
+			if (__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE))
 				break;
 			continue;
 		}
-		busy_since = -1;
-		if (nap(d, wake - now < MAX_SLEEP_NS ? wake - now : MAX_SLEEP_NS))
+		if (nap(d, sleep_ns))
 			break;
 	}
 	return NULL;

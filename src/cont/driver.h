@@ -12,6 +12,19 @@
 
 struct driver;
 
+/* The driving rule, for the thread and for a caller that drives by itself (hclock check
+ * waiting on a drive=progress clock): after engine_progress, poll again at once while an
+ * exchange is under way and its messages flow (SPIN_NS after the last), every 20 us after
+ * that, else sleep until the engine's next time. */
+struct drive_state {
+	int64_t busy_since; /* base time the current spin started, -1: not spinning */
+	uint64_t events;
+};
+#define DRIVE_STATE_INIT {-1, 0}
+/* One step: progress e (try: another thread may be in it), then *sleep_ns, how long the
+ * caller may sleep (0: call again at once). Returns the engine's error (it stops then). */
+int drive_step(struct engine *e, struct drive_state *st, int64_t *sleep_ns);
+
 /* Start the thread on e (which must outlive it). HCLOCK_ENOMEM or HCLOCK_EUNSUPP (no
  * thread could be created). */
 int driver_start(struct engine *e, struct driver **out);

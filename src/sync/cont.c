@@ -24,6 +24,7 @@ struct cont_sync {
 	struct cont_cfg cfg;
 	struct engine *eng;
 	struct driver *drv;
+	struct drive_state ds; /* drive=progress driven by sync_cont_drive */
 };
 
 /* The keys, their defaults and limits (README "Continuous clock" explains the choices). */
@@ -66,6 +67,7 @@ static int cont_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	struct lm t0 = g0->inner ? g0->comp : (struct lm){0, 0, 0};
 	struct bound b0 = g0->bound;
 	hclock_clock *cc = NULL;
+	c->ds = (struct drive_state)DRIVE_STATE_INIT;
 	rc = engine_create(comm, clk->base, &c->cfg, s->parent, s->shares, &t0, &b0, &c->eng, &cc);
 	if (!rc && c->cfg.thread)
 		rc = comm_agree(comm, driver_start(c->eng, &c->drv));
@@ -126,6 +128,17 @@ static void cont_destroy(struct hclock_sync *s)
 	engine_destroy(c->eng); /* alone: this process stops, its peers time out on it */
 	hclock_sync_free(c->inner);
 	free(c);
+}
+
+int sync_cont_drive(struct hclock_sync *s, int64_t *sleep_ns)
+{
+	if (s->type != &sync_type_cont)
+		return -1;
+	struct cont_sync *c = (struct cont_sync *)s;
+	if (!c->eng || c->cfg.thread)
+		return -1;
+	drive_step(c->eng, &c->ds, sleep_ns); /* an error stops the engine; stop reports it */
+	return 0;
 }
 
 int sync_cont_stats(const struct hclock_sync *s, struct cont_stats *st, int64_t *cpu_ns)

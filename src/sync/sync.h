@@ -145,6 +145,10 @@ int finish_lm(MPI_Comm comm, hclock_clock *clk, const struct lm *lm, const struc
  * thread); -1 for another sync or one not running. */
 struct cont_stats;
 int sync_cont_stats(const struct hclock_sync *s, struct cont_stats *st, int64_t *cpu_ns);
+/* Drive a running drive=progress continuous sync one step (cont/driver.h, drive_step):
+ * *sleep_ns, how long the caller may sleep before the next step. -1 for any other sync
+ * (nothing to drive). */
+int sync_cont_drive(struct hclock_sync *s, int64_t *sleep_ns);
 
 /* floor(log2(p)) for p >= 1 */
 int ilog2(int p);
