@@ -65,10 +65,14 @@ int main(int argc, char **argv)
 		/* the statuses ignored on even iterations, read on odd ones (both of the tracer's
 		 * paths); GCC takes MPICH's MPI_STATUSES_IGNORE, (MPI_Status *)1, for an array */
 		MPI_Status st[4];
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
 		MPI_Waitall(4, q, it % 2 ? st : MPI_STATUSES_IGNORE);
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 		double local = halo_l[it % 64] + halo_r[(it + 1) % 64], r1, r2, r3, r4;
 		MPI_Allreduce(&local, &r1, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 		double d = local * 0.5;

