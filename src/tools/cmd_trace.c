@@ -38,6 +38,8 @@
 
 #include "tools/cmd.h"
 #include "tools/mpitool.h"
+#include "emulate/emu.h"
+#include "hclock.h"
 #include "trace/merge.h"
 #include "util/path.h"
 
@@ -290,6 +292,19 @@ int cmd_trace(int argc, char **argv)
 			line("--buffer '%s': expected a number of records from 16 to 67108864%s", buffer, "");
 			return 2;
 		}
+	}
+	/* the specs are checked here, before the program runs (the tracer would only turn
+	 * itself off) */
+	hclock_sync *chk = NULL;
+	if (sync && hclock_sync_create(sync, &chk)) {
+		line("--sync: %s%s", hclock_last_error(), "");
+		return 2;
+	}
+	hclock_sync_free(chk);
+	struct emu_params ep;
+	if (emu && emu_parse(emu, &ep)) {
+		line("--emulate: %s%s", hclock_last_error(), "");
+		return 2;
 	}
 	char **prog = argv + optind;
 	/* the output directory, absolute (the program may change its working directory) */

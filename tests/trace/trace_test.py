@@ -11,8 +11,8 @@ application (examples/allreduce_mini.c). CASE:
             global clock (under MPICH with more ranks than cores, where the continuous
             clock's exchanges stall: under a quarter of --sync none's); the same run with
             --sync none has inversions (the check bites)
-  bad       no program, a program that does not exist, an unwritable -o: one line each and
-            a non-zero exit; a program that calls MPI_Abort or dies of SIGSEGV: a non-zero
+  bad       no program, a program that does not exist, an unwritable -o, a bad --sync or
+            --emulate: one line each and a non-zero exit (the program not run); a program that calls MPI_Abort or dies of SIGSEGV: a non-zero
             exit, and hclock trace --convert turns what is on disk into a valid trace.json
   symbols   LIB exports MPI_ functions only
 Prints one line per check; exits 1 if any failed."""
@@ -145,6 +145,11 @@ elif case == "bad":
     lines = [l for l in p.stderr.splitlines() if l.startswith("hclock trace")]
     check(p.returncode != 0 and len(lines) == 1 and "cannot run" in lines[0],
           f"missing program: exit {p.returncode}, {lines}")
+    for opt, val in (("--sync", "hca9/1"), ("--emulate", "skew=lots")):
+        p = launch(2, [hc, "trace", "-o", os.path.join(tmp, "y"), opt, val, "--", mini, "2"])
+        lines = [l for l in p.stderr.splitlines() if l.startswith("hclock trace")]
+        check(p.returncode == 2 and len(lines) == 1 and opt in lines[0] and "checksum" not in p.stdout,
+              f"bad {opt}: exit {p.returncode}, the program not run, {lines}")
     blocker = os.path.join(tmp, "file")
     open(blocker, "w").close()
     p = launch(2, [hc, "trace", "-o", os.path.join(blocker, "sub"), "--", mini, "2"])
