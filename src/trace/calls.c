@@ -9,7 +9,8 @@
  *   blocking collectives        a TRACE_COLL: root, bytes this process contributes
  *   communicator constructors   the new communicator registered (ranks to world ranks)
  * A status the program ignores (MPI_STATUS_IGNORE) is replaced by the tracer's own where a
- * receive needs it; everything the program passes goes to PMPI_ unchanged.
+ * receive needs it; everything the program passes goes to PMPI_ unchanged. Arguments MPI
+ * calls "not significant" (the send side of an MPI_IN_PLACE gather) are never read.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -371,53 +372,60 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-	COLL(Gather, root, sendcount, sendtype, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-	     recvtype, root, comm)
+	int ip = sendbuf == MPI_IN_PLACE; /* then the send arguments are not significant */
+	COLL(Gather, root, ip ? recvcount : sendcount, ip ? recvtype : sendtype, sendbuf, sendcount,
+	     sendtype, recvbuf, recvcount, recvtype, root, comm)
 }
 
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                 MPI_Comm comm)
 {
-	COLL(Gatherv, root, sendcount, sendtype, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-	     displs, recvtype, root, comm)
+	int ip = sendbuf == MPI_IN_PLACE;
+	COLL(Gatherv, root, ip ? 0 : sendcount, ip ? MPI_DATATYPE_NULL : sendtype, sendbuf,
+	     sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm)
 }
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-	COLL(Scatter, root, recvcount, recvtype, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-	     recvtype, root, comm)
+	int ip = recvbuf == MPI_IN_PLACE; /* then the receive arguments are not significant */
+	COLL(Scatter, root, ip ? sendcount : recvcount, ip ? sendtype : recvtype, sendbuf, sendcount,
+	     sendtype, recvbuf, recvcount, recvtype, root, comm)
 }
 
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                  int root, MPI_Comm comm)
 {
-	COLL(Scatterv, root, recvcount, recvtype, sendbuf, sendcounts, displs, sendtype, recvbuf,
-	     recvcount, recvtype, root, comm)
+	int ip = recvbuf == MPI_IN_PLACE;
+	COLL(Scatterv, root, ip ? 0 : recvcount, ip ? MPI_DATATYPE_NULL : recvtype, sendbuf,
+	     sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm)
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-	COLL(Allgather, -1, sendcount, sendtype, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-	     recvtype, comm)
+	int ip = sendbuf == MPI_IN_PLACE;
+	COLL(Allgather, -1, ip ? recvcount : sendcount, ip ? recvtype : sendtype, sendbuf, sendcount,
+	     sendtype, recvbuf, recvcount, recvtype, comm)
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                    MPI_Comm comm)
 {
-	COLL(Allgatherv, -1, sendcount, sendtype, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-	     displs, recvtype, comm)
+	int ip = sendbuf == MPI_IN_PLACE;
+	COLL(Allgatherv, -1, ip ? 0 : sendcount, ip ? MPI_DATATYPE_NULL : sendtype, sendbuf,
+	     sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm)
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-	COLL(Alltoall, -1, sendcount, sendtype, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-	     recvtype, comm)
+	int ip = sendbuf == MPI_IN_PLACE;
+	COLL(Alltoall, -1, ip ? recvcount : sendcount, ip ? recvtype : sendtype, sendbuf, sendcount,
+	     sendtype, recvbuf, recvcount, recvtype, comm)
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,

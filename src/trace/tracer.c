@@ -192,6 +192,7 @@ int trace_enter(enum trace_func f, struct trace_call *c)
 		in_tracer = 1;
 		hclock_sync_progress(T.s); /* its error comes back at the stop in MPI_Finalize */
 		in_tracer = 0;
+		now2(&c->t_g, &c->t_l); /* the call starts after the clock's work */
 	}
 	return 1;
 }
