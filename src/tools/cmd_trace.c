@@ -174,7 +174,7 @@ static void nap_ms(int ms)
 }
 
 /* read DIR/raw, write DIR/trace.json, print the summary; returns 0 or 1 */
-static int convert(const char *dir, int program_rc)
+static int convert(const char *dir)
 {
 	struct trace_set ts;
 	char err[600];
@@ -248,7 +248,6 @@ static int convert(const char *dir, int program_rc)
 	);
 	free(m);
 	trace_set_free(&ts);
-	(void)program_rc;
 	return rc;
 }
 
@@ -280,7 +279,7 @@ int cmd_trace(int argc, char **argv)
 		}
 	}
 	if (conv)
-		return convert(conv, 0);
+		return convert(conv);
 	if (optind >= argc) {
 		line("no program to run: hclock trace [OPTIONS] -- PROGRAM [ARGS...]%s%s", "", "");
 		return 2;
@@ -418,7 +417,7 @@ int cmd_trace(int argc, char **argv)
 				break;
 			nap_ms(20);
 		}
-		convert(absdir, prc);
+		convert(absdir);
 		mark(absdir, "merged");
 	} else if (!prc) {
 		for (int waited = 0; waited < 120000 && !marked(absdir, "merged"); waited += 20)
