@@ -42,6 +42,7 @@
 #include "hclock.h"
 #include "trace/merge.h"
 #include "util/path.h"
+#include "util/timeutil.h"
 
 #ifndef HCLOCK_TRACE_LIBDIRS
 #define HCLOCK_TRACE_LIBDIRS "lib"
@@ -107,13 +108,17 @@ static int world_size(void)
 
 static int g_rank;
 
-static void line(const char *fmt, const char *a, const char *b)
+/* one error line, from rank 0's launcher only */
+__attribute__((format(printf, 1, 2))) static void line(const char *fmt, ...)
 {
-	if (g_rank == 0) {
-		fprintf(stderr, "hclock trace: ");
-		fprintf(stderr, fmt, a, b);
-		fputc('\n', stderr);
-	}
+	if (g_rank != 0)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "hclock trace: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
 }
 
 /* libhclock_trace.so next to this executable: ../lib (the build tree), or the install's
@@ -165,12 +170,6 @@ static int marked(const char *dir, const char *name)
 	char p[PATH_MAX + 64];
 	path_fmt(p, sizeof(p), "%s/raw/%s", dir, name);
 	return !access(p, F_OK);
-}
-
-static void nap_ms(int ms)
-{
-	struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
-	nanosleep(&t, NULL);
 }
 
 /* read DIR/raw, write DIR/trace.json, print the summary; returns 0 or 1 */
@@ -273,22 +272,22 @@ int cmd_trace(int argc, char **argv)
 		case 'c': conv = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default:
-			line("%s%s: unknown option or missing value (hclock trace --help)",
-			     argv[optind - 1], "");
+			line("%s: unknown option or missing value (hclock trace --help)",
+			     argv[optind - 1]);
 			return 2;
 		}
 	}
 	if (conv)
 		return convert(conv);
 	if (optind >= argc) {
-		line("no program to run: hclock trace [OPTIONS] -- PROGRAM [ARGS...]%s%s", "", "");
+		line("no program to run: hclock trace [OPTIONS] -- PROGRAM [ARGS...]");
 		return 2;
 	}
 	if (buffer) {
 		char *end;
 		long b = strtol(buffer, &end, 10);
 		if (*end || b < 16 || b > (1L << 26)) {
-			line("--buffer '%s': expected a number of records from 16 to 67108864%s", buffer, "");
+			line("--buffer '%s': expected a number of records from 16 to 67108864", buffer);
 			return 2;
 		}
 	}
@@ -296,13 +295,13 @@ int cmd_trace(int argc, char **argv)
 	 * itself off) */
 	hclock_sync *chk = NULL;
 	if (sync && hclock_sync_create(sync, &chk)) {
-		line("--sync: %s%s", hclock_last_error(), "");
+		line("--sync: %s", hclock_last_error());
 		return 2;
 	}
 	hclock_sync_free(chk);
 	struct emu_params ep;
 	if (emu && emu_parse(emu, &ep)) {
-		line("--emulate: %s%s", hclock_last_error(), "");
+		line("--emulate: %s", hclock_last_error());
 		return 2;
 	}
 	char **prog = argv + optind;
@@ -314,14 +313,14 @@ int cmd_trace(int argc, char **argv)
 	} else {
 		char cwd[PATH_MAX];
 		if (!getcwd(cwd, sizeof(cwd))) {
-			line("cannot find the working directory: %s%s", strerror(errno), "");
+			line("cannot find the working directory: %s", strerror(errno));
 			return 2;
 		}
 		if (path_fmt(absdir, sizeof(absdir), "%s/%s", cwd, dir))
 			absdir[0] = 0;
 	}
 	if (!absdir[0] || path_fmt(raw, sizeof(raw), "%s/raw", absdir)) {
-		line("-o %s: the path is too long%s", dir, "");
+		line("-o %s: the path is too long", dir);
 		return 2;
 	}
 	if (path_mkdirs(raw) || access(raw, W_OK)) {
@@ -330,7 +329,7 @@ int cmd_trace(int argc, char **argv)
 	}
 	if (find_lib(lib, sizeof(lib))) {
 		line("cannot find libhclock_trace.so (looked next to this hclock, in ../lib; set "
-		     "HCLOCK_TRACE_LIB to its path)%s%s", "", "");
+		     "HCLOCK_TRACE_LIB to its path)");
 		return 2;
 	}
 	/* a launcher of an earlier run in this directory may have left marks */
@@ -363,7 +362,7 @@ int cmd_trace(int argc, char **argv)
 	/* run it */
 	int errpipe[2];
 	if (pipe2(errpipe, O_CLOEXEC)) {
-		line("pipe: %s%s", strerror(errno), "");
+		line("pipe: %s", strerror(errno));
 		return 2;
 	}
 	struct sigaction sa = {0};
@@ -371,7 +370,7 @@ int cmd_trace(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	pid_t pid = fork();
 	if (pid < 0) {
-		line("fork: %s%s", strerror(errno), "");
+		line("fork: %s", strerror(errno));
 		return 2;
 	}
 	if (pid == 0) {
@@ -415,13 +414,13 @@ int cmd_trace(int argc, char **argv)
 			}
 			if (all)
 				break;
-			nap_ms(20);
+			real_delay_ns(20000000);
 		}
 		convert(absdir);
 		mark(absdir, "merged");
 	} else if (!prc) {
 		for (int waited = 0; waited < 120000 && !marked(absdir, "merged"); waited += 20)
-			nap_ms(20);
+			real_delay_ns(20000000);
 	}
 	return prc;
 }

@@ -224,7 +224,7 @@ uint64_t trace_inversions(const struct trace_set *ts, const struct trace_msg *m,
 
 static void us(FILE *f, int64_t ns)
 {
-	/* microseconds with all nine... three decimals: ns exactly */
+	/* microseconds with three decimals: the ns exactly */
 	if (ns < 0) {
 		fputc('-', f);
 		ns = -ns;

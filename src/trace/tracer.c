@@ -35,6 +35,7 @@
 #include "tools/mpitool.h"
 #include "trace/tracer.h"
 #include "util/path.h"
+#include "util/timeutil.h"
 
 #define TLS __thread __attribute__((tls_model("initial-exec")))
 #define FILTERED 0xffff
@@ -489,20 +490,13 @@ static void set_filter(const char *f)
 	}
 }
 
-static int64_t mono_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 static volatile int64_t calib_sink;
 
 /* the cost of one record: four clock reads and the append (its lock, a copy) */
 static int64_t calibrate(void)
 {
 	enum { N = 2000 };
-	int64_t t0 = mono_ns();
+	int64_t t0 = real_now_ns();
 	for (int i = 0; i < N; i++) {
 		struct trace_rec r = {.kind = TRACE_CALL};
 		now2(&r.t_g, &r.t_l);
@@ -512,13 +506,13 @@ static int64_t calibrate(void)
 		calib_sink = r.t2_g + r.t_g + r.t_l + r.t2_l;
 		atomic_flag_clear_explicit(&T.lock, memory_order_release);
 	}
-	return (mono_ns() - t0) / N;
+	return (real_now_ns() - t0) / N;
 }
 
 void trace_init(void)
 {
 	in_tracer = 1;
-	int64_t t0 = mono_ns();
+	int64_t t0 = real_now_ns();
 	PMPI_Comm_rank(MPI_COMM_WORLD, &T.rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &T.size);
 	const char *dir = getenv("HCLOCK_TRACE_DIR"), *spec = getenv("HCLOCK_TRACE_SYNC");
@@ -539,8 +533,6 @@ void trace_init(void)
 	}
 	long cap = buf && *buf ? strtol(buf, NULL, 10) : 65536;
 	T.cap = cap >= 16 && cap <= (1L << 26) ? (size_t)cap : 65536;
-	int level = MPI_THREAD_SINGLE;
-	PMPI_Query_thread(&level);
 	/* everything below agrees across the ranks (hclock's calls agree on errors) */
 	int rc = 0;
 	if (emu && *emu && (rc = hclock_emu_create(emu, MPI_COMM_WORLD, &T.emu)))
@@ -554,9 +546,9 @@ void trace_init(void)
 	int all = 0;
 	PMPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (!all) {
-		int64_t s0 = mono_ns();
+		int64_t s0 = real_now_ns();
 		rc = hclock_sync_run(T.s, MPI_COMM_WORLD, T.base, &T.g);
-		T.sync_ns = mono_ns() - s0;
+		T.sync_ns = real_now_ns() - s0;
 		if (rc)
 			warn_line("sync: %s; tracing off", hclock_last_error());
 		all = rc;
@@ -638,8 +630,7 @@ void trace_init(void)
 		close(T.fd);
 		T.fd = -1;
 	}
-	T.overhead_ns += mono_ns() - t0;
-	(void)level;
+	T.overhead_ns += real_now_ns() - t0;
 	in_tracer = 0;
 }
 
@@ -648,7 +639,7 @@ void trace_finalize(void)
 	if (!T.s)
 		return;
 	in_tracer = 1;
-	int64_t t0 = mono_ns();
+	int64_t t0 = real_now_ns();
 	int was_on = T.on;
 	T.on = 0;
 	struct trace_trailer tr = {.magic = TRACE_TRAILER_MAGIC, .drift_max_ns = NAN,
@@ -681,7 +672,7 @@ void trace_finalize(void)
 		tr.dropped = T.dropped;
 		tr.rec_cost_ns = T.rec_cost_ns;
 		tr.ncomms = (uint32_t)T.ncomms;
-		T.overhead_ns += mono_ns() - t0;
+		T.overhead_ns += real_now_ns() - t0;
 		tr.overhead_ns = T.overhead_ns + (int64_t)T.records * T.rec_cost_ns;
 		int bad = write_all(T.fd, &tr, sizeof(tr));
 		for (size_t i = 0; !bad && i < T.ncomms; i++) {
