@@ -80,7 +80,9 @@ static int cmp_oev(const void *a, const void *b)
 	return x->rec < y->rec ? -1 : x->rec > y->rec;
 }
 
-static OTF2_CollectiveOp coll_op(const char *name)
+/* the collective operation of an MPI function name; 0 if it is not one of the recorded
+ * collectives */
+static int coll_op(const char *name, OTF2_CollectiveOp *op)
 {
 	static const struct {
 		const char *n;
@@ -100,9 +102,11 @@ static OTF2_CollectiveOp coll_op(const char *name)
 	         {"MPI_Scan", OTF2_COLLECTIVE_OP_SCAN},
 	         {"MPI_Exscan", OTF2_COLLECTIVE_OP_EXSCAN}};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (!strcmp(t[i].n, name))
-			return t[i].op;
-	return OTF2_COLLECTIVE_OP_BARRIER;
+		if (!strcmp(t[i].n, name)) {
+			*op = t[i].op;
+			return 1;
+		}
+	return 0;
 }
 
 static int rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *f)
@@ -216,19 +220,23 @@ int trace_write_otf2(const struct trace_set *ts, const char *dir, char *err, siz
 			}
 			uint32_t reg = str_id(&regions, trace_func_name(p, x));
 			switch (v[k].cls) {
-			case E_ENTER:
+			case E_ENTER: {
+				OTF2_CollectiveOp op;
 				CK(OTF2_EvtWriter_Enter(w, NULL, t, reg));
-				if (x->kind == TRACE_COLL)
+				if (x->kind == TRACE_COLL && coll_op(trace_func_name(p, x), &op))
 					CK(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t));
 				break;
-			case E_LEAVE:
-				if (x->kind == TRACE_COLL)
+			}
+			case E_LEAVE: {
+				OTF2_CollectiveOp op = OTF2_COLLECTIVE_OP_BARRIER;
+				if (x->kind == TRACE_COLL && coll_op(trace_func_name(p, x), &op))
 					CK(OTF2_EvtWriter_MpiCollectiveEnd(
-					    w, NULL, t, coll_op(trace_func_name(p, x)), (OTF2_CommRef)c,
+					    w, NULL, t, op, (OTF2_CommRef)c,
 					    x->peer >= 0 ? (uint32_t)x->peer : OTF2_UNDEFINED_UINT32, x->bytes,
 					    x->bytes));
 				CK(OTF2_EvtWriter_Leave(w, NULL, t, reg));
 				break;
+			}
 			case E_SEND:
 				if (x->peer >= 0)
 					CK(OTF2_EvtWriter_MpiSend(w, NULL, t, (uint32_t)x->peer, (OTF2_CommRef)c,
@@ -299,9 +307,10 @@ int trace_write_otf2(const struct trace_set *ts, const char *dir, char *err, siz
 		                               !strncmp(n, "MPI_Wait", 8) || !strncmp(n, "MPI_Test", 8)
 		                           ? OTF2_REGION_ROLE_POINT2POINT
 		                           : OTF2_REGION_ROLE_FUNCTION;
-		if (coll_op(n) != OTF2_COLLECTIVE_OP_BARRIER || !strcmp(n, "MPI_Barrier"))
-			role = !strcmp(n, "MPI_Barrier") ? OTF2_REGION_ROLE_BARRIER
-			                                  : OTF2_REGION_ROLE_COLL_ALL2ALL;
+		OTF2_CollectiveOp op;
+		if (coll_op(n, &op))
+			role = op == OTF2_COLLECTIVE_OP_BARRIER ? OTF2_REGION_ROLE_BARRIER
+			                                        : OTF2_REGION_ROLE_COLL_ALL2ALL;
 		CK(OTF2_GlobalDefWriter_WriteRegion(gw, (uint32_t)i, reg_str[i], reg_str[i], s_empty,
 		                                    role, OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE,
 		                                    s_empty, 0, 0));
