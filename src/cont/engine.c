@@ -25,7 +25,7 @@
 #define TAG_PONG 0x4851
 #define NSLOTS 16                      /* pongs in flight as a parent */
 #define EXCH_TIMEOUT_NS 50000000ll     /* an exchange not done after 50 ms is given up */
-#define WAKE_EARLY_NS 200000ll         /* a parent polls from 200 us before a child's time */
+#define WAKE_EARLY_NS 50000ll          /* a parent polls from 50 us before a child's time */
 #define SAFETY_POLL_NS 100000000ll     /* and at least every 100 ms for unannounced pings */
 
 struct ping {
@@ -251,8 +251,11 @@ static void finish_exchange(struct engine *e)
 		                "continuous clock"));
 		return;
 	}
-	if (!track_last_offset(e->tr, &x, &off) && e->have_L)
-		adapt(e, fabs(lm_offset(&e->L, x) - off));
+	/* the projection's error beyond what this exchange's own queueing explains: on a busy
+	 * machine round trips stretch and a fixed threshold halved the period on noise */
+	double excess;
+	if (!track_last_offset(e->tr, &x, &off, &excess) && e->have_L)
+		adapt(e, fmax(0, fabs(lm_offset(&e->L, x) - off) - excess));
 	struct lm prior = e->L;
 	if (!e->have_L) { /* the one-shot model's slope relative to the parent's */
 		struct bound b;

@@ -115,11 +115,14 @@ static const struct pp *fastest(const track *t, size_t a, size_t b)
 	return best;
 }
 
-int track_last_offset(const track *t, int64_t *x, double *off)
+int track_last_offset(const track *t, int64_t *x, double *off, double *excess_ns)
 {
 	if (t->n == t->head)
 		return -1;
-	*off = pp_offset(fastest(t, exch_start(t, t->n), t->n), x);
+	const struct pp *last = fastest(t, exch_start(t, t->n), t->n);
+	*off = pp_offset(last, x);
+	if (excess_ns)
+		*excess_ns = (double)(pp_rtt(last) - pp_rtt(fastest(t, t->head, t->n))) / 2;
 	return 0;
 }
 
@@ -254,7 +257,7 @@ int track_fit(track *t, const struct lm *prior, struct track_fit *f)
 	if (rc) { /* one exchange: the prior's slope through its offset */
 		int64_t x;
 		double off;
-		track_last_offset(t, &x, &off);
+		track_last_offset(t, &x, &off, NULL);
 		est = (struct lm){x, off, prior ? prior->slope : 0};
 		f->status = TRACK_PRIOR;
 	} else {

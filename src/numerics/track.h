@@ -88,8 +88,10 @@ void track_reset(track *t);
 int track_add(track *t, uint32_t exch, int64_t t1, int64_t t2, int64_t t3, int64_t t4);
 
 /* The latest exchange's own offset estimate: the midpoint of its fastest ping-pong, at X
- * time *x_ns. Returns 0, or -1 with none. */
-int track_last_offset(const track *t, int64_t *x_ns, double *off_ns);
+ * time *x_ns; *excess_ns (may be NULL): half that ping-pong's round trip beyond the
+ * window's fastest, how far queueing could have moved this midpoint more than the best
+ * one's (0 when the latest exchange is as fast as any). Returns 0, or -1 with none. */
+int track_last_offset(const track *t, int64_t *x_ns, double *off_ns, double *excess_ns);
 
 /* Drop exchanges older than the window, fit, fill *f. prior: the slope to use with one
  * exchange (may be NULL: 0). Returns f->status, or HCLOCK_ENOMEM. */

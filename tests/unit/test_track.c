@@ -191,6 +191,22 @@ int main(int argc, char **argv)
 	TEST_CHECK(track_add(t, 0, 20, 0, 0, 25) == HCLOCK_EINVAL, "older exchange");
 	TEST_CHECK(track_fit(t, NULL, &f) == TRACK_PRIOR, "one exchange");
 	track_destroy(t);
+	/* the latest exchange's excess round trip (what the adaptive period discounts) */
+	t = track_create(&p);
+	int64_t x;
+	double off, ex = -1;
+	TEST_CHECK(track_last_offset(t, &x, &off, &ex) == -1, "an offset from nothing");
+	TEST_CHECK(track_add(t, 0, 1000, 1500, 1600, 2100) == 0, "add"); /* rtt 1000 */
+	TEST_CHECK(track_add(t, 1, 5000, 6000, 6100, 8100) == 0, "add"); /* rtt 3000 */
+	TEST_CHECK(track_add(t, 1, 9000, 10000, 10100, 12100) == 0, "add");
+	TEST_CHECK(track_last_offset(t, &x, &off, &ex) == 0 && ex == 1000,
+	           "excess of a slow exchange %.0f ns, want 1000", ex);
+	TEST_CHECK(off == -500 && x == 6550, "offset %.0f ns at %lld, want -500 at 6550", off,
+	           (long long)x);
+	TEST_CHECK(track_add(t, 2, 13000, 13400, 13500, 13900) == 0, "add"); /* rtt 800 */
+	TEST_CHECK(track_last_offset(t, &x, &off, &ex) == 0 && ex == 0,
+	           "excess of the window's fastest exchange %.0f ns, want 0", ex);
+	track_destroy(t);
 	struct track_params bad = {0, 0, 0, 0};
 	TEST_CHECK(!track_create(&bad), "window 0 accepted");
 	printf("test_track: %d seeds; worst median error %.1f ns, worst median half-width %.0f ns, "
