@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""apps_test.py APP HCLOCK MPIRUN_SH MPIEXEC - hclock trace (issue 12) on real MPI programs from
+Debian's packages. APP:
+  lammps   lmp with LAMMPS's shipped 3d Lennard-Jones melt (examples/melt/in.melt)
+  hpcc     the HPC Challenge suite with a small input (N=500, a 1 x 2 grid)
+Each on 2 ranks as 2 emulated nodes (100 ppm skew, 1 s offsets: truth known; the one-shot h2
+clock, see SYNC), run untraced and
+traced: exit 0 both; the program's deterministic output equal (LAMMPS: the thermo rows and
+neighbour statistics; HPCC: every pass/fail line, error count and the HPL residual; timings
+differ by nature, and StarDGEMM's residual comes from time-seeded random matrices); the
+summary reports 0 dropped, 0 unpaired, 0 inversions; trace.json parses, every message
+is a paired flow arrow and every receive ends after its send starts on the global clock;
+traces.otf2 reads back with otf2-print (as many MPI_SEND records as messages) and with
+hclock align (0 inversions on both nodes).
+The Debian packages are linked with Open MPI: the test is registered for the Open MPI build.
+Prints one line per check; exits 1 if any failed."""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+app, hc, run, mpiexec = sys.argv[1:5]
+failed = 0
+EMU = "offset=1,skew=100e-6,noise=20e-9,seed=11"
+# The one-shot h2 of hclock trace's default: the default continuous clock, driven by these
+# programs' calls, fits its slope from exchanges whose round trips wait on the programs'
+# computing (17 us and more) over windows of 25-200 ms and ends 0.4-11 us off within a
+# second, worse than the one-shot start it learns from (issue 12's note); until it weighs the
+# one-shot's slope, real programs are traced here with the one-shot clock.
+SYNC = "h2(hca3/100/hull/20/span=0.3,prop)"
+
+
+def check(ok, what):
+    global failed
+    print(("ok   " if ok else "FAIL ") + what)
+    failed += not ok
+
+
+def launch(args, cwd, timeout=300):
+    env = dict(os.environ, HCLOCK_TEST_TIMEOUT=str(timeout))
+    return subprocess.run([run, mpiexec, "2"] + args, capture_output=True, text=True, env=env,
+                          cwd=cwd)
+
+
+def summary_num(err, what):
+    m = re.search(r"(\d+) " + what, err)
+    return int(m.group(1)) if m else None
+
+
+tmp = tempfile.mkdtemp(prefix=f"hclock-trace-{app}.")
+tdir = os.path.join(tmp, "trace")
+if app == "lammps":
+    inp = "/usr/share/lammps/examples/melt/in.melt"
+    cmd = ["lmp", "-in", inp, "-log", "none"]
+    extra = []
+
+    def keep(out_dir, stdout):
+        # thermo rows (the step and 3 or more numbers) and the neighbour list statistics
+        return [l for l in stdout.splitlines()
+                if re.match(r"^\s*\d+(\s+-?[\d.]+([eE][-+]?\d+)?){3,}\s*$", l)
+                or re.match(r"^(Total # of neighbors|Ave neighs/atom|Neighbor list builds|"
+                            r"Dangerous builds)", l)]
+elif app == "hpcc":
+    cmd = ["hpcc"]
+    # the polling of RandomAccess (MPI_Testany, ~10^6 calls a second): buffers of 64 MiB
+    extra = ["--buffer", "1048576"]
+    src = open("/usr/share/doc/hpcc/examples/_hpccinf.txt").read().splitlines()
+    src[5] = "500          Ns"  # problem size
+    src[10] = "1            Ps"  # a 1 x 2 process grid
+    src[11] = "2            Qs"
+
+    def keep(out_dir, stdout):
+        text = open(os.path.join(out_dir, "hpccoutf.txt")).read()
+        lines = []
+        for l in text.splitlines():
+            if re.search(r"PASSED|FAILED|errors in|Validates|_residual=|_Errors=|_ErrorsFraction="
+                         r"|tests completed|^HPL_N=|^HPL_NB=", l):
+                lines.append(re.sub(r"^(WALL|CPU)\s.*(PASSED|FAILED).*", r"\1 \2", l))
+        return lines
+else:
+    sys.exit(f"apps_test.py: unknown application {app} (lammps or hpcc)")
+
+outs = {}
+for mode in ("plain", "traced"):
+    d = os.path.join(tmp, mode)
+    os.makedirs(d)
+    if app == "hpcc":
+        open(os.path.join(d, "hpccinf.txt"), "w").write("\n".join(src) + "\n")
+    args = cmd if mode == "plain" else [hc, "trace", "-o", tdir, "--sync", SYNC, "--emulate", EMU] + extra + ["--"] + cmd
+    p = launch(args, d)
+    check(p.returncode == 0, f"{mode}: exit {p.returncode} {p.stderr[-600:]}")
+    outs[mode] = (p, keep(d, p.stdout) if p.returncode == 0 else [])
+plain, traced = outs["plain"][1], outs["traced"][1]
+check(len(plain) >= 5 and plain == traced,
+      f"traced output equals untraced output ({len(plain)} deterministic lines compared"
+      + ("" if plain == traced else f"; first difference: "
+         f"{next(((a, b) for a, b in zip(plain, traced) if a != b), (len(plain), len(traced)))}") + ")")
+err = outs["traced"][0].stderr
+msgs = summary_num(err, "messages paired")
+check(summary_num(err, "dropped") == 0 and summary_num(err, "unpaired") == 0 and
+      summary_num(err, "inversions") == 0 and msgs,
+      f"summary: 0 dropped, 0 unpaired, 0 inversions, {msgs} messages "
+      f"({[l for l in err.splitlines() if l.startswith('hclock trace')][:1]})")
+check("drift check at MPI_Finalize" in err and "true error" in err, "summary has the drift check")
+try:
+    ev = json.load(open(os.path.join(tdir, "trace.json")))["traceEvents"]
+    slices = sum(1 for e in ev if e.get("ph") == "X")
+    starts = {e["id"]: e["ts"] for e in ev if e.get("ph") == "s"}
+    ends = {e["id"]: e["ts"] for e in ev if e.get("ph") == "f"}
+    ok = slices > 0 and len(starts) == len(ends) == msgs and all(ends[i] >= starts[i] for i in ends)
+    check(ok, f"trace.json parses: {slices} slices, {len(starts)} flow arrows, each paired and "
+          f"pointing forward")
+except Exception as e:  # noqa: BLE001 - any parse error is the finding
+    check(False, f"trace.json parses: {e}")
+otf2 = os.path.join(tdir, "traces.otf2")
+if os.path.exists(otf2) or "HCLOCK_TRACE_NEED_OTF2" in os.environ:
+    pr = subprocess.run(["otf2-print", otf2], capture_output=True, text=True)
+    n = sum(1 for l in pr.stdout.splitlines() if l.startswith("MPI_SEND "))
+    check(pr.returncode == 0 and n == msgs,
+          f"otf2-print reads traces.otf2 ({pr.returncode}; {n} MPI_SEND records for {msgs} messages)"
+          f" {pr.stderr[-300:]}")
+    al = subprocess.run([hc, "align", otf2, "--out", os.path.join(tmp, "aligned"), "--format",
+                         "json"], capture_output=True, text=True)
+    try:
+        rep = json.loads(al.stdout)
+        inv = sum(nd["inversions"] for nd in rep["nodes"])
+        ok = al.returncode == 0 and len(rep["nodes"]) == 2
+    except Exception as e:  # noqa: BLE001
+        ok, inv = False, str(e)
+    check(ok and inv == 0, f"hclock align reads traces.otf2 back: {inv} inversions "
+          f"{al.stderr.strip()[-300:]}")
+if failed:
+    print(f"apps_test.py {app}: emulation {EMU}; files kept in {tmp}")
+sys.exit(1 if failed else 0)
