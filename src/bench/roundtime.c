@@ -17,6 +17,7 @@
 #include "bench/scheme.h"
 #include "hclock_api.h"
 #include "util/err.h"
+#include "util/timeutil.h"
 
 struct roundtime {
 	struct bench_scheme base;
@@ -36,9 +37,7 @@ static void force_late(const struct bench_params *p, size_t round, int64_t slack
 	MPI_Comm_rank(p->comm, &rank);
 	MPI_Comm_size(p->comm, &size);
 	if (rank == size - 1 && round % HCLOCK_BENCH_FORCE_LATE == HCLOCK_BENCH_FORCE_LATE - 1) {
-		int64_t d = slack_ns + 10000000;
-		struct timespec ts = {(time_t)(d / 1000000000), (long)(d % 1000000000)};
-		nanosleep(&ts, NULL);
+		real_sleep_ns(slack_ns + 10000000);
 	}
 #else
 	(void)p;

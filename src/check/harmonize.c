@@ -26,15 +26,12 @@ int64_t check_wait(hclock_clock *clk, int64_t t_ns, hclock_sync *drive)
 	int64_t nap_ns;
 	while (drive && t_ns - now > SPIN_NS && !sync_cont_drive(drive, &nap_ns)) {
 		int64_t left = t_ns - now - SPIN_NS;
-		nap_ns = nap_ns < left ? nap_ns : left;
-		if (nap_ns > 0) {
-			struct timespec ts = {(time_t)(nap_ns / 1000000000), (long)(nap_ns % 1000000000)};
-			nanosleep(&ts, NULL);
-		}
+		real_sleep_ns(nap_ns < left ? nap_ns : left);
 		now = hclock_now(clk);
 	}
 #endif
 #ifdef HCLOCK_SMPI
+	(void)drive; /* not driven here: the waits below are sleeps of simulated time */
 	/* Under SimGrid SMPI reading a clock does not advance simulated time (smpi/wtime:0), so
 	 * a spin never ends: sleep instead. The global clock runs within 1% of real time, so
 	 * sleeping 99% of the distance never overshoots and leaves at most 2% of it; the last
@@ -50,9 +47,7 @@ int64_t check_wait(hclock_clock *clk, int64_t t_ns, hclock_sync *drive)
 	 * ones take a few turns) */
 	while (t_ns - now > SPIN_NS) {
 		int64_t d = t_ns - now - SPIN_NS;
-		d -= d / 100;
-		struct timespec ts = {(time_t)(d / 1000000000), (long)(d % 1000000000)};
-		nanosleep(&ts, NULL);
+		real_sleep_ns(d - d / 100);
 		now = hclock_now(clk);
 	}
 	while (now < t_ns)

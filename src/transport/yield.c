@@ -10,6 +10,7 @@
 /* Yield only where ranks share cores: more ranks on this node (as the launcher tells,
  * Open MPI or MPICH) than online CPUs, or unknown. On dedicated cores a waiting rank that
  * yields gains nothing and its wake-up adds delay noise to the exchanges. */
+#ifndef HCLOCK_SMPI
 static int oversubscribed(void)
 {
 	static int cached = -1; /* same answer for every rank of a process: benign if shared */
@@ -22,6 +23,7 @@ static int oversubscribed(void)
 	}
 	return cached;
 }
+#endif
 
 int yield_wait(MPI_Request *req)
 {

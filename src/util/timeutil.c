@@ -9,6 +9,14 @@ int64_t real_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+void real_sleep_ns(int64_t d_ns)
+{
+	if (d_ns <= 0)
+		return;
+	struct timespec ts = {(time_t)(d_ns / 1000000000), (long)(d_ns % 1000000000)};
+	nanosleep(&ts, NULL);
+}
+
 void real_delay_ns(int64_t d_ns)
 {
 	if (d_ns <= 0)
@@ -16,19 +24,15 @@ void real_delay_ns(int64_t d_ns)
 	int64_t end = real_now_ns() + d_ns;
 #ifdef HCLOCK_SMPI
 	/* simulated time only advances through MPI calls and sleeps */
-	struct timespec ts = {d_ns / 1000000000, d_ns % 1000000000};
-	nanosleep(&ts, NULL);
+	real_sleep_ns(d_ns);
 	(void)end;
 #else
 	while (1) {
 		int64_t left = end - real_now_ns();
 		if (left <= 0)
 			break;
-		if (left > 2000000) { /* sleep all but the last ~1 ms */
-			int64_t s = left - 1000000;
-			struct timespec ts = {s / 1000000000, s % 1000000000};
-			nanosleep(&ts, NULL);
-		}
+		if (left > 2000000) /* sleep all but the last ~1 ms */
+			real_sleep_ns(left - 1000000);
 	}
 #endif
 }

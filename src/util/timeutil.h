@@ -9,5 +9,7 @@ int64_t real_now_ns(void);
 /* Pass d_ns of real time: sleep while far, spin for the last stretch (under SimGrid SMPI,
  * HCLOCK_SMPI: one sleep of simulated time, the only way a wait advances it). */
 void real_delay_ns(int64_t d_ns);
+/* Sleep d_ns (no spin; nothing for d_ns <= 0). */
+void real_sleep_ns(int64_t d_ns);
 
 #endif
