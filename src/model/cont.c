@@ -94,14 +94,21 @@ static void read_fn(const struct cont_state *st, hclock_clock *base, struct cont
 	}
 }
 
-/* v(x) and the correction still to come at x (resid: target(x) - v(x) before rounding) */
+/* v(x) from the function's first six fields, and the correction still to come at x (resid:
+ * target(x) - v(x) before rounding; may be NULL) */
+static inline int64_t fn_value(int64_t xu, int64_t vu, int64_t slew, double slope, double corr,
+                               double crate, int64_t x, double *resid)
+{
+	int64_t d = diff_ns(x, xu);
+	double in = slew && d < slew ? crate * (double)d : corr;
+	if (resid)
+		*resid = corr - in;
+	return vu + d + round_ns(slope * (double)d + in);
+}
+
 static int64_t fn_eval(const struct cont_fn *f, int64_t x, double *resid)
 {
-	int64_t d = diff_ns(x, f->xu_ns);
-	double in = f->slew_ns && d < f->slew_ns ? f->crate * (double)d : f->corr_ns;
-	if (resid)
-		*resid = f->corr_ns - in;
-	return f->vu_ns + d + round_ns(f->slope * (double)d + in);
+	return fn_value(f->xu_ns, f->vu_ns, f->slew_ns, f->slope, f->corr_ns, f->crate, x, resid);
 }
 
 static void fn_set_bound(struct cont_fn *f, const struct bound *bd)
@@ -216,8 +223,9 @@ static inline double word_f64(uint64_t w)
 	return v;
 }
 
-/* A bare reading (hclock_now): fn_eval on the first six words, loaded straight into
- * registers (the generic copy of all thirteen through the stack cost a third more) */
+/* A bare reading (hclock_now): read_fn's protocol on the first six words only, loaded
+ * straight into registers (the generic copy of all thirteen through the stack cost a third
+ * more) */
 static int64_t cont_state_now(const struct cont_state *st, hclock_clock *base)
 {
 	const uint64_t *w = st->w;
@@ -238,9 +246,7 @@ static int64_t cont_state_now(const struct cont_state *st, hclock_clock *base)
 		if (__atomic_load_n(&st->seq, __ATOMIC_RELAXED) == s1)
 			break;
 	}
-	int64_t d = diff_ns(x, xu);
-	double in = slew && d < slew ? word_f64(crate) * (double)d : word_f64(corr);
-	return vu + d + round_ns(word_f64(slope) * (double)d + in);
+	return fn_value(xu, vu, slew, word_f64(slope), word_f64(corr), word_f64(crate), x, NULL);
 }
 
 int64_t cont_state_read(const struct cont_state *st, hclock_clock *base, hclock_reading *r)
