@@ -14,15 +14,16 @@ traces.otf2 reads back with otf2-print (as many MPI_SEND records as messages) an
 hclock align (0 inversions on both nodes).
 The Debian packages are linked with Open MPI: the test is registered for the Open MPI build.
 Prints one line per check; exits 1 if any failed."""
-import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
 
+import tracecheck
+from tracecheck import check, load, summary_num
+
 app, hc, run, mpiexec = sys.argv[1:5]
-failed = 0
 EMU = "offset=1,skew=100e-6,noise=20e-9,seed=11"
 # The one-shot h2 of hclock trace's default: the default continuous clock, driven by these
 # programs' calls, fits its slope from exchanges whose round trips wait on the programs'
@@ -30,23 +31,6 @@ EMU = "offset=1,skew=100e-6,noise=20e-9,seed=11"
 # second, worse than the one-shot start it learns from (issue 12's note); until it weighs the
 # one-shot's slope, real programs are traced here with the one-shot clock.
 SYNC = "h2(hca3/100/hull/20/span=0.3,prop)"
-
-
-def check(ok, what):
-    global failed
-    print(("ok   " if ok else "FAIL ") + what)
-    failed += not ok
-
-
-def launch(args, cwd, timeout=300):
-    env = dict(os.environ, HCLOCK_TEST_TIMEOUT=str(timeout))
-    return subprocess.run([run, mpiexec, "2"] + args, capture_output=True, text=True, env=env,
-                          cwd=cwd)
-
-
-def summary_num(err, what):
-    m = re.search(r"(\d+) " + what, err)
-    return int(m.group(1)) if m else None
 
 
 tmp = tempfile.mkdtemp(prefix=f"hclock-trace-{app}.")
@@ -89,7 +73,7 @@ for mode in ("plain", "traced"):
     if app == "hpcc":
         open(os.path.join(d, "hpccinf.txt"), "w").write("\n".join(src) + "\n")
     args = cmd if mode == "plain" else [hc, "trace", "-o", tdir, "--sync", SYNC, "--emulate", EMU] + extra + ["--"] + cmd
-    p = launch(args, d)
+    p = tracecheck.launch(run, mpiexec, 2, args, 300, d)
     check(p.returncode == 0, f"{mode}: exit {p.returncode} {p.stderr[-600:]}")
     outs[mode] = (p, keep(d, p.stdout) if p.returncode == 0 else [])
 plain, traced = outs["plain"][1], outs["traced"][1]
@@ -105,7 +89,7 @@ check(summary_num(err, "dropped") == 0 and summary_num(err, "unpaired") == 0 and
       f"({[l for l in err.splitlines() if l.startswith('hclock trace')][:1]})")
 check("drift check at MPI_Finalize" in err and "true error" in err, "summary has the drift check")
 try:
-    ev = json.load(open(os.path.join(tdir, "trace.json")))["traceEvents"]
+    ev = load(tdir)
     slices = sum(1 for e in ev if e.get("ph") == "X")
     starts = {e["id"]: e["ts"] for e in ev if e.get("ph") == "s"}
     ends = {e["id"]: e["ts"] for e in ev if e.get("ph") == "f"}
@@ -121,16 +105,7 @@ if os.path.exists(otf2) or "HCLOCK_TRACE_NEED_OTF2" in os.environ:
     check(pr.returncode == 0 and n == msgs,
           f"otf2-print reads traces.otf2 ({pr.returncode}; {n} MPI_SEND records for {msgs} messages)"
           f" {pr.stderr[-300:]}")
-    al = subprocess.run([hc, "align", otf2, "--out", os.path.join(tmp, "aligned"), "--format",
-                         "json"], capture_output=True, text=True)
-    try:
-        rep = json.loads(al.stdout)
-        inv = sum(nd["inversions"] for nd in rep["nodes"])
-        ok = al.returncode == 0 and len(rep["nodes"]) == 2
-    except Exception as e:  # noqa: BLE001
-        ok, inv = False, str(e)
-    check(ok and inv == 0, f"hclock align reads traces.otf2 back: {inv} inversions "
-          f"{al.stderr.strip()[-300:]}")
-if failed:
+    tracecheck.check_align(hc, otf2, os.path.join(tmp, "aligned"), 2)
+if tracecheck.failed:
     print(f"apps_test.py {app}: emulation {EMU}; files kept in {tmp}")
-sys.exit(1 if failed else 0)
+sys.exit(1 if tracecheck.failed else 0)

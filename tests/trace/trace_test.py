@@ -16,38 +16,21 @@ application (examples/allreduce_mini.c). CASE:
             exit, and hclock trace --convert turns what is on disk into a valid trace.json
   symbols   LIB exports MPI_ functions only
 Prints one line per check; exits 1 if any failed."""
-import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 
+import tracecheck
+from tracecheck import check, load, summary_num
+
 case, hc, run, mpiexec, mini = sys.argv[1:6]
 lib = sys.argv[6] if len(sys.argv) > 6 else None
 ITER = 60
-failed = 0
-
-
-def check(ok, what):
-    global failed
-    print(("ok   " if ok else "FAIL ") + what)
-    failed += not ok
 
 
 def launch(np_, args, timeout=120):
-    env = dict(os.environ, HCLOCK_TEST_TIMEOUT=str(timeout))
-    return subprocess.run([run, mpiexec, str(np_)] + args, capture_output=True, text=True, env=env)
-
-
-def load(d):
-    with open(os.path.join(d, "trace.json")) as f:
-        return json.load(f)["traceEvents"]
-
-
-def summary_num(err, what):
-    m = re.search(r"(\d+) " + what, err)
-    return int(m.group(1)) if m else None
+    return tracecheck.launch(run, mpiexec, np_, args, timeout)
 
 
 tmp = tempfile.mkdtemp(prefix="hclock-trace-test.")
@@ -86,17 +69,7 @@ if case == "basic":
         check(pr.returncode == 0 and n == 2 * 2 * 2 * ITER,
               f"otf2-print reads traces.otf2 ({pr.returncode}; {n} MPI_SEND/MPI_RECV records, "
               f"expected {8 * ITER}) {pr.stderr[-300:]}")
-        al = subprocess.run([hc, "align", os.path.join(d, "traces.otf2"), "--out",
-                             os.path.join(tmp, "aligned"), "--format", "json"],
-                            capture_output=True, text=True)
-        try:
-            rep = json.loads(al.stdout)
-            inv = sum(nd["inversions"] for nd in rep["nodes"])
-            ok = al.returncode == 0 and len(rep["nodes"]) == 2
-        except Exception as e:  # noqa: BLE001
-            ok, inv = False, str(e)
-        check(ok and inv == 0, f"hclock align reads traces.otf2 back: {inv} inversions "
-              f"{al.stderr.strip()[-300:]}")
+        tracecheck.check_align(hc, os.path.join(d, "traces.otf2"), os.path.join(tmp, "aligned"), 2)
     elif "HCLOCK_TRACE_NEED_OTF2" in os.environ:
         check(False, "no traces.otf2 written")
     svg = os.path.join(tmp, "g.svg")
@@ -177,4 +150,4 @@ elif case == "symbols":
     check(len(syms) > 100 and not stray, f"{len(syms)} exported symbols, not MPI_: {stray[:10]}")
 else:
     sys.exit(f"trace_test.py: unknown case {case}")
-sys.exit(1 if failed else 0)
+sys.exit(1 if tracecheck.failed else 0)
