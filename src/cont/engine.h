@@ -58,7 +58,8 @@ struct cont_stats {
 	uint64_t shrinks;    /* fits whose window shrank (hulls intersected) */
 	double period_s;     /* current period, s */
 	double max_corr_ns;  /* largest |correction| slewed in, ns */
-	double last_dev_ns;  /* |projected - measured| of the last exchange, ns */
+	double last_dev_ns;  /* |projected - measured| of the last exchange beyond half its excess
+	                        round trip (what the adaptive period compares), ns */
 };
 
 struct engine;
