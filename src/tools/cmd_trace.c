@@ -41,6 +41,7 @@
 #include "emulate/emu.h"
 #include "hclock.h"
 #include "trace/merge.h"
+#include "util/err.h"
 #include "util/path.h"
 #include "util/timeutil.h"
 
@@ -115,9 +116,7 @@ __attribute__((format(printf, 1, 2))) static void line(const char *fmt, ...)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "hclock trace: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	err_vline("hclock trace", fmt, ap);
 	va_end(ap);
 }
 

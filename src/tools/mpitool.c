@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tools/mpitool.h"
+#include "util/err.h"
 #include "util/parse.h"
 #include "transport/comm.h"
 
@@ -39,11 +40,9 @@ void mpitool_error(const struct mpitool *t, const char *fmt, ...)
 	if (t->rank != 0)
 		return;
 	va_list ap;
-	fprintf(stderr, "%s: ", t->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	err_vline(t->name, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int mpitool_agree(const struct mpitool *t, int rc)

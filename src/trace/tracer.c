@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@
 #include "hclock.h"
 #include "tools/mpitool.h"
 #include "trace/tracer.h"
+#include "util/err.h"
 #include "util/path.h"
 #include "util/timeutil.h"
 
@@ -98,12 +100,13 @@ int trace_on(void)
 	return T.on;
 }
 
-static void warn_line(const char *fmt, const char *what)
+__attribute__((format(printf, 1, 2))) static void warn_line(const char *fmt, ...)
 {
 	if (T.rank == 0) {
-		fprintf(stderr, "hclock trace: ");
-		fprintf(stderr, fmt, what);
-		fputc('\n', stderr);
+		va_list ap;
+		va_start(ap, fmt);
+		err_vline("hclock trace", fmt, ap);
+		va_end(ap);
 	}
 }
 

@@ -1,6 +1,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hclock_api.h"
 #include "util/err.h"
@@ -18,6 +19,33 @@ int err_set(int code, const char *fmt, ...)
 	va_end(ap);
 	memcpy(last_error, line, sizeof(line));
 	return code;
+}
+
+void err_vline(const char *who, const char *fmt, va_list ap)
+{
+	char buf[1024];
+	int n = snprintf(buf, sizeof(buf) - 1, "%s: ", who);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(buf) - 1) {
+		int m = vsnprintf(buf + n, sizeof(buf) - 1 - (size_t)n, fmt, ap);
+		n = m < 0 ? n : n + m;
+	}
+	if ((size_t)n > sizeof(buf) - 2)
+		n = sizeof(buf) - 2;
+	buf[n++] = '\n';
+	fflush(stderr);
+	for (ssize_t off = 0, w; off < n; off += w)
+		if ((w = write(STDERR_FILENO, buf + off, (size_t)(n - off))) <= 0)
+			break;
+}
+
+void err_line(const char *who, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	err_vline(who, fmt, ap);
+	va_end(ap);
 }
 
 void err_mark_agreed(void)
