@@ -27,6 +27,7 @@
 #define EXCH_TIMEOUT_NS 50000000ll     /* an exchange not done after 50 ms is given up */
 #define WAKE_EARLY_NS 50000ll          /* a parent polls from 50 us before a child's time */
 #define SAFETY_POLL_NS 100000000ll     /* and at least every 100 ms for unannounced pings */
+#define PRIOR_WANDER 1e-8              /* how fast the one-shot slope's error grows, 1/s */
 
 struct ping {
 	uint32_t exch;   /* exchange number of the child */
@@ -72,6 +73,11 @@ struct engine {
 	track *tr;
 	struct lm L;             /* my base -> parent's base (offset model), have_L once fitted */
 	int have_L;
+	struct lm S0;            /* the one-shot sync's line of my base against the parent's
+	                            (set at the first exchange), the tracker's prior */
+	double s0_se;            /* its slope's standard error (INFINITY: dropped) */
+	double i0_se;            /* its offset's at S0.x0_ns, ns */
+	double b0_rate;          /* the one-shot bound's slope half-width (dimensionless) */
 	struct lm tp;            /* parent's target and bound, from the latest pong */
 	struct bound bp;
 	int64_t period_ns;
@@ -241,6 +247,39 @@ static void adapt(struct engine *e, double dev_ns)
 	}
 }
 
+/* Both the clock's current target and the new one have strict bounds under the same drift
+ * assumption, so the truth lies in both: a new estimate outside the old bound (carried to
+ * now at its rate) is moved to the nearest point of their intersection, its bound with it.
+ * An exchange that waited on a busy program (a late answer, a skewed midpoint) cannot then
+ * move the clock further than what it knew before allows, and the bound stays the narrower
+ * intersection. Disjoint bounds (the assumption broke: a step of the rates) leave the new
+ * estimate as it is. */
+static void keep_inside_old(struct engine *e, int64_t x, struct lm *target, struct bound *bd)
+{
+	struct lm ot;
+	struct bound ob;
+	cont_state_target(e->st, &ot, &ob);
+	if (!bound_known(&ob) || !bound_known(bd))
+		return;
+	int64_t yo = to_global(&ot, x), yn = to_global(target, x);
+	double olo, ohi, nlo, nhi;
+	bound_at(&ob, yo, &olo, &ohi);
+	bound_at(bd, yn, &nlo, &nhi);
+	/* the intersection relative to yn */
+	double d = (double)diff_ns(yo, yn);
+	double lo = fmax(d + olo, nlo), hi = fmin(d + ohi, nhi);
+	if (lo > hi || (lo <= 0 && 0 <= hi))
+		return;
+	double delta = lo > 0 ? lo : hi;
+	target->intercept_ns += delta;
+	/* the bound: the intersection, widening at the faster of the two (the old one's rate
+	 * plus how fast the two estimates part), so that it always holds the intersection of
+	 * the two as they widen */
+	double rate = fmax(bd->rate, ob.rate + fabs(target->slope - ot.slope));
+	*bd = (struct bound){yn + (int64_t)llround(delta), lo - delta, hi - delta, rate};
+	e->stats.kept_inside++;
+}
+
 static void finish_exchange(struct engine *e)
 {
 	int64_t x;
@@ -256,22 +295,32 @@ static void finish_exchange(struct engine *e)
 	double excess;
 	if (!track_last_offset(e->tr, &x, &off, &excess) && e->have_L)
 		adapt(e, fmax(0, fabs(lm_offset(&e->L, x) - off) - excess));
-	struct lm prior = e->L;
-	if (!e->have_L) { /* the one-shot model's slope relative to the parent's */
+	if (!e->have_L) { /* the one-shot model relative to the parent's: the tracker's prior */
+		struct lm t0;
 		struct bound b;
-		cont_state_target(e->st, &prior, &b);
-		prior.slope = (1 + prior.slope) / (1 + e->tp.slope) - 1;
+		cont_state_target(e->st, &t0, &b);
+		e->S0 = (struct lm){x, (double)diff_ns(from_global(&e->tp, to_global(&t0, x)), x),
+		                    (1 + t0.slope) / (1 + e->tp.slope) - 1};
+		e->s0_se = isfinite(e->b0_rate) && e->b0_rate > 0 ? e->b0_rate / 3 : 1e-7;
+		e->i0_se = bound_known(&b) ? bound_half_width(&b, to_global(&t0, x)) / 3 : INFINITY;
 	}
+	double dt = (double)diff_ns(x, e->S0.x0_ns) * 1e-9;
+	struct track_prior prior = {e->S0, hypot(e->s0_se, PRIOR_WANDER * dt), e->i0_se};
+	if (!isfinite(e->s0_se)) /* dropped: the latest line's slope for a lone exchange only */
+		prior = (struct track_prior){e->L, INFINITY, INFINITY};
 	int st = track_fit(e->tr, &prior, &f);
 	if (st < 0) {
 		fail(e, err_set(st, "out of memory in the continuous clock's tracker"));
 		return;
 	}
 	e->stats.shrinks += st == TRACK_SHRUNK;
+	if (st == TRACK_SHRUNK) /* a change of rate: the one-shot line no longer holds */
+		e->s0_se = e->i0_se = INFINITY;
 	e->L = f.est;
 	e->have_L = 1;
 	struct lm target = lm_compose(&e->tp, &e->L);
 	struct bound bd = bound_compose(&f.bd, &e->tp, &e->bp);
+	keep_inside_old(e, f.x_last_ns, &target, &bd);
 	double corr = cont_state_update(e->st, e->base, &target, &bd, e->cfg.slew, 0, f.x_last_ns,
 	                                (int64_t)(e->cfg.stale_s * 1e9), NULL);
 	e->stats.max_corr_ns = fmax(e->stats.max_corr_ns, fabs(corr));
@@ -535,6 +584,7 @@ int engine_create(MPI_Comm comm, hclock_clock *base, const struct cont_cfg *cfg,
 	/* the clock: the one-shot model to start from; rank 0 is the reference, exactly */
 	struct lm t = *t0;
 	struct bound b = *b0;
+	e->b0_rate = b0->rate;
 	if (e->rank == 0) {
 		t = (struct lm){0, 0, 0};
 		b = bound_exact();

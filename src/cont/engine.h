@@ -11,6 +11,14 @@
  * exchange to its tracker (numerics/track.h), composes target = parent's model o tracker's
  * line, bound likewise (bound_compose), and updates its clock.
  *
+ * Prior. The one-shot sync's line (this base against the parent's, from the two one-shot
+ * models) is the tracker's prior: its slope's standard error a third of the one-shot bound's
+ * slope half-width, growing by 1e-8 per second, its offset's a third of the bound's
+ * half-width; dropped once the window shrinks (a change of rate). And a new target outside
+ * the current one's bound is moved into their intersection (both are strict under the same
+ * drift assumption). Both keep exchanges answered late by a busy program (drive=progress)
+ * from moving the clock by their skew.
+ *
  * Adaptive period (seed 004, Liao et al.): the offset the old line projects for the new
  * exchange is compared with the one measured; beyond `threshold` the period halves (down to
  * min), after `streak` exchanges within it it doubles (up to max). The comparison is made
@@ -56,6 +64,7 @@ struct cont_stats {
 	uint64_t served;     /* pings answered as a parent */
 	uint64_t halvings, doublings; /* adaptive period changes */
 	uint64_t shrinks;    /* fits whose window shrank (hulls intersected) */
+	uint64_t kept_inside; /* new estimates moved into the old bound (keep_inside_old) */
 	double period_s;     /* current period, s */
 	double max_corr_ns;  /* largest |correction| slewed in, ns */
 	double last_dev_ns;  /* |projected - measured| of the last exchange beyond half its excess

@@ -157,8 +157,9 @@ static int fit_hulls(track *t, struct hull_learner_fit *hf)
 	return hull_learner_fit(t->h, hf);
 }
 
-/* least squares through the exchanges' offsets; -1 with fewer than two exchanges */
-static int regress(track *t, size_t nexch, struct lm *out)
+/* least squares through the exchanges' offsets; -1 with fewer than two exchanges. *se: the
+ * slope's standard error (NAN with two exchanges) */
+static int regress(track *t, size_t nexch, struct lm *out, double *se)
 {
 	if (nexch > t->gcap) {
 		int64_t *gx = realloc(t->gx, nexch * sizeof(*gx));
@@ -179,18 +180,113 @@ static int regress(track *t, size_t nexch, struct lm *out)
 		k++;
 		a = b;
 	}
-	return linreg_fit_robust(t->gx, t->gy, k, out, NULL);
+	struct linreg_info info;
+	int rc = linreg_fit_robust(t->gx, t->gy, k, out, &info);
+	*se = info.slope_se;
+	return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
 }
 
 /* The latest two exchanges' offsets (left in gx, gy by regress) both off the line by more
- * than step_ns, on one side. */
-static int stepped(const track *t, size_t nexch, const struct lm *est)
+ * than step_ns plus three times the window's robust residual scatter (1.4826 MAD of the
+ * others'), on one side. The scatter term keeps the test quiet where the offsets are noisy
+ * by microseconds (exchanges that wait on a busy program); on a quiet machine it is a few
+ * ns and step_ns rules. */
+static int stepped(track *t, size_t nexch, const struct lm *est)
 {
 	if (!(t->p.step_ns > 0))
 		return 0;
 	double r1 = t->gy[nexch - 1] - lm_offset(est, t->gx[nexch - 1]);
 	double r2 = t->gy[nexch - 2] - lm_offset(est, t->gx[nexch - 2]);
-	return fabs(r1) > t->p.step_ns && fabs(r2) > t->p.step_ns && (r1 > 0) == (r2 > 0);
+	if (!(fabs(r1) > t->p.step_ns && fabs(r2) > t->p.step_ns && (r1 > 0) == (r2 > 0)))
+		return 0;
+	size_t m = nexch - 2;
+	double *r = malloc(m * sizeof(*r));
+	if (!r)
+		return 1; /* the test as it was without the scatter */
+	for (size_t i = 0; i < m; i++)
+		r[i] = fabs(t->gy[i] - lm_offset(est, t->gx[i]));
+	qsort(r, m, sizeof(*r), cmp_double);
+	double limit = t->p.step_ns + 3 * 1.4826 * r[m / 2];
+	free(r);
+	return fabs(r1) > limit && fabs(r2) > limit;
+}
+
+/* The window's slope from its own estimate (slope se_w) and the caller's prior (slope
+ * prior_se, both standard errors): their inverse-variance weighted mean. With two exchanges
+ * (no residuals) the window's error is taken from its round trips: each offset is known
+ * within half its round trip, a uniform error of rtt / sqrt(12) at either end of the span.
+ * *w_prior: the prior's share of the weight (0 .. 1). */
+static double weigh_slope(double s_w, double se_w, double s_p, double prior_se, double rtt_ns,
+                          double span_ns, double *w_prior)
+{
+	*w_prior = 0;
+	if (!(prior_se > 0) || !isfinite(prior_se))
+		return s_w;
+	if (!(se_w > 0))
+		se_w = span_ns > 0 ? rtt_ns / sqrt(12.0) * sqrt(2.0) / span_ns : INFINITY;
+	*w_prior = 1;
+	if (!isfinite(se_w))
+		return s_p;
+	double ww = 1 / (se_w * se_w), wp = 1 / (prior_se * prior_se);
+	*w_prior = wp / (ww + wp);
+	return (ww * s_w + wp * s_p) / (ww + wp);
+}
+
+/* The estimate's offset at x_last from its own (the ping-pongs' midpoints scatter about it by
+ * a robust sd, over the square root of the exchanges; or ise_ns, fit_intercept's, when
+ * smaller) and the prior line's (its offset's
+ * standard error, grown by its slope's over the time since): their inverse-variance weighted
+ * mean, the line moved to it. The one-shot sync's line, known to a few hundred ns, holds the
+ * clock while the window's exchanges are few and skewed; a window of good exchanges (a few
+ * ns) outweighs it at once. */
+static void weigh_offset(const track *t, struct lm *est, const struct track_prior *pr,
+                         int64_t x_last, size_t nexch, double ise_ns)
+{
+	double dt = (double)diff_ns(x_last, pr->line.x0_ns);
+	double sp = hypot(pr->offset_se_ns, pr->slope_se * dt);
+	if (!(sp >= 0) || !isfinite(sp))
+		return;
+	size_t n = t->n - t->head;
+	double *r = malloc(n * sizeof(*r));
+	if (!r)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		int64_t x;
+		double off = pp_offset(&t->v[t->head + i], &x);
+		r[i] = fabs(off - lm_offset(est, x));
+	}
+	qsort(r, n, sizeof(*r), cmp_double);
+	double sw = 1.4826 * r[n / 2] / sqrt((double)nexch);
+	free(r);
+	if (ise_ns < sw) /* the middle of what the messages allow (fit_intercept) */
+		sw = ise_ns;
+	/* never more certain than the read error allows */
+	sw = fmax(sw, fmax(t->p.slack_ns, 1.0));
+	double e = lm_offset(est, x_last), p = lm_offset(&pr->line, x_last);
+	double ww = 1 / (sw * sw), wp = sp > 0 ? 1 / (sp * sp) : INFINITY;
+	double m = isinf(wp) ? p : (ww * e + wp * p) / (ww + wp);
+	est->intercept_ns += m - e;
+}
+
+/* For lines of slope est->slope: the intercepts (at est->x0_ns) every message of the window
+ * allows, [*lo, *hi] (each up message an upper bound, each down message a lower one, relaxed
+ * by the read slack); *lo > *hi when they contradict each other at that slope. */
+static void slope_interval(const track *t, const struct lm *est, double *lo, double *hi)
+{
+	double s = est->slope, e = t->p.slack_ns;
+	*lo = -INFINITY;
+	*hi = INFINITY;
+	for (size_t i = t->head; i < t->n; i++) {
+		const struct pp *q = &t->v[i];
+		*hi = fmin(*hi, (double)diff_ns(q->t2, q->t1) + e - s * (double)diff_ns(q->t1, est->x0_ns));
+		*lo = fmax(*lo, (double)diff_ns(q->t3, q->t4) - e - s * (double)diff_ns(q->t4, est->x0_ns));
+	}
 }
 
 /* The true offset at x_a from the latest exchange's own messages, each relaxed by the read
@@ -215,8 +311,46 @@ static void latest_interval(const track *t, int64_t x_a, double *lo, double *hi,
 	}
 }
 
-int track_fit(track *t, const struct lm *prior, struct track_fit *f)
+/* The intercept at est's slope where the window's messages show that the offsets are skewed
+ * by waiting (exchanges answered at a busy program's next MPI call, each side late by its own
+ * amount): the hulls' widest gap (their best slope) is under 0.8 times the window's fastest
+ * round trip, when with symmetric delays it is about that round trip, and the ping-pongs'
+ * midpoints scatter about est by more than a tenth of that round trip (robust: 1.4826 MAD),
+ * when with symmetric delays they scatter by a few per cent (a frequency step narrows the
+ * gap too, but not the scatter). Then the middle of what the messages allow at est's slope
+ * is better than any average of skewed midpoints. Returns the standard error of that
+ * intercept (the allowed interval's width over sqrt 12); NAN where est is left as it is (or
+ * gap_ns NAN: no hulls). */
+static double fit_intercept(const track *t, struct lm *est, double gap_ns)
 {
+	double rtt_min = (double)pp_rtt(fastest(t, t->head, t->n)), ilo, ihi;
+	if (!(gap_ns < rtt_min * 0.8))
+		return NAN;
+	size_t n = t->n - t->head;
+	double *r = malloc(n * sizeof(*r));
+	if (!r)
+		return NAN;
+	for (size_t i = 0; i < n; i++) {
+		int64_t x;
+		double off = pp_offset(&t->v[t->head + i], &x);
+		r[i] = fabs(off - lm_offset(est, x));
+	}
+	qsort(r, n, sizeof(*r), cmp_double);
+	double scatter = 1.4826 * r[n / 2];
+	free(r);
+	if (!(scatter > rtt_min * 0.1))
+		return NAN;
+	slope_interval(t, est, &ilo, &ihi);
+	if (ilo > ihi)
+		return NAN;
+	est->intercept_ns = (ilo + ihi) / 2;
+	return (ihi - ilo) / sqrt(12.0);
+}
+
+int track_fit(track *t, const struct track_prior *pr, struct track_fit *f)
+{
+	const struct lm *prior = pr ? &pr->line : NULL;
+	double prior_se = pr ? pr->slope_se : INFINITY;
 	memset(f, 0, sizeof(*f));
 	f->bd = bound_unknown();
 	f->status = TRACK_EMPTY;
@@ -231,6 +365,7 @@ int track_fit(track *t, const struct lm *prior, struct track_fit *f)
 	struct hull_learner_fit hf;
 	struct lm est;
 	int hs, rc;
+	double se = NAN, ise = NAN; /* the window's slope and intercept standard errors */
 	for (;;) {
 		if ((hs = fit_hulls(t, &hf)) < 0)
 			return hs;
@@ -241,7 +376,7 @@ int track_fit(track *t, const struct lm *prior, struct track_fit *f)
 			nexch -= k;
 			continue;
 		}
-		rc = nexch >= 2 ? regress(t, nexch, &est) : -1;
+		rc = nexch >= 2 ? regress(t, nexch, &est, &se) : -1;
 		if (rc == HCLOCK_ENOMEM)
 			return rc;
 		if (rc || nexch < 4 || !stepped(t, nexch, &est))
@@ -260,14 +395,38 @@ int track_fit(track *t, const struct lm *prior, struct track_fit *f)
 		track_last_offset(t, &x, &off, NULL);
 		est = (struct lm){x, off, prior ? prior->slope : 0};
 		f->status = TRACK_PRIOR;
+		ise = fit_intercept(t, &est, hs == HULL_LEARNER_OK ? hf.gap_ns : NAN);
 	} else {
 		f->status = f->dropped ? TRACK_SHRUNK : TRACK_OK;
+		double rtt_min = (double)pp_rtt(fastest(t, t->head, t->n)), w_prior = 0;
+		if (prior)
+			est.slope = weigh_slope(est.slope, se, prior->slope, prior_se, rtt_min,
+			                        f->span_ns, &w_prior);
+		ise = fit_intercept(t, &est, hs == HULL_LEARNER_OK ? hf.gap_ns : NAN);
 		if (hs == HULL_LEARNER_OK) {
-			double lo, hi;
+			double lo, hi, ilo, ihi;
 			hull_learner_eval(t->h, x_last, NULL, &lo, &hi);
 			double e = lm_offset(&est, x_last);
-			if (est.slope < hf.cmin.slope || est.slope > hf.cmax.slope || e < lo || e > hi)
+			int valid = est.slope >= hf.cmin.slope && est.slope <= hf.cmax.slope;
+			/* a slope the prior led to, valid: the intercept moved into what the
+			 * messages allow at it; otherwise the hulls' own line */
+			if (valid && w_prior > 0.5 && (e < lo || e > hi)) {
+				slope_interval(t, &est, &ilo, &ihi);
+				if (ilo <= ihi)
+					est.intercept_ns = fmin(fmax(est.intercept_ns, ilo), ihi);
+				e = lm_offset(&est, x_last);
+			}
+			if (!valid || e < lo || e > hi)
 				est = hf.est;
+		}
+	}
+	if (pr) {
+		weigh_offset(t, &est, pr, x_last, nexch, ise);
+		double lo, hi; /* still a line the window allows at its end */
+		if (hs == HULL_LEARNER_OK && hull_learner_eval(t->h, x_last, NULL, &lo, &hi) ==
+		                                 HULL_LEARNER_OK) {
+			double e = lm_offset(&est, x_last);
+			est.intercept_ns += fmin(fmax(e, lo), hi) - e;
 		}
 	}
 	/* anchored at the latest exchange's fastest ping-pong, whose own messages pin it */

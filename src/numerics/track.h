@@ -10,14 +10,23 @@
  *  - the estimate: the least-squares line through the exchanges' offsets (each the midpoint
  *    of its fastest ping-pong, SKaMPI's estimate), kept when the window's hulls allow it
  *    (slope inside their valid range, inside their interval at the end), else the hulls'
- *    widest-gap line (the rule the one-shot hull learner uses, sync/learn.c);
+ *    widest-gap line (the rule the one-shot hull learner uses, sync/learn.c). A prior line
+ *    (the one-shot sync's, struct track_prior) weighs in on the slope and then on the
+ *    offset, each by inverse variance: it holds the estimate while the window's exchanges
+ *    are few or slow, and a window of fast exchanges outweighs it at once;
+ *  - answers that wait (a parent driven by a busy program's own MPI calls notices a ping
+ *    up to tens of us late, the child its pong too): the midpoints are skewed by as much,
+ *    but the hulls' gap stays narrow; when the gap is well under the fastest round trip
+ *    and the midpoints scatter widely, the intercept is the middle of what the messages
+ *    allow at the estimate's slope;
  *  - consistency: when the window's hulls intersect (a frequency step, wander larger than
  *    the delays resolve over the window), the older half of the window is dropped until
  *    they separate: the window shrinks itself after a change and grows back after. The
  *    hulls see a step only once it has bent the offsets by a round trip; the residual test
- *    sees it sooner: when the latest two exchanges both lie more than step_ns off the
- *    fitted line, on the same side, the older half is dropped too (chrony's regression
- *    drops its oldest samples on a failed runs test for the same reason);
+ *    sees it sooner: when the latest two exchanges both lie more than step_ns (plus three
+ *    times the others' robust scatter) off the fitted line, on the same side, the older
+ *    half is dropped too (chrony's regression drops its oldest samples on a failed runs
+ *    test for the same reason);
  *  - the bound, strict under one stated assumption: from the latest exchange on, the true
  *    rate difference stays within `drift` of the estimate's slope, or of a slope the
  *    window's hulls leave valid. The interval at the latest exchange's fastest ping-pong
@@ -25,7 +34,7 @@
  *    message a lower one, relaxed by the read slack, carried over the exchange at up to
  *    TRACK_MAX_RATE), and widens from there by that rate range (TrueTime's and
  *    ClockBound's growing error bound).
- * With one exchange in the window the slope is the caller's prior.
+ * With one exchange in the window the slope is the prior's.
  *
  * MPI-free. Times are absolute int64 ns, only differences become doubles.
  */
@@ -58,7 +67,7 @@ enum track_status {
 	TRACK_OK = 0,      /* the window is consistent; est and bd from it */
 	TRACK_SHRUNK = 1,  /* the hulls intersected: older exchanges dropped (dropped > 0),
 	                      est and bd from what is left */
-	TRACK_PRIOR = 2,   /* one exchange only: est has the prior's slope */
+	TRACK_PRIOR = 2,   /* one exchange only: est has the prior's slope (0 without one) */
 	TRACK_EMPTY = 3,   /* nothing fed yet */
 };
 
@@ -93,8 +102,20 @@ int track_add(track *t, uint32_t exch, int64_t t1, int64_t t2, int64_t t3, int64
  * one's (0 when the latest exchange is as fast as any). Returns 0, or -1 with none. */
 int track_last_offset(const track *t, int64_t *x_ns, double *off_ns, double *excess_ns);
 
-/* Drop exchanges older than the window, fit, fill *f. prior: the slope to use with one
- * exchange (may be NULL: 0). Returns f->status, or HCLOCK_ENOMEM. */
-int track_fit(track *t, const struct lm *prior, struct track_fit *f);
+/* What the caller knew before the window: a line (the one-shot sync's, say) and how well. */
+struct track_prior {
+	struct lm line;      /* offset model Y - X at X time */
+	double slope_se;     /* standard error of its slope (dimensionless; INFINITY: unknown) */
+	double offset_se_ns; /* standard error of its offset at line.x0_ns, ns (INFINITY:
+	                        unknown); at x it grows to hypot(offset_se_ns, slope_se (x - x0)) */
+};
+
+/* Drop exchanges older than the window, fit, fill *f. pr (may be NULL: none) weighs in:
+ * with one exchange the estimate has its slope; with more the slope is the inverse-variance
+ * weighted mean of the window's least-squares slope and the prior's (an estimate with a
+ * slope the window's hulls do not allow gives way to the hulls' line). Then the estimate's
+ * offset at the latest exchange is weighed with the prior line's the same way. Returns
+ * f->status, or HCLOCK_ENOMEM. */
+int track_fit(track *t, const struct track_prior *pr, struct track_fit *f);
 
 #endif

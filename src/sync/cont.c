@@ -96,10 +96,10 @@ static int cont_stop(struct hclock_sync *s)
 		int w;
 		MPI_Comm_rank(MPI_COMM_WORLD, &w);
 		fprintf(stderr, "rank %d: exchanges %llu timeouts %llu served %llu halvings %llu "
-		        "doublings %llu shrinks %llu period %g s max corr %g ns last dev %g ns cpu %lld\n",
+		        "doublings %llu shrinks %llu kept inside %llu period %g s max corr %g ns last dev %g ns cpu %lld\n",
 		        w, (unsigned long long)st.exchanges, (unsigned long long)st.timeouts,
 		        (unsigned long long)st.served, (unsigned long long)st.halvings,
-		        (unsigned long long)st.doublings, (unsigned long long)st.shrinks, st.period_s,
+		        (unsigned long long)st.doublings, (unsigned long long)st.shrinks, (unsigned long long)st.kept_inside, st.period_s,
 		        st.max_corr_ns, st.last_dev_ns, (long long)driver_cpu_ns(c->drv));
 	}
 	driver_stop(c->drv); /* its error is the engine's, agreed on below */

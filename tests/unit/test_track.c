@@ -84,7 +84,8 @@ static void run(struct rng *r, const struct truth *c, double period_s, double du
 			tt += up + 200 + down + 500;
 		}
 		struct track_fit f;
-		int st = track_fit(t, &prior, &f);
+		struct track_prior pr = {prior, INFINITY, INFINITY};
+		int st = track_fit(t, &pr, &f);
 		TEST_CHECK(st >= 0 && st != TRACK_EMPTY, "fit status %d", st);
 		res->nshrunk += st == TRACK_SHRUNK;
 		prior = f.est;
@@ -115,6 +116,58 @@ static void run(struct rng *r, const struct truth *c, double period_s, double du
 	track_destroy(t);
 }
 
+/* Exchanges of 8 ping-pongs every 25 ms answered late, as in a program that drives the clock
+ * from its own MPI calls: the parent notices a ping up to 20 us after it arrived and answers
+ * at once, the child notices the pong up to 20 us late; probes right before each exchange.
+ * prior_se: the weight of the true slope given as the prior. The median error, the largest
+ * from the second exchange on, and probes whose truth lay outside the bound. */
+static void run_late(struct rng *r, const struct truth *c, double prior_se, double off_se_ns,
+                     double *med_ns, double *max_ns, long *nout)
+{
+	struct track_params p = {(int64_t)2e9, 1.0, 5e-6, 100};
+	track *t = track_create(&p);
+	TEST_CHECK(t, "track_create");
+	if (!t)
+		return;
+	double err[200];
+	size_t ne = 0;
+	/* the true line, its offset 300 ns off (a one-shot sync's error) */
+	struct track_prior pr = {{(int64_t)1e9, (double)(y_at(c, 1e9) - 1e9) + 300,
+	                          (double)c->skew}, prior_se, off_se_ns};
+	struct track_fit f = {0};
+	*nout = 0;
+	*max_ns = 0;
+	long double T = 1e9;
+	for (uint32_t exch = 0; exch < 200; exch++, T += 25e6) {
+		if (exch > 0) { /* probe the previous fit just before this exchange */
+			int64_t x = (int64_t)T;
+			double est = (double)x + lm_offset(&f.est, x);
+			double truth = (double)y_at(c, (long double)x), lo, hi;
+			bound_at(&f.bd, (int64_t)est, &lo, &hi);
+			*nout += !(truth - est >= lo && truth - est <= hi);
+			err[ne++] = fabs(truth - est);
+			if (exch > 1) /* one exchange is as good as its fastest ping-pong (the engine
+			                 keeps it inside the one-shot sync's bound) */
+				*max_ns = fmax(*max_ns, fabs(truth - est));
+
+		}
+		long double tt = T;
+		for (int k = 0; k < 8; k++) {
+			double up = 400 + 20e3 * rng_uniform(r), down = 400 + 20e3 * rng_uniform(r);
+			int64_t t1 = (int64_t)floorl(tt);
+			int64_t t2 = (int64_t)floorl(y_at(c, tt + up));
+			int64_t t3 = (int64_t)ceill(y_at(c, tt + up + 200));
+			int64_t t4 = (int64_t)ceill(tt + up + 200 + down);
+			TEST_CHECK(track_add(t, exch, t1, t2, t3, t4) == 0, "add");
+			tt += up + 200 + down + 500;
+		}
+		int st = track_fit(t, &pr, &f);
+		TEST_CHECK(st >= 0 && st != TRACK_EMPTY, "fit status %d", st);
+	}
+	*med_ns = median(err, ne);
+	track_destroy(t);
+}
+
 static void random_truth(struct rng *r, struct truth *c)
 {
 	c->skew = (2 * rng_uniform(r) - 1) * 100e-6;
@@ -131,6 +184,7 @@ int main(int argc, char **argv)
 	test_seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 1;
 	int nseeds = 10;
 	double worst_med = 0, worst_after = 0, worst_hw = 0, worst_early = 0, worst_early_plain = 0;
+	double worst_late = 0, worst_late_plain = 0, worst_late_line = 0;
 	for (int sd = 0; sd < nseeds; sd++, test_seed++) {
 		struct rng r;
 		struct truth c;
@@ -176,6 +230,31 @@ int main(int argc, char **argv)
 		           "step (hulls alone: %.0f ns)", res.err_early_ns, early_plain);
 		worst_early = fmax(worst_early, res.err_early_ns);
 		worst_early_plain = fmax(worst_early_plain, early_plain);
+		/* late answers (20 us): the prior's slope keeps the estimate within a few hundred ns,
+		 * the window's slope alone (25-200 ms of 20 us noise at first) does worse */
+		struct truth cl;
+		random_truth(&r, &cl);
+		cl.wamp = 0;
+		double med_p, max_p, med_o, max_o, med_w, max_w;
+		long out_p, out_o, out_w;
+		struct rng r4 = r;
+		run_late(&r, &cl, 1e-8, INFINITY, &med_p, &max_p, &out_p);
+		r = r4;
+		run_late(&r, &cl, 1e-8, 200, &med_o, &max_o, &out_o);
+		r = r4;
+		run_late(&r, &cl, INFINITY, INFINITY, &med_w, &max_w, &out_w);
+		TEST_CHECK(out_p == 0 && out_o == 0 && out_w == 0, "late answers: truth outside the "
+		           "bound at %ld (slope prior), %ld (line prior) and %ld (no prior) of 199 "
+		           "probes", out_p, out_o, out_w);
+		TEST_CHECK(med_p < 300 && max_p < 4000, "late answers, with the slope prior: median "
+		           "error %.0f ns, largest %.0f ns", med_p, max_p);
+		TEST_CHECK(med_p * 2 < med_w, "late answers: the slope prior does not help: median "
+		           "error %.0f ns with it, %.0f ns without", med_p, med_w);
+		TEST_CHECK(med_o < 400 && max_o < 1000, "late answers, with the line prior (300 ns "
+		           "off): median error %.0f ns, largest %.0f ns", med_o, max_o);
+		worst_late = fmax(worst_late, med_p);
+		worst_late_plain = fmax(worst_late_plain, med_w);
+		worst_late_line = fmax(worst_late_line, max_o);
 		/* a 100 ppm step with a 5 ppm allowance: the assumption is broken, the bound misses */
 		c.step = 100e-6;
 		run(&r, &c, 0.2, 20, 5e-6, 0, &res);
@@ -211,7 +290,9 @@ int main(int argc, char **argv)
 	TEST_CHECK(!track_create(&bad), "window 0 accepted");
 	printf("test_track: %d seeds; worst median error %.1f ns, worst median half-width %.0f ns, "
 	       "worst error from 2 s after a 3.8 ppm step %.0f ns; 0.6-2 s after it %.0f ns with the "
-	       "residual test, %.0f ns with the hulls alone\n", nseeds, worst_med, worst_hw,
-	       worst_after, worst_early, worst_early_plain);
+	       "residual test, %.0f ns with the hulls alone; answers 20 us late: worst median "
+	       "error %.0f ns with the slope prior, %.0f ns without, largest %.0f ns with the line "
+	       "prior\n", nseeds, worst_med, worst_hw, worst_after, worst_early, worst_early_plain,
+	       worst_late, worst_late_plain, worst_late_line);
 	return test_end("test_track");
 }
