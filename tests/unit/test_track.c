@@ -39,6 +39,19 @@ static long double y_at(const struct truth *c, long double T)
 	return y;
 }
 
+/* One ping-pong started at true time tt with these one-way delays (the parent answers 200 ns
+ * after the ping arrived): fed to t; returns when the next may start, ns */
+static long double pingpong(track *t, const struct truth *c, uint32_t exch, long double tt,
+                            double up, double down)
+{
+	int64_t t1 = (int64_t)floorl(tt);
+	int64_t t2 = (int64_t)floorl(y_at(c, tt + up));
+	int64_t t3 = (int64_t)ceill(y_at(c, tt + up + 200));
+	int64_t t4 = (int64_t)ceill(tt + up + 200 + down);
+	TEST_CHECK(track_add(t, exch, t1, t2, t3, t4) == 0, "add");
+	return tt + up + 200 + down + 500;
+}
+
 struct result {
 	long nprobe, nout, nshrunk;
 	double err_med_ns, err_after_step_ns, err_early_ns, hw_med_ns;
@@ -76,12 +89,7 @@ static void run(struct rng *r, const struct truth *c, double period_s, double du
 		for (int k = 0; k < 6; k++) {
 			double up = 300 - 60 * log(1 - rng_uniform(r));
 			double down = 320 - 60 * log(1 - rng_uniform(r));
-			int64_t t1 = (int64_t)floorl(tt);
-			int64_t t2 = (int64_t)floorl(y_at(c, tt + up));
-			int64_t t3 = (int64_t)ceill(y_at(c, tt + up + 200));
-			int64_t t4 = (int64_t)ceill(tt + up + 200 + down);
-			TEST_CHECK(track_add(t, exch, t1, t2, t3, t4) == 0, "add");
-			tt += up + 200 + down + 500;
+			tt = pingpong(t, c, exch, tt, up, down);
 		}
 		struct track_fit f;
 		struct track_prior pr = {prior, INFINITY, INFINITY};
@@ -149,17 +157,11 @@ static void run_late(struct rng *r, const struct truth *c, double prior_se, doub
 			if (exch > 1) /* one exchange is as good as its fastest ping-pong (the engine
 			                 keeps it inside the one-shot sync's bound) */
 				*max_ns = fmax(*max_ns, fabs(truth - est));
-
 		}
 		long double tt = T;
 		for (int k = 0; k < 8; k++) {
 			double up = 400 + 20e3 * rng_uniform(r), down = 400 + 20e3 * rng_uniform(r);
-			int64_t t1 = (int64_t)floorl(tt);
-			int64_t t2 = (int64_t)floorl(y_at(c, tt + up));
-			int64_t t3 = (int64_t)ceill(y_at(c, tt + up + 200));
-			int64_t t4 = (int64_t)ceill(tt + up + 200 + down);
-			TEST_CHECK(track_add(t, exch, t1, t2, t3, t4) == 0, "add");
-			tt += up + 200 + down + 500;
+			tt = pingpong(t, c, exch, tt, up, down);
 		}
 		int st = track_fit(t, &pr, &f);
 		TEST_CHECK(st >= 0 && st != TRACK_EMPTY, "fit status %d", st);
