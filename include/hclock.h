@@ -251,9 +251,17 @@ HCLOCK_API int hclock_sync_run(hclock_sync *s, MPI_Comm comm, hclock_clock *base
  * blocking; call it often (a PMPI tracer calls it at every MPI call). Calls from several
  * threads are allowed (a call finding another one running returns at once). Returns 0 or
  * the engine's first error. A no-op for any other sync.
+ *
+ * hclock_sync_progress_due: when hclock_sync_progress next has work, in ns of the base clock
+ * given to hclock_sync_run (hclock_now of it): 0 while an exchange is under way (call at
+ * once), the time of the next exchange (or of a child's, less 50 us) otherwise, as the last
+ * progress call left it; INT64_MAX for a sync that needs no calls. A caller that polls at
+ * every MPI call skips the calls before it with one comparison (the tracer does: it keeps
+ * answers prompt while an exchange runs and costs nothing between exchanges). Lock-free.
  */
 HCLOCK_API int hclock_sync_stop(hclock_sync *s);
 HCLOCK_API int hclock_sync_progress(hclock_sync *s);
+HCLOCK_API int64_t hclock_sync_progress_due(const hclock_sync *s);
 
 /* Ping-pong exchanges this process took part in during the last hclock_sync_run. */
 HCLOCK_API uint64_t hclock_sync_pingpongs(const hclock_sync *s);

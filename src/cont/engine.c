@@ -27,6 +27,8 @@
 #define EXCH_TIMEOUT_NS 50000000ll     /* an exchange not done after 50 ms is given up */
 #define WAKE_EARLY_NS 50000ll          /* a parent polls from 50 us before a child's time */
 #define SAFETY_POLL_NS 100000000ll     /* and at least every 100 ms for unannounced pings */
+#define PRIOR_SLOPE_SE 1e-6            /* a one-shot slope's standard error where its bound
+                                          says nothing */
 #define PRIOR_WANDER 1e-8              /* how fast the one-shot slope's error grows, 1/s */
 
 struct ping {
@@ -301,7 +303,7 @@ static void finish_exchange(struct engine *e)
 		cont_state_target(e->st, &t0, &b);
 		e->S0 = (struct lm){x, (double)diff_ns(from_global(&e->tp, to_global(&t0, x)), x),
 		                    (1 + t0.slope) / (1 + e->tp.slope) - 1};
-		e->s0_se = isfinite(e->b0_rate) && e->b0_rate > 0 ? e->b0_rate / 3 : 1e-7;
+		e->s0_se = isfinite(e->b0_rate) && e->b0_rate > 0 ? e->b0_rate / 3 : PRIOR_SLOPE_SE;
 		e->i0_se = bound_known(&b) ? bound_half_width(&b, to_global(&t0, x)) / 3 : INFINITY;
 	}
 	double dt = (double)diff_ns(x, e->S0.x0_ns) * 1e-9;
@@ -314,7 +316,7 @@ static void finish_exchange(struct engine *e)
 		return;
 	}
 	e->stats.shrinks += st == TRACK_SHRUNK;
-	if (st == TRACK_SHRUNK) /* a change of rate: the one-shot line no longer holds */
+	if (f.prior_rejected) /* a change of rate: the one-shot line no longer holds */
 		e->s0_se = e->i0_se = INFINITY;
 	e->L = f.est;
 	e->have_L = 1;
@@ -324,6 +326,9 @@ static void finish_exchange(struct engine *e)
 	double corr = cont_state_update(e->st, e->base, &target, &bd, e->cfg.slew, 0, f.x_last_ns,
 	                                (int64_t)(e->cfg.stale_s * 1e9), NULL);
 	e->stats.max_corr_ns = fmax(e->stats.max_corr_ns, fabs(corr));
+	if (getenv("DBGX") && e->base->ops->truth) { int64_t mine, ref; if (!e->base->ops->truth(e->base, &mine, &ref)) {
+		double tru = (double)diff_ns(ref, mine);
+		fprintf(stderr, "DBG r%d t=%.3f n=%zu st=%d rtt=%.0f sp=%.2e L_err=%.0f S0_err=%.0f tgt_err=%lld slope_err=%.2e\n", e->rank, (double)diff_ns(mine, e->S0.x0_ns)*1e-9, f.nexchanges, st, f.rtt_ns, prior.slope_se, lm_offset(&e->L, mine) - tru, lm_offset(&e->S0, mine) - tru, (long long)diff_ns(to_global(&target, mine), ref), e->L.slope - e->S0.slope); } }
 	e->stats.exchanges++;
 	/* the next exchange, announced to the parent in global time */
 	int64_t now = base_now(e);

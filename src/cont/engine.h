@@ -14,10 +14,10 @@
  * Prior. The one-shot sync's line (this base against the parent's, from the two one-shot
  * models) is the tracker's prior: its slope's standard error a third of the one-shot bound's
  * slope half-width, growing by 1e-8 per second, its offset's a third of the bound's
- * half-width; dropped once the window shrinks (a change of rate). And a new target outside
- * the current one's bound is moved into their intersection (both are strict under the same
- * drift assumption). Both keep exchanges answered late by a busy program (drive=progress)
- * from moving the clock by their skew.
+ * half-width; dropped once the window's hulls exclude it (a change of rate). And a new
+ * target outside the current one's bound is moved into their intersection (both are strict
+ * under the same drift assumption). Both keep exchanges answered late by a busy program
+ * (drive=progress) from moving the clock by their skew.
  *
  * Adaptive period (seed 004, Liao et al.): the offset the old line projects for the new
  * exchange is compared with the one measured; beyond `threshold` the period halves (down to

@@ -239,7 +239,7 @@ static double weigh_slope(double s_w, double se_w, double s_p, double prior_se, 
 }
 
 /* The estimate's offset at x_last from its own (the ping-pongs' midpoints scatter about it by
- * a robust sd, over the square root of the exchanges; or ise_ns, fit_intercept's, when
+ * a robust sd, over the square root of the exchanges; or ise_ns, center_at_slope's, when
  * smaller) and the prior line's (its offset's
  * standard error, grown by its slope's over the time since): their inverse-variance weighted
  * mean, the line moved to it. The one-shot sync's line, known to a few hundred ns, holds the
@@ -264,7 +264,7 @@ static void weigh_offset(const track *t, struct lm *est, const struct track_prio
 	qsort(r, n, sizeof(*r), cmp_double);
 	double sw = 1.4826 * r[n / 2] / sqrt((double)nexch);
 	free(r);
-	if (ise_ns < sw) /* the middle of what the messages allow (fit_intercept) */
+	if (ise_ns < sw) /* the middle of what the messages allow (center_at_slope) */
 		sw = ise_ns;
 	/* never more certain than the read error allows */
 	sw = fmax(sw, fmax(t->p.slack_ns, 1.0));
@@ -272,6 +272,20 @@ static void weigh_offset(const track *t, struct lm *est, const struct track_prio
 	double ww = 1 / (sw * sw), wp = sp > 0 ? 1 / (sp * sp) : INFINITY;
 	double m = isinf(wp) ? p : (ww * e + wp * p) / (ww + wp);
 	est->intercept_ns += m - e;
+}
+
+/* Whether the window's hulls exclude the prior line by more than 3 of its standard errors
+ * (slope, offset at x_last): a rate change the prior does not know of. */
+static int prior_excluded(const track *t, const struct hull_learner_fit *hf,
+                          const struct track_prior *pr, int64_t x_last)
+{
+	double lo, hi;
+	if (hull_learner_eval(t->h, x_last, NULL, &lo, &hi) != HULL_LEARNER_OK)
+		return 0;
+	double ss = pr->slope_se, dt = (double)diff_ns(x_last, pr->line.x0_ns);
+	double so = hypot(pr->offset_se_ns, ss * dt), p = lm_offset(&pr->line, x_last);
+	return pr->line.slope < hf->cmin.slope - 3 * ss || pr->line.slope > hf->cmax.slope + 3 * ss ||
+	       p < lo - 3 * so || p > hi + 3 * so;
 }
 
 /* For lines of slope est->slope: the intercepts (at est->x0_ns) every message of the window
@@ -311,35 +325,49 @@ static void latest_interval(const track *t, int64_t x_a, double *lo, double *hi,
 	}
 }
 
-/* The intercept at est's slope where the window's messages show that the offsets are skewed
- * by waiting (exchanges answered at a busy program's next MPI call, each side late by its own
- * amount): the hulls' widest gap (their best slope) is under 0.8 times the window's fastest
- * round trip, when with symmetric delays it is about that round trip, and the ping-pongs'
- * midpoints scatter about est by more than a tenth of that round trip (robust: 1.4826 MAD),
- * when with symmetric delays they scatter by a few per cent (a frequency step narrows the
- * gap too, but not the scatter). Then the middle of what the messages allow at est's slope
- * is better than any average of skewed midpoints. Returns the standard error of that
- * intercept (the allowed interval's width over sqrt 12); NAN where est is left as it is (or
- * gap_ns NAN: no hulls). */
-static double fit_intercept(const track *t, struct lm *est, double gap_ns)
+/* Whether the window's messages show answers that waited (a parent driven by a busy
+ * program's own MPI calls notices a ping up to tens of us late, the child its pong too):
+ * the hulls' widest gap (gap_ns, at their best slope) is under 0.8 of the window's fastest
+ * round trip, where with symmetric delays it is about that round trip, and the midpoints of
+ * the ping-pongs of one exchange (microseconds apart) scatter about their exchange's median
+ * by more than a tenth of it (robust: 1.4826 MAD over the window), where with symmetric
+ * delays they scatter by a few per cent. A frequency step narrows the gap too, but leaves
+ * the ping-pongs of one exchange agreeing. The midpoints are then skewed by microseconds
+ * and the hulls are the better estimate. */
+static int waiting(const track *t, double gap_ns)
 {
-	double rtt_min = (double)pp_rtt(fastest(t, t->head, t->n)), ilo, ihi;
+	double rtt_min = (double)pp_rtt(fastest(t, t->head, t->n));
 	if (!(gap_ns < rtt_min * 0.8))
-		return NAN;
-	size_t n = t->n - t->head;
-	double *r = malloc(n * sizeof(*r));
+		return 0;
+	size_t n = t->n - t->head, k = 0;
+	double *r = malloc(2 * n * sizeof(*r)), *m = r + n;
 	if (!r)
-		return NAN;
-	for (size_t i = 0; i < n; i++) {
+		return 0;
+	for (size_t a = t->head; a < t->n;) {
+		size_t b = a;
 		int64_t x;
-		double off = pp_offset(&t->v[t->head + i], &x);
-		r[i] = fabs(off - lm_offset(est, x));
+		while (b < t->n && t->v[b].exch == t->v[a].exch)
+			b++;
+		for (size_t i = a; i < b; i++)
+			m[i - a] = pp_offset(&t->v[i], &x);
+		qsort(m, b - a, sizeof(*m), cmp_double);
+		double med = m[(b - a) / 2];
+		for (size_t i = a; i < b; i++)
+			r[k++] = fabs(pp_offset(&t->v[i], &x) - med);
+		a = b;
 	}
-	qsort(r, n, sizeof(*r), cmp_double);
-	double scatter = 1.4826 * r[n / 2];
+	qsort(r, k, sizeof(*r), cmp_double);
+	double scatter = 1.4826 * r[k / 2];
 	free(r);
-	if (!(scatter > rtt_min * 0.1))
-		return NAN;
+	return scatter > rtt_min * 0.1;
+}
+
+/* est's intercept moved to the middle of what the window's messages allow at its slope;
+ * returns that intercept's standard error (the interval's width over sqrt 12), NAN if no
+ * line of that slope fits (est unchanged). */
+static double center_at_slope(const track *t, struct lm *est)
+{
+	double ilo, ihi;
 	slope_interval(t, est, &ilo, &ihi);
 	if (ilo > ihi)
 		return NAN;
@@ -386,6 +414,11 @@ int track_fit(track *t, const struct track_prior *pr, struct track_fit *f)
 		f->dropped += k;
 		nexch -= k;
 	}
+	if (pr && hs == HULL_LEARNER_OK && prior_excluded(t, &hf, pr, x_last)) {
+		f->prior_rejected = 1; /* only its slope, for one exchange */
+		prior_se = INFINITY;
+		pr = NULL;
+	}
 	f->nexchanges = nexch;
 	f->x_last_ns = x_last;
 	f->span_ns = (double)diff_ns(x_last, t->v[t->head].t1);
@@ -395,14 +428,23 @@ int track_fit(track *t, const struct track_prior *pr, struct track_fit *f)
 		track_last_offset(t, &x, &off, NULL);
 		est = (struct lm){x, off, prior ? prior->slope : 0};
 		f->status = TRACK_PRIOR;
-		ise = fit_intercept(t, &est, hs == HULL_LEARNER_OK ? hf.gap_ns : NAN);
+		if (hs == HULL_LEARNER_OK && waiting(t, hf.gap_ns))
+			ise = center_at_slope(t, &est);
 	} else {
 		f->status = f->dropped ? TRACK_SHRUNK : TRACK_OK;
 		double rtt_min = (double)pp_rtt(fastest(t, t->head, t->n)), w_prior = 0;
+		/* answers that waited: the hulls' widest-gap line, its slope known to within the
+		 * range they leave valid */
+		int late = hs == HULL_LEARNER_OK && waiting(t, hf.gap_ns);
+		if (late) {
+			est = hf.est;
+			se = hf.slope_width / sqrt(12.0);
+		}
 		if (prior)
 			est.slope = weigh_slope(est.slope, se, prior->slope, prior_se, rtt_min,
 			                        f->span_ns, &w_prior);
-		ise = fit_intercept(t, &est, hs == HULL_LEARNER_OK ? hf.gap_ns : NAN);
+		if (late)
+			ise = center_at_slope(t, &est);
 		if (hs == HULL_LEARNER_OK) {
 			double lo, hi, ilo, ihi;
 			hull_learner_eval(t->h, x_last, NULL, &lo, &hi);

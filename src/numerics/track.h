@@ -79,6 +79,9 @@ struct track_fit {
 	int64_t x_last_ns;   /* X time of the latest message, ns */
 	size_t nexchanges;   /* exchanges in the window after the fit */
 	size_t dropped;      /* exchanges dropped by this fit (hulls intersected, or a step) */
+	int prior_rejected;  /* the window's hulls exclude the prior line: its slope lies
+	                        outside their valid range, or its offset at the end outside
+	                        their interval, by more than 3 of its standard errors */
 	double span_ns;      /* X time between the first and the latest message kept, ns */
 	double rtt_ns;       /* smallest round trip of the latest exchange, ns */
 };
@@ -114,8 +117,9 @@ struct track_prior {
  * with one exchange the estimate has its slope; with more the slope is the inverse-variance
  * weighted mean of the window's least-squares slope and the prior's (an estimate with a
  * slope the window's hulls do not allow gives way to the hulls' line). Then the estimate's
- * offset at the latest exchange is weighed with the prior line's the same way. Returns
- * f->status, or HCLOCK_ENOMEM. */
+ * offset at the latest exchange is weighed with the prior line's the same way, unless the
+ * window's hulls exclude the prior (f->prior_rejected; the caller should then stop giving
+ * it). Returns f->status, or HCLOCK_ENOMEM. */
 int track_fit(track *t, const struct track_prior *pr, struct track_fit *f);
 
 #endif

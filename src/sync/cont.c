@@ -25,6 +25,8 @@ struct cont_sync {
 	struct engine *eng;
 	struct driver *drv;
 	struct drive_state ds; /* drive=progress driven by sync_cont_drive */
+	int64_t due_ns;        /* drive=progress: base time its next progress call has work
+	                          (hclock_sync_progress_due), written by cont_progress */
 };
 
 /* The keys, their defaults and limits (README "Continuous clock" explains the choices). */
@@ -118,7 +120,18 @@ static int cont_progress(struct hclock_sync *s)
 	int64_t wake;
 	if (!c->eng || c->cfg.thread)
 		return 0;
-	return engine_try_progress(c->eng, &wake);
+	int rc = engine_try_progress(c->eng, &wake);
+	/* while an exchange is under way (or another thread is in it: wake 0), at once */
+	__atomic_store_n(&c->due_ns, engine_busy(c->eng) ? 0 : wake, __ATOMIC_RELAXED);
+	return rc;
+}
+
+static int64_t cont_progress_due(const struct hclock_sync *s)
+{
+	const struct cont_sync *c = (const struct cont_sync *)s;
+	if (!c->eng || c->cfg.thread)
+		return INT64_MAX;
+	return __atomic_load_n(&c->due_ns, __ATOMIC_RELAXED);
 }
 
 static void cont_destroy(struct hclock_sync *s)
@@ -156,6 +169,7 @@ int sync_cont_stats(const struct hclock_sync *s, struct cont_stats *st, int64_t 
 
 static const struct sync_ops cont_ops = {
 	.run = cont_run, .destroy = cont_destroy, .stop = cont_stop, .progress = cont_progress,
+	.progress_due = cont_progress_due,
 };
 
 #define KEYS "window=S, min=S, max=S, threshold=T, streak=N, slew=R, drift=R, n=N, stale=S " \

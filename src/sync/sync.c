@@ -102,6 +102,11 @@ int hclock_sync_progress(hclock_sync *s)
 	return s->ops->progress ? s->ops->progress(s) : 0;
 }
 
+int64_t hclock_sync_progress_due(const hclock_sync *s)
+{
+	return s->ops->progress_due ? s->ops->progress_due(s) : INT64_MAX;
+}
+
 uint64_t hclock_sync_pingpongs(const hclock_sync *s)
 {
 	return s->pingpongs;

@@ -34,6 +34,8 @@ struct sync_ops {
 	 * progress call; NULL for the one-shot ones */
 	int (*stop)(struct hclock_sync *s);
 	int (*progress)(struct hclock_sync *s);
+	/* base time at which progress next has work (NULL: INT64_MAX, never) */
+	int64_t (*progress_due)(const struct hclock_sync *s);
 };
 
 struct hclock_sync {

@@ -232,8 +232,9 @@ int main(int argc, char **argv)
 		           "step (hulls alone: %.0f ns)", res.err_early_ns, early_plain);
 		worst_early = fmax(worst_early, res.err_early_ns);
 		worst_early_plain = fmax(worst_early_plain, early_plain);
-		/* late answers (20 us): the prior's slope keeps the estimate within a few hundred ns,
-		 * the window's slope alone (25-200 ms of 20 us noise at first) does worse */
+		/* late answers (20 us): the midpoints are skewed by microseconds; the hulls' line
+		 * (the middle of what the messages allow) keeps the estimate within a few hundred
+		 * ns, with or without the prior; a line prior 300 ns off holds it near itself */
 		struct truth cl;
 		random_truth(&r, &cl);
 		cl.wamp = 0;
@@ -250,8 +251,8 @@ int main(int argc, char **argv)
 		           "probes", out_p, out_o, out_w);
 		TEST_CHECK(med_p < 300 && max_p < 4000, "late answers, with the slope prior: median "
 		           "error %.0f ns, largest %.0f ns", med_p, max_p);
-		TEST_CHECK(med_p * 2 < med_w, "late answers: the slope prior does not help: median "
-		           "error %.0f ns with it, %.0f ns without", med_p, med_w);
+		TEST_CHECK(med_w < 300, "late answers, no prior (the hulls' line): median error %.0f "
+		           "ns", med_w);
 		TEST_CHECK(med_o < 400 && max_o < 1000, "late answers, with the line prior (300 ns "
 		           "off): median error %.0f ns, largest %.0f ns", med_o, max_o);
 		worst_late = fmax(worst_late, med_p);
@@ -293,8 +294,8 @@ int main(int argc, char **argv)
 	printf("test_track: %d seeds; worst median error %.1f ns, worst median half-width %.0f ns, "
 	       "worst error from 2 s after a 3.8 ppm step %.0f ns; 0.6-2 s after it %.0f ns with the "
 	       "residual test, %.0f ns with the hulls alone; answers 20 us late: worst median "
-	       "error %.0f ns with the slope prior, %.0f ns without, largest %.0f ns with the line "
-	       "prior\n", nseeds, worst_med, worst_hw, worst_after, worst_early, worst_early_plain,
+	       "error %.0f ns with the slope prior, %.0f ns without, largest %.0f ns with a line "
+	       "prior 300 ns off\n", nseeds, worst_med, worst_hw, worst_after, worst_early, worst_early_plain,
 	       worst_late, worst_late_plain, worst_late_line);
 	return test_end("test_track");
 }
