@@ -223,13 +223,13 @@ static inline double word_f64(uint64_t w)
 	return v;
 }
 
-/* A bare reading (hclock_now): read_fn's protocol on the first six words only, loaded
- * straight into registers (the generic copy of all thirteen through the stack cost a third
- * more) */
-static int64_t cont_state_now(const struct cont_state *st, hclock_clock *base)
+/* A bare reading (hclock_now, base given) or a mapping of base time x (base NULL):
+ * read_fn's protocol on the first six words only, loaded straight into registers (the
+ * generic copy of all thirteen through the stack cost a third more) */
+static inline int64_t state_value(const struct cont_state *st, hclock_clock *base, int64_t x)
 {
 	const uint64_t *w = st->w;
-	int64_t xu, vu, slew, x;
+	int64_t xu, vu, slew;
 	uint64_t slope, corr, crate;
 	for (;;) {
 		uint64_t s1 = __atomic_load_n(&st->seq, __ATOMIC_ACQUIRE);
@@ -241,12 +241,18 @@ static int64_t cont_state_now(const struct cont_state *st, hclock_clock *base)
 		slope = __atomic_load_n(&w[3], __ATOMIC_RELAXED);
 		corr = __atomic_load_n(&w[4], __ATOMIC_RELAXED);
 		crate = __atomic_load_n(&w[5], __ATOMIC_RELAXED);
-		x = base->ops->now(base);
+		if (base)
+			x = base->ops->now(base);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&st->seq, __ATOMIC_RELAXED) == s1)
 			break;
 	}
 	return fn_value(xu, vu, slew, word_f64(slope), word_f64(corr), word_f64(crate), x, NULL);
+}
+
+static int64_t cont_state_now(const struct cont_state *st, hclock_clock *base)
+{
+	return state_value(st, base, 0);
 }
 
 int64_t cont_state_read(const struct cont_state *st, hclock_clock *base, hclock_reading *r)
@@ -265,9 +271,7 @@ int64_t cont_state_read(const struct cont_state *st, hclock_clock *base, hclock_
 
 int64_t cont_state_map(const struct cont_state *st, int64_t x)
 {
-	struct cont_fn f;
-	read_fn(st, NULL, &f, NULL);
-	return fn_eval(&f, x, NULL);
+	return state_value(st, NULL, x);
 }
 
 /* ---- the clock layer ---- */

@@ -244,6 +244,7 @@ int trace_write_perfetto(const struct trace_set *ts, const struct trace_msg *m, 
 	}
 	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
 	int first = 1;
+	uint64_t nb_id = 0;
 	for (int r = 0; r < ts->size; r++) {
 		const struct trace_proc *p = &ts->p[r];
 		fprintf(f, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"tid\":0,"
@@ -253,6 +254,20 @@ int trace_write_perfetto(const struct trace_set *ts, const struct trace_msg *m, 
 		first = 0;
 		for (size_t i = 0; i < p->nrec; i++) {
 			const struct trace_rec *x = &p->rec[i];
+			if (x->kind == TRACE_COLL && x->flags & TRACE_F_NB) {
+				/* a nonblocking collective: an async slice (its own track: they overlap
+				 * each other and the calls), args on its begin */
+				fprintf(f, ",\n{\"ph\":\"b\",\"cat\":\"nbc\",\"name\":\"%s\",\"id\":%" PRIu64
+				        ",\"pid\":%d,\"tid\":0,\"ts\":", trace_func_name(p, x), nb_id, r);
+				us(f, x->t_g - ts->t0_g);
+				fprintf(f, ",\"args\":{\"root\":%d,\"bytes\":%" PRIu64 ",\"comm\":\"%016" PRIx64
+				        "\"}}", x->peer, x->bytes, x->comm);
+				fprintf(f, ",\n{\"ph\":\"e\",\"cat\":\"nbc\",\"name\":\"%s\",\"id\":%" PRIu64
+				        ",\"pid\":%d,\"tid\":0,\"ts\":", trace_func_name(p, x), nb_id++, r);
+				us(f, x->t2_g - ts->t0_g);
+				fputc('}', f);
+				continue;
+			}
 			if (x->kind != TRACE_CALL && x->kind != TRACE_COLL)
 				continue;
 			fprintf(f, ",\n{\"ph\":\"X\",\"cat\":\"mpi\",\"name\":\"%s\",\"pid\":%d,\"tid\":0,"

@@ -56,7 +56,9 @@ const char *trace_func_name(const struct trace_proc *p, const struct trace_rec *
 
 /* DIR/trace.json: Chrome trace-event JSON for ui.perfetto.dev (complete events per rank on
  * the global clock, in us since t0_g with ns digits; flow arrows from each send to its
- * receive). Written to a temporary file and renamed. Returns 0 or -1 with err. */
+ * receive; a nonblocking collective as an async begin/end pair, category "nbc", from its
+ * start call's enter to its completing call's leave). Written to a temporary file and
+ * renamed. Returns 0 or -1 with err. */
 int trace_write_perfetto(const struct trace_set *ts, const struct trace_msg *m, size_t n,
                          const char *path, char *err, size_t errlen);
 

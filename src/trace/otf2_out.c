@@ -6,9 +6,16 @@
  * function that occurs; a COMM_LOCATIONS group of all processes and, per communicator seen,
  * a Comm per communicator seen (MPI_COMM_WORLD first), all over the world's group: the
  * records name peers by world rank. Times are the global clock's ns (timer resolution 1 GHz),
- * ClockProperties giving the earliest event as the global offset and the length. Per location, in time order: Enter at a call's start, MpiSend at the start of a
- * send (nonblocking ones too: the tracer does not record their completion), MpiRecv where a
- * receive completed, MpiCollectiveBegin/End around a collective, Leave at the call's end.
+ * ClockProperties giving the earliest event as the global offset and the length. Per
+ * location, in time order: Enter at a call's start, MpiSend at the start of a send
+ * (nonblocking and persistent ones too: the tracer does not record their completion),
+ * MpiRecv where a receive completed, MpiCollectiveBegin/End around a blocking collective,
+ * Leave at the call's end. A nonblocking collective (TRACE_F_NB) is a
+ * NonBlockingCollectiveRequest just after the Enter of the call that started it and a
+ * NonBlockingCollectiveComplete (operation, communicator, root, bytes, the same request id:
+ * the record's index) just before the Leave of the call that completed it (in flight
+ * together, they overlap one another: MpiCollectiveBegin/End, without an id and within one
+ * region, could not say which is which).
  *
  * Written serially into DIR/.traces.part, then moved into place, the anchor file last: a
  * reader never sees half an archive.
@@ -20,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -81,8 +89,8 @@ static int cmp_oev(const void *a, const void *b)
 }
 
 /* the collective operation of an MPI function name; 0 if it is not one of the recorded
- * collectives */
-static int coll_op(const char *name, OTF2_CollectiveOp *op)
+ * collectives (nb: the nonblocking one's name, MPI_Iallreduce for MPI_Allreduce) */
+static int coll_op(const char *name, int nb, OTF2_CollectiveOp *op)
 {
 	static const struct {
 		const char *n;
@@ -96,16 +104,33 @@ static int coll_op(const char *name, OTF2_CollectiveOp *op)
 	         {"MPI_Allgather", OTF2_COLLECTIVE_OP_ALLGATHER},
 	         {"MPI_Allgatherv", OTF2_COLLECTIVE_OP_ALLGATHERV},
 	         {"MPI_Alltoall", OTF2_COLLECTIVE_OP_ALLTOALL},
+	         {"MPI_Alltoallv", OTF2_COLLECTIVE_OP_ALLTOALLV},
 	         {"MPI_Reduce", OTF2_COLLECTIVE_OP_REDUCE},
 	         {"MPI_Allreduce", OTF2_COLLECTIVE_OP_ALLREDUCE},
+	         {"MPI_Reduce_scatter", OTF2_COLLECTIVE_OP_REDUCE_SCATTER},
 	         {"MPI_Reduce_scatter_block", OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK},
 	         {"MPI_Scan", OTF2_COLLECTIVE_OP_SCAN},
 	         {"MPI_Exscan", OTF2_COLLECTIVE_OP_EXSCAN}};
+	if (nb && strncmp(name, "MPI_I", 5))
+		return 0;
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (!strcmp(t[i].n, name)) {
+		if (nb ? !strcasecmp(t[i].n + 4, name + 5) : !strcmp(t[i].n, name)) {
 			*op = t[i].op;
 			return 1;
 		}
+	return 0;
+}
+
+/* whether an MPI function is point-to-point (sends, receives, their starts and completions) */
+static int p2p_region(const char *n)
+{
+	static const char *const pre[] = {"MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv",
+	                                  "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Issend",
+	                                  "MPI_Ibsend", "MPI_Irsend", "MPI_Mrecv", "MPI_Imrecv",
+	                                  "MPI_Start", "MPI_Wait", "MPI_Test"};
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
+		if (!strncmp(n, pre[i], strlen(pre[i])))
+			return 1;
 	return 0;
 }
 
@@ -180,8 +205,13 @@ int trace_write_otf2(const struct trace_set *ts, const char *dir, char *err, siz
 				v[nv++] = (struct oev){x->t2_g, E_LEAVE, i};
 				break;
 			case TRACE_COLL:
-				v[nv++] = (struct oev){x->t_g, E_ENTER, i};
-				v[nv++] = (struct oev){x->t2_g, E_LEAVE, i};
+				if (x->flags & TRACE_F_NB) { /* inside the calls that start and complete it */
+					v[nv++] = (struct oev){x->t_g, E_COLLB, i};
+					v[nv++] = (struct oev){x->t2_g, E_COLLE, i};
+				} else {
+					v[nv++] = (struct oev){x->t_g, E_ENTER, i};
+					v[nv++] = (struct oev){x->t2_g, E_LEAVE, i};
+				}
 				break;
 			case TRACE_SEND:
 				v[nv++] = (struct oev){x->t_g, E_SEND, i};
@@ -223,18 +253,33 @@ int trace_write_otf2(const struct trace_set *ts, const char *dir, char *err, siz
 			case E_ENTER: {
 				OTF2_CollectiveOp op;
 				CK(OTF2_EvtWriter_Enter(w, NULL, t, reg));
-				if (x->kind == TRACE_COLL && coll_op(trace_func_name(p, x), &op))
+				if (x->kind == TRACE_COLL && coll_op(trace_func_name(p, x), 0, &op))
 					CK(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t));
 				break;
 			}
 			case E_LEAVE: {
 				OTF2_CollectiveOp op = OTF2_COLLECTIVE_OP_BARRIER;
-				if (x->kind == TRACE_COLL && coll_op(trace_func_name(p, x), &op))
+				if (x->kind == TRACE_COLL && coll_op(trace_func_name(p, x), 0, &op))
 					CK(OTF2_EvtWriter_MpiCollectiveEnd(
 					    w, NULL, t, op, (OTF2_CommRef)c,
 					    x->peer >= 0 ? (uint32_t)x->peer : OTF2_UNDEFINED_UINT32, x->bytes,
 					    x->bytes));
 				CK(OTF2_EvtWriter_Leave(w, NULL, t, reg));
+				break;
+			}
+			case E_COLLB: {
+				OTF2_CollectiveOp op;
+				if (coll_op(trace_func_name(p, x), 1, &op))
+					CK(OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, t, v[k].rec));
+				break;
+			}
+			case E_COLLE: {
+				OTF2_CollectiveOp op;
+				if (coll_op(trace_func_name(p, x), 1, &op))
+					CK(OTF2_EvtWriter_NonBlockingCollectiveComplete(
+					    w, NULL, t, op, (OTF2_CommRef)c,
+					    x->peer >= 0 ? (uint32_t)x->peer : OTF2_UNDEFINED_UINT32, x->bytes,
+					    x->bytes, v[k].rec));
 				break;
 			}
 			case E_SEND:
@@ -302,13 +347,10 @@ int trace_write_otf2(const struct trace_set *ts, const char *dir, char *err, siz
 	                                            OTF2_UNDEFINED_SYSTEM_TREE_NODE));
 	for (size_t i = 0; reg_str && i < regions.n; i++) {
 		const char *n = regions.s[i];
-		OTF2_RegionRole role = !strncmp(n, "MPI_Send", 8) || !strncmp(n, "MPI_Recv", 8) ||
-		                               !strncmp(n, "MPI_Isend", 9) || !strncmp(n, "MPI_Irecv", 9) ||
-		                               !strncmp(n, "MPI_Wait", 8) || !strncmp(n, "MPI_Test", 8)
-		                           ? OTF2_REGION_ROLE_POINT2POINT
-		                           : OTF2_REGION_ROLE_FUNCTION;
+		OTF2_RegionRole role = p2p_region(n) ? OTF2_REGION_ROLE_POINT2POINT
+		                                     : OTF2_REGION_ROLE_FUNCTION;
 		OTF2_CollectiveOp op;
-		if (coll_op(n, &op))
+		if (coll_op(n, 0, &op) || coll_op(n, 1, &op))
 			role = op == OTF2_COLLECTIVE_OP_BARRIER ? OTF2_REGION_ROLE_BARRIER
 			                                        : OTF2_REGION_ROLE_COLL_ALL2ALL;
 		CK(OTF2_GlobalDefWriter_WriteRegion(gw, (uint32_t)i, reg_str[i], reg_str[i], s_empty,

@@ -34,10 +34,20 @@ struct trace_header {
 
 enum trace_kind {
 	TRACE_CALL = 1, /* an MPI call: func, t_g/t_l at enter, t2_g/t2_l at leave */
-	TRACE_SEND = 2, /* a message sent: at the send's start (t_g/t_l), to peer, tag, bytes */
+	TRACE_SEND = 2, /* a message sent: at the send's start (t_g/t_l; a persistent send's
+	                   MPI_Start/Startall, func that call), to peer, tag, bytes */
 	TRACE_RECV = 3, /* a message received: at its completion (t_g/t_l), from peer, ... */
 	TRACE_COLL = 4, /* a collective: func, root (peer, -1 none), bytes sent by this process
-	                   (count x type size), at the call's enter and leave */
+	                   (count x type size), at the call's enter and leave (TRACE_F_NB: a
+	                   nonblocking one, from its start to its completion) */
+};
+
+/* flags */
+enum {
+	TRACE_F_NB = 1, /* TRACE_COLL of a nonblocking collective (MPI_Iallreduce, ...): t_g/t_l
+	                   the enter of the call that started it, t2_g/t2_l the leave of the Wait
+	                   or Test call that completed it (each call has its own TRACE_CALL);
+	                   made when it completed. Files without the flag: blocking ones only */
 };
 
 struct trace_rec {

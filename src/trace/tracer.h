@@ -46,13 +46,15 @@ void trace_recv(const struct trace_call *c, MPI_Comm comm, const MPI_Status *st,
 void trace_coll(const struct trace_call *c, MPI_Comm comm, int root, int count,
                 MPI_Datatype type);
 
-/* Nonblocking receives: remember the request until a Wait/Test completes it. */
-void trace_irecv_posted(MPI_Request req, MPI_Comm comm, MPI_Datatype type);
-/* After a completion call c: request old (its handle before the call, which made it
- * MPI_REQUEST_NULL) completed with status st; records its receive if it was one. */
-void trace_request_done(const struct trace_call *c, MPI_Request old, const MPI_Status *st);
-/* Whether any receive is pending (completion calls skip their bookkeeping otherwise). */
-int trace_irecv_pending(void);
+/* Records of requests that one call starts and a later one completes (calls.c keeps the
+ * requests): trace_prepare fills r when the request is made (kind, the communicator's id and
+ * the world rank of its rank peer as trace_comm_peer gives them, tag, bytes; func, flags and
+ * times 0): the program may free the communicator or datatype before the request completes.
+ * trace_append appends r as it is when its func is a recorded call's (a struct trace_call's
+ * func: a filtered-out call's is not) and recording is on. */
+void trace_prepare(struct trace_rec *r, enum trace_kind kind, MPI_Comm comm, int peer, int tag,
+                   uint64_t bytes);
+void trace_append(const struct trace_rec *r);
 
 /* MPI_Init / MPI_Init_thread (after PMPI_Init) and MPI_Finalize (before PMPI_Finalize). */
 void trace_init(void);

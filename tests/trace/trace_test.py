@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """trace_test.py CASE HCLOCK MPIRUN_SH MPIEXEC MINI [LIB] - hclock trace (issue 12) on the mini
-application (examples/allreduce_mini.c). CASE:
+application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c). CASE:
   basic     2 ranks: traced output equals untraced output, exit 0; trace.json parses, every
             rank has its 4 x ITER MPI_Allreduce slices and the halo messages as flow arrows
             (2 x ITER per rank, every one paired), the summary names 0 dropped events and
@@ -14,6 +14,15 @@ application (examples/allreduce_mini.c). CASE:
   bad       no program, a program that does not exist, an unwritable -o, a bad --sync or
             --emulate: one line each and a non-zero exit (the program not run); a program that calls MPI_Abort or dies of SIGSEGV: a non-zero
             exit, and hclock trace --convert turns what is on disk into a valid trace.json
+  requests  2 ranks, MINI being examples/requests_mini.c (persistent sends and receives,
+            nonblocking collectives, matched probes, MPI_Request_free, MPI_Cancel): traced
+            output equals untraced output; the summary pairs every message (7 x RITER + 2 per
+            rank), 0 unpaired (a cancelled receive recorded, a stale request entry would show
+            here), 0 inversions; trace.json has the flow arrows and one async begin/end pair
+            per nonblocking collective, each from the start call's enter to the leave of the
+            Wait/Test call that completed it, with root and bytes; otf2-print finds every
+            MpiSend/MpiRecv, the NonBlockingCollectiveRequest/Complete pairs and the blocking
+            collectives, and hclock align reads the archive back
   symbols   LIB exports MPI_ functions only
 Prints one line per check; exits 1 if any failed."""
 import os
@@ -143,6 +152,90 @@ elif case == "bad":
         check(ok and isinstance(n, int) and n > 0,
               f"{what}: --convert writes a valid trace.json from what was on disk ({n} slices; "
               f"{c.stderr.strip()[-300:]})")
+elif case == "requests":
+    RITER = 20
+    plain = launch(2, [mini, str(RITER)])
+    d = os.path.join(tmp, "r")
+    traced = launch(2, [hc, "trace", "-o", d, "--emulate", "offset=1,skew=100e-6,seed=3", "--",
+                        mini, str(RITER)])
+    check(plain.returncode == 0 and traced.returncode == 0,
+          f"exit codes untraced {plain.returncode}, traced {traced.returncode}: {traced.stderr[-800:]}")
+    check(plain.stdout == traced.stdout and "0 wrong values" in plain.stdout and
+          "4 receives cancelled" in plain.stdout,
+          f"traced output equals untraced output ({plain.stdout.strip()!r})")
+    nmsg = 2 * (7 * RITER + 2)
+    err = traced.stderr
+    check(summary_num(err, "messages paired") == nmsg and summary_num(err, "unpaired") == 0 and
+          summary_num(err, "inversions") == 0 and summary_num(err, "dropped") == 0,
+          f"summary: {summary_num(err, 'messages paired')} messages paired (expected {nmsg}), "
+          f"{summary_num(err, 'unpaired')} unpaired, {summary_num(err, 'inversions')} inversions, "
+          f"{summary_num(err, 'dropped')} dropped")
+    try:
+        ev = load(d)
+    except Exception as e:  # noqa: BLE001 - any parse error is the finding
+        ev = []
+        check(False, f"trace.json parses: {e}")
+    s = sum(1 for e in ev if e.get("ph") == "s")
+    f = sum(1 for e in ev if e.get("ph") == "f")
+    check(s == f == nmsg, f"{s} flow starts, {f} flow ends (expected {nmsg} each)")
+    # nonblocking collectives: name -> (per rank, root, bytes)
+    once = ["MPI_Igather", "MPI_Igatherv", "MPI_Iscatter", "MPI_Iscatterv", "MPI_Iallgather",
+            "MPI_Iallgatherv", "MPI_Ialltoall", "MPI_Ialltoallv", "MPI_Ireduce",
+            "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block", "MPI_Iscan", "MPI_Iexscan"]
+    want = {n: (1, None, None) for n in once}
+    want.update({"MPI_Iallreduce": (RITER, -1, 8), "MPI_Ibcast": (RITER, 0, 16),
+                 "MPI_Ibarrier": (RITER, -1, 0), "MPI_Ireduce": (1, 1, 4),
+                 "MPI_Iscatterv": (1, 1, 4), "MPI_Ialltoallv": (1, -1, 8)})
+    for r in (0, 1):
+        mine = [e for e in ev if e.get("pid") == r]
+        begins = {e["id"]: e for e in mine if e.get("ph") == "b" and e.get("cat") == "nbc"}
+        ends = {e["id"]: e for e in mine if e.get("ph") == "e" and e.get("cat") == "nbc"}
+        wrong = []
+        for n, (cnt, root, nb) in want.items():
+            b = [e for e in begins.values() if e["name"] == n]
+            if len(b) != cnt or any(root is not None and (e["args"]["root"], e["args"]["bytes"])
+                                    != (root, nb) for e in b):
+                wrong.append(f"{n}: {len(b)} {[e['args'] for e in b[:1]]}")
+        check(not wrong and len(begins) == len(ends) == 3 * RITER + len(once),
+              f"rank {r}: {len(begins)} nonblocking collectives begun, {len(ends)} ended "
+              f"(expected {3 * RITER + len(once)}), counts, roots and bytes as called {wrong}")
+        # each spans from its start call's enter to the leave of a Wait/Test call
+        xs = [e for e in mine if e.get("ph") == "X"]
+        starts = {(e["name"], round(e["ts"], 3)) for e in xs}
+        leaves = {round(e["ts"] + e["dur"], 3) for e in xs
+                  if e["name"].startswith(("MPI_Wait", "MPI_Test"))}
+        off = [i for i, b in begins.items()
+               if (b["name"], round(b["ts"], 3)) not in starts or i not in ends or
+               not any(abs(ends[i]["ts"] - t) < 0.0015 for t in leaves) or
+               ends[i]["ts"] < b["ts"]]
+        check(not off, f"rank {r}: every nonblocking collective begins at its call's enter and "
+              f"ends at a Wait/Test call's leave ({len(off)} do not)")
+        # (expected slices, bytes of a collective's record)
+        for n, (k, nb) in (("MPI_Mrecv", (RITER, None)), ("MPI_Imrecv", (RITER, None)),
+                           ("MPI_Alltoallv", (1, 8)), ("MPI_Reduce_scatter", (1, 4))):
+            got = [e for e in xs if e["name"] == n]
+            check(len(got) == k and (nb is None or got[0].get("args", {}).get("bytes") == nb),
+                  f"rank {r}: {len(got)} {n} slices (expected {k}"
+                  f"{'' if nb is None else f', {nb} bytes'})")
+    otf2 = os.path.join(d, "traces.otf2")
+    if os.path.exists(otf2):
+        pr = subprocess.run(["otf2-print", otf2], capture_output=True, text=True)
+        cnt = {}
+        for line in pr.stdout.splitlines():
+            w = line.split(None, 1)
+            if w:
+                cnt[w[0]] = cnt.get(w[0], 0) + 1
+        nnb, ncoll = 2 * (3 * RITER + len(once)), 2 * (RITER + 6)
+        got = (cnt.get("MPI_SEND"), cnt.get("MPI_RECV"), cnt.get("NON_BLOCKING_COLLECTIVE_REQUEST"),
+               cnt.get("NON_BLOCKING_COLLECTIVE_COMPLETE"), cnt.get("MPI_COLLECTIVE_BEGIN"),
+               cnt.get("MPI_COLLECTIVE_END"))
+        check(pr.returncode == 0 and got == (nmsg, nmsg, nnb, nnb, ncoll, ncoll),
+              f"otf2-print reads traces.otf2 ({pr.returncode}): MpiSend, MpiRecv, nonblocking "
+              f"collective requests, completions, blocking collective begins, ends {got} "
+              f"(expected {(nmsg, nmsg, nnb, nnb, ncoll, ncoll)}) {pr.stderr[-300:]}")
+        tracecheck.check_align(hc, otf2, os.path.join(tmp, "aligned"), 2)
+    elif "HCLOCK_TRACE_NEED_OTF2" in os.environ:
+        check(False, "no traces.otf2 written")
 elif case == "symbols":
     out = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, text=True).stdout
     syms = [l.split()[-1] for l in out.splitlines() if l.strip()]
