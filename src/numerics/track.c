@@ -240,11 +240,10 @@ static double weigh_slope(double s_w, double se_w, double s_p, double prior_se, 
 
 /* The estimate's offset at x_last from its own (the ping-pongs' midpoints scatter about it by
  * a robust sd, over the square root of the exchanges; or ise_ns, center_at_slope's, when
- * smaller) and the prior line's (its offset's
- * standard error, grown by its slope's over the time since): their inverse-variance weighted
- * mean, the line moved to it. The one-shot sync's line, known to a few hundred ns, holds the
- * clock while the window's exchanges are few and skewed; a window of good exchanges (a few
- * ns) outweighs it at once. */
+ * smaller) and the prior line's (its offset's standard error, grown by its slope's over the
+ * time since): their inverse-variance weighted mean, the line moved to it. The one-shot
+ * sync's line, known to a few hundred ns, holds the clock while the window's exchanges are
+ * few and skewed; a window of good exchanges (a few ns) outweighs it at once. */
 static void weigh_offset(const track *t, struct lm *est, const struct track_prior *pr,
                          int64_t x_last, size_t nexch, double ise_ns)
 {
