@@ -308,8 +308,9 @@ static void finish_exchange(struct engine *e)
 	}
 	double dt = (double)diff_ns(x, e->S0.x0_ns) * 1e-9;
 	struct track_prior prior = {e->S0, hypot(e->s0_se, PRIOR_WANDER * dt), e->i0_se};
-	if (!isfinite(e->s0_se)) /* dropped: the latest line's slope for a lone exchange only */
-		prior = (struct track_prior){e->L, INFINITY, INFINITY};
+	/* dropped, or a thread drives: the latest line's slope for a lone exchange only */
+	if (!isfinite(e->s0_se) || e->cfg.thread)
+		prior = (struct track_prior){e->have_L ? e->L : e->S0, INFINITY, INFINITY};
 	int st = track_fit(e->tr, &prior, &f);
 	if (st < 0) {
 		fail(e, err_set(st, "out of memory in the continuous clock's tracker"));
@@ -322,7 +323,8 @@ static void finish_exchange(struct engine *e)
 	e->have_L = 1;
 	struct lm target = lm_compose(&e->tp, &e->L);
 	struct bound bd = bound_compose(&f.bd, &e->tp, &e->bp);
-	keep_inside_old(e, f.x_last_ns, &target, &bd);
+	if (!e->cfg.thread)
+		keep_inside_old(e, f.x_last_ns, &target, &bd);
 	double corr = cont_state_update(e->st, e->base, &target, &bd, e->cfg.slew, 0, f.x_last_ns,
 	                                (int64_t)(e->cfg.stale_s * 1e9), NULL);
 	e->stats.max_corr_ns = fmax(e->stats.max_corr_ns, fabs(corr));
@@ -583,7 +585,7 @@ int engine_create(MPI_Comm comm, hclock_clock *base, const struct cont_cfg *cfg,
 			e->children[i++] = (struct child_exp){r, INT64_MAX, 0, 0};
 	struct track_params tp = {(int64_t)(cfg->window_s * 1e9),
 	                          2 * clock_read_error_ns(base) * (1 + 2e-3), cfg->drift,
-	                          cfg->threshold_ns};
+	                          cfg->threshold_ns, !cfg->thread};
 	if (!rc && e->parent >= 0 && !(e->tr = track_create(&tp)))
 		rc = err_set(HCLOCK_ENOMEM, "out of memory");
 	/* the clock: the one-shot model to start from; rank 0 is the reference, exactly */

@@ -11,13 +11,16 @@
  * exchange to its tracker (numerics/track.h), composes target = parent's model o tracker's
  * line, bound likewise (bound_compose), and updates its clock.
  *
- * Prior. The one-shot sync's line (this base against the parent's, from the two one-shot
- * models) is the tracker's prior: its slope's standard error a third of the one-shot bound's
- * slope half-width, growing by 1e-8 per second, its offset's a third of the bound's
- * half-width; dropped once the window's hulls exclude it (a change of rate). And a new
- * target outside the current one's bound is moved into their intersection (both are strict
- * under the same drift assumption). Both keep exchanges answered late by a busy program
- * (drive=progress) from moving the clock by their skew.
+ * Driven by the program (drive=progress), answers wait for its next MPI call, and three
+ * rules keep such exchanges from moving the clock by their skew: the one-shot sync's line
+ * (this base against the parent's, from the two one-shot models) is the tracker's prior (its
+ * slope's standard error a third of the one-shot bound's slope half-width, growing by 1e-8
+ * per second, its offset's a third of the bound's half-width; dropped once the window's
+ * hulls exclude it: a change of rate); the tracker reads waiting answers through its hulls
+ * (track_params.waits); a new target outside the current one's bound is moved into their
+ * intersection (both strict under the same drift assumption). A thread answers at once and
+ * uses none of them: with 4 ranks on 2 cores they made the 30-minute scenario B worse
+ * (p99.9 2.3 us against 135 ns; README).
  *
  * Adaptive period (seed 004, Liao et al.): the offset the old line projects for the new
  * exchange is compared with the one measured; beyond `threshold` the period halves (down to

@@ -193,10 +193,9 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* The latest two exchanges' offsets (left in gx, gy by regress) both off the line by more
- * than step_ns plus three times the window's robust residual scatter (1.4826 MAD of the
- * others'), on one side. The scatter term keeps the test quiet where the offsets are noisy
- * by microseconds (exchanges that wait on a busy program); on a quiet machine it is a few
- * ns and step_ns rules. */
+ * than step_ns, on one side; where answers may wait (p.waits), by more than step_ns plus
+ * three times the window's robust residual scatter (1.4826 MAD of the others'), which keeps
+ * the test quiet where the offsets are noisy by microseconds. */
 static int stepped(track *t, size_t nexch, const struct lm *est)
 {
 	if (!(t->p.step_ns > 0))
@@ -205,6 +204,8 @@ static int stepped(track *t, size_t nexch, const struct lm *est)
 	double r2 = t->gy[nexch - 2] - lm_offset(est, t->gx[nexch - 2]);
 	if (!(fabs(r1) > t->p.step_ns && fabs(r2) > t->p.step_ns && (r1 > 0) == (r2 > 0)))
 		return 0;
+	if (!t->p.waits) /* answers at once: the residuals are the step's */
+		return 1;
 	size_t m = nexch - 2;
 	double *r = malloc(m * sizeof(*r));
 	if (!r)
@@ -427,14 +428,14 @@ int track_fit(track *t, const struct track_prior *pr, struct track_fit *f)
 		track_last_offset(t, &x, &off, NULL);
 		est = (struct lm){x, off, prior ? prior->slope : 0};
 		f->status = TRACK_PRIOR;
-		if (hs == HULL_LEARNER_OK && waiting(t, hf.gap_ns))
+		if (t->p.waits && hs == HULL_LEARNER_OK && waiting(t, hf.gap_ns))
 			ise = center_at_slope(t, &est);
 	} else {
 		f->status = f->dropped ? TRACK_SHRUNK : TRACK_OK;
 		double rtt_min = (double)pp_rtt(fastest(t, t->head, t->n)), w_prior = 0;
 		/* answers that waited: the hulls' widest-gap line, its slope known to within the
 		 * range they leave valid */
-		int late = hs == HULL_LEARNER_OK && waiting(t, hf.gap_ns);
+		int late = t->p.waits && hs == HULL_LEARNER_OK && waiting(t, hf.gap_ns);
 		if (late) {
 			est = hf.est;
 			se = hf.slope_width / sqrt(12.0);

@@ -14,18 +14,18 @@
  *    (the one-shot sync's, struct track_prior) weighs in on the slope and then on the
  *    offset, each by inverse variance: it holds the estimate while the window's exchanges
  *    are few or slow, and a window of fast exchanges outweighs it at once;
- *  - answers that wait (a parent driven by a busy program's own MPI calls notices a ping
- *    up to tens of us late, the child its pong too): the midpoints are skewed by as much,
- *    but the hulls' gap stays narrow; when the gap is well under the fastest round trip
- *    and the midpoints scatter widely, the intercept is the middle of what the messages
- *    allow at the estimate's slope;
+ *  - answers that wait (with `waits`: a parent driven by a busy program's own MPI calls
+ *    notices a ping up to tens of us late, the child its pong too): the midpoints are
+ *    skewed by as much, but the hulls' gap stays narrow; when the gap is well under the
+ *    fastest round trip and one exchange's ping-pongs disagree, the estimate is the hulls'
+ *    widest-gap line, its intercept the middle of what the messages allow at its slope;
  *  - consistency: when the window's hulls intersect (a frequency step, wander larger than
  *    the delays resolve over the window), the older half of the window is dropped until
  *    they separate: the window shrinks itself after a change and grows back after. The
  *    hulls see a step only once it has bent the offsets by a round trip; the residual test
- *    sees it sooner: when the latest two exchanges both lie more than step_ns (plus three
- *    times the others' robust scatter) off the fitted line, on the same side, the older
- *    half is dropped too (chrony's regression drops its oldest samples on a failed runs
+ *    sees it sooner: when the latest two exchanges both lie more than step_ns (with
+ *    `waits`, plus three times the others' robust scatter) off the fitted line, on the same
+ *    side, the older half is dropped too (chrony's regression drops its oldest samples on a failed runs
  *    test for the same reason);
  *  - the bound, strict under one stated assumption: from the latest exchange on, the true
  *    rate difference stays within `drift` of the estimate's slope, or of a slope the
@@ -61,6 +61,8 @@ struct track_params {
 	double step_ns;    /* the latest two exchanges' offsets off the fitted line by more
 	                      than this, on one side: a frequency step, the window's older half
 	                      is dropped (0: off), ns */
+	int waits;         /* 1: answers may wait (a clock driven by a program's own MPI calls):
+	                      the late-answer rule below is on */
 };
 
 enum track_status {

@@ -73,7 +73,7 @@ static double median(double *v, size_t n)
 static void run(struct rng *r, const struct truth *c, double period_s, double dur_s, double drift,
                 double step_ns, struct result *res)
 {
-	struct track_params p = {(int64_t)4e9, 1.0, drift, step_ns};
+	struct track_params p = {(int64_t)4e9, 1.0, drift, step_ns, 0};
 	track *t = track_create(&p);
 	TEST_CHECK(t, "track_create");
 	if (!t)
@@ -132,7 +132,7 @@ static void run(struct rng *r, const struct truth *c, double period_s, double du
 static void run_late(struct rng *r, const struct truth *c, double prior_se, double off_se_ns,
                      double *med_ns, double *max_ns, long *nout)
 {
-	struct track_params p = {(int64_t)2e9, 1.0, 5e-6, 100};
+	struct track_params p = {(int64_t)2e9, 1.0, 5e-6, 100, 1};
 	track *t = track_create(&p);
 	TEST_CHECK(t, "track_create");
 	if (!t)
@@ -264,7 +264,7 @@ int main(int argc, char **argv)
 		TEST_CHECK(res.nout > 0, "a 100 ppm step stayed inside a 5 ppm allowance's bounds");
 	}
 	/* garbage */
-	struct track_params p = {(int64_t)1e9, 0, 1e-6, 0};
+	struct track_params p = {(int64_t)1e9, 0, 1e-6, 0, 0};
 	track *t = track_create(&p);
 	struct track_fit f;
 	TEST_CHECK(track_fit(t, NULL, &f) == TRACK_EMPTY, "empty");
@@ -289,7 +289,7 @@ int main(int argc, char **argv)
 	TEST_CHECK(track_last_offset(t, &x, &off, &ex) == 0 && ex == 0,
 	           "excess of the window's fastest exchange %.0f ns, want 0", ex);
 	track_destroy(t);
-	struct track_params bad = {0, 0, 0, 0};
+	struct track_params bad = {0, 0, 0, 0, 0};
 	TEST_CHECK(!track_create(&bad), "window 0 accepted");
 	printf("test_track: %d seeds; worst median error %.1f ns, worst median half-width %.0f ns, "
 	       "worst error from 2 s after a 3.8 ppm step %.0f ns; 0.6-2 s after it %.0f ns with the "
