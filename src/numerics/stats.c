@@ -98,6 +98,17 @@ int stats_summarize(const double *x, size_t n, struct stats_summary *out)
 	return 0;
 }
 
+double stats_middle(double *x, size_t n)
+{
+	qsort(x, n, sizeof(*x), cmp_double);
+	return x[n / 2];
+}
+
+double stats_robust_sd(double *absdev, size_t n)
+{
+	return 1.4826 * stats_middle(absdev, n);
+}
+
 double stats_robust_mean(double *x, size_t n, double k)
 {
 	qsort(x, n, sizeof(*x), cmp_double);

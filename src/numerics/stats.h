@@ -41,6 +41,14 @@ double stats_quantile_sorted(const double *sorted, size_t n, double q);
 int stats_median_ci(const double *sorted, size_t n, double level, double *lo, double *hi,
                     double *coverage);
 
+/* The middle element of x[0..n-1] (x[n/2] once sorted: the upper median for even n), x
+ * reordered; n > 0. */
+double stats_middle(double *x, size_t n);
+
+/* A robust standard deviation from absolute deviations: 1.4826 x stats_middle(absdev, n)
+ * (the normal distribution's sd per median absolute deviation); absdev reordered, n > 0. */
+double stats_robust_sd(double *absdev, size_t n);
+
 /*
  * Mean of the points within k robust standard deviations (1.4826 x the median absolute
  * deviation) of the median: a mean that one stalled measurement cannot drag away.

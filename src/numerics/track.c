@@ -12,6 +12,7 @@
 
 #include "hclock_api.h"
 #include "numerics/hull_learner.h"
+#include "numerics/stats.h"
 #include "numerics/track.h"
 
 struct pp {
@@ -186,12 +187,6 @@ static int regress(track *t, size_t nexch, struct lm *out, double *se)
 	return rc;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* The latest two exchanges' offsets (left in gx, gy by regress) both off the line by more
  * than step_ns, on one side; where answers may wait (p.waits), by more than step_ns plus
  * three times the window's robust residual scatter (1.4826 MAD of the others'), which keeps
@@ -212,8 +207,7 @@ static int stepped(track *t, size_t nexch, const struct lm *est)
 		return 1; /* the test as it was without the scatter */
 	for (size_t i = 0; i < m; i++)
 		r[i] = fabs(t->gy[i] - lm_offset(est, t->gx[i]));
-	qsort(r, m, sizeof(*r), cmp_double);
-	double limit = t->p.step_ns + 3 * 1.4826 * r[m / 2];
+	double limit = t->p.step_ns + 3 * stats_robust_sd(r, m);
 	free(r);
 	return fabs(r1) > limit && fabs(r2) > limit;
 }
@@ -261,8 +255,7 @@ static void weigh_offset(const track *t, struct lm *est, const struct track_prio
 		double off = pp_offset(&t->v[t->head + i], &x);
 		r[i] = fabs(off - lm_offset(est, x));
 	}
-	qsort(r, n, sizeof(*r), cmp_double);
-	double sw = 1.4826 * r[n / 2] / sqrt((double)nexch);
+	double sw = stats_robust_sd(r, n) / sqrt((double)nexch);
 	free(r);
 	if (ise_ns < sw) /* the middle of what the messages allow (center_at_slope) */
 		sw = ise_ns;
@@ -350,14 +343,12 @@ static int waiting(const track *t, double gap_ns)
 			b++;
 		for (size_t i = a; i < b; i++)
 			m[i - a] = pp_offset(&t->v[i], &x);
-		qsort(m, b - a, sizeof(*m), cmp_double);
-		double med = m[(b - a) / 2];
+		double med = stats_middle(m, b - a);
 		for (size_t i = a; i < b; i++)
 			r[k++] = fabs(pp_offset(&t->v[i], &x) - med);
 		a = b;
 	}
-	qsort(r, k, sizeof(*r), cmp_double);
-	double scatter = 1.4826 * r[k / 2];
+	double scatter = stats_robust_sd(r, k);
 	free(r);
 	return scatter > rtt_min * 0.1;
 }
