@@ -238,18 +238,19 @@ static double weigh_slope(double s_w, double se_w, double s_p, double prior_se, 
  * smaller) and the prior line's (its offset's standard error, grown by its slope's over the
  * time since): their inverse-variance weighted mean, the line moved to it. The one-shot
  * sync's line, known to a few hundred ns, holds the clock while the window's exchanges are
- * few and skewed; a window of good exchanges (a few ns) outweighs it at once. */
-static void weigh_offset(const track *t, struct lm *est, const struct track_prior *pr,
-                         int64_t x_last, size_t nexch, double ise_ns)
+ * few and skewed; a window of good exchanges (a few ns) outweighs it at once. Returns
+ * whether the prior weighed in (it has an offset standard error). */
+static int weigh_offset(const track *t, struct lm *est, const struct track_prior *pr,
+                        int64_t x_last, size_t nexch, double ise_ns)
 {
 	double dt = (double)diff_ns(x_last, pr->line.x0_ns);
 	double sp = hypot(pr->offset_se_ns, pr->slope_se * dt);
 	if (!(sp >= 0) || !isfinite(sp))
-		return;
+		return 0;
 	size_t n = t->n - t->head;
 	double *r = malloc(n * sizeof(*r));
 	if (!r)
-		return;
+		return 0;
 	for (size_t i = 0; i < n; i++) {
 		int64_t x;
 		double off = pp_offset(&t->v[t->head + i], &x);
@@ -265,6 +266,7 @@ static void weigh_offset(const track *t, struct lm *est, const struct track_prio
 	double ww = 1 / (sw * sw), wp = sp > 0 ? 1 / (sp * sp) : INFINITY;
 	double m = isinf(wp) ? p : (ww * e + wp * p) / (ww + wp);
 	est->intercept_ns += m - e;
+	return 1;
 }
 
 /* Whether the window's hulls exclude the prior line by more than 3 of its standard errors
@@ -453,14 +455,11 @@ int track_fit(track *t, const struct track_prior *pr, struct track_fit *f)
 				est = hf.est;
 		}
 	}
-	if (pr) {
-		weigh_offset(t, &est, pr, x_last, nexch, ise);
-		double lo, hi; /* still a line the window allows at its end */
-		if (hs == HULL_LEARNER_OK && hull_learner_eval(t->h, x_last, NULL, &lo, &hi) ==
-		                                 HULL_LEARNER_OK) {
-			double e = lm_offset(&est, x_last);
-			est.intercept_ns += fmin(fmax(e, lo), hi) - e;
-		}
+	double hlo, hhi; /* moved by the prior: still a line the window allows at its end */
+	if (pr && weigh_offset(t, &est, pr, x_last, nexch, ise) && hs == HULL_LEARNER_OK &&
+	    hull_learner_eval(t->h, x_last, NULL, &hlo, &hhi) == HULL_LEARNER_OK) {
+		double e = lm_offset(&est, x_last);
+		est.intercept_ns += fmin(fmax(e, hlo), hhi) - e;
 	}
 	/* anchored at the latest exchange's fastest ping-pong, whose own messages pin it */
 	int64_t x_a = fastest(t, exch_start(t, t->n), t->n)->t4;
