@@ -31,7 +31,7 @@ import sys
 import tempfile
 
 import tracecheck
-from tracecheck import check, load, summary_num
+from tracecheck import check, check_exits, load, load_checked, summary_num
 
 case, hc, run, mpiexec, mini = sys.argv[1:6]
 lib = sys.argv[6] if len(sys.argv) > 6 else None
@@ -48,15 +48,10 @@ if case == "basic":
     d = os.path.join(tmp, "t")
     traced = launch(2, [hc, "trace", "-o", d, "--emulate", "offset=1,skew=100e-6,seed=3", "--",
                         mini, str(ITER), "20"])
-    check(plain.returncode == 0 and traced.returncode == 0,
-          f"exit codes untraced {plain.returncode}, traced {traced.returncode}: {traced.stderr[-800:]}")
+    check_exits(plain, traced)
     check(plain.stdout == traced.stdout and "checksum" in plain.stdout,
           f"traced output equals untraced output ({plain.stdout.strip()!r})")
-    try:
-        ev = load(d)
-    except Exception as e:  # noqa: BLE001 - any parse error is the finding
-        ev = []
-        check(False, f"trace.json parses: {e}")
+    ev = load_checked(d)
     for r in (0, 1):
         n = sum(1 for e in ev if e.get("ph") == "X" and e.get("pid") == r and e["name"] == "MPI_Allreduce")
         check(n == 4 * ITER, f"rank {r}: {n} MPI_Allreduce slices (expected {4 * ITER})")
@@ -158,8 +153,7 @@ elif case == "requests":
     d = os.path.join(tmp, "r")
     traced = launch(2, [hc, "trace", "-o", d, "--emulate", "offset=1,skew=100e-6,seed=3", "--",
                         mini, str(RITER)])
-    check(plain.returncode == 0 and traced.returncode == 0,
-          f"exit codes untraced {plain.returncode}, traced {traced.returncode}: {traced.stderr[-800:]}")
+    check_exits(plain, traced)
     check(plain.stdout == traced.stdout and "0 wrong values" in plain.stdout and
           "4 receives cancelled" in plain.stdout,
           f"traced output equals untraced output ({plain.stdout.strip()!r})")
@@ -170,11 +164,7 @@ elif case == "requests":
           f"summary: {summary_num(err, 'messages paired')} messages paired (expected {nmsg}), "
           f"{summary_num(err, 'unpaired')} unpaired, {summary_num(err, 'inversions')} inversions, "
           f"{summary_num(err, 'dropped')} dropped")
-    try:
-        ev = load(d)
-    except Exception as e:  # noqa: BLE001 - any parse error is the finding
-        ev = []
-        check(False, f"trace.json parses: {e}")
+    ev = load_checked(d)
     s = sum(1 for e in ev if e.get("ph") == "s")
     f = sum(1 for e in ev if e.get("ph") == "f")
     check(s == f == nmsg, f"{s} flow starts, {f} flow ends (expected {nmsg} each)")

@@ -32,6 +32,22 @@ def load(d):
         return json.load(f)["traceEvents"]
 
 
+def load_checked(d):
+    """trace.json's events, or [] and a failed check when it does not parse"""
+    try:
+        return load(d)
+    except Exception as e:  # noqa: BLE001 - any parse error is the finding
+        check(False, f"trace.json parses: {e}")
+        return []
+
+
+def check_exits(plain, traced):
+    """the untraced and the traced launch both exited 0"""
+    check(plain.returncode == 0 and traced.returncode == 0,
+          f"exit codes untraced {plain.returncode}, traced {traced.returncode}: "
+          f"{traced.stderr[-800:]}")
+
+
 def check_align(hc, otf2, out, nodes):
     """hclock align reads OTF2 back: NODES nodes, 0 inversions"""
     al = subprocess.run([hc, "align", otf2, "--out", out, "--format", "json"],
