@@ -77,9 +77,8 @@ struct engine {
 	int have_L;
 	struct lm S0;            /* the one-shot sync's line of my base against the parent's
 	                            (set at the first exchange), the tracker's prior */
-	double s0_se;            /* its slope's standard error (INFINITY: dropped) */
+	double s0_se;            /* its slope's standard error, set at create (INFINITY: dropped) */
 	double i0_se;            /* its offset's at S0.x0_ns, ns */
-	double b0_rate;          /* the one-shot bound's slope half-width (dimensionless) */
 	struct lm tp;            /* parent's target and bound, from the latest pong */
 	struct bound bp;
 	int64_t period_ns;
@@ -303,7 +302,6 @@ static void finish_exchange(struct engine *e)
 		cont_state_target(e->st, &t0, &b);
 		e->S0 = (struct lm){x, (double)diff_ns(from_global(&e->tp, to_global(&t0, x)), x),
 		                    (1 + t0.slope) / (1 + e->tp.slope) - 1};
-		e->s0_se = isfinite(e->b0_rate) && e->b0_rate > 0 ? e->b0_rate / 3 : PRIOR_SLOPE_SE;
 		e->i0_se = bound_known(&b) ? bound_half_width(&b, to_global(&t0, x)) / 3 : INFINITY;
 	}
 	double dt = (double)diff_ns(x, e->S0.x0_ns) * 1e-9;
@@ -591,7 +589,8 @@ int engine_create(MPI_Comm comm, hclock_clock *base, const struct cont_cfg *cfg,
 	/* the clock: the one-shot model to start from; rank 0 is the reference, exactly */
 	struct lm t = *t0;
 	struct bound b = *b0;
-	e->b0_rate = b0->rate;
+	/* the prior's slope error: a third of the one-shot bound's slope half-width */
+	e->s0_se = isfinite(b0->rate) && b0->rate > 0 ? b0->rate / 3 : PRIOR_SLOPE_SE;
 	if (e->rank == 0) {
 		t = (struct lm){0, 0, 0};
 		b = bound_exact();
