@@ -27,6 +27,9 @@
 #define EXCH_TIMEOUT_NS 50000000ll     /* an exchange not done after 50 ms is given up */
 #define WAKE_EARLY_NS 50000ll          /* a parent polls from 50 us before a child's time */
 #define SAFETY_POLL_NS 100000000ll     /* and at least every 100 ms for unannounced pings */
+#define SPIN_NS 50000ll                /* drive=progress: how long a parent that answered a ping
+                                          waits for the exchange's next one, and a child that
+                                          sent a ping after a pong waits for its pong */
 #define PRIOR_SLOPE_SE 1e-6            /* a one-shot slope's standard error where its bound
                                           says nothing */
 #define PRIOR_WANDER 1e-8              /* how fast the one-shot slope's error grows, 1/s */
@@ -170,13 +173,22 @@ static void answer(struct engine *e, int src, int64_t t2)
 
 static void serve(struct engine *e, int64_t now)
 {
+	/* Driven by a program's MPI calls, a parent notices a ping only at its next call: the
+	 * ping's leg holds that wait, the pong's the child's. After answering one ping of an
+	 * exchange it therefore waits a little for the next, which the child sends as soon as
+	 * it has the pong: the exchange's later ping-pongs then have both ends waiting, legs of
+	 * the wire's latency alike (a thread-driven parent answers at once anyway). */
+	int64_t spin_until = now;
 	for (;;) {
 		int flag = 0;
 		MPI_Status status;
 		if (fail(e, comm_check(MPI_Test(&e->preq, &flag, &status), "MPI_Test (continuous clock)")))
 			return;
-		if (!flag)
+		if (!flag) {
+			if (!e->cfg.thread && diff_ns(spin_until, base_now(e)) > 0)
+				continue;
 			break;
+		}
 		int64_t t2 = base_now(e);
 		e->events++;
 		struct child_exp *c = child_of(e, status.MPI_SOURCE);
@@ -184,12 +196,15 @@ static void serve(struct engine *e, int64_t now)
 			answer(e, status.MPI_SOURCE, t2);
 			c->active = 1;
 			c->since_ns = t2;
+			if (e->in.k + 1 < e->cfg.pingpongs)
+				spin_until = base_now(e) + SPIN_NS;
 		} else if (c) { /* a note: the exchange is over, the next one announced */
 			struct lm t;
 			struct bound b;
 			cont_state_target(e->st, &t, &b);
 			c->next_ns = from_global(&t, e->in.next_ns);
 			c->active = 0;
+			spin_until = now;
 		}
 		if (fail(e, post_ping_recv(e)))
 			return;
@@ -326,9 +341,6 @@ static void finish_exchange(struct engine *e)
 	double corr = cont_state_update(e->st, e->base, &target, &bd, e->cfg.slew, 0, f.x_last_ns,
 	                                (int64_t)(e->cfg.stale_s * 1e9), NULL);
 	e->stats.max_corr_ns = fmax(e->stats.max_corr_ns, fabs(corr));
-	if (getenv("DBGX") && e->base->ops->truth) { int64_t mine, ref; if (!e->base->ops->truth(e->base, &mine, &ref)) {
-		double tru = (double)diff_ns(ref, mine);
-		fprintf(stderr, "DBG r%d t=%.3f n=%zu st=%d rtt=%.0f sp=%.2e L_err=%.0f S0_err=%.0f tgt_err=%lld slope_err=%.2e\n", e->rank, (double)diff_ns(mine, e->S0.x0_ns)*1e-9, f.nexchanges, st, f.rtt_ns, prior.slope_se, lm_offset(&e->L, mine) - tru, lm_offset(&e->S0, mine) - tru, (long long)diff_ns(to_global(&target, mine), ref), e->L.slope - e->S0.slope); } }
 	e->stats.exchanges++;
 	/* the next exchange, announced to the parent in global time */
 	int64_t now = base_now(e);
@@ -355,40 +367,51 @@ static void exchange(struct engine *e, int64_t now)
 			give_up(e);
 		return;
 	}
-	int flag = 0;
-	if (fail(e, comm_check(MPI_Test(&e->rreq, &flag, MPI_STATUS_IGNORE),
-	                       "MPI_Test (continuous clock)")))
-		return;
-	if (!flag) {
-		if (diff_ns(now, e->start_ns) > EXCH_TIMEOUT_NS) {
-			give_up(e);
-			e->stats.timeouts++;
-			e->exch++;
-			e->next_ns = now + e->period_ns;
+	/* a ping sent after a pong: the parent waits for it (serve), so its pong comes at once
+	 * (driven by a program's calls; the first ping waits for the parent's next call) */
+	int64_t spin_until = now;
+	for (;;) {
+		int flag = 0;
+		if (fail(e, comm_check(MPI_Test(&e->rreq, &flag, MPI_STATUS_IGNORE),
+		                       "MPI_Test (continuous clock)")))
+			return;
+		if (!flag) {
+			if (!e->cfg.thread && diff_ns(spin_until, base_now(e)) > 0)
+				continue;
+			if (diff_ns(now, e->start_ns) > EXCH_TIMEOUT_NS) {
+				give_up(e);
+				e->stats.timeouts++;
+				e->exch++;
+				e->next_ns = now + e->period_ns;
+			}
+			return;
 		}
+		int64_t t4 = base_now(e);
+		e->events++;
+		if (e->rbuf.exch != e->exch || e->rbuf.k != e->k) { /* a pong of an exchange given up */
+			if (fail(e, comm_check(MPI_Irecv(&e->rbuf, (int)sizeof(e->rbuf), MPI_BYTE,
+			                                 e->parent, TAG_PONG, e->comm, &e->rreq),
+			                       "MPI_Irecv (continuous clock)")))
+				e->in_flight = 0;
+			return;
+		}
+		e->tp = e->rbuf.tp;
+		e->bp = e->rbuf.bp;
+		int rc = track_add(e->tr, e->exch, e->t1_ns, e->rbuf.t2_ns, e->rbuf.t3_ns, t4);
+		if (rc == HCLOCK_ENOMEM)
+			fail(e, err_set(rc, "out of memory in the continuous clock's tracker"));
+		if (++e->k < e->cfg.pingpongs) {
+			if (fail(e, send_ping(e))) {
+				give_up(e);
+				return;
+			}
+			spin_until = base_now(e) + SPIN_NS;
+			continue;
+		}
+		e->in_flight = 0;
+		finish_exchange(e);
 		return;
 	}
-	int64_t t4 = base_now(e);
-	e->events++;
-	if (e->rbuf.exch != e->exch || e->rbuf.k != e->k) { /* a pong of an exchange given up */
-		if (fail(e, comm_check(MPI_Irecv(&e->rbuf, (int)sizeof(e->rbuf), MPI_BYTE, e->parent,
-		                                 TAG_PONG, e->comm, &e->rreq),
-		                       "MPI_Irecv (continuous clock)")))
-			e->in_flight = 0;
-		return;
-	}
-	e->tp = e->rbuf.tp;
-	e->bp = e->rbuf.bp;
-	int rc = track_add(e->tr, e->exch, e->t1_ns, e->rbuf.t2_ns, e->rbuf.t3_ns, t4);
-	if (rc == HCLOCK_ENOMEM)
-		fail(e, err_set(rc, "out of memory in the continuous clock's tracker"));
-	if (++e->k < e->cfg.pingpongs) {
-		if (fail(e, send_ping(e)))
-			give_up(e);
-		return;
-	}
-	e->in_flight = 0;
-	finish_exchange(e);
 }
 
 int engine_progress(struct engine *e, int64_t *wake)

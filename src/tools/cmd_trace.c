@@ -3,7 +3,7 @@
  * then turn the raw records into the outputs (issue 12).
  *
  *   mpirun -np P hclock trace [-o DIR] [--sync SPEC] [--emulate SPEC] [--filter LIST]
- *                             [--buffer N] -- PROGRAM [ARGS...]
+ *                             [--buffer N] [--event-truth] -- PROGRAM [ARGS...]
  *   hclock trace --convert DIR
  *
  * Under mpirun every process is one `hclock trace` launcher: it never calls MPI itself; it
@@ -64,6 +64,8 @@ static void usage(FILE *f)
 	        "                     a cont(...) spec is driven by the program's MPI calls\n"
 	        "                     (drive=progress): no thread is started; none: local clocks\n"
 	        "  --emulate SPEC     emulated clocks with known truth, as hclock check --emulate\n"
+	        "  --event-truth      with --emulate: the true error of every timestamp, summarized\n"
+	        "                     at MPI_Finalize (median, p99, p99.9, max)\n"
 	        "  --filter LIST      record only these calls: NAME or PREFIX* items, comma\n"
 	        "                     separated, !ITEM excludes (e.g. MPI_Allreduce,MPI_*send or\n"
 	        "                     !MPI_Comm_rank,!MPI_Comm_size)\n"
@@ -253,12 +255,13 @@ int cmd_trace(int argc, char **argv)
 {
 	const char *dir = "hclock-trace", *sync = NULL, *emu = NULL, *filter = NULL, *buffer = NULL;
 	const char *conv = NULL;
+	int event_truth = 0;
 	g_rank = my_rank();
 	static const struct option opts[] = {
 		{"output", required_argument, 0, 'o'}, {"sync", required_argument, 0, 's'},
 		{"emulate", required_argument, 0, 'e'}, {"filter", required_argument, 0, 'f'},
 		{"buffer", required_argument, 0, 'b'}, {"convert", required_argument, 0, 'c'},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+		{"event-truth", no_argument, 0, 't'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
@@ -269,6 +272,7 @@ int cmd_trace(int argc, char **argv)
 		case 'f': filter = optarg; break;
 		case 'b': buffer = optarg; break;
 		case 'c': conv = optarg; break;
+		case 't': event_truth = 1; break;
 		case 'h': usage(stdout); return 0;
 		default:
 			line("%s: unknown option or missing value (hclock trace --help)",
@@ -301,6 +305,10 @@ int cmd_trace(int argc, char **argv)
 	struct emu_params ep;
 	if (emu && emu_parse(emu, &ep)) {
 		line("--emulate: %s", hclock_last_error());
+		return 2;
+	}
+	if (event_truth && !emu) {
+		line("--event-truth needs --emulate SPEC (the truth comes from emulated clocks)");
 		return 2;
 	}
 	char **prog = argv + optind;
@@ -358,6 +366,8 @@ int cmd_trace(int argc, char **argv)
 		setenv("HCLOCK_TRACE_FILTER", filter, 1);
 	if (buffer)
 		setenv("HCLOCK_TRACE_BUFFER", buffer, 1);
+	if (event_truth)
+		setenv("HCLOCK_TRACE_TRUTH", "1", 1);
 	/* run it */
 	int errpipe[2];
 	if (pipe2(errpipe, O_CLOEXEC)) {

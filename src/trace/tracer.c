@@ -9,6 +9,8 @@
  *   HCLOCK_TRACE_FILTER   which calls are recorded: NAME or PREFIX* items, comma separated,
  *                         an item starting with '!' excludes (default: all)
  *   HCLOCK_TRACE_BUFFER   records per buffer (two buffers; default 65536, 4 MiB each)
+ *   HCLOCK_TRACE_TRUTH    1: the true error of every reading, summarized at MPI_Finalize
+ *                         (emulated clocks only; costs two more emulated reads per reading)
  *
  * Buffers: records are appended to the current buffer under a spin lock; a full buffer is
  * handed to the writer thread (plain write(2), no MPI) and the other one filled meanwhile.
@@ -47,6 +49,19 @@
 
 static TLS int in_tracer; /* the tracer's own MPI calls pass through */
 
+/* HCLOCK_TRACE_TRUTH=1 (hclock trace --event-truth; emulated clocks only): the true error
+ * of every global reading the tracer makes, |reading - the reference's clock at that
+ * instant|, in a histogram. The truth is read just before and just after (the reading lies
+ * between: the midpoint is within the reads' time, ~100 ns, of it); a pair further apart
+ * than TRUTH_GAP_NS (the process was preempted between them) is counted, not used. */
+#define TRUTH_BINS 1024 /* 8 ns wide up to 1024 ns, then 16 per octave (6 %) */
+#define TRUTH_GAP_NS 1000
+static struct {
+	int on;
+	atomic_uint_fast64_t bin[TRUTH_BINS], skipped;
+	_Atomic int64_t max_ns;
+} TT;
+
 struct tcomm {
 	uint64_t id;
 	int size, inter;
@@ -78,6 +93,7 @@ static struct {
 	int write_err;
 	uint64_t records, dropped;
 	int64_t rec_cost_ns, overhead_ns, sync_ns;
+	_Atomic int64_t progress_ns; /* time in the clock's progress calls (drive), ns */
 	/* communicators */
 	int keyval;
 	struct tcomm **comms;
@@ -171,10 +187,69 @@ static void *writer_main(void *arg)
 
 /* both clocks at one instant: one base reading, mapped through the global clock's chain
  * (map1), or two reads where the chain does not start at this base (checked at init) */
+static int64_t truth_ref(void)
+{
+	int64_t mine, ref;
+	return T.base->ops->truth(T.base, &mine, &ref) ? 0 : ref;
+}
+
+static int truth_bin(int64_t err)
+{
+	if (err < 1024)
+		return (int)(err / 8);
+	int e = 63 - __builtin_clzll((unsigned long long)err); /* >= 10 */
+	int b = 128 + (e - 10) * 16 + (int)((err >> (e - 4)) & 15);
+	return b < TRUTH_BINS ? b : TRUTH_BINS - 1;
+}
+
+/* the upper edge of bin b, ns */
+static long long truth_edge(int b)
+{
+	if (b < 128)
+		return 8LL * (b + 1);
+	int e = 10 + (b - 128) / 16, sub = (b - 128) % 16;
+	return (long long)(16 + sub + 1) << (e - 4);
+}
+
+static void truth_note(int64_t g, int64_t ref1)
+{
+	int64_t ref2 = truth_ref(), gap = ref2 - ref1;
+	if (gap < 0 || gap > TRUTH_GAP_NS) {
+		atomic_fetch_add_explicit(&TT.skipped, 1, memory_order_relaxed);
+		return;
+	}
+	int64_t err = llabs(g - (ref1 + gap / 2));
+	atomic_fetch_add_explicit(&TT.bin[truth_bin(err)], 1, memory_order_relaxed);
+	int64_t m = atomic_load_explicit(&TT.max_ns, memory_order_relaxed);
+	while (err > m && !atomic_compare_exchange_weak_explicit(&TT.max_ns, &m, err,
+	                                                          memory_order_relaxed,
+	                                                          memory_order_relaxed))
+		;
+}
+
 static inline void now2(int64_t *g, int64_t *l)
 {
+	int64_t ref1 = TT.on ? truth_ref() : 0;
 	*l = hclock_now(T.base);
 	*g = T.map1 ? clock_apply_chain(T.g, *l) : hclock_now(T.g);
+	if (TT.on)
+		truth_note(*g, ref1);
+}
+
+/* A drive=progress clock's turn at a call's enter or leave (base time tl, ns): when its
+ * exchanges are due, or at least every PROGRESS_MAX_NS. Returns whether it ran. */
+static inline int drive(int64_t tl)
+{
+	if (!T.progress ||
+	    (tl < hclock_sync_progress_due(T.s) && tl - T.last_progress_ns <= PROGRESS_MAX_NS))
+		return 0;
+	T.last_progress_ns = tl;
+	in_tracer = 1;
+	int64_t t0 = real_now_ns();
+	hclock_sync_progress(T.s); /* its error comes back at the stop in MPI_Finalize */
+	atomic_fetch_add_explicit(&T.progress_ns, real_now_ns() - t0, memory_order_relaxed);
+	in_tracer = 0;
+	return 1;
 }
 
 int trace_enter(enum trace_func f, struct trace_call *c)
@@ -183,20 +258,19 @@ int trace_enter(enum trace_func f, struct trace_call *c)
 		return 0;
 	c->func = T.enabled[f] ? (uint16_t)f : FILTERED;
 	now2(&c->t_g, &c->t_l);
-	if (T.progress && (c->t_l >= hclock_sync_progress_due(T.s) ||
-	                   c->t_l - T.last_progress_ns > PROGRESS_MAX_NS)) {
-		T.last_progress_ns = c->t_l;
-		in_tracer = 1;
-		hclock_sync_progress(T.s); /* its error comes back at the stop in MPI_Finalize */
-		in_tracer = 0;
+	if (drive(c->t_l))
 		now2(&c->t_g, &c->t_l); /* the call starts after the clock's work */
-	}
 	return 1;
 }
 
 void trace_leave(struct trace_call *c)
 {
 	now2(&c->t2_g, &c->t2_l);
+	/* at leave too: a ping that arrived while this process was blocked in the call (a
+	 * collective waiting for the very process that pinged) is answered now, not at the
+	 * next call; with the clock driven at enter only, the pings' legs held the call's wait
+	 * and the pongs' did not, a bias of half a collective's latency */
+	drive(c->t2_l);
 	if (c->func == FILTERED)
 		return;
 	struct trace_rec r = {.kind = TRACE_CALL, .func = c->func, .peer = -1, .t_g = c->t_g,
@@ -499,6 +573,8 @@ void trace_init(void)
 		all = rc;
 	}
 	T.progress = !all && strstr(hclock_sync_spec(T.s), "drive=progress") != NULL;
+	const char *tt = getenv("HCLOCK_TRACE_TRUTH");
+	TT.on = !all && T.emu && tt && !strcmp(tt, "1") && T.base->ops->truth; /* alike everywhere */
 	/* the output: DIR/raw/rank.R */
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/raw", dir);
@@ -579,6 +655,48 @@ void trace_init(void)
 	in_tracer = 0;
 }
 
+/* --event-truth: the histograms of the processes off the reference's node (of all, with
+ * one node) summed on rank 0, which prints one line. Collective. */
+static void truth_report(void)
+{
+	uint64_t h[TRUTH_BINS + 1], sum[TRUTH_BINS + 1];
+	int64_t mx = atomic_load(&TT.max_ns), gmx = 0;
+	int n0 = hclock_emu_node(T.emu), off, noff = 0;
+	PMPI_Bcast(&n0, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	off = hclock_emu_node(T.emu) != n0;
+	PMPI_Allreduce(&off, &noff, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	int mine = off || !noff;
+	for (int i = 0; i < TRUTH_BINS; i++)
+		h[i] = mine ? atomic_load(&TT.bin[i]) : 0;
+	h[TRUTH_BINS] = mine ? atomic_load(&TT.skipped) : 0;
+	if (!mine)
+		mx = 0;
+	PMPI_Reduce(h, sum, TRUTH_BINS + 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	PMPI_Reduce(&mx, &gmx, 1, MPI_INT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+	if (T.rank)
+		return;
+	uint64_t n = 0;
+	for (int i = 0; i < TRUTH_BINS; i++)
+		n += sum[i];
+	const double q[3] = {0.5, 0.99, 0.999};
+	long long at[3] = {0, 0, 0};
+	for (int k = 0; k < 3 && n; k++) {
+		uint64_t c = 0, want = (uint64_t)ceil(q[k] * (double)n);
+		int i = 0;
+		while (i < TRUTH_BINS - 1 && (c += sum[i]) < want)
+			i++;
+		at[k] = truth_edge(i) < gmx ? truth_edge(i) : (long long)gmx; /* an upper bound */
+	}
+	char line[400];
+	snprintf(line, sizeof(line),
+	         "true error of %llu global readings on the processes %s (emulation): median <= "
+	         "%lld ns, p99 <= %lld ns, p99.9 <= %lld ns, max %lld ns; %llu readings left out "
+	         "(preempted between the truth's two reads)",
+	         (unsigned long long)n, noff ? "off the reference's node" : "(one node)", at[0],
+	         at[1], at[2], (long long)gmx, (unsigned long long)sum[TRUTH_BINS]);
+	warn_line("%s", line);
+}
+
 void trace_finalize(void)
 {
 	if (!T.s)
@@ -603,6 +721,10 @@ void trace_finalize(void)
 			if (pt.have_truth)
 				tr.drift_true_ns = pt.true_max_abs_error_ns;
 		}
+		if (TT.on) {
+			TT.on = 0;
+			truth_report();
+		}
 	}
 	if (was_on) {
 		/* the writer finishes what it has, then the rest is written here */
@@ -618,7 +740,8 @@ void trace_finalize(void)
 		tr.rec_cost_ns = T.rec_cost_ns;
 		tr.ncomms = (uint32_t)T.ncomms;
 		T.overhead_ns += real_now_ns() - t0;
-		tr.overhead_ns = T.overhead_ns + (int64_t)T.records * T.rec_cost_ns;
+		tr.overhead_ns = T.overhead_ns + (int64_t)T.records * T.rec_cost_ns +
+		                 atomic_load(&T.progress_ns);
 		int bad = write_all(T.fd, &tr, sizeof(tr));
 		for (size_t i = 0; !bad && i < T.ncomms; i++) {
 			struct tcomm *c = T.comms[i];
