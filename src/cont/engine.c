@@ -82,6 +82,8 @@ struct engine {
 	                            (set at the first exchange), the tracker's prior */
 	double s0_se;            /* its slope's standard error, set at create (INFINITY: dropped) */
 	double i0_se;            /* its offset's at S0.x0_ns, ns */
+	double s0_hw, L_hw;      /* strict half-widths of S0's and L's slopes (INFINITY:
+	                            unknown): what a one-exchange window's bound rests on */
 	struct lm tp;            /* parent's target and bound, from the latest pong */
 	struct bound bp;
 	int64_t period_ns;
@@ -318,12 +320,17 @@ static void finish_exchange(struct engine *e)
 		e->S0 = (struct lm){x, (double)diff_ns(from_global(&e->tp, to_global(&t0, x)), x),
 		                    (1 + t0.slope) / (1 + e->tp.slope) - 1};
 		e->i0_se = bound_known(&b) ? bound_half_width(&b, to_global(&t0, x)) / 3 : INFINITY;
+		/* my one-shot clock's slope error against the reference's is within its bound's
+		 * rate, the parent's clock's within the parent's: S0's within the sum */
+		e->s0_hw = bound_known(&b) && bound_known(&e->bp) ? b.rate + e->bp.rate : INFINITY;
 	}
 	double dt = (double)diff_ns(x, e->S0.x0_ns) * 1e-9;
-	struct track_prior prior = {e->S0, hypot(e->s0_se, PRIOR_WANDER * dt), e->i0_se};
+	struct track_prior prior = {e->S0, hypot(e->s0_se, PRIOR_WANDER * dt), e->i0_se,
+	                            e->s0_hw};
 	/* dropped, or a thread drives: the latest line's slope for a lone exchange only */
 	if (!isfinite(e->s0_se) || e->cfg.thread)
-		prior = (struct track_prior){e->have_L ? e->L : e->S0, INFINITY, INFINITY};
+		prior = e->have_L ? (struct track_prior){e->L, INFINITY, INFINITY, e->L_hw}
+		                  : (struct track_prior){e->S0, INFINITY, INFINITY, e->s0_hw};
 	int st = track_fit(e->tr, &prior, &f);
 	if (st < 0) {
 		fail(e, err_set(st, "out of memory in the continuous clock's tracker"));
@@ -333,6 +340,7 @@ static void finish_exchange(struct engine *e)
 	if (f.prior_rejected) /* a change of rate: the one-shot line no longer holds */
 		e->s0_se = e->i0_se = INFINITY;
 	e->L = f.est;
+	e->L_hw = bound_known(&f.bd) ? f.bd.rate * (1 + f.est.slope) : INFINITY;
 	e->have_L = 1;
 	struct lm target = lm_compose(&e->tp, &e->L);
 	struct bound bd = bound_compose(&f.bd, &e->tp, &e->bp);

@@ -158,9 +158,15 @@ static int fit_hulls(track *t, struct hull_learner_fit *hf)
 	return hull_learner_fit(t->h, hf);
 }
 
-/* least squares through the exchanges' offsets; -1 with fewer than two exchanges. *se: the
- * slope's standard error (NAN with two exchanges) */
-static int regress(track *t, size_t nexch, struct lm *out, double *se)
+/* An exchange whose fastest ping-pong took more than this many times the window's fastest
+ * waited (a process preempted, a parent busy for milliseconds): its midpoint may be off by
+ * half of that, so the regression leaves it out (the hulls keep its messages) */
+#define SLOW_EXCHANGE 4.0
+
+/* least squares through the offsets of the window's exchanges, those that did not wait (all
+ * of them if fewer than two did not); -1 with fewer than two exchanges. *se: the slope's
+ * standard error (NAN with two points); *used: the points, left in gx, gy. */
+static int regress(track *t, size_t nexch, struct lm *out, double *se, size_t *used)
 {
 	if (nexch > t->gcap) {
 		int64_t *gx = realloc(t->gx, nexch * sizeof(*gx));
@@ -172,15 +178,23 @@ static int regress(track *t, size_t nexch, struct lm *out, double *se)
 		t->gy = gy;
 		t->gcap = nexch;
 	}
+	double cap = SLOW_EXCHANGE * (double)pp_rtt(fastest(t, t->head, t->n));
 	size_t k = 0;
-	for (size_t a = t->head; a < t->n;) {
-		size_t b = a;
-		while (b < t->n && t->v[b].exch == t->v[a].exch)
-			b++;
-		t->gy[k] = pp_offset(fastest(t, a, b), &t->gx[k]);
-		k++;
-		a = b;
+	for (int pass = 0; pass < 2 && k < 2; pass++) {
+		k = 0;
+		for (size_t a = t->head; a < t->n;) {
+			size_t b = a;
+			while (b < t->n && t->v[b].exch == t->v[a].exch)
+				b++;
+			const struct pp *q = fastest(t, a, b);
+			if (pass || (double)pp_rtt(q) <= cap)
+				t->gy[k] = pp_offset(q, &t->gx[k]), k++;
+			a = b;
+		}
 	}
+	*used = k;
+	if (k < 2)
+		return -1;
 	struct linreg_info info;
 	int rc = linreg_fit_robust(t->gx, t->gy, k, out, &info);
 	*se = info.slope_se;
@@ -191,17 +205,17 @@ static int regress(track *t, size_t nexch, struct lm *out, double *se)
  * than step_ns, on one side; where answers may wait (p.waits), by more than step_ns plus
  * three times the window's robust residual scatter (1.4826 MAD of the others'), which keeps
  * the test quiet where the offsets are noisy by microseconds. */
-static int stepped(track *t, size_t nexch, const struct lm *est)
+static int stepped(track *t, size_t npts, const struct lm *est)
 {
 	if (!(t->p.step_ns > 0))
 		return 0;
-	double r1 = t->gy[nexch - 1] - lm_offset(est, t->gx[nexch - 1]);
-	double r2 = t->gy[nexch - 2] - lm_offset(est, t->gx[nexch - 2]);
+	double r1 = t->gy[npts - 1] - lm_offset(est, t->gx[npts - 1]);
+	double r2 = t->gy[npts - 2] - lm_offset(est, t->gx[npts - 2]);
 	if (!(fabs(r1) > t->p.step_ns && fabs(r2) > t->p.step_ns && (r1 > 0) == (r2 > 0)))
 		return 0;
 	if (!t->p.waits) /* answers at once: the residuals are the step's */
 		return 1;
-	size_t m = nexch - 2;
+	size_t m = npts - 2;
 	double *r = malloc(m * sizeof(*r));
 	if (!r)
 		return 1; /* the test as it was without the scatter */
@@ -233,30 +247,31 @@ static double weigh_slope(double s_w, double se_w, double s_p, double prior_se, 
 	return (ww * s_w + wp * s_p) / (ww + wp);
 }
 
-/* The estimate's offset at x_last from its own (the ping-pongs' midpoints scatter about it by
- * a robust sd, over the square root of the exchanges; or ise_ns, center_at_slope's, when
- * smaller) and the prior line's (its offset's standard error, grown by its slope's over the
- * time since): their inverse-variance weighted mean, the line moved to it. The one-shot
- * sync's line, known to a few hundred ns, holds the clock while the window's exchanges are
- * few and skewed; a window of good exchanges (a few ns) outweighs it at once. Returns
- * whether the prior weighed in (it has an offset standard error). */
+/* The estimate's offset at x_last from its own (the regression's points, npts of them, the
+ * exchanges that did not wait, scatter about it by a robust sd, over the square root of
+ * their number; with fewer than three, every ping-pong's midpoint, over the square root of
+ * the nexch exchanges; or ise_ns, center_at_slope's, when smaller) and the prior line's (its offset's standard error, grown
+ * by its slope's over the time since): their inverse-variance weighted mean, the line moved
+ * to it. The one-shot sync's line, known to a few hundred ns, holds the clock while the
+ * window's exchanges are few and skewed; a window of good exchanges (a few ns) outweighs it
+ * at once. Returns whether the prior weighed in (it has an offset standard error). */
 static int weigh_offset(const track *t, struct lm *est, const struct track_prior *pr,
-                        int64_t x_last, size_t nexch, double ise_ns)
+                        int64_t x_last, size_t nexch, size_t npts, double ise_ns)
 {
 	double dt = (double)diff_ns(x_last, pr->line.x0_ns);
 	double sp = hypot(pr->offset_se_ns, pr->slope_se * dt);
 	if (!(sp >= 0) || !isfinite(sp))
 		return 0;
-	size_t n = t->n - t->head;
+	size_t n = npts >= 3 ? npts : t->n - t->head;
 	double *r = malloc(n * sizeof(*r));
 	if (!r)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
-		int64_t x;
-		double off = pp_offset(&t->v[t->head + i], &x);
+		int64_t x = npts >= 3 ? t->gx[i] : 0;
+		double off = npts >= 3 ? t->gy[i] : pp_offset(&t->v[t->head + i], &x);
 		r[i] = fabs(off - lm_offset(est, x));
 	}
-	double sw = stats_robust_sd(r, n) / sqrt((double)nexch);
+	double sw = stats_robust_sd(r, n) / sqrt((double)(npts >= 3 ? npts : nexch));
 	free(r);
 	if (ise_ns < sw) /* the middle of what the messages allow (center_at_slope) */
 		sw = ise_ns;
@@ -387,6 +402,7 @@ int track_fit(track *t, const struct track_prior *pr, struct track_fit *f)
 	struct lm est;
 	int hs, rc;
 	double se = NAN, ise = NAN; /* the window's slope and intercept standard errors */
+	size_t npts = 0;            /* the regression's points (exchanges that did not wait) */
 	for (;;) {
 		if ((hs = fit_hulls(t, &hf)) < 0)
 			return hs;
@@ -397,10 +413,10 @@ int track_fit(track *t, const struct track_prior *pr, struct track_fit *f)
 			nexch -= k;
 			continue;
 		}
-		rc = nexch >= 2 ? regress(t, nexch, &est, &se) : -1;
+		rc = nexch >= 2 ? regress(t, nexch, &est, &se, &npts) : -1;
 		if (rc == HCLOCK_ENOMEM)
 			return rc;
-		if (rc || nexch < 4 || !stepped(t, nexch, &est))
+		if (rc || npts < 4 || !stepped(t, npts, &est))
 			break;
 		size_t k = nexch / 2;
 		drop_exchanges(t, k);
@@ -456,7 +472,8 @@ int track_fit(track *t, const struct track_prior *pr, struct track_fit *f)
 		}
 	}
 	double hlo, hhi; /* moved by the prior: still a line the window allows at its end */
-	if (pr && weigh_offset(t, &est, pr, x_last, nexch, ise) && hs == HULL_LEARNER_OK &&
+	if (pr && weigh_offset(t, &est, pr, x_last, nexch, rc ? 0 : npts, ise) &&
+	    hs == HULL_LEARNER_OK &&
 	    hull_learner_eval(t->h, x_last, NULL, &hlo, &hhi) == HULL_LEARNER_OK) {
 		double e = lm_offset(&est, x_last);
 		est.intercept_ns += fmin(fmax(e, hlo), hhi) - e;
@@ -470,13 +487,26 @@ int track_fit(track *t, const struct track_prior *pr, struct track_fit *f)
 	if (lo <= hi && (e < lo || e > hi))
 		est.intercept_ns += (e < lo ? lo : hi) - e;
 	f->est = est;
-	/* the rates the bound allows from there: the drift allowance around the estimate's slope
-	 * and around every slope the window's hulls leave valid */
-	double smin = est.slope - t->p.drift, smax = est.slope + t->p.drift;
-	if (hs == HULL_LEARNER_OK && f->status != TRACK_PRIOR) {
-		smin = fmin(smin, hf.cmin.slope - t->p.drift);
-		smax = fmax(smax, hf.cmax.slope + t->p.drift);
+	/* the rates the bound allows from there, widened by the drift allowance: the estimate's
+	 * slope and every slope the window's hulls leave valid; with one exchange, the slopes
+	 * both the prior's strict range and the hulls allow (either alone when the other is
+	 * unknown, the hulls' when the two miss each other: the prior's was wrong) */
+	double smin = est.slope, smax = est.slope;
+	if (f->status == TRACK_PRIOR) {
+		double hw = pr && pr->slope_hw >= 0 ? pr->slope_hw : INFINITY;
+		smin = est.slope - hw;
+		smax = est.slope + hw;
+		if (hs == HULL_LEARNER_OK) {
+			double a = fmax(smin, hf.cmin.slope), b = fmin(smax, hf.cmax.slope);
+			smin = a <= b ? a : hf.cmin.slope;
+			smax = a <= b ? b : hf.cmax.slope;
+		}
+	} else if (hs == HULL_LEARNER_OK) {
+		smin = fmin(smin, hf.cmin.slope);
+		smax = fmax(smax, hf.cmax.slope);
 	}
+	smin -= t->p.drift;
+	smax += t->p.drift;
 	if (lo <= hi)
 		f->bd = bound_from_offset_interval(&est, x_a, lo, hi, smin, smax);
 	return f->status;

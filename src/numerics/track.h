@@ -8,7 +8,9 @@
  * of each clock). The tracker keeps the exchanges of the last window_ns of X time and fits
  * offset(x) = Y - X at X time x:
  *  - the estimate: the least-squares line through the exchanges' offsets (each the midpoint
- *    of its fastest ping-pong, SKaMPI's estimate), kept when the window's hulls allow it
+ *    of its fastest ping-pong, SKaMPI's estimate; an exchange whose fastest ping-pong took
+ *    more than 4 times the window's fastest waited and is left out, its messages still in
+ *    the hulls), kept when the window's hulls allow it
  *    (slope inside their valid range, inside their interval at the end), else the hulls'
  *    widest-gap line (the rule the one-shot hull learner uses, sync/learn.c). A prior line
  *    (the one-shot sync's, struct track_prior) weighs in on the slope and then on the
@@ -34,7 +36,9 @@
  *    message a lower one, relaxed by the read slack, carried over the exchange at up to
  *    TRACK_MAX_RATE), and widens from there by that rate range (TrueTime's and
  *    ClockBound's growing error bound).
- * With one exchange in the window the slope is the prior's.
+ * With one exchange in the window the slope is the prior's, and the bound allows the slopes
+ * within the prior's strict half-width that the exchange's hulls leave valid (with neither
+ * known, it is unknown: the prior's slope alone proves nothing).
  *
  * MPI-free. Times are absolute int64 ns, only differences become doubles.
  */
@@ -113,6 +117,9 @@ struct track_prior {
 	double slope_se;     /* standard error of its slope (dimensionless; INFINITY: unknown) */
 	double offset_se_ns; /* standard error of its offset at line.x0_ns, ns (INFINITY:
 	                        unknown); at x it grows to hypot(offset_se_ns, slope_se (x - x0)) */
+	double slope_hw;     /* strict half-width of its slope: the true rate difference lies
+	                        within it (dimensionless; INFINITY: unknown). With one exchange
+	                        it is what the bound's rate rests on */
 };
 
 /* Drop exchanges older than the window, fit, fill *f. pr (may be NULL: none) weighs in:
