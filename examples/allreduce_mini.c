@@ -13,7 +13,8 @@
  * that depends only on the arithmetic (traced and untraced runs print the same), and exits
  * with EXIT_CODE (default 0; for the tests of exit codes passing through). EXIT_CODE -1:
  * rank 0 calls MPI_Abort(MPI_COMM_WORLD, 7) halfway; -11: rank 0 dies of SIGSEGV halfway
- * (the tests of programs that die while traced).
+ * (the tests of programs that die while traced). Built with ALLREDUCE_MINI_INIT_THREAD
+ * defined it starts MPI with MPI_Init_thread (allreduce_mini_linked).
  */
 #include <math.h>
 #include <mpi.h>
@@ -39,7 +40,12 @@ static double work(double us, double seed)
 
 int main(int argc, char **argv)
 {
+#ifdef ALLREDUCE_MINI_INIT_THREAD
+	int provided;
+	MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+#else
 	MPI_Init(&argc, &argv);
+#endif
 	int rank, size;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);

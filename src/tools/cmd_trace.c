@@ -40,7 +40,9 @@
 #include "tools/mpitool.h"
 #include "emulate/emu.h"
 #include "hclock.h"
+#include "trace/filter.h"
 #include "trace/merge.h"
+#include "trace_funcs.h"
 #include "util/err.h"
 #include "util/path.h"
 #include "util/timeutil.h"
@@ -66,9 +68,9 @@ static void usage(FILE *f)
 	        "  --emulate SPEC     emulated clocks with known truth, as hclock check --emulate\n"
 	        "  --event-truth      with --emulate: the true error of every timestamp, summarized\n"
 	        "                     at MPI_Finalize (median, p99, p99.9, max)\n"
-	        "  --filter LIST      record only these calls: NAME or PREFIX* items, comma\n"
-	        "                     separated, !ITEM excludes (e.g. MPI_Allreduce,MPI_*send or\n"
-	        "                     !MPI_Comm_rank,!MPI_Comm_size)\n"
+	        "  --filter LIST      record only these calls: names or shell patterns (case\n"
+	        "                     folded), comma separated, !ITEM excludes (e.g.\n"
+	        "                     MPI_Allreduce,MPI_*send or !MPI_Comm_rank,!MPI_Comm_size)\n"
 	        "  --buffer N         records per buffer, two buffers per process (default 65536,\n"
 	        "                     4 MiB each); when both are full new records are dropped and\n"
 	        "                     counted, the program never waits for the disk\n"
@@ -166,6 +168,15 @@ static int mark(const char *dir, const char *name)
 	return fd < 0 ? -1 : close(fd);
 }
 
+/* create DIR/raw/NAME if nobody has: 1 if this call made it */
+static int claim(const char *dir, const char *name)
+{
+	char p[PATH_MAX + 64];
+	path_fmt(p, sizeof(p), "%s/raw/%s", dir, name);
+	int fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0666);
+	return fd < 0 ? 0 : !close(fd);
+}
+
 static int marked(const char *dir, const char *name)
 {
 	char p[PATH_MAX + 64];
@@ -212,9 +223,9 @@ static int convert(const char *dir)
 		struct trace_proc *p = &ts.p[r];
 		recs += p->nrec;
 		bytes += p->file_bytes;
+		dropped += p->dropped;
 		if (p->have_trailer) {
 			finished++;
-			dropped += p->tr.dropped;
 			if (p->tr.overhead_ns > over_max)
 				over_max = p->tr.overhead_ns;
 			cost = p->tr.rec_cost_ns > cost ? p->tr.rec_cost_ns : cost;
@@ -294,6 +305,15 @@ int cmd_trace(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (filter) {
+		char bad[128];
+		if (trace_filter_apply(filter, trace_func_names, TF_COUNT, NULL, bad, sizeof(bad))) {
+			line("--filter: '%s' names no MPI function of this MPI library (expected "
+			     "names or patterns, comma separated, e.g. MPI_Allreduce,MPI_*send or "
+			     "!MPI_Comm_rank)", bad);
+			return 2;
+		}
+	}
 	/* the specs are checked here, before the program runs (the tracer would only turn
 	 * itself off) */
 	hclock_sync *chk = NULL;
@@ -347,6 +367,8 @@ int cmd_trace(int argc, char **argv)
 	remove(p);
 	if (g_rank == 0) {
 		path_fmt(p, sizeof(p), "%s/merged", raw);
+		remove(p);
+		path_fmt(p, sizeof(p), "%s/failed", raw);
 		remove(p);
 	}
 	/* the environment */
@@ -406,9 +428,12 @@ int cmd_trace(int argc, char **argv)
 		return e == ENOENT ? 127 : 126;
 	}
 	int prc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	if (WIFSIGNALED(status))
-		fprintf(stderr, "hclock trace: %s (rank %d) died of signal %d (%s)\n", prog[0], g_rank,
-		        WTERMSIG(status), strsignal(WTERMSIG(status)));
+	/* one line a job: from the first of the tracer (MPI_Abort) and the launchers to see a
+	 * program die (a signal; mpirun then ends the others with SIGTERM) */
+	if (WIFSIGNALED(status) && claim(absdir, "failed"))
+		err_line("hclock trace", "%s (rank %d) died of signal %d (%s); its records up to then "
+		         "are in %s/raw (hclock trace --convert %s writes the trace from them)", prog[0],
+		         g_rank, WTERMSIG(status), strsignal(WTERMSIG(status)), absdir, absdir);
 	/* the outputs; after a failure the others' programs may never end (their partner is
 	 * gone): wait briefly, convert what is there (hclock trace --convert can redo it) */
 	mark(absdir, mk);

@@ -3,6 +3,8 @@
  * trace_wrappers.c records its enter and leave only):
  *   MPI_Init, MPI_Init_thread   the sync, then tracing on (the calls themselves unrecorded)
  *   MPI_Finalize                the drift check and the trace's end (unrecorded)
+ *   MPI_Abort                   recorded as ending where it was called, the records in
+ *                               memory written out, one line (tracer.c, "a program that dies")
  *   sends (blocking and not)    a TRACE_SEND at the call's start: peer, tag, bytes, comm
  *   MPI_Recv, MPI_Sendrecv(_replace), MPI_Mrecv  a TRACE_RECV at the call's end, from its
  *                               status
@@ -383,6 +385,13 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 	if (rc == MPI_SUCCESS)
 		trace_init();
 	return rc;
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+	struct trace_call c;
+	trace_abort(trace_enter(TF_MPI_Abort, &c) ? &c : NULL, errorcode);
+	return PMPI_Abort(comm, errorcode);
 }
 
 int MPI_Finalize(void)

@@ -55,10 +55,15 @@ static int load_one(const char *path, struct trace_proc *p)
 			p->have_trailer = 1;
 			break;
 		}
-		if (r.kind < TRACE_CALL || r.kind > TRACE_COLL)
+		if (r.kind < TRACE_CALL || r.kind > TRACE_DROP)
 			break; /* garbage: stop at the last good record */
-		p->rec[p->nrec++] = r;
+		if (r.kind == TRACE_DROP)
+			p->dropped += r.bytes;
+		else
+			p->rec[p->nrec++] = r;
 	}
+	if (p->have_trailer)
+		p->dropped = p->tr.dropped;
 	fclose(f);
 	return 0;
 }

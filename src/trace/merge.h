@@ -22,6 +22,8 @@ struct trace_proc {
 	struct trace_rec *rec; /* the records, in the order they were made */
 	size_t nrec;
 	int have_trailer;      /* 0: the program ended before MPI_Finalize (or the file is cut) */
+	uint64_t dropped;      /* records the tracer dropped: the trailer's count, or without
+	                          one the sum of the TRACE_DROP records read */
 	struct trace_trailer tr;
 	size_t file_bytes;
 };

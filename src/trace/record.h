@@ -3,8 +3,9 @@
  * the program runs and `hclock trace` turns into OTF2 and Perfetto afterwards.
  *
  * DIR/raw/rank.R: a header, the function names, then records of 64 bytes in the order they
- * were made, written whole buffers at a time (a program that dies loses at most the buffer
- * being filled; everything before it is on disk and readable); at MPI_Finalize a trailer:
+ * were made, written whole buffers at a time (a program that calls MPI_Abort or is ended by a
+ * signal it can catch has its last buffer written too; one killed by SIGKILL loses at most
+ * the buffer being filled; everything before is on disk and readable); at MPI_Finalize a trailer:
  * the communicators (id, members as world ranks) and the summary. A reader takes what is
  * complete: records up to the last whole one, the trailer only when its magic is there.
  *
@@ -40,6 +41,10 @@ enum trace_kind {
 	TRACE_COLL = 4, /* a collective: func, root (peer, -1 none), bytes sent by this process
 	                   (count x type size), at the call's enter and leave (TRACE_F_NB: a
 	                   nonblocking one, from its start to its completion) */
+	TRACE_DROP = 5, /* records were dropped (both buffers full) before this point: bytes
+	                   holds how many since the previous TRACE_DROP, t_g/t_l when recording
+	                   resumed. Lets a reader count them without the trailer (a program that
+	                   died); the loader counts them and passes no TRACE_DROP on */
 };
 
 /* flags */
@@ -70,7 +75,8 @@ _Static_assert(sizeof(struct trace_rec) == 64, "trace_rec is 64 bytes");
 struct trace_trailer {
 	char magic[8];         /* TRACE_TRAILER_MAGIC */
 	uint64_t records;      /* records written */
-	uint64_t dropped;      /* records lost because both buffers were full */
+	uint64_t dropped;      /* records lost because both buffers were full (all of them;
+	                          the TRACE_DROP records say when) */
 	int64_t overhead_ns;   /* time the tracer took from the program: sync, finalize, and
 	                          records x their measured cost, ns */
 	int64_t rec_cost_ns;   /* measured cost of one record (two clock reads included), ns */

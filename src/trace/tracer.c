@@ -6,11 +6,13 @@
  *   HCLOCK_TRACE_DIR      output directory (default ./hclock-trace); records go to DIR/raw
  *   HCLOCK_TRACE_SYNC     sync spec (default cont(HCLOCK_DEFAULT_SYNC,drive=progress))
  *   HCLOCK_TRACE_EMULATE  emulated clocks, as hclock check --emulate
- *   HCLOCK_TRACE_FILTER   which calls are recorded: NAME or PREFIX* items, comma separated,
- *                         an item starting with '!' excludes (default: all)
+ *   HCLOCK_TRACE_FILTER   which calls are recorded (filter.h; default: all)
  *   HCLOCK_TRACE_BUFFER   records per buffer (two buffers; default 65536, 4 MiB each)
  *   HCLOCK_TRACE_TRUTH    1: the true error of every reading, summarized at MPI_Finalize
  *                         (emulated clocks only; costs two more emulated reads per reading)
+ *   HCLOCK_TRACE_TEST_SLOW_WRITER  for tests only: the writer thread sleeps this many
+ *                         microseconds before each buffer it writes (a slow disk), so that
+ *                         the drop policy below can be tested
  *
  * Buffers: records are appended to the current buffer under a spin lock; a full buffer is
  * handed to the writer thread (plain write(2), no MPI) and the other one filled meanwhile.
@@ -37,6 +39,7 @@
 #include "clock/clock.h"
 #include "hclock.h"
 #include "tools/mpitool.h"
+#include "trace/filter.h"
 #include "trace/tracer.h"
 #include "util/err.h"
 #include "util/path.h"
@@ -91,7 +94,11 @@ static struct {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int write_err;
+	char failed_path[4200];      /* DIR/raw/failed: the first process or launcher to see the
+	                                program fail creates it and says so (one line a job) */
+	int64_t slow_writer_ns;      /* HCLOCK_TRACE_TEST_SLOW_WRITER, ns (tests only) */
 	uint64_t records, dropped;
+	uint64_t drop_unsaid;        /* dropped since the last TRACE_DROP record */
 	int64_t rec_cost_ns, overhead_ns, sync_ns;
 	_Atomic int64_t progress_ns; /* time in the clock's progress calls (drive), ns */
 	/* communicators */
@@ -137,9 +144,16 @@ static void append(const struct trace_rec *r)
 		pthread_mutex_unlock(&T.mu);
 		if (busy) {
 			T.dropped++;
+			T.drop_unsaid++;
 			atomic_flag_clear_explicit(&T.lock, memory_order_release);
 			return;
 		}
+	}
+	if (T.drop_unsaid && T.n + 1 < T.cap) {
+		/* say how many went missing here (a reader without the trailer counts them) */
+		T.buf[T.cur][T.n++] = (struct trace_rec){.kind = TRACE_DROP, .peer = -1, .t_g = r->t_g,
+		                                         .t_l = r->t_l, .bytes = T.drop_unsaid};
+		T.drop_unsaid = 0;
 	}
 	T.buf[T.cur][T.n++] = *r;
 	T.records++;
@@ -176,10 +190,12 @@ static void *writer_main(void *arg)
 		int b = T.pending;
 		size_t n = T.pending_n;
 		pthread_mutex_unlock(&T.mu);
+		if (T.slow_writer_ns)
+			real_sleep_ns(T.slow_writer_ns);
 		if (write_all(T.fd, T.buf[b], n * sizeof(struct trace_rec)))
 			T.write_err = errno ? errno : EIO;
 		pthread_mutex_lock(&T.mu);
-		T.pending = -1;
+		__atomic_store_n(&T.pending, -1, __ATOMIC_RELEASE); /* read by flush_now unlocked */
 	}
 	pthread_mutex_unlock(&T.mu);
 	return NULL;
@@ -276,6 +292,125 @@ void trace_leave(struct trace_call *c)
 	struct trace_rec r = {.kind = TRACE_CALL, .func = c->func, .peer = -1, .t_g = c->t_g,
 	                      .t_l = c->t_l, .t2_g = c->t2_g, .t2_l = c->t2_l};
 	append(&r);
+}
+
+/* ---- a program that dies ---------------------------------------------------------------------- */
+
+/* When the program calls MPI_Abort or gets a signal that ends it, the records of the current
+ * buffer are written out (the writer's buffer is waited for, up to 2 s), so that DIR/raw
+ * holds every record up to then (whole records; no trailer). The signals' handlers are
+ * installed at MPI_Init over whatever was there (the program's, the MPI library's, the
+ * default; an ignored signal is left ignored), and hand the signal on to it: the program dies
+ * as it would have, its MPI library's messages included. MPI_Finalize puts the old handlers
+ * back. SIGKILL cannot be caught: a program killed by it keeps what was flushed before. */
+static const int fatal_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+                                 SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+#define NFATAL (sizeof(fatal_sigs) / sizeof(fatal_sigs[0]))
+static struct sigaction old_act[NFATAL];
+static unsigned char have_old[NFATAL];
+
+static void sleep_us(long us) /* async-signal-safe */
+{
+	struct timespec ts = {0, us * 1000};
+	nanosleep(&ts, NULL);
+}
+
+/* write the current buffer now (async-signal-safe: atomics, nanosleep, write) */
+static void flush_now(void)
+{
+	if (!T.on || T.fd < 0)
+		return;
+	for (int i = 0; i < 2000 && __atomic_load_n(&T.pending, __ATOMIC_ACQUIRE) >= 0; i++)
+		sleep_us(1000);
+	/* the lock, unless it stays held (by the very thread this signal interrupted) */
+	int got = 0;
+	for (int i = 0; i < 100; i++) {
+		if ((got = !atomic_flag_test_and_set_explicit(&T.lock, memory_order_acquire)))
+			break;
+		sleep_us(100);
+	}
+	if (!got)
+		return;
+	if (__atomic_load_n(&T.pending, __ATOMIC_ACQUIRE) < 0 &&
+	    (!T.n || !write_all(T.fd, T.buf[T.cur], T.n * sizeof(struct trace_rec)))) {
+		T.n = 0;
+		struct trace_rec d = {.kind = TRACE_DROP, .peer = -1, .bytes = T.drop_unsaid};
+		if (T.drop_unsaid && !write_all(T.fd, &d, sizeof(d)))
+			T.drop_unsaid = 0;
+	}
+	atomic_flag_clear_explicit(&T.lock, memory_order_release);
+}
+
+/* the job's one line about a failure, from whoever gets there first (async-signal-safe) */
+static void failure_line(const char *what)
+{
+	int fd = open(T.failed_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return;
+	close(fd);
+	char line[600];
+	size_t dl = strlen(T.failed_path) - strlen("/raw/failed");
+	int n = snprintf(line, sizeof(line), "hclock trace: rank %d %s; its records up to then are "
+	                 "in %.*s/raw (hclock trace --convert %.*s writes the trace from them)\n",
+	                 T.rank, what, (int)dl, T.failed_path, (int)dl, T.failed_path);
+	if (n > 0 && write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
+		return;
+}
+
+static void on_fatal(int sig, siginfo_t *si, void *ctx)
+{
+	(void)ctx;
+	int e = errno;
+	flush_now();
+	for (size_t i = 0; i < NFATAL; i++)
+		if (fatal_sigs[i] == sig && have_old[i])
+			sigaction(sig, &old_act[i], NULL);
+	errno = e;
+	/* a fault comes back when the instruction runs again, now to the old handler; a signal
+	 * that was sent is sent again */
+	if (si->si_code <= 0 || (sig != SIGSEGV && sig != SIGBUS && sig != SIGFPE && sig != SIGILL))
+		raise(sig);
+}
+
+static void fatal_handlers_install(void)
+{
+	struct sigaction sa = {0};
+	sa.sa_sigaction = on_fatal;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NFATAL; i++) {
+		if (sigaction(fatal_sigs[i], NULL, &old_act[i]) || old_act[i].sa_handler == SIG_IGN)
+			continue;
+		have_old[i] = !sigaction(fatal_sigs[i], &sa, NULL);
+	}
+}
+
+static void fatal_handlers_remove(void)
+{
+	for (size_t i = 0; i < NFATAL; i++) {
+		struct sigaction cur;
+		/* a handler the program set since stays */
+		if (have_old[i] && !sigaction(fatal_sigs[i], NULL, &cur) &&
+		    (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_fatal)
+			sigaction(fatal_sigs[i], &old_act[i], NULL);
+		have_old[i] = 0;
+	}
+}
+
+void trace_abort(struct trace_call *c, int errorcode)
+{
+	if (!T.on)
+		return;
+	if (c && c->func != FILTERED) {
+		now2(&c->t2_g, &c->t2_l); /* the call never returns: a slice where it was made */
+		struct trace_rec r = {.kind = TRACE_CALL, .func = c->func, .peer = -1, .t_g = c->t_g,
+		                      .t_l = c->t_l, .t2_g = c->t2_g, .t2_l = c->t2_l};
+		append(&r);
+	}
+	flush_now();
+	char what[64];
+	snprintf(what, sizeof(what), "called MPI_Abort (error code %d)", errorcode);
+	failure_line(what);
 }
 
 /* ---- communicators ---------------------------------------------------------------------------- */
@@ -484,29 +619,9 @@ static void buf_free(struct trace_rec *b, size_t n)
 
 static void set_filter(const char *f)
 {
-	int any_include = 0;
-	for (const char *p = f; p && *p;) {
-		size_t n = strcspn(p, ",");
-		if (n && *p != '!')
-			any_include = 1;
-		p += n + (p[n] == ',');
-	}
-	memset(T.enabled, !any_include, TF_COUNT);
-	for (const char *p = f; p && *p;) {
-		size_t n = strcspn(p, ",");
-		int excl = *p == '!';
-		const char *pat = p + excl;
-		size_t m = n - (size_t)excl;
-		int prefix = m && pat[m - 1] == '*';
-		if (prefix)
-			m--;
-		for (int i = 0; i < TF_COUNT; i++) {
-			const char *nm = trace_func_names[i];
-			if (prefix ? !strncmp(nm, pat, m) : strlen(nm) == m && !strncmp(nm, pat, m))
-				T.enabled[i] = !excl;
-		}
-		p += n + (p[n] == ',');
-	}
+	char bad[128];
+	if (trace_filter_apply(f, trace_func_names, TF_COUNT, T.enabled, bad, sizeof(bad)))
+		warn_line("--filter: '%s' names no MPI function of this library; left out", bad);
 }
 
 static volatile int64_t calib_sink;
@@ -584,6 +699,7 @@ void trace_init(void)
 		        path, strerror(errno));
 		ok = 0;
 	}
+	snprintf(T.failed_path, sizeof(T.failed_path), "%s/raw/failed", dir);
 	snprintf(path, sizeof(path), "%s/raw/rank.%d", dir, T.rank);
 	if (ok && (T.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
 		fprintf(stderr, "hclock trace (rank %d): cannot write %s: %s; tracing off\n", T.rank,
@@ -636,6 +752,9 @@ void trace_init(void)
 		if (T.comms)
 			T.comms[T.ncomms++] = T.world;
 		reg(MPI_COMM_SELF, 1);
+		const char *slow = getenv("HCLOCK_TRACE_TEST_SLOW_WRITER");
+		long long slow_us = slow && *slow ? strtoll(slow, NULL, 10) : 0;
+		T.slow_writer_ns = slow_us > 0 && slow_us < 10000000 ? 1000 * slow_us : 0;
 		T.writer_up = !pthread_create(&T.writer, NULL, writer_main, NULL);
 		ok = T.writer_up;
 	}
@@ -647,6 +766,7 @@ void trace_init(void)
 		T.map1 = clock_base(T.g) == T.base && m >= a - 1000 && m <= b + 1000;
 		T.rec_cost_ns = calibrate();
 		T.on = 1;
+		fatal_handlers_install();
 	} else if (T.fd >= 0) {
 		close(T.fd);
 		T.fd = -1;
@@ -705,6 +825,7 @@ void trace_finalize(void)
 	int64_t t0 = real_now_ns();
 	int was_on = T.on;
 	T.on = 0;
+	fatal_handlers_remove();
 	struct trace_trailer tr = {.magic = TRACE_TRAILER_MAGIC, .drift_max_ns = NAN,
 	                           .drift_true_ns = NAN};
 	memcpy(tr.magic, TRACE_TRAILER_MAGIC, 8);

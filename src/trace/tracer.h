@@ -59,6 +59,10 @@ void trace_append(const struct trace_rec *r);
 /* MPI_Init / MPI_Init_thread (after PMPI_Init) and MPI_Finalize (before PMPI_Finalize). */
 void trace_init(void);
 void trace_finalize(void);
+/* MPI_Abort, before PMPI_Abort: records call c (if trace_enter took it; NULL: not) as ending
+ * now, writes out the records still in memory and, if no process of the job has yet, says
+ * in one line on stderr that the program aborted and where its records are. */
+void trace_abort(struct trace_call *c, int errorcode);
 /* Whether recording is on (between init and finalize). */
 int trace_on(void);
 

@@ -12,9 +12,12 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             --sync none has inversions (the check bites); --event-truth: the true error of
             every timestamp on the other node, its p99.9 under a ten-thousandth of --sync
             none's median (which is about the 1 s offset: that one bites)
-  bad       no program, a program that does not exist, an unwritable -o, a bad --sync or
-            --emulate: one line each and a non-zero exit (the program not run); a program that calls MPI_Abort or dies of SIGSEGV: a non-zero
-            exit, and hclock trace --convert turns what is on disk into a valid trace.json
+  bad       no program, a program that does not exist, an unwritable -o, a bad --sync,
+            --emulate or --filter (a name of no MPI function): one line each and a non-zero exit (the
+            program not run); a program that calls MPI_Abort or dies of SIGSEGV: the exit code
+            (MPI_Abort's 7), one line naming what happened and where the records are, and
+            hclock trace --convert turns what is on disk into a valid trace.json that has every
+            call of the dying rank up to then
   requests  2 ranks, MINI being examples/requests_mini.c (persistent sends and receives,
             nonblocking collectives, matched probes, MPI_Request_free, MPI_Cancel): traced
             output equals untraced output; the summary pairs every message (7 x RITER + 2 per
@@ -25,6 +28,22 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             MpiSend/MpiRecv, the NonBlockingCollectiveRequest/Complete pairs and the blocking
             collectives, and hclock align reads the archive back
   symbols   LIB exports MPI_ functions only
+  filter    2 ranks: --filter MPI_Allreduce,MPI_I*send records exactly the Allreduce and
+            Isend calls (their sends unpaired: the Waitall that completes the receives is not
+            recorded), --filter '!MPI_Allreduce' everything but them (every message paired);
+            --buffer 16 (two 1 KiB buffers) and a writer made slow (HCLOCK_TRACE_TEST_SLOW_WRITER):
+            events are dropped, and recorded + dropped equal the events of the run that dropped
+            none (nothing lost silently), the program's output unchanged; hclock gantt --from/--to draws the window asked for (every Allreduce
+            bar for the whole run), a window with --to before --from gets one line, exit 2
+  linked    2 ranks, MINI being allreduce_mini linked with -lhclock_trace at build time and
+            calling MPI_Init_thread: run without hclock trace, HCLOCK_TRACE_DIR set, the
+            output is the program's own, DIR/raw is written, hclock trace --convert DIR makes
+            trace.json with every Allreduce slice and paired message
+  fortran   2 ranks, MINI being a Fortran compiler wrapper (mpif90, mpif90.mpich) and LIB
+            examples/allreduce_mini.f90: traced output equals untraced output, exit 0; under
+            MPICH (its Fortran bindings call the C MPI_ functions) every MPI_Allreduce and
+            MPI_Sendrecv is recorded and every message paired; under Open MPI (its bindings
+            call PMPI_ directly) nothing is, and the launcher says so in one line
 Prints one line per check; exits 1 if any failed."""
 import os
 import re
@@ -127,7 +146,8 @@ elif case == "bad":
     lines = [l for l in p.stderr.splitlines() if l.startswith("hclock trace")]
     check(p.returncode != 0 and len(lines) == 1 and "cannot run" in lines[0],
           f"missing program: exit {p.returncode}, {lines}")
-    for opt, val in (("--sync", "hca9/1"), ("--emulate", "skew=lots"), ("--event-truth", None)):
+    for opt, val in (("--sync", "hca9/1"), ("--emulate", "skew=lots"), ("--event-truth", None),
+                     ("--filter", "MPI_Allreduce,MPI_Allredcue")):
         p = launch(2, [hc, "trace", "-o", os.path.join(tmp, "y"), opt] + ([val] if val else []) +
                    ["--", mini, "2"])
         lines = [l for l in p.stderr.splitlines() if l.startswith("hclock trace")]
@@ -139,20 +159,47 @@ elif case == "bad":
     lines = [l for l in p.stderr.splitlines() if l.startswith("hclock trace")]
     check(p.returncode != 0 and len(lines) == 1 and "cannot write" in lines[0],
           f"unwritable -o: exit {p.returncode}, {lines}")
-    for code, what in (("-1", "MPI_Abort"), ("-11", "SIGSEGV")):
+    # rank 0 dies at the start of iteration 200 of 400: its 800 Allreduce calls before are on
+    # disk (flushed by the MPI_Abort wrapper or the signal handler, not only whole buffers)
+    for code, what, said in (("-1", "MPI_Abort", "rank 0 called MPI_Abort (error code 7)"),
+                             ("-11", "SIGSEGV", "(rank 0) died of signal 11")):
         d = os.path.join(tmp, "die" + code)
-        p = launch(2, [hc, "trace", "-o", d, "--buffer", "64", "--", mini, "400", "20", code])
-        check(p.returncode != 0, f"{what}: non-zero exit ({p.returncode})")
+        p = launch(2, [hc, "trace", "-o", d, "--buffer", "1024", "--", mini, "400", "20", code])
+        lines = [l for l in p.stderr.splitlines() if l.startswith("hclock trace") and
+                 ("died of signal" in l or "called MPI_Abort" in l)]
+        check(p.returncode == (7 if code == "-1" else p.returncode or 1) and len(lines) == 1 and
+              said in lines[0] and "--convert" in lines[0],
+              f"{what}: exit {p.returncode}{' (expected 7)' if code == '-1' else ''}, one line "
+              f"naming what happened and where the records are: {lines}")
         c = subprocess.run([hc, "trace", "--convert", d], capture_output=True, text=True)
         ok = c.returncode == 0
         try:
             ev = load(d)
             n = sum(1 for e in ev if e.get("ph") == "X")
+            n0 = sum(1 for e in ev if e.get("ph") == "X" and e.get("pid") == 0 and
+                     e["name"] == "MPI_Allreduce")
+            ab = sum(1 for e in ev if e.get("ph") == "X" and e["name"] == "MPI_Abort")
         except Exception as e:  # noqa: BLE001
-            ok, n = False, str(e)
-        check(ok and isinstance(n, int) and n > 0,
+            ok, n, n0, ab = False, str(e), 0, 0
+        # records dropped (the writer thread starved on busy cores) are counted even without
+        # the trailer: then fewer Allreduce slices, never fewer without a count
+        drop = summary_num(c.stderr, "dropped")
+        check(ok and isinstance(n, int) and n > 0 and drop is not None and
+              (n0 == 800 if drop == 0 else 800 - drop <= n0 < 800) and ab == (code == "-1"),
               f"{what}: --convert writes a valid trace.json from what was on disk ({n} slices; "
-              f"{c.stderr.strip()[-300:]})")
+              f"rank 0's MPI_Allreduce {n0}, expected 800 ({drop} records dropped); "
+              f"MPI_Abort {ab}; {c.stderr.strip()[-300:]})")
+    # dropped records are counted without the trailer too (TRACE_DROP records): a slow writer,
+    # tiny buffers, and a program that dies
+    d = os.path.join(tmp, "die-drop")
+    os.environ["HCLOCK_TRACE_TEST_SLOW_WRITER"] = "2000"
+    p = launch(2, [hc, "trace", "-o", d, "--buffer", "16", "--", mini, "400", "0", "-11"])
+    os.environ.pop("HCLOCK_TRACE_TEST_SLOW_WRITER")
+    c = subprocess.run([hc, "trace", "--convert", d], capture_output=True, text=True)
+    drop = summary_num(c.stderr, "dropped")
+    check(c.returncode == 0 and "(0 finished MPI_Finalize" in c.stderr and drop and drop > 100,
+          f"a program that died after its records were dropped: --convert counts them without "
+          f"the trailer ({drop} dropped, expected over 100) {c.stderr.strip()[:300]}")
 elif case == "requests":
     RITER = 20
     plain = launch(2, [mini, str(RITER)])
@@ -237,6 +284,121 @@ elif case == "symbols":
     syms = [l.split()[-1] for l in out.splitlines() if l.strip()]
     stray = [s for s in syms if not s.startswith("MPI_")]
     check(len(syms) > 100 and not stray, f"{len(syms)} exported symbols, not MPI_: {stray[:10]}")
+elif case == "filter":
+    def slices(ev, name, r):
+        return sum(1 for e in ev if e.get("ph") == "X" and e.get("pid") == r and e["name"] == name)
+
+    d = os.path.join(tmp, "inc")
+    p = launch(2, [hc, "trace", "-o", d, "--filter", "MPI_Allreduce,MPI_I*send", "--",
+                   mini, str(ITER), "20"])
+    ev = load_checked(d)
+    names = sorted({e["name"] for e in ev if e.get("ph") == "X"})
+    got = [(slices(ev, "MPI_Allreduce", r), slices(ev, "MPI_Isend", r)) for r in (0, 1)]
+    check(p.returncode == 0 and names == ["MPI_Allreduce", "MPI_Isend"] and
+          got == [(4 * ITER, 2 * ITER)] * 2 and summary_num(p.stderr, "unpaired") == 4 * ITER,
+          f"--filter MPI_Allreduce,MPI_I*send: exit {p.returncode}, calls {names}, "
+          f"(Allreduce, Isend) per rank {got} (expected {(4 * ITER, 2 * ITER)}), "
+          f"{summary_num(p.stderr, 'unpaired')} unpaired sends (expected {4 * ITER})")
+    d = os.path.join(tmp, "exc")
+    p = launch(2, [hc, "trace", "-o", d, "--filter", "!MPI_Allreduce", "--", mini, str(ITER), "20"])
+    ev = load_checked(d)
+    got = [(slices(ev, "MPI_Allreduce", r), slices(ev, "MPI_Waitall", r)) for r in (0, 1)]
+    check(p.returncode == 0 and got == [(0, ITER)] * 2 and
+          summary_num(p.stderr, "messages paired") == 4 * ITER and
+          summary_num(p.stderr, "unpaired") == 0,
+          f"--filter '!MPI_Allreduce': exit {p.returncode}, (Allreduce, Waitall) per rank {got} "
+          f"(expected {(0, ITER)}), {summary_num(p.stderr, 'messages paired')} messages paired "
+          f"(expected {4 * ITER})")
+    # nothing lost silently: what a tiny buffer drops is counted
+    n_ev = {}
+    for buf in ("65536", "16"):
+        d = os.path.join(tmp, "buf" + buf)
+        if buf == "16":  # a writer 2 ms late for every 1 KiB buffer: most events are dropped
+            os.environ["HCLOCK_TRACE_TEST_SLOW_WRITER"] = "2000"
+        p = launch(2, [hc, "trace", "-o", d, "--buffer", buf, "--", mini, str(4 * ITER), "0"])
+        os.environ.pop("HCLOCK_TRACE_TEST_SLOW_WRITER", None)
+        n_ev[buf] = (p.returncode, summary_num(p.stderr, "events"), summary_num(p.stderr, "dropped"),
+                     p.stdout)
+    (rc0, all0, drop0, out0), (rc1, rec1, drop1, out1) = n_ev["65536"], n_ev["16"]
+    check(rc0 == rc1 == 0 and out0 == out1 and drop0 == 0 and all0 and rec1 is not None and
+          drop1 and rec1 + drop1 == all0,
+          f"--buffer 16, a slow writer: {rec1} events recorded + {drop1} dropped (expected some) "
+          f"= {all0} events of the run with the default buffer, which dropped {drop0}; the "
+          f"program's output the same (exits {rc0}, {rc1})")
+    ev = load_checked(os.path.join(tmp, "buf16"))
+    check(len(ev) > 0, f"--buffer 16: trace.json parses with what was kept ({len(ev)} events)")
+    # hclock gantt's window
+    svg = os.path.join(tmp, "w.svg")
+    g = subprocess.run([hc, "gantt", os.path.join(tmp, "buf65536"), "--op", "allreduce",
+                        "--from", "0", "--to", "1000", "-o", svg], capture_output=True, text=True)
+    try:
+        import xml.etree.ElementTree as ET
+        root = ET.parse(svg).getroot()
+        bars = len([e for e in root.iter("{http://www.w3.org/2000/svg}rect")
+                    if e.get("fill") == "#d62728"])
+    except Exception as e:  # noqa: BLE001
+        bars = str(e)
+    check(g.returncode == 0 and bars == 2 * 4 * 4 * ITER,
+          f"hclock gantt --from 0 --to 1000: every Allreduce bar of both ranks ({bars}, expected "
+          f"{2 * 4 * 4 * ITER}) {g.stderr.strip()[-200:]}")
+    g = subprocess.run([hc, "gantt", os.path.join(tmp, "buf65536"), "--op", "allreduce",
+                        "--from", "2", "--to", "1", "-o", svg], capture_output=True, text=True)
+    check(g.returncode == 2 and len(g.stderr.strip().splitlines()) == 1,
+          f"hclock gantt --from 2 --to 1: one line, exit 2 ({g.returncode}: {g.stderr.strip()})")
+elif case == "linked":
+    d = os.path.join(tmp, "linked")
+    os.environ["HCLOCK_TRACE_DIR"] = d
+    p = launch(2, [mini, str(ITER), "20"])
+    del os.environ["HCLOCK_TRACE_DIR"]
+    check(p.returncode == 0 and "checksum" in p.stdout and
+          os.path.exists(os.path.join(d, "raw", "rank.1")),
+          f"linked with -lhclock_trace, run without hclock trace: exit {p.returncode}, "
+          f"{p.stdout.strip()!r}, {d}/raw/rank.1 written {p.stderr[-400:]}")
+    c = subprocess.run([hc, "trace", "--convert", d], capture_output=True, text=True)
+    ev = load_checked(d)
+    n = [sum(1 for e in ev if e.get("ph") == "X" and e.get("pid") == r and
+             e["name"] == "MPI_Allreduce") for r in (0, 1)]
+    # (MPI_Init_thread itself is not recorded: the trace starts when it has synchronized)
+    check(c.returncode == 0 and n == [4 * ITER] * 2 and
+          summary_num(c.stderr, "messages paired") == 4 * ITER and
+          summary_num(c.stderr, "unpaired") == 0 and "drift check at MPI_Finalize" in c.stderr,
+          f"hclock trace --convert: exit {c.returncode}, MPI_Allreduce slices {n} (expected "
+          f"{4 * ITER} each), "
+          f"{summary_num(c.stderr, 'messages paired')} messages paired (expected {4 * ITER}), "
+          f"drift check {'in' if 'drift check at' in c.stderr else 'not in'} the summary "
+          f"{c.stderr.strip()[-300:]}")
+elif case == "fortran":
+    fc, src = mini, lib
+    exe = os.path.join(tmp, "allreduce_mini_f")
+    cc = subprocess.run([fc, "-O1", "-o", exe, src], capture_output=True, text=True)
+    check(cc.returncode == 0, f"{fc} builds {src} ({cc.stderr.strip()[-400:]})")
+    if cc.returncode == 0:
+        FIT = 50
+        mpich = "mpich" in subprocess.run([fc, "-show"], capture_output=True, text=True).stdout
+        plain = launch(2, [exe, str(FIT)])
+        d = os.path.join(tmp, "f")
+        traced = launch(2, [hc, "trace", "-o", d, "--", exe, str(FIT)])
+        check_exits(plain, traced)
+        check(plain.stdout == traced.stdout and "checksum" in plain.stdout,
+              f"traced output equals untraced output ({plain.stdout.strip()!r})")
+        lines = [l for l in traced.stderr.splitlines() if l.startswith("hclock trace")]
+        if mpich:
+            ev = load_checked(d)
+            n = [(sum(1 for e in ev if e.get("ph") == "X" and e.get("pid") == r and
+                      e["name"] == "MPI_Allreduce"),
+                  sum(1 for e in ev if e.get("ph") == "X" and e.get("pid") == r and
+                      e["name"] == "MPI_Sendrecv")) for r in (0, 1)]
+            check(n == [(FIT + 1, FIT)] * 2 and
+                  summary_num(traced.stderr, "messages paired") == 2 * FIT and
+                  summary_num(traced.stderr, "unpaired") == 0,
+                  f"MPICH: a Fortran program's calls are recorded: (MPI_Allreduce, "
+                  f"MPI_Sendrecv) per rank {n} (expected {(FIT + 1, FIT)}), "
+                  f"{summary_num(traced.stderr, 'messages paired')} messages paired "
+                  f"(expected {2 * FIT})")
+        else:
+            check(len(lines) == 1 and "Fortran" in lines[0] and
+                  not os.path.exists(os.path.join(d, "trace.json")),
+                  f"Open MPI: nothing recorded, and one line says why ({lines})")
 else:
     sys.exit(f"trace_test.py: unknown case {case}")
-sys.exit(1 if tracecheck.failed else 0)
+tracecheck.finish(tmp)
