@@ -243,11 +243,19 @@ static void truth_note(int64_t g, int64_t ref1)
 		;
 }
 
+/* the global clock's latest reading in this thread, ns: a thread's timestamps never go back
+ * (with real clocks they cannot; an emulated clock's read noise could make a call end before
+ * it began, which trace viewers drop) */
+static TLS int64_t last_g = INT64_MIN;
+
 static inline void now2(int64_t *g, int64_t *l)
 {
 	int64_t ref1 = TT.on ? truth_ref() : 0;
 	*l = hclock_now(T.base);
 	*g = T.map1 ? clock_apply_chain(T.g, *l) : hclock_now(T.g);
+	if (*g < last_g)
+		*g = last_g;
+	last_g = *g;
 	if (TT.on)
 		truth_note(*g, ref1);
 }

@@ -21,7 +21,7 @@ import sys
 import tempfile
 
 import tracecheck
-from tracecheck import check, load, summary_num
+from tracecheck import check, load_checked, summary_num
 
 app, hc, run, mpiexec = sys.argv[1:5]
 EMU = "offset=1,skew=100e-6,noise=20e-9,seed=11"
@@ -94,7 +94,7 @@ check(summary_num(err, "dropped") == 0 and summary_num(err, "unpaired") == 0 and
       f"({[l for l in err.splitlines() if l.startswith('hclock trace')][:1]})")
 check("drift check at MPI_Finalize" in err and "true error" in err, "summary has the drift check")
 try:
-    ev = load(tdir)
+    ev = load_checked(tdir)
     slices = sum(1 for e in ev if e.get("ph") == "X")
     starts = {e["id"]: e["ts"] for e in ev if e.get("ph") == "s"}
     ends = {e["id"]: e["ts"] for e in ev if e.get("ph") == "f"}

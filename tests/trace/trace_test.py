@@ -174,7 +174,7 @@ elif case == "bad":
         c = subprocess.run([hc, "trace", "--convert", d], capture_output=True, text=True)
         ok = c.returncode == 0
         try:
-            ev = load(d)
+            ev = load_checked(d)
             n = sum(1 for e in ev if e.get("ph") == "X")
             n0 = sum(1 for e in ev if e.get("ph") == "X" and e.get("pid") == 0 and
                      e["name"] == "MPI_Allreduce")

@@ -35,12 +35,95 @@ def load(d):
 
 
 def load_checked(d):
-    """trace.json's events, or [] and a failed check when it does not parse"""
+    """trace.json's events, or [] and a failed check when it does not parse; what parses is
+    checked against Perfetto's import rules (perfetto_problems)"""
     try:
-        return load(d)
+        ev = load(d)
     except Exception as e:  # noqa: BLE001 - any parse error is the finding
         check(False, f"trace.json parses: {e}")
         return []
+    bad = perfetto_problems(ev)
+    check(not bad, f"trace.json keeps Perfetto's import rules ({len(ev)} events): {bad[:5]}")
+    return ev
+
+
+def perfetto_problems(ev):
+    """What ui.perfetto.dev's JSON importer would drop or count as an error in these events
+    (its rules as read in its trace processor: json_trace_parser_impl.cc, slice_tracker.cc,
+    flow_tracker.cc): every event has a phase, an integer pid and tid; a complete event ('X')
+    a numeric ts and a dur >= 0; complete events on one thread nest or are disjoint (a
+    partial overlap is dropped; intervals closed on the left, open on the right); an async
+    pair ('b'/'e') has a cat and an id, one end per begin, not before it; a flow start ('s')
+    and a flow end bound to its enclosing slice ('f', "bp":"e") lie inside a complete event
+    of their thread (else the arrow has no slice to leave or reach), each flow id once each."""
+    import bisect
+    probs = []
+
+    def ns(t):
+        return round(float(t) * 1000)
+
+    tracks, flows, asyncs = {}, {}, {}
+    for e in ev:
+        ph = e.get("ph")
+        if not isinstance(ph, str) or not isinstance(e.get("pid"), int) or \
+                not isinstance(e.get("tid"), int):
+            probs.append(f"no phase, pid or tid: {e}")
+            continue
+        if ph == "M":
+            continue
+        if not isinstance(e.get("ts"), (int, float)):
+            probs.append(f"no numeric ts: {e}")
+            continue
+        key = (e["pid"], e["tid"])
+        if ph == "X":
+            if not isinstance(e.get("dur"), (int, float)) or e["dur"] < 0:
+                probs.append(f"complete event without a dur >= 0: {e}")
+                continue
+            tracks.setdefault(key, []).append((ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]), e["name"]))
+        elif ph in ("b", "e"):
+            if not e.get("cat") or "id" not in e:
+                probs.append(f"async event without cat or id: {e}")
+                continue
+            asyncs.setdefault((e["pid"], e["cat"], e["id"], e.get("name")), []).append((ph, ns(e["ts"])))
+        elif ph in ("s", "f"):
+            if "id" not in e:
+                probs.append(f"flow event without id: {e}")
+                continue
+            if ph == "f" and e.get("bp") != "e":
+                probs.append(f"flow end not bound to its enclosing slice: {e}")
+            flows.setdefault((e.get("cat"), e.get("name"), e["id"]), []).append((ph, key, ns(e["ts"])))
+        else:
+            probs.append(f"phase {ph!r} not written by hclock: {e}")
+    starts = {}
+    for key, sl in tracks.items():
+        sl.sort(key=lambda x: (x[0], -x[1]))
+        stack = []
+        for s, t, name in sl:
+            while stack and (stack[-1][1] < s or (stack[-1][1] == s and not (stack[-1][0] == t == s))):
+                stack.pop()
+            if stack and s < stack[-1][1] < t:
+                probs.append(f"rank {key[0]}: {name} [{s}, {t}] ns overlaps {stack[-1][2]} "
+                             f"[{stack[-1][0]}, {stack[-1][1]}] partly")
+            stack.append((s, t, name))
+        starts[key] = [x[0] for x in sl]
+    for k, v in asyncs.items():
+        b = sorted(t for ph, t in v if ph == "b")
+        e = sorted(t for ph, t in v if ph == "e")
+        if len(b) != len(e) or any(y < x for x, y in zip(b, e)):
+            probs.append(f"async {k}: {len(b)} begins, {len(e)} ends")
+    for k, v in flows.items():
+        if sorted(ph for ph, _, _ in v) != ["f", "s"]:
+            probs.append(f"flow {k}: {[ph for ph, _, _ in v]} (one s and one f expected)")
+            continue
+        for ph, key, t in v:
+            sl, st = tracks.get(key, []), starts.get(key, [])
+            i = bisect.bisect_right(st, t) - 1
+            j = i
+            while j >= 0 and i - j < 64 and sl[j][1] < t:
+                j -= 1
+            if j < 0 or i - j >= 64 or sl[j][1] < t:
+                probs.append(f"flow {k}: its {ph} at {t} ns on rank {key[0]} is in no slice")
+    return probs
 
 
 def check_exits(plain, traced):
