@@ -9,6 +9,34 @@
 
 #include "trace/merge.h"
 
+/* A file cut short (SIGKILL: the buffer being filled is lost) can end in a message record
+ * whose call's record was in the lost part (a call's record follows the message records it
+ * makes). Each trailing run of such records of one function gets a call record from the
+ * first to the last of them, marked cut, so that every message lies inside its call. */
+static void close_cut_calls(struct trace_proc *p)
+{
+	size_t i = p->nrec;
+	while (i > 0 && (p->rec[i - 1].kind == TRACE_SEND || p->rec[i - 1].kind == TRACE_RECV))
+		i--;
+	if (i == p->nrec)
+		return;
+	size_t extra = p->nrec - i;
+	struct trace_rec *r = realloc(p->rec, (p->nrec + extra) * sizeof(*r));
+	if (!r)
+		return;
+	p->rec = r;
+	size_t n = p->nrec;
+	for (size_t a = i; a < n;) {
+		size_t b = a;
+		while (b + 1 < n && r[b + 1].func == r[a].func)
+			b++;
+		r[p->nrec++] = (struct trace_rec){.kind = TRACE_CALL, .flags = TRACE_F_CUT,
+		                                  .func = r[a].func, .peer = -1, .t_g = r[a].t_g,
+		                                  .t_l = r[a].t_l, .t2_g = r[b].t_g, .t2_l = r[b].t_l};
+		a = b + 1;
+	}
+}
+
 static int load_one(const char *path, struct trace_proc *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -65,6 +93,8 @@ static int load_one(const char *path, struct trace_proc *p)
 	if (p->have_trailer)
 		p->dropped = p->tr.dropped;
 	fclose(f);
+	if (!p->have_trailer)
+		close_cut_calls(p); /* out of memory: the trace stays usable without them */
 	return 0;
 }
 
@@ -283,6 +313,8 @@ int trace_write_perfetto(const struct trace_set *ts, const struct trace_msg *m, 
 			if (x->kind == TRACE_COLL)
 				fprintf(f, ",\"args\":{\"root\":%d,\"bytes\":%" PRIu64 ",\"comm\":\"%016" PRIx64
 				        "\"}", x->peer, x->bytes, x->comm);
+			else if (x->flags & TRACE_F_CUT)
+				fprintf(f, ",\"args\":{\"returned\":false}");
 			fputc('}', f);
 		}
 	}

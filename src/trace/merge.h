@@ -57,7 +57,8 @@ uint64_t trace_inversions(const struct trace_set *ts, const struct trace_msg *m,
 const char *trace_func_name(const struct trace_proc *p, const struct trace_rec *r);
 
 /* DIR/trace.json: Chrome trace-event JSON for ui.perfetto.dev (complete events per rank on
- * the global clock, in us since t0_g with ns digits; flow arrows from each send to its
+ * the global clock, in us since t0_g with ns digits; a call the program was ended in has
+ * args {"returned": false} and ends where it was ended; flow arrows from each send to its
  * receive; a nonblocking collective as an async begin/end pair, category "nbc", from its
  * start call's enter to its completing call's leave). Written to a temporary file and
  * renamed. Returns 0 or -1 with err. */

@@ -53,6 +53,8 @@ enum {
 	                   the enter of the call that started it, t2_g/t2_l the leave of the Wait
 	                   or Test call that completed it (each call has its own TRACE_CALL);
 	                   made when it completed. Files without the flag: blocking ones only */
+	TRACE_F_CUT = 2, /* TRACE_CALL of a call that had not returned when the program was
+	                    ended (a signal, MPI_Abort elsewhere): t2_g/t2_l when it was ended */
 };
 
 struct trace_rec {

@@ -247,6 +247,19 @@ static void truth_note(int64_t g, int64_t ref1)
  * (with real clocks they cannot; an emulated clock's read noise could make a call end before
  * it began, which trace viewers drop) */
 static TLS int64_t last_g = INT64_MIN;
+/* the recorded call this thread is in (NULL: none), for a program ended inside it; the
+ * MPI_Init thread's also in main_call, for a signal that another thread (an MPI library's
+ * own, Open MPI's for one) happens to handle */
+static TLS struct trace_call *cur_call;
+static TLS int main_thread;
+static struct trace_call *_Atomic main_call;
+
+static inline void set_cur(struct trace_call *c)
+{
+	cur_call = c;
+	if (main_thread)
+		atomic_store_explicit(&main_call, c, memory_order_release);
+}
 
 static inline void now2(int64_t *g, int64_t *l)
 {
@@ -281,14 +294,17 @@ int trace_enter(enum trace_func f, struct trace_call *c)
 	if (!T.on || in_tracer)
 		return 0;
 	c->func = T.enabled[f] ? (uint16_t)f : FILTERED;
+	c->prev = cur_call;
 	now2(&c->t_g, &c->t_l);
 	if (drive(c->t_l))
 		now2(&c->t_g, &c->t_l); /* the call starts after the clock's work */
+	set_cur(c);
 	return 1;
 }
 
 void trace_leave(struct trace_call *c)
 {
+	set_cur(c->prev);
 	now2(&c->t2_g, &c->t2_l);
 	/* at leave too: a ping that arrived while this process was blocked in the call (a
 	 * collective waiting for the very process that pinged) is answered now, not at the
@@ -323,8 +339,10 @@ static void sleep_us(long us) /* async-signal-safe */
 	nanosleep(&ts, NULL);
 }
 
-/* write the current buffer now (async-signal-safe: atomics, nanosleep, write) */
-static void flush_now(void)
+/* write the current buffer now (async-signal-safe: atomics, nanosleep, write, reading the
+ * clocks); cut: the program is being ended, and a call this thread is inside (not the
+ * tracer's own work) is recorded as ending now (TRACE_F_CUT) */
+static void flush_now(int cut)
 {
 	if (!T.on || T.fd < 0)
 		return;
@@ -339,6 +357,26 @@ static void flush_now(void)
 	}
 	if (!got)
 		return;
+	/* this thread's call, or if it is in none, the MPI_Init thread's */
+	struct trace_call *c = !cut ? NULL : cur_call ? (in_tracer ? NULL : cur_call)
+	                                              : atomic_load_explicit(&main_call, memory_order_acquire);
+	if (c && c->func != FILTERED) {
+		struct trace_rec r = {.kind = TRACE_CALL, .flags = TRACE_F_CUT, .func = c->func,
+		                      .peer = -1, .t_g = c->t_g, .t_l = c->t_l};
+		r.t2_l = hclock_now(T.base);
+		r.t2_g = T.map1 ? clock_apply_chain(T.g, r.t2_l) : hclock_now(T.g);
+		if (r.t2_g < c->t_g)
+			r.t2_g = c->t_g;
+		if (T.n < T.cap) {
+			T.buf[T.cur][T.n++] = r;
+		} else {
+			T.dropped++;
+			T.drop_unsaid++;
+		}
+		if (c == cur_call)
+			cur_call = NULL;
+		atomic_compare_exchange_strong(&main_call, &c, NULL);
+	}
 	if (__atomic_load_n(&T.pending, __ATOMIC_ACQUIRE) < 0 &&
 	    (!T.n || !write_all(T.fd, T.buf[T.cur], T.n * sizeof(struct trace_rec)))) {
 		T.n = 0;
@@ -349,12 +387,13 @@ static void flush_now(void)
 	atomic_flag_clear_explicit(&T.lock, memory_order_release);
 }
 
-/* the job's one line about a failure, from whoever gets there first (async-signal-safe) */
-static void failure_line(const char *what)
+/* the job's one line about a failure, from whoever gets there first (async-signal-safe);
+ * returns whether this process said it */
+static int failure_line(const char *what)
 {
 	int fd = open(T.failed_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (fd < 0)
-		return;
+		return 0;
 	close(fd);
 	char line[600];
 	size_t dl = strlen(T.failed_path) - strlen("/raw/failed");
@@ -362,14 +401,15 @@ static void failure_line(const char *what)
 	                 "in %.*s/raw (hclock trace --convert %.*s writes the trace from them)\n",
 	                 T.rank, what, (int)dl, T.failed_path, (int)dl, T.failed_path);
 	if (n > 0 && write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
-		return;
+		return 0;
+	return 1;
 }
 
 static void on_fatal(int sig, siginfo_t *si, void *ctx)
 {
 	(void)ctx;
 	int e = errno;
-	flush_now();
+	flush_now(1);
 	for (size_t i = 0; i < NFATAL; i++)
 		if (fatal_sigs[i] == sig && have_old[i])
 			sigaction(sig, &old_act[i], NULL);
@@ -409,16 +449,22 @@ void trace_abort(struct trace_call *c, int errorcode)
 {
 	if (!T.on)
 		return;
+	if (c)
+		set_cur(c->prev);
 	if (c && c->func != FILTERED) {
 		now2(&c->t2_g, &c->t2_l); /* the call never returns: a slice where it was made */
 		struct trace_rec r = {.kind = TRACE_CALL, .func = c->func, .peer = -1, .t_g = c->t_g,
 		                      .t_l = c->t_l, .t2_g = c->t2_g, .t2_l = c->t2_l};
 		append(&r);
 	}
-	flush_now();
+	flush_now(0);
 	char what[64];
 	snprintf(what, sizeof(what), "called MPI_Abort (error code %d)", errorcode);
-	failure_line(what);
+	/* MPICH's launcher may end the job before it forwards what the aborting process wrote
+	 * last (its own Abort message was lost in 1 of 8 launches, and this line with it): a
+	 * moment for it to pass, which an aborting job can spare */
+	if (failure_line(what))
+		real_sleep_ns(50000000);
 }
 
 /* ---- communicators ---------------------------------------------------------------------------- */
@@ -581,6 +627,7 @@ void trace_recv(const struct trace_call *c, MPI_Comm comm, const MPI_Status *st,
 void trace_coll(const struct trace_call *c, MPI_Comm comm, int root, int count,
                 MPI_Datatype type)
 {
+	set_cur(c->prev);
 	if (c->func == FILTERED)
 		return;
 	in_tracer = 1;
@@ -654,6 +701,7 @@ static int64_t calibrate(void)
 void trace_init(void)
 {
 	in_tracer = 1;
+	main_thread = 1;
 	int64_t t0 = real_now_ns();
 	PMPI_Comm_rank(MPI_COMM_WORLD, &T.rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &T.size);

@@ -22,12 +22,15 @@ struct trace_call {
 	uint16_t func;
 	int64_t t_g, t_l;   /* enter, ns */
 	int64_t t2_g, t2_l; /* leave (set by trace_leave), ns */
+	struct trace_call *prev; /* the call of this thread it is made inside, if any (tracer.c:
+	                            a program ended inside a call gets that call recorded) */
 };
 
 /* Whether this call is recorded (tracing on, not filtered out, not the tracer's own); if so
  * takes the enter times. Cheap when off. */
 int trace_enter(enum trace_func f, struct trace_call *c);
-/* Take the leave times; record the call (TRACE_CALL) unless it is filtered out. */
+/* Take the leave times; record the call (TRACE_CALL) unless it is filtered out. Every call
+ * trace_enter took ends in trace_leave, trace_coll or trace_abort. */
 void trace_leave(struct trace_call *c);
 
 /* The communicator's id and the world rank of its rank r (-1: r < 0 such as MPI_ANY_SOURCE or

@@ -17,7 +17,8 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             program not run); a program that calls MPI_Abort or dies of SIGSEGV: the exit code
             (MPI_Abort's 7), one line naming what happened and where the records are, and
             hclock trace --convert turns what is on disk into a valid trace.json that has every
-            call of the dying rank up to then
+            call of the dying rank up to then (and under Open MPI, whose mpirun ends the other
+            rank with SIGTERM, the call that rank was blocked in, marked as not returned)
   requests  2 ranks, MINI being examples/requests_mini.c (persistent sends and receives,
             nonblocking collectives, matched probes, MPI_Request_free, MPI_Cancel): traced
             output equals untraced output; the summary pairs every message (7 x RITER + 2 per
@@ -138,6 +139,8 @@ elif case == "skew":
     check(res["none"] is not None and res["none"] > 0,
           f"--sync none: {res['none']} inversions (expected some: the check bites)")
 elif case == "bad":
+    openmpi = "open" in subprocess.run([mpiexec, "--version"], capture_output=True,
+                                       text=True).stdout.lower()
     p = launch(2, [hc, "trace"])
     lines = [l for l in p.stderr.splitlines() if l.startswith("hclock trace")]
     check(p.returncode != 0 and len(lines) == 1 and "no program" in lines[0],
@@ -179,8 +182,10 @@ elif case == "bad":
             n0 = sum(1 for e in ev if e.get("ph") == "X" and e.get("pid") == 0 and
                      e["name"] == "MPI_Allreduce")
             ab = sum(1 for e in ev if e.get("ph") == "X" and e["name"] == "MPI_Abort")
+            cut = [e for e in ev if e.get("ph") == "X" and e["pid"] == 1 and
+                   e.get("args", {}).get("returned") is False]
         except Exception as e:  # noqa: BLE001
-            ok, n, n0, ab = False, str(e), 0, 0
+            ok, n, n0, ab, cut = False, str(e), 0, 0, []
         # records dropped (the writer thread starved on busy cores) are counted even without
         # the trailer: then fewer Allreduce slices, never fewer without a count
         drop = summary_num(c.stderr, "dropped")
@@ -189,6 +194,11 @@ elif case == "bad":
               f"{what}: --convert writes a valid trace.json from what was on disk ({n} slices; "
               f"rank 0's MPI_Allreduce {n0}, expected 800 ({drop} records dropped); "
               f"MPI_Abort {ab}; {c.stderr.strip()[-300:]})")
+        # Open MPI's mpirun ends rank 1, blocked on the dead rank 0, with SIGTERM: its tracer
+        # records the call it was in as cut (MPICH's launcher kills it outright)
+        if openmpi:
+            check(len(cut) == 1, f"{what}: rank 1 was ended inside a call, recorded as not "
+                  f"returned: {[(e['name'], e['ts']) for e in cut]}")
     # dropped records are counted without the trailer too (TRACE_DROP records): a slow writer,
     # tiny buffers, and a program that dies
     d = os.path.join(tmp, "die-drop")
