@@ -12,8 +12,9 @@
  * residual norm, two dot products, a convergence test). Prints one checksum line on rank 0
  * that depends only on the arithmetic (traced and untraced runs print the same), and exits
  * with EXIT_CODE (default 0; for the tests of exit codes passing through). EXIT_CODE -1:
- * rank 0 calls MPI_Abort(MPI_COMM_WORLD, 7) halfway; -11: rank 0 dies of SIGSEGV halfway
- * (the tests of programs that die while traced). Built with ALLREDUCE_MINI_INIT_THREAD
+ * rank 0 calls MPI_Abort(MPI_COMM_WORLD, 7) halfway; -11: rank 0 dies of SIGSEGV halfway;
+ * -2: rank 0 calls exit(5) halfway, without MPI_Finalize (the tests of programs that die
+ * while traced). Built with ALLREDUCE_MINI_INIT_THREAD
  * defined it starts MPI with MPI_Init_thread (allreduce_mini_linked).
  */
 #include <math.h>
@@ -61,6 +62,8 @@ int main(int argc, char **argv)
 			MPI_Abort(MPI_COMM_WORLD, 7);
 		if (rank == 0 && it == iters / 2 && code == -11)
 			raise(SIGSEGV);
+		if (rank == 0 && it == iters / 2 && code == -2)
+			exit(5);
 		/* uneven work: rank r does (1 + (r + it) % 3 / 2) x the base */
 		(void)work(work_us * (1 + ((rank + it) % 3) * 0.5), rank + it);
 		MPI_Request q[4];

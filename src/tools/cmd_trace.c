@@ -429,11 +429,15 @@ int cmd_trace(int argc, char **argv)
 	}
 	int prc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	/* one line a job: from the first of the tracer (MPI_Abort) and the launchers to see a
-	 * program die (a signal; mpirun then ends the others with SIGTERM) */
+	 * program die or fail (mpirun then ends the others, whose lines would only say that) */
 	if (WIFSIGNALED(status) && claim(absdir, "failed"))
 		err_line("hclock trace", "%s (rank %d) died of signal %d (%s); its records up to then "
 		         "are in %s/raw (hclock trace --convert %s writes the trace from them)", prog[0],
 		         g_rank, WTERMSIG(status), strsignal(WTERMSIG(status)), absdir, absdir);
+	else if (prc && claim(absdir, "failed"))
+		err_line("hclock trace", "%s (rank %d) exited with code %d; its records are in %s/raw "
+		         "(hclock trace --convert %s writes the trace from them, should %s/trace.json "
+		         "not appear)", prog[0], g_rank, prc, absdir, absdir, absdir);
 	/* the outputs; after a failure the others' programs may never end (their partner is
 	 * gone): wait briefly, convert what is there (hclock trace --convert can redo it) */
 	mark(absdir, mk);

@@ -326,7 +326,8 @@ void trace_leave(struct trace_call *c)
  * installed at MPI_Init over whatever was there (the program's, the MPI library's, the
  * default; an ignored signal is left ignored), and hand the signal on to it: the program dies
  * as it would have, its MPI library's messages included. MPI_Finalize puts the old handlers
- * back. SIGKILL cannot be caught: a program killed by it keeps what was flushed before. */
+ * back. SIGKILL cannot be caught: a program killed by it keeps what was flushed before. A
+ * program that exits without MPI_Finalize writes them from a destructor. */
 static const int fatal_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
                                  SIGTERM, SIGINT, SIGHUP, SIGQUIT};
 #define NFATAL (sizeof(fatal_sigs) / sizeof(fatal_sigs[0]))
@@ -418,6 +419,13 @@ static void on_fatal(int sig, siginfo_t *si, void *ctx)
 	 * that was sent is sent again */
 	if (si->si_code <= 0 || (sig != SIGSEGV && sig != SIGBUS && sig != SIGFPE && sig != SIGILL))
 		raise(sig);
+}
+
+/* a program that exits without MPI_Finalize (exit() on an error path) writes its records
+ * too (no trailer) */
+__attribute__((destructor)) static void at_exit_flush(void)
+{
+	flush_now(0);
 }
 
 static void fatal_handlers_install(void)

@@ -13,12 +13,13 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             every timestamp on the other node, its p99.9 under a ten-thousandth of --sync
             none's median (which is about the 1 s offset: that one bites)
   bad       no program, a program that does not exist, an unwritable -o, a bad --sync,
-            --emulate or --filter (a name of no MPI function): one line each and a non-zero exit (the
-            program not run); a program that calls MPI_Abort or dies of SIGSEGV: the exit code
-            (MPI_Abort's 7), one line naming what happened and where the records are, and
-            hclock trace --convert turns what is on disk into a valid trace.json that has every
-            call of the dying rank up to then (and under Open MPI, whose mpirun ends the other
-            rank with SIGTERM, the call that rank was blocked in, marked as not returned)
+            --emulate or --filter (a name of no MPI function): one line each and a non-zero
+            exit (the program not run). A program whose rank 0 calls MPI_Abort, dies of
+            SIGSEGV or calls exit(5) without MPI_Finalize halfway: a non-zero exit (MPI_Abort's
+            7), one line naming what happened and where the records are, and hclock trace
+            --convert turns what is on disk into a valid trace.json that has every call of
+            the dying rank up to then (and under Open MPI, whose mpirun ends the other rank
+            with SIGTERM, the call that rank was blocked in, marked as not returned)
   requests  2 ranks, MINI being examples/requests_mini.c (persistent sends and receives,
             nonblocking collectives, matched probes, MPI_Request_free, MPI_Cancel): traced
             output equals untraced output; the summary pairs every message (7 x RITER + 2 per
@@ -165,11 +166,12 @@ elif case == "bad":
     # rank 0 dies at the start of iteration 200 of 400: its 800 Allreduce calls before are on
     # disk (flushed by the MPI_Abort wrapper or the signal handler, not only whole buffers)
     for code, what, said in (("-1", "MPI_Abort", "rank 0 called MPI_Abort (error code 7)"),
-                             ("-11", "SIGSEGV", "(rank 0) died of signal 11")):
+                             ("-11", "SIGSEGV", "(rank 0) died of signal 11"),
+                             ("-2", "exit(5)", "(rank 0) exited with code 5")):
         d = os.path.join(tmp, "die" + code)
         p = launch(2, [hc, "trace", "-o", d, "--buffer", "1024", "--", mini, "400", "20", code])
         lines = [l for l in p.stderr.splitlines() if l.startswith("hclock trace") and
-                 ("died of signal" in l or "called MPI_Abort" in l)]
+                 ("died of signal" in l or "called MPI_Abort" in l or "exited with" in l)]
         check(p.returncode == (7 if code == "-1" else p.returncode or 1) and len(lines) == 1 and
               said in lines[0] and "--convert" in lines[0],
               f"{what}: exit {p.returncode}{' (expected 7)' if code == '-1' else ''}, one line "
