@@ -721,6 +721,11 @@ void trace_init(void)
 		dir = "hclock-trace";
 	if (!spec || !*spec)
 		spec = defspec;
+	/* an earlier run's failure mark goes before any process can be past the sync below (the
+	 * launcher removes it too; a program linked with the tracer has no launcher) */
+	snprintf(T.failed_path, sizeof(T.failed_path), "%s/raw/failed", dir);
+	if (T.rank == 0)
+		unlink(T.failed_path);
 	/* a continuous clock is driven by the program's MPI calls: no thread in its process */
 	char forced[512];
 	size_t sl = strlen(spec);
@@ -763,7 +768,6 @@ void trace_init(void)
 		        path, strerror(errno));
 		ok = 0;
 	}
-	snprintf(T.failed_path, sizeof(T.failed_path), "%s/raw/failed", dir);
 	snprintf(path, sizeof(path), "%s/raw/rank.%d", dir, T.rank);
 	if (ok && (T.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
 		fprintf(stderr, "hclock trace (rank %d): cannot write %s: %s; tracing off\n", T.rank,
