@@ -16,8 +16,10 @@
  * kill rank 0's launcher while it writes. After a program failed (non-zero exit, a signal)
  * nobody waits long: the other programs may hang on their lost partner until mpirun ends
  * them; rank 0 converts what is on disk after 2 s. A program killed together with its launchers
- * (MPI_Abort) leaves DIR/raw, complete up to its last flushed buffer: `hclock trace
- * --convert DIR` writes the outputs from it afterwards.
+ * (MPI_Abort) leaves DIR/raw, complete up to its last record (the tracer writes its buffer at
+ * MPI_Abort, at a signal that ends the program and at exit; only SIGKILL loses the buffer
+ * being filled): `hclock trace --convert DIR` writes the outputs from it afterwards. The first
+ * of the tracers and launchers to see a program fail says so in one line (DIR/raw/failed).
  */
 #define _GNU_SOURCE
 #include <errno.h>
