@@ -187,8 +187,10 @@ static int regress(track *t, size_t nexch, struct lm *out, double *se, size_t *u
 			while (b < t->n && t->v[b].exch == t->v[a].exch)
 				b++;
 			const struct pp *q = fastest(t, a, b);
-			if (pass || (double)pp_rtt(q) <= cap)
-				t->gy[k] = pp_offset(q, &t->gx[k]), k++;
+			if (pass || (double)pp_rtt(q) <= cap) {
+				t->gy[k] = pp_offset(q, &t->gx[k]);
+				k++;
+			}
 			a = b;
 		}
 	}
@@ -250,9 +252,9 @@ static double weigh_slope(double s_w, double se_w, double s_p, double prior_se, 
 /* The estimate's offset at x_last from its own (the regression's points, npts of them, the
  * exchanges that did not wait, scatter about it by a robust sd, over the square root of
  * their number; with fewer than three, every ping-pong's midpoint, over the square root of
- * the nexch exchanges; or ise_ns, center_at_slope's, when smaller) and the prior line's (its offset's standard error, grown
- * by its slope's over the time since): their inverse-variance weighted mean, the line moved
- * to it. The one-shot sync's line, known to a few hundred ns, holds the clock while the
+ * the nexch exchanges; or ise_ns, center_at_slope's, when smaller) and the prior line's (its
+ * offset's standard error, grown by its slope's over the time since): their inverse-variance
+ * weighted mean, the line moved to it. The one-shot sync's line, known to a few hundred ns, holds the clock while the
  * window's exchanges are few and skewed; a window of good exchanges (a few ns) outweighs it
  * at once. Returns whether the prior weighed in (it has an offset standard error). */
 static int weigh_offset(const track *t, struct lm *est, const struct track_prior *pr,
@@ -262,16 +264,17 @@ static int weigh_offset(const track *t, struct lm *est, const struct track_prior
 	double sp = hypot(pr->offset_se_ns, pr->slope_se * dt);
 	if (!(sp >= 0) || !isfinite(sp))
 		return 0;
-	size_t n = npts >= 3 ? npts : t->n - t->head;
+	int pts = npts >= 3; /* the regression's points, else every ping-pong */
+	size_t n = pts ? npts : t->n - t->head;
 	double *r = malloc(n * sizeof(*r));
 	if (!r)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
-		int64_t x = npts >= 3 ? t->gx[i] : 0;
-		double off = npts >= 3 ? t->gy[i] : pp_offset(&t->v[t->head + i], &x);
+		int64_t x = pts ? t->gx[i] : 0;
+		double off = pts ? t->gy[i] : pp_offset(&t->v[t->head + i], &x);
 		r[i] = fabs(off - lm_offset(est, x));
 	}
-	double sw = stats_robust_sd(r, n) / sqrt((double)(npts >= 3 ? npts : nexch));
+	double sw = stats_robust_sd(r, n) / sqrt((double)(pts ? npts : nexch));
 	free(r);
 	if (ise_ns < sw) /* the middle of what the messages allow (center_at_slope) */
 		sw = ise_ns;

@@ -261,11 +261,19 @@ static inline void set_cur(struct trace_call *c)
 		atomic_store_explicit(&main_call, c, memory_order_release);
 }
 
+/* both clocks now, ns: one base reading mapped through the global clock's chain (map1), or
+ * two reads (async-signal-safe) */
+static inline void read2(int64_t *g, int64_t *l)
+{
+	*l = hclock_now(T.base);
+	*g = T.map1 ? clock_apply_chain(T.g, *l) : hclock_now(T.g);
+}
+
+/* a timestamp: read2, never before this thread's previous one, the truth noted */
 static inline void now2(int64_t *g, int64_t *l)
 {
 	int64_t ref1 = TT.on ? truth_ref() : 0;
-	*l = hclock_now(T.base);
-	*g = T.map1 ? clock_apply_chain(T.g, *l) : hclock_now(T.g);
+	read2(g, l);
 	if (*g < last_g)
 		*g = last_g;
 	last_g = *g;
@@ -302,6 +310,13 @@ int trace_enter(enum trace_func f, struct trace_call *c)
 	return 1;
 }
 
+/* the record of call c, from its enter to its t2 */
+static inline struct trace_rec call_rec(const struct trace_call *c, uint8_t flags)
+{
+	return (struct trace_rec){.kind = TRACE_CALL, .flags = flags, .func = c->func, .peer = -1,
+	                          .t_g = c->t_g, .t_l = c->t_l, .t2_g = c->t2_g, .t2_l = c->t2_l};
+}
+
 void trace_leave(struct trace_call *c)
 {
 	set_cur(c->prev);
@@ -313,8 +328,7 @@ void trace_leave(struct trace_call *c)
 	drive(c->t2_l);
 	if (c->func == FILTERED)
 		return;
-	struct trace_rec r = {.kind = TRACE_CALL, .func = c->func, .peer = -1, .t_g = c->t_g,
-	                      .t_l = c->t_l, .t2_g = c->t2_g, .t2_l = c->t2_l};
+	struct trace_rec r = call_rec(c, 0);
 	append(&r);
 }
 
@@ -362,12 +376,11 @@ static void flush_now(int cut)
 	struct trace_call *c = !cut ? NULL : cur_call ? (in_tracer ? NULL : cur_call)
 	                                              : atomic_load_explicit(&main_call, memory_order_acquire);
 	if (c && c->func != FILTERED) {
-		struct trace_rec r = {.kind = TRACE_CALL, .flags = TRACE_F_CUT, .func = c->func,
-		                      .peer = -1, .t_g = c->t_g, .t_l = c->t_l};
-		r.t2_l = hclock_now(T.base);
-		r.t2_g = T.map1 ? clock_apply_chain(T.g, r.t2_l) : hclock_now(T.g);
-		if (r.t2_g < c->t_g)
-			r.t2_g = c->t_g;
+		/* c may be another thread's: read, never written */
+		struct trace_rec r = call_rec(c, TRACE_F_CUT);
+		read2(&r.t2_g, &r.t2_l);
+		if (r.t2_g < r.t_g)
+			r.t2_g = r.t_g;
 		if (T.n < T.cap) {
 			T.buf[T.cur][T.n++] = r;
 		} else {
@@ -461,8 +474,7 @@ void trace_abort(struct trace_call *c, int errorcode)
 		set_cur(c->prev);
 	if (c && c->func != FILTERED) {
 		now2(&c->t2_g, &c->t2_l); /* the call never returns: a slice where it was made */
-		struct trace_rec r = {.kind = TRACE_CALL, .func = c->func, .peer = -1, .t_g = c->t_g,
-		                      .t_l = c->t_l, .t2_g = c->t2_g, .t2_l = c->t2_l};
+		struct trace_rec r = call_rec(c, 0);
 		append(&r);
 	}
 	flush_now(0);
