@@ -162,21 +162,13 @@ static void pass_on(int sig)
 		kill(child, sig);
 }
 
-static int mark(const char *dir, const char *name)
+/* create the mark DIR/raw/NAME; excl: only if nobody has. Returns 1 if this call made it */
+static int mark(const char *dir, const char *name, int excl)
 {
 	char p[PATH_MAX + 64];
 	path_fmt(p, sizeof(p), "%s/raw/%s", dir, name);
-	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-	return fd < 0 ? -1 : close(fd);
-}
-
-/* create DIR/raw/NAME if nobody has: 1 if this call made it */
-static int claim(const char *dir, const char *name)
-{
-	char p[PATH_MAX + 64];
-	path_fmt(p, sizeof(p), "%s/raw/%s", dir, name);
-	int fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0666);
-	return fd < 0 ? 0 : !close(fd);
+	int fd = open(p, O_WRONLY | O_CREAT | (excl ? O_EXCL : O_TRUNC), 0666);
+	return fd >= 0 && !close(fd);
 }
 
 static int marked(const char *dir, const char *name)
@@ -432,17 +424,17 @@ int cmd_trace(int argc, char **argv)
 	int prc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	/* one line a job: from the first of the tracer (MPI_Abort) and the launchers to see a
 	 * program die or fail (mpirun then ends the others, whose lines would only say that) */
-	if (WIFSIGNALED(status) && claim(absdir, "failed"))
+	if (WIFSIGNALED(status) && mark(absdir, "failed", 1))
 		err_line("hclock trace", "%s (rank %d) died of signal %d (%s); its records up to then "
 		         "are in %s/raw (hclock trace --convert %s writes the trace from them)", prog[0],
 		         g_rank, WTERMSIG(status), strsignal(WTERMSIG(status)), absdir, absdir);
-	else if (prc && claim(absdir, "failed"))
+	else if (prc && mark(absdir, "failed", 1))
 		err_line("hclock trace", "%s (rank %d) exited with code %d; its records are in %s/raw "
 		         "(hclock trace --convert %s writes the trace from them, should %s/trace.json "
 		         "not appear)", prog[0], g_rank, prc, absdir, absdir, absdir);
 	/* the outputs; after a failure the others' programs may never end (their partner is
 	 * gone): wait briefly, convert what is there (hclock trace --convert can redo it) */
-	mark(absdir, mk);
+	mark(absdir, mk, 0);
 	int size = world_size(), limit_ms = prc ? 2000 : 60000;
 	if (g_rank == 0) {
 		for (int waited = 0; waited < limit_ms; waited += 20) {
@@ -457,7 +449,7 @@ int cmd_trace(int argc, char **argv)
 			real_delay_ns(20000000);
 		}
 		convert(absdir);
-		mark(absdir, "merged");
+		mark(absdir, "merged", 0);
 	} else if (!prc) {
 		for (int waited = 0; waited < 120000 && !marked(absdir, "merged"); waited += 20)
 			real_delay_ns(20000000);

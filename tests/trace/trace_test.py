@@ -54,15 +54,15 @@ import sys
 import tempfile
 
 import tracecheck
-from tracecheck import check, check_exits, load, load_checked, summary_num
+from tracecheck import check, check_exits, gantt_bars, load_checked, slices, summary_num
 
 case, hc, run, mpiexec, mini = sys.argv[1:6]
 lib = sys.argv[6] if len(sys.argv) > 6 else None
 ITER = 60
 
 
-def launch(np_, args, timeout=120):
-    return tracecheck.launch(run, mpiexec, np_, args, timeout)
+def launch(np_, args, timeout=120, env=None):
+    return tracecheck.launch(run, mpiexec, np_, args, timeout, env=env)
 
 
 tmp = tempfile.mkdtemp(prefix="hclock-trace-test.")
@@ -76,9 +76,9 @@ if case == "basic":
           f"traced output equals untraced output ({plain.stdout.strip()!r})")
     ev = load_checked(d)
     for r in (0, 1):
-        n = sum(1 for e in ev if e.get("ph") == "X" and e.get("pid") == r and e["name"] == "MPI_Allreduce")
+        n = slices(ev, "MPI_Allreduce", r)
         check(n == 4 * ITER, f"rank {r}: {n} MPI_Allreduce slices (expected {4 * ITER})")
-        w = sum(1 for e in ev if e.get("ph") == "X" and e.get("pid") == r and e["name"] == "MPI_Waitall")
+        w = slices(ev, "MPI_Waitall", r)
         check(w == ITER, f"rank {r}: {w} MPI_Waitall slices (expected {ITER})")
     s = sum(1 for e in ev if e.get("ph") == "s")
     f = sum(1 for e in ev if e.get("ph") == "f")
@@ -102,15 +102,10 @@ if case == "basic":
     svg = os.path.join(tmp, "g.svg")
     g = subprocess.run([hc, "gantt", d, "--op", "allreduce", "--raw", "-o", svg],
                        capture_output=True, text=True)
-    try:
-        import xml.etree.ElementTree as ET
-        root = ET.parse(svg).getroot()
-        bars = [e for e in root.iter("{http://www.w3.org/2000/svg}rect") if e.get("fill") == "#d62728"]
-        ok = g.returncode == 0 and len(bars) >= 2 * 2 * 4
-    except Exception as e:  # noqa: BLE001
-        ok, bars = False, str(e)
-    check(ok, f"hclock gantt --raw writes a well-formed SVG with the allreduce bars of both "
-          f"ranks in both panels ({len(bars) if isinstance(bars, list) else bars}) {g.stderr[-200:]}")
+    bars = gantt_bars(svg)
+    check(g.returncode == 0 and isinstance(bars, int) and bars >= 2 * 2 * 4,
+          f"hclock gantt --raw writes a well-formed SVG with the allreduce bars of both "
+          f"ranks in both panels ({bars}) {g.stderr[-200:]}")
     g = subprocess.run([hc, "gantt", d, "-o", svg], capture_output=True, text=True)
     check(g.returncode == 2 and len(g.stderr.strip().splitlines()) == 1,
           f"hclock gantt without --op: one line, exit 2 ({g.returncode}: {g.stderr.strip()})")
@@ -177,21 +172,16 @@ elif case == "bad":
               f"{what}: exit {p.returncode}{' (expected 7)' if code == '-1' else ''}, one line "
               f"naming what happened and where the records are: {lines}")
         c = subprocess.run([hc, "trace", "--convert", d], capture_output=True, text=True)
-        ok = c.returncode == 0
-        try:
-            ev = load_checked(d)
-            n = sum(1 for e in ev if e.get("ph") == "X")
-            n0 = sum(1 for e in ev if e.get("ph") == "X" and e.get("pid") == 0 and
-                     e["name"] == "MPI_Allreduce")
-            ab = sum(1 for e in ev if e.get("ph") == "X" and e["name"] == "MPI_Abort")
-            cut = [e for e in ev if e.get("ph") == "X" and e["pid"] == 1 and
-                   e.get("args", {}).get("returned") is False]
-        except Exception as e:  # noqa: BLE001
-            ok, n, n0, ab, cut = False, str(e), 0, 0, []
+        ev = load_checked(d)  # [] (a failed check) if it does not parse
+        n = sum(1 for e in ev if e.get("ph") == "X")
+        n0 = slices(ev, "MPI_Allreduce", 0)
+        ab = slices(ev, "MPI_Abort")
+        cut = [e for e in ev if e.get("ph") == "X" and e["pid"] == 1 and
+               e.get("args", {}).get("returned") is False]
         # records dropped (the writer thread starved on busy cores) are counted even without
         # the trailer: then fewer Allreduce slices, never fewer without a count
         drop = summary_num(c.stderr, "dropped")
-        check(ok and isinstance(n, int) and n > 0 and drop is not None and
+        check(c.returncode == 0 and n > 0 and drop is not None and
               (n0 == 800 if drop == 0 else 800 - drop <= n0 < 800) and ab == (code == "-1"),
               f"{what}: --convert writes a valid trace.json from what was on disk ({n} slices; "
               f"rank 0's MPI_Allreduce {n0}, expected 800 ({drop} records dropped); "
@@ -204,9 +194,8 @@ elif case == "bad":
     # dropped records are counted without the trailer too (TRACE_DROP records): a slow writer,
     # tiny buffers, and a program that dies
     d = os.path.join(tmp, "die-drop")
-    os.environ["HCLOCK_TRACE_TEST_SLOW_WRITER"] = "2000"
-    p = launch(2, [hc, "trace", "-o", d, "--buffer", "16", "--", mini, "400", "0", "-11"])
-    os.environ.pop("HCLOCK_TRACE_TEST_SLOW_WRITER")
+    p = launch(2, [hc, "trace", "-o", d, "--buffer", "16", "--", mini, "400", "0", "-11"],
+               env={"HCLOCK_TRACE_TEST_SLOW_WRITER": "2000"})
     c = subprocess.run([hc, "trace", "--convert", d], capture_output=True, text=True)
     drop = summary_num(c.stderr, "dropped")
     check(c.returncode == 0 and "(0 finished MPI_Finalize" in c.stderr and drop and drop > 100,
@@ -297,9 +286,6 @@ elif case == "symbols":
     stray = [s for s in syms if not s.startswith("MPI_")]
     check(len(syms) > 100 and not stray, f"{len(syms)} exported symbols, not MPI_: {stray[:10]}")
 elif case == "filter":
-    def slices(ev, name, r):
-        return sum(1 for e in ev if e.get("ph") == "X" and e.get("pid") == r and e["name"] == name)
-
     d = os.path.join(tmp, "inc")
     p = launch(2, [hc, "trace", "-o", d, "--filter", "MPI_Allreduce,MPI_I*send", "--",
                    mini, str(ITER), "20"])
@@ -325,10 +311,9 @@ elif case == "filter":
     n_ev = {}
     for buf in ("65536", "16"):
         d = os.path.join(tmp, "buf" + buf)
-        if buf == "16":  # a writer 2 ms late for every 1 KiB buffer: most events are dropped
-            os.environ["HCLOCK_TRACE_TEST_SLOW_WRITER"] = "2000"
-        p = launch(2, [hc, "trace", "-o", d, "--buffer", buf, "--", mini, str(4 * ITER), "0"])
-        os.environ.pop("HCLOCK_TRACE_TEST_SLOW_WRITER", None)
+        # with 16: a writer 2 ms late for every 1 KiB buffer, most events are dropped
+        p = launch(2, [hc, "trace", "-o", d, "--buffer", buf, "--", mini, str(4 * ITER), "0"],
+                   env={"HCLOCK_TRACE_TEST_SLOW_WRITER": "2000"} if buf == "16" else None)
         n_ev[buf] = (p.returncode, summary_num(p.stderr, "events"), summary_num(p.stderr, "dropped"),
                      p.stdout)
     (rc0, all0, drop0, out0), (rc1, rec1, drop1, out1) = n_ev["65536"], n_ev["16"]
@@ -343,13 +328,7 @@ elif case == "filter":
     svg = os.path.join(tmp, "w.svg")
     g = subprocess.run([hc, "gantt", os.path.join(tmp, "buf65536"), "--op", "allreduce",
                         "--from", "0", "--to", "1000", "-o", svg], capture_output=True, text=True)
-    try:
-        import xml.etree.ElementTree as ET
-        root = ET.parse(svg).getroot()
-        bars = len([e for e in root.iter("{http://www.w3.org/2000/svg}rect")
-                    if e.get("fill") == "#d62728"])
-    except Exception as e:  # noqa: BLE001
-        bars = str(e)
+    bars = gantt_bars(svg)
     check(g.returncode == 0 and bars == 2 * 4 * 4 * ITER,
           f"hclock gantt --from 0 --to 1000: every Allreduce bar of both ranks ({bars}, expected "
           f"{2 * 4 * 4 * ITER}) {g.stderr.strip()[-200:]}")
@@ -359,17 +338,14 @@ elif case == "filter":
           f"hclock gantt --from 2 --to 1: one line, exit 2 ({g.returncode}: {g.stderr.strip()})")
 elif case == "linked":
     d = os.path.join(tmp, "linked")
-    os.environ["HCLOCK_TRACE_DIR"] = d
-    p = launch(2, [mini, str(ITER), "20"])
-    del os.environ["HCLOCK_TRACE_DIR"]
+    p = launch(2, [mini, str(ITER), "20"], env={"HCLOCK_TRACE_DIR": d})
     check(p.returncode == 0 and "checksum" in p.stdout and
           os.path.exists(os.path.join(d, "raw", "rank.1")),
           f"linked with -lhclock_trace, run without hclock trace: exit {p.returncode}, "
           f"{p.stdout.strip()!r}, {d}/raw/rank.1 written {p.stderr[-400:]}")
     c = subprocess.run([hc, "trace", "--convert", d], capture_output=True, text=True)
     ev = load_checked(d)
-    n = [sum(1 for e in ev if e.get("ph") == "X" and e.get("pid") == r and
-             e["name"] == "MPI_Allreduce") for r in (0, 1)]
+    n = [slices(ev, "MPI_Allreduce", r) for r in (0, 1)]
     # (MPI_Init_thread itself is not recorded: the trace starts when it has synchronized)
     check(c.returncode == 0 and n == [4 * ITER] * 2 and
           summary_num(c.stderr, "messages paired") == 4 * ITER and
@@ -396,10 +372,7 @@ elif case == "fortran":
         lines = [l for l in traced.stderr.splitlines() if l.startswith("hclock trace")]
         if mpich:
             ev = load_checked(d)
-            n = [(sum(1 for e in ev if e.get("ph") == "X" and e.get("pid") == r and
-                      e["name"] == "MPI_Allreduce"),
-                  sum(1 for e in ev if e.get("ph") == "X" and e.get("pid") == r and
-                      e["name"] == "MPI_Sendrecv")) for r in (0, 1)]
+            n = [(slices(ev, "MPI_Allreduce", r), slices(ev, "MPI_Sendrecv", r)) for r in (0, 1)]
             check(n == [(FIT + 1, FIT)] * 2 and
                   summary_num(traced.stderr, "messages paired") == 2 * FIT and
                   summary_num(traced.stderr, "unpaired") == 0,

@@ -17,10 +17,28 @@ def check(ok, what):
     failed += not ok
 
 
-def launch(run, mpiexec, np_, args, timeout=120, cwd=None):
-    env = dict(os.environ, HCLOCK_TEST_TIMEOUT=str(timeout))
+def launch(run, mpiexec, np_, args, timeout=120, cwd=None, env=None):
+    """run args on np_ ranks; env: variables added for this launch"""
+    env = dict(os.environ, HCLOCK_TEST_TIMEOUT=str(timeout), **(env or {}))
     return subprocess.run([run, mpiexec, str(np_)] + args, capture_output=True, text=True,
                           env=env, cwd=cwd)
+
+
+def slices(ev, name, pid=None):
+    """the complete events (MPI calls) named NAME, of process PID (None: all)"""
+    return sum(1 for e in ev if e.get("ph") == "X" and e["name"] == name and
+               (pid is None or e.get("pid") == pid))
+
+
+def gantt_bars(svg):
+    """the operation's bars in an SVG of hclock gantt (both panels), or the parse error"""
+    import xml.etree.ElementTree as ET
+    try:
+        root = ET.parse(svg).getroot()
+    except Exception as e:  # noqa: BLE001 - any parse error is the finding
+        return str(e)
+    return sum(1 for e in root.iter("{http://www.w3.org/2000/svg}rect")
+               if e.get("fill") == "#d62728")
 
 
 def summary_num(err, what):
