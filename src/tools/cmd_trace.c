@@ -302,9 +302,13 @@ int cmd_trace(int argc, char **argv)
 	if (filter) {
 		char bad[128];
 		if (trace_filter_apply(filter, trace_func_names, TF_COUNT, NULL, bad, sizeof(bad))) {
-			line("--filter: '%s' names no MPI function of this MPI library (expected "
-			     "names or patterns, comma separated, e.g. MPI_Allreduce,MPI_*send or "
-			     "!MPI_Comm_rank)", bad);
+			if (bad[0] && strcmp(bad, "!"))
+				line("--filter: '%s' names no MPI function of this MPI library (expected "
+				     "names or patterns, comma separated, e.g. MPI_Allreduce,MPI_*send or "
+				     "!MPI_Comm_rank)", bad);
+			else
+				line("--filter '%s': an empty item (expected names or patterns, comma "
+				     "separated, e.g. MPI_Allreduce,MPI_*send or !MPI_Comm_rank)", filter);
 			return 2;
 		}
 	}

@@ -146,7 +146,7 @@ elif case == "bad":
     check(p.returncode != 0 and len(lines) == 1 and "cannot run" in lines[0],
           f"missing program: exit {p.returncode}, {lines}")
     for opt, val in (("--sync", "hca9/1"), ("--emulate", "skew=lots"), ("--event-truth", None),
-                     ("--filter", "MPI_Allreduce,MPI_Allredcue")):
+                     ("--filter", "MPI_Allreduce,MPI_Allredcue"), ("--filter", "MPI_Send,,!")):
         p = launch(2, [hc, "trace", "-o", os.path.join(tmp, "y"), opt] + ([val] if val else []) +
                    ["--", mini, "2"])
         lines = [l for l in p.stderr.splitlines() if l.startswith("hclock trace")]
