@@ -14,8 +14,8 @@
  * with EXIT_CODE (default 0; for the tests of exit codes passing through). EXIT_CODE -1:
  * rank 0 calls MPI_Abort(MPI_COMM_WORLD, 7) halfway; -11: rank 0 dies of SIGSEGV halfway;
  * -2: rank 0 calls exit(5) halfway, without MPI_Finalize (the tests of programs that die
- * while traced). Built with ALLREDUCE_MINI_INIT_THREAD
- * defined it starts MPI with MPI_Init_thread (allreduce_mini_linked).
+ * while traced). Built with ALLREDUCE_MINI_INIT_THREAD defined to a thread level it starts
+ * MPI with MPI_Init_thread at that level (allreduce_mini_linked, allreduce_mini_mt).
  */
 #include <math.h>
 #include <mpi.h>
@@ -43,7 +43,7 @@ int main(int argc, char **argv)
 {
 #ifdef ALLREDUCE_MINI_INIT_THREAD
 	int provided;
-	MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+	MPI_Init_thread(&argc, &argv, ALLREDUCE_MINI_INIT_THREAD, &provided);
 #else
 	MPI_Init(&argc, &argv);
 #endif

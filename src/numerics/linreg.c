@@ -114,3 +114,21 @@ struct lm lm_compose(const struct lm *outer, const struct lm *inner)
 	r.slope = inner->slope + outer->slope + inner->slope * outer->slope;
 	return r;
 }
+
+/* nearest integer ns (as clock.h's round_ns: no libm call) */
+static int64_t nearest_ns(double v)
+{
+	return (int64_t)(v < 0 ? v - 0.5 : v + 0.5);
+}
+
+int64_t lm_map(const struct lm *m, int64_t x_ns)
+{
+	return x_ns + nearest_ns(lm_offset(m, x_ns));
+}
+
+int64_t lm_unmap(const struct lm *m, int64_t y_ns)
+{
+	/* x + intercept + slope (x - x0) = y */
+	double d = ((double)diff_ns(y_ns, m->x0_ns) - m->intercept_ns) / (1 + m->slope);
+	return m->x0_ns + nearest_ns(d);
+}

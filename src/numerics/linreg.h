@@ -57,4 +57,9 @@ double lm_offset(const struct lm *m, int64_t x_ns);
  */
 struct lm lm_compose(const struct lm *outer, const struct lm *inner);
 
+/* m applied to x: x + offset(x) rounded to the nearest ns. */
+int64_t lm_map(const struct lm *m, int64_t x_ns);
+/* The x that m maps to y (the nearest ns; m's slope must be > -1). */
+int64_t lm_unmap(const struct lm *m, int64_t y_ns);
+
 #endif

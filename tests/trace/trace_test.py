@@ -41,6 +41,10 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             calling MPI_Init_thread: run without hclock trace, HCLOCK_TRACE_DIR set, the
             output is the program's own, DIR/raw is written, hclock trace --convert DIR makes
             trace.json with every Allreduce slice and paired message
+  thread    2 ranks, MINI being allreduce_mini at MPI_THREAD_MULTIPLE: traced with
+            --sync 'cont(...,drive=thread)' the trace holds exactly the calls it holds with
+            the default drive=progress clock, call for call per rank (the clock's own
+            exchanges, made by its thread, are not recorded), 4 x 2000 MPI_Allreduce each
   fortran   2 ranks, MINI being a Fortran compiler wrapper (mpif90, mpif90.mpich) and LIB
             examples/allreduce_mini.f90: traced output equals untraced output, exit 0; under
             MPICH (its Fortran bindings call the C MPI_ functions) every MPI_Allreduce and
@@ -355,6 +359,26 @@ elif case == "linked":
           f"{summary_num(c.stderr, 'messages paired')} messages paired (expected {4 * ITER}), "
           f"drift check {'in' if 'drift check at' in c.stderr else 'not in'} the summary "
           f"{c.stderr.strip()[-300:]}")
+elif case == "thread":
+    counts = {}
+    TIT = 2000  # ~1 s at 300 us a step: dozens of the clock's exchanges (one per 25-125 ms)
+    for drive in ("progress", "thread"):
+        d = os.path.join(tmp, drive)
+        p = launch(2, [hc, "trace", "-o", d, "--sync",
+                       f"cont(hca3/100/skampi/10,drive={drive})", "--", mini, str(TIT), "300"])
+        check(p.returncode == 0 and "checksum" in p.stdout,
+              f"drive={drive}: exit {p.returncode} {p.stderr.strip()[-300:]!r}")
+        ev = load_checked(d)
+        counts[drive] = [sorted((n, slices(ev, n, r)) for n in
+                                {e["name"] for e in ev if e.get("pid") == r and e.get("ph") == "X"})
+                         for r in (0, 1)]
+    for r in (0, 1):
+        check(counts["thread"][r] == counts["progress"][r],
+              f"rank {r}: drive=thread records {counts['thread'][r]}, drive=progress "
+              f"{counts['progress'][r]} (the clock's own calls must not be recorded)")
+        check(dict(counts["thread"][r]).get("MPI_Allreduce") == 4 * TIT,
+              f"rank {r}: {dict(counts['thread'][r]).get('MPI_Allreduce')} MPI_Allreduce "
+              f"(expected {4 * TIT})")
 elif case == "fortran":
     fc, src = mini, lib
     exe = os.path.join(tmp, "allreduce_mini_f")

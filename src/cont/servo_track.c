@@ -1,0 +1,217 @@
+/*
+ * servo_track.c - the continuous clock's servo on a sliding-window tracker (cont/servo.h,
+ * numerics/track.h): the window's hulls and regression give this base against the
+ * parent's; composed with the parent's model and bound they give the target.
+ *
+ * Driven by the program (late_answers), answers wait for its next MPI call, and three rules
+ * keep such exchanges from moving the clock by their skew: the one-shot sync's line (this
+ * base against the parent's, from the two one-shot models) is the tracker's prior (its
+ * slope's standard error prior_slope_se, growing by PRIOR_WANDER per second, its offset's a
+ * third of the one-shot bound's half-width; dropped once the window's hulls exclude it: a
+ * change of rate); the tracker reads waiting answers through its hulls (track_params.waits);
+ * a new target outside the current one's bound is moved into their intersection (both
+ * strict under the same drift assumption). A thread answers at once and uses none of them:
+ * with 4 ranks on 2 cores they made the 30-minute scenario B worse (p99.9 2.3 us against
+ * 135 ns; docs/continuous.md).
+ *
+ * Adaptive period: the offset the old line projects for the new exchange is compared with
+ * the one measured; beyond `threshold` the period halves (down to min), after `streak`
+ * exchanges within it it doubles (up to max). The comparison is made by the child, which
+ * holds both numbers (the paper's reference compares; the same test, one message less).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "cont/servo.h"
+#include "hclock_api.h"
+#include "numerics/track.h"
+#include "util/err.h"
+#include "util/fault.h"
+
+#define PRIOR_WANDER 1e-8 /* how fast the one-shot slope's error grows, 1/s */
+
+struct servo_track {
+	struct servo s;
+	struct servo_cfg cfg;
+	track *tr;
+	struct lm L;          /* this base -> parent's base (offset model), once have_L */
+	int have_L;
+	struct lm S0;         /* the one-shot line of this base against the parent's (set at the
+	                         first exchange), the tracker's prior */
+	double s0_se;         /* its slope's standard error (INFINITY: dropped) */
+	double i0_se;         /* its offset's at S0.x0_ns, ns */
+	double s0_hw, L_hw;   /* strict half-widths of S0's and L's slopes (INFINITY: unknown):
+	                         what a one-exchange window's bound rests on */
+	struct lm tp;         /* the parent's target and bound, from the latest sample */
+	struct bound bp;
+	int sampled;          /* samples fed since the last finish */
+	int64_t period_ns;
+	int streak;
+	struct servo_stats st;
+};
+
+#define TRACK(p) container_of(p, struct servo_track, s)
+
+static void st_destroy(struct servo *s)
+{
+	struct servo_track *t = TRACK(s);
+	track_destroy(t->tr);
+	free(t);
+}
+
+static int st_sample(struct servo *s, uint32_t exch, int64_t t1, int64_t t2, int64_t t3,
+                     int64_t t4, const struct lm *tp, const struct bound *bp)
+{
+	struct servo_track *t = TRACK(s);
+	t->tp = *tp;
+	t->bp = *bp;
+	int rc = track_add(t->tr, exch, t1, t2, t3, t4);
+	t->sampled += !rc;
+	return rc;
+}
+
+/* the period after an exchange whose projection was dev_ns off */
+static void adapt(struct servo_track *t, double dev_ns)
+{
+	int64_t lo = t->cfg.min_period_ns, hi = t->cfg.max_period_ns;
+	t->st.last_dev_ns = dev_ns;
+	if (dev_ns > t->cfg.threshold_ns) {
+		if (t->period_ns > lo)
+			t->st.halvings++;
+		t->period_ns = t->period_ns / 2 < lo ? lo : t->period_ns / 2;
+		t->streak = 0;
+	} else if (++t->streak >= t->cfg.streak) {
+		if (t->period_ns < hi)
+			t->st.doublings++;
+		t->period_ns = t->period_ns * 2 > hi ? hi : t->period_ns * 2;
+		t->streak = 0;
+	}
+}
+
+/* Both the clock's current target and the new one have strict bounds under the same drift
+ * assumption, so the truth lies in both: a new estimate outside the old bound (carried to
+ * now at its rate) is moved to the nearest point of their intersection, its bound with it.
+ * An exchange that waited on a busy program (a late answer, a skewed midpoint) cannot then
+ * move the clock further than what it knew before allows, and the bound stays the narrower
+ * intersection. Disjoint bounds (the assumption broke: a step of the rates) leave the new
+ * estimate as it is. */
+static void keep_inside_old(struct servo_track *t, const struct lm *ot, const struct bound *ob,
+                            int64_t x, struct lm *target, struct bound *bd)
+{
+	if (!bound_known(ob) || !bound_known(bd))
+		return;
+	int64_t yo = lm_map(ot, x), yn = lm_map(target, x);
+	double olo, ohi, nlo, nhi;
+	bound_at(ob, yo, &olo, &ohi);
+	bound_at(bd, yn, &nlo, &nhi);
+	/* the intersection relative to yn */
+	double d = (double)diff_ns(yo, yn);
+	double lo = fmax(d + olo, nlo), hi = fmin(d + ohi, nhi);
+	if (lo > hi || (lo <= 0 && 0 <= hi))
+		return;
+	double delta = lo > 0 ? lo : hi;
+	target->intercept_ns += delta;
+	/* the bound: the intersection, widening at the faster of the two (the old one's rate
+	 * plus how fast the two estimates part), so that it always holds the intersection of
+	 * the two as they widen */
+	double rate = fmax(bd->rate, ob->rate + fabs(target->slope - ot->slope));
+	*bd = (struct bound){yn + (int64_t)llround(delta), lo - delta, hi - delta, rate};
+	t->st.kept_inside++;
+}
+
+static int st_finish(struct servo *s, const struct lm *cur, const struct bound *cur_b,
+                     struct servo_out *out)
+{
+	struct servo_track *t = TRACK(s);
+	int64_t x = 0;
+	double off;
+	struct track_fit f;
+	if (!t->sampled)
+		return 1;
+	t->sampled = 0;
+	/* the projection's error beyond what this exchange's own queueing explains: on a busy
+	 * machine round trips stretch and a fixed threshold halved the period on noise */
+	double excess;
+	if (!track_last_offset(t->tr, &x, &off, &excess) && t->have_L)
+		adapt(t, fmax(0, fabs(lm_offset(&t->L, x) - off) - excess));
+	if (!t->have_L) { /* the one-shot model relative to the parent's: the tracker's prior */
+		t->S0 = (struct lm){x, (double)diff_ns(lm_unmap(&t->tp, lm_map(cur, x)), x),
+		                    (1 + cur->slope) / (1 + t->tp.slope) - 1};
+		t->i0_se = bound_known(cur_b) ? bound_half_width(cur_b, lm_map(cur, x)) / 3
+		                              : INFINITY;
+		/* my one-shot clock's slope error against the reference's is within its bound's
+		 * rate, the parent's clock's within the parent's: S0's within the sum */
+		t->s0_hw = bound_known(cur_b) && bound_known(&t->bp) ? cur_b->rate + t->bp.rate
+		                                                      : INFINITY;
+	}
+	double dt = (double)diff_ns(x, t->S0.x0_ns) * 1e-9;
+	struct track_prior prior = {t->S0, hypot(t->s0_se, PRIOR_WANDER * dt), t->i0_se,
+	                            t->s0_hw};
+	/* dropped, or a thread drives: the latest line's slope for a lone exchange only */
+	if (!isfinite(t->s0_se) || !t->cfg.late_answers)
+		prior = t->have_L ? (struct track_prior){t->L, INFINITY, INFINITY, t->L_hw}
+		                  : (struct track_prior){t->S0, INFINITY, INFINITY, t->s0_hw};
+	int st = track_fit(t->tr, &prior, &f);
+	if (st < 0)
+		return err_set(st, "out of memory in the continuous clock's tracker");
+	t->st.shrinks += st == TRACK_SHRUNK;
+	if (f.prior_rejected) /* a change of rate: the one-shot line no longer holds */
+		t->s0_se = t->i0_se = INFINITY;
+	t->L = f.est;
+	t->L_hw = bound_known(&f.bd) ? f.bd.rate * (1 + f.est.slope) : INFINITY;
+	t->have_L = 1;
+	out->target = lm_compose(&t->tp, &t->L);
+	out->bound = bound_compose(&f.bd, &t->tp, &t->bp);
+	out->x_ns = f.x_last_ns;
+	if (t->cfg.late_answers)
+		keep_inside_old(t, cur, cur_b, f.x_last_ns, &out->target, &out->bound);
+	return 0;
+}
+
+/* a cut exchange: its samples stay in the window, nothing to finish */
+static void st_lost(struct servo *s)
+{
+	TRACK(s)->sampled = 0;
+}
+
+static int64_t st_period(const struct servo *s)
+{
+	return TRACK(s)->period_ns;
+}
+
+static void st_stats(const struct servo *s, struct servo_stats *st)
+{
+	*st = TRACK(s)->st;
+}
+
+static const struct servo_ops track_ops = {
+	.destroy = st_destroy, .sample = st_sample, .finish = st_finish, .lost = st_lost, .period_ns = st_period,
+	.stats = st_stats,
+};
+
+int servo_track_create(const struct servo_cfg *cfg, struct servo **out)
+{
+	*out = NULL;
+	if (!(cfg->window_ns > 0) || !(cfg->min_period_ns > 0) ||
+	    cfg->min_period_ns > cfg->max_period_ns || cfg->streak < 1 || !(cfg->drift >= 0) ||
+	    !(cfg->read_err_ns >= 0) || !(cfg->prior_slope_se > 0))
+		return err_set(HCLOCK_EINVAL, "servo: a window > 0, 0 < min period <= max period, "
+		               "streak >= 1, drift >= 0, read error >= 0 and a prior slope error > 0 "
+		               "are needed");
+	struct servo_track *t = fault_calloc(1, sizeof(*t));
+	struct track_params tp = {cfg->window_ns, cfg->read_err_ns, cfg->drift, cfg->threshold_ns,
+	                          cfg->late_answers};
+	if (!t || !(t->tr = track_create(&tp))) {
+		free(t);
+		return err_set(HCLOCK_ENOMEM, "out of memory");
+	}
+	t->s.ops = &track_ops;
+	t->cfg = *cfg;
+	t->s0_se = cfg->prior_slope_se;
+	t->s0_hw = t->L_hw = INFINITY;
+	t->tp = (struct lm){0, 0, 0};
+	t->bp = bound_unknown();
+	t->period_ns = cfg->min_period_ns;
+	*out = &t->s;
+	return 0;
+}

@@ -1,0 +1,261 @@
+/*
+ * test_servo.c - the continuous clock's servo (cont/servo.h) against scripted exchanges with
+ * known truth, no MPI: this process's base runs at true time, its parent's at a skew with
+ * wander (and, per case, a frequency step); every message takes a minimum delay plus an
+ * exponential tail, different minima each way. After every exchange the servo's target and
+ * bound become "the clock"; at random instants up to the next exchange the truth (the
+ * reference's reading at that instant) must lie inside the bound, and the median error must
+ * stay within the delays' asymmetry plus noise. Cases:
+ *   steady      the period grows to its maximum, the truth always inside;
+ *   late        a third of the answers wait up to 50 us on a busy program (drive=progress);
+ *   lost        exchanges given up (no answer) or cut short, a 5 s outage of the parent:
+ *               the bound carries the clock through, the servo recovers after;
+ *   step        a frequency step within the drift allowance: bounds hold, the window
+ *               shrinks, the period halves;
+ *   composed    a parent that is not the reference (its model and bound composed in);
+ *   must-fail   a step far beyond the drift allowance with drift=0: the truth leaves the
+ *               bound (the check bites).
+ * Several seeds; a failure prints its seed.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cont/servo.h"
+#include "hclock_api.h"
+#include "test.h"
+#include "util/rng.h"
+
+struct world {
+	long double skew;       /* the parent's rate - 1 against true time */
+	long double off_ns;     /* parent - child at T = 0, ns */
+	long double wamp, wper_ns; /* wander: frequency amplitude and period */
+	long double step_at_ns, step; /* a frequency step of the parent at T, by step */
+	double dmin_up, dmin_down;    /* minimum one-way delays, ns */
+	double tail_ns;         /* mean of the delays' exponential tail, ns */
+	double late_p;          /* probability that an answer waits on the program */
+	double lost_p;          /* probability that an exchange gets no answer at all */
+	long double outage_from, outage_to; /* the parent answers nothing in between, ns */
+	struct lm tp;           /* the parent's model (its base -> the reference), exact */
+	struct rng rng;
+};
+
+/* the parent's base reading at true time T */
+static long double y_at(const struct world *w, long double T)
+{
+	long double y = w->off_ns + (1 + w->skew) * T;
+	if (w->wamp > 0)
+		y += w->wamp * w->wper_ns / (2 * M_PI) * sinl(2 * M_PI * T / w->wper_ns);
+	if (T > w->step_at_ns)
+		y += w->step * (T - w->step_at_ns);
+	return y;
+}
+
+/* the reference's reading at true time T (the parent's base through its exact model) */
+static long double ref_at(const struct world *w, long double T)
+{
+	long double y = y_at(w, T);
+	return y + w->tp.intercept_ns + w->tp.slope * (y - w->tp.x0_ns);
+}
+
+static double delay(struct world *w, double dmin)
+{
+	double d = dmin;
+	if (w->tail_ns > 0 && rng_uniform(&w->rng) > 0.3)
+		d += -w->tail_ns * log(1 - rng_uniform(&w->rng));
+	if (w->late_p > 0 && rng_uniform(&w->rng) < w->late_p)
+		d += 50000 * rng_uniform(&w->rng);
+	return d;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+struct result {
+	long probes, outside;
+	double med_err_ns, worst_ns;
+	struct servo_stats st;
+	int64_t period_ns;
+};
+
+#define PINGPONGS 8
+#define MAX_PROBES 200000
+
+/* run the servo for dur_s of true time; the clock starts from the one-shot model off by
+ * (e0_ns, s0) with a bound of b0_hw, b0_rate */
+static struct result run(struct world *w, struct servo_cfg cfg, double dur_s, double e0_ns,
+                         double s0, double b0_hw, double b0_rate)
+{
+	static double errs[MAX_PROBES];
+	struct result r = {0};
+	struct servo *sv;
+	if (servo_create(SERVO_TRACK, &cfg, &sv)) {
+		TEST_CHECK(0, "servo_create: %s", hclock_last_error());
+		return r;
+	}
+	/* the one-shot clock: child base x (true time) -> the reference */
+	long double r0 = ref_at(w, 0), r1 = ref_at(w, 1e9);
+	struct lm cur = {0, (double)r0 + e0_ns, (double)((r1 - r0) / 1e9L - 1) + s0};
+	struct bound cur_b = {lm_map(&cur, 0), -b0_hw, b0_hw, b0_rate};
+	struct bound bp = bound_exact();
+	long double T = 1e6;
+	uint32_t exch = 0;
+	long nerr = 0;
+	while (T < dur_s * 1e9) {
+		int in_outage = T >= w->outage_from && T < w->outage_to;
+		int lost = in_outage || rng_uniform(&w->rng) < w->lost_p;
+		int n = lost ? (int)(rng_uniform(&w->rng) * PINGPONGS) : PINGPONGS;
+		long double t = T;
+		for (int k = 0; k < n; k++) {
+			double up = delay(w, w->dmin_up), down = delay(w, w->dmin_down);
+			int64_t t1 = (int64_t)floorl(t);
+			int64_t t2 = (int64_t)floorl(y_at(w, t + up));
+			int64_t t3 = (int64_t)ceill(y_at(w, t + up + 200));
+			int64_t t4 = (int64_t)ceill(t + up + 200 + down);
+			TEST_CHECK(servo_sample(sv, exch, t1, t2, t3, t4, &w->tp, &bp) == 0, "sample");
+			t += up + 200 + down + 300;
+		}
+		if (lost) {
+			servo_lost(sv);
+			/* the samples of a cut exchange stay in the window; the clock keeps its target */
+		} else {
+			struct servo_out o;
+			int rc = servo_finish(sv, &cur, &cur_b, &o);
+			TEST_CHECK(rc == 0, "finish: %d", rc);
+			if (rc == 0) {
+				TEST_CHECK(o.x_ns <= (int64_t)ceill(t), "x %lld after the exchange",
+				           (long long)o.x_ns);
+				cur = o.target;
+				cur_b = o.bound;
+			}
+		}
+		exch++;
+		long double next = T + servo_period_ns(sv);
+		/* probes until the next exchange */
+		for (int i = 0; i < 4; i++) {
+			long double tp = t + (next - t) * rng_uniform(&w->rng);
+			int64_t x = (int64_t)floorl(tp);
+			int64_t est = lm_map(&cur, x);
+			double lo, hi;
+			bound_at(&cur_b, est, &lo, &hi);
+			double e = (double)(ref_at(w, x) - est);
+			r.probes++;
+			if (!(e >= lo - 1 && e <= hi + 1))
+				r.outside++;
+			if (fabs(e) > r.worst_ns)
+				r.worst_ns = fabs(e);
+			if (nerr < MAX_PROBES && !(tp >= w->outage_from && tp < w->outage_to + 2e9))
+				errs[nerr++] = fabs(e);
+		}
+		T = next > t ? next : t;
+	}
+	qsort(errs, (size_t)nerr, sizeof(*errs), cmp_d);
+	r.med_err_ns = nerr ? errs[nerr / 2] : NAN;
+	servo_stats(sv, &r.st);
+	r.period_ns = servo_period_ns(sv);
+	/* an exchange with no sample gives nothing */
+	struct servo_out o;
+	TEST_CHECK(servo_finish(sv, &cur, &cur_b, &o) == 1, "finish without samples");
+	servo_destroy(sv);
+	return r;
+}
+
+static struct servo_cfg defaults(int late)
+{
+	return (struct servo_cfg){
+		.window_ns = 2000000000, .min_period_ns = 25000000, .max_period_ns = 125000000,
+		.threshold_ns = 100, .streak = 4, .drift = 5e-6, .read_err_ns = 2,
+		.prior_slope_se = 1e-7, .late_answers = late,
+	};
+}
+
+static struct world world(unsigned long long seed)
+{
+	struct world w = {
+		.skew = 100e-6, .off_ns = 3e6, .wamp = 2e-7, .wper_ns = 60e9, .step_at_ns = 1e30,
+		.dmin_up = 1000, .dmin_down = 1200, .tail_ns = 300, .outage_from = 1e30,
+		.outage_to = 1e30, .tp = {0, 0, 0},
+	};
+	rng_seed(&w.rng, seed);
+	return w;
+}
+
+#define REPORT(name, r) \
+	printf("%-10s seed %llu: probes %ld outside %ld median %.0f ns worst %.0f ns period %.3f s " \
+	       "halvings %llu doublings %llu shrinks %llu kept inside %llu\n", name, test_seed, \
+	       (r).probes, (r).outside, (r).med_err_ns, (r).worst_ns, (double)(r).period_ns / 1e9, \
+	       (unsigned long long)(r).st.halvings, (unsigned long long)(r).st.doublings, \
+	       (unsigned long long)(r).st.shrinks, (unsigned long long)(r).st.kept_inside)
+
+int main(void)
+{
+	/* bad configurations are refused with a line */
+	struct servo *sv;
+	struct servo_cfg bad = defaults(0);
+	bad.min_period_ns = 2 * bad.max_period_ns;
+	test_seed = 0;
+	TEST_CHECK(servo_create(SERVO_TRACK, &bad, &sv) == HCLOCK_EINVAL && sv == NULL, "bad cfg");
+
+	for (unsigned long long seed = 1; seed <= 3; seed++) {
+		test_seed = seed;
+		/* the asymmetry's bias: (dmin_up - dmin_down) / 2 = 100 ns, plus the tails' noise */
+		struct world w = world(seed);
+		struct result r = run(&w, defaults(0), 30, 300, 5e-8, 1000, 1e-6);
+		REPORT("steady", r);
+		TEST_CHECK(r.outside == 0, "%ld of %ld probes outside the bound", r.outside, r.probes);
+		TEST_CHECK(r.med_err_ns < 300, "median error %.0f ns", r.med_err_ns);
+		TEST_CHECK(r.period_ns == 125000000 && r.st.doublings > 0,
+		           "period %lld ns, doublings %llu: it should have grown to the maximum",
+		           (long long)r.period_ns, (unsigned long long)r.st.doublings);
+
+		w = world(seed);
+		w.late_p = 0.3;
+		r = run(&w, defaults(1), 30, 300, 5e-8, 1000, 1e-6);
+		REPORT("late", r);
+		TEST_CHECK(r.outside == 0, "%ld of %ld probes outside the bound", r.outside, r.probes);
+		TEST_CHECK(r.med_err_ns < 1000, "median error %.0f ns with late answers",
+		           r.med_err_ns);
+
+		w = world(seed);
+		w.lost_p = 0.2;
+		w.outage_from = 10e9;
+		w.outage_to = 15e9;
+		r = run(&w, defaults(0), 30, 300, 5e-8, 1000, 1e-6);
+		REPORT("lost", r);
+		TEST_CHECK(r.outside == 0, "%ld of %ld probes outside the bound", r.outside, r.probes);
+		TEST_CHECK(r.med_err_ns < 300, "median error %.0f ns away from the outage",
+		           r.med_err_ns);
+
+		w = world(seed);
+		w.step_at_ns = 12e9;
+		w.step = 3.8e-6;
+		r = run(&w, defaults(0), 30, 300, 5e-8, 1000, 1e-6);
+		REPORT("step", r);
+		TEST_CHECK(r.outside == 0, "%ld of %ld probes outside the bound", r.outside, r.probes);
+		TEST_CHECK(r.st.halvings > 0, "a 3.8 ppm step should halve the period");
+		TEST_CHECK(r.med_err_ns < 300, "median error %.0f ns", r.med_err_ns);
+
+		w = world(seed);
+		w.tp = (struct lm){5000000000ll, -2500, -40e-6};
+		r = run(&w, defaults(0), 20, 300, 5e-8, 1000, 1e-6);
+		REPORT("composed", r);
+		TEST_CHECK(r.outside == 0, "%ld of %ld probes outside the bound", r.outside, r.probes);
+		TEST_CHECK(r.med_err_ns < 300, "median error %.0f ns", r.med_err_ns);
+
+		w = world(seed);
+		w.wamp = 0;
+		w.step_at_ns = 8e9;
+		w.step = 50e-6;
+		struct servo_cfg c = defaults(0);
+		c.drift = 0;
+		r = run(&w, c, 12, 300, 5e-8, 1000, 1e-6);
+		REPORT("must-fail", r);
+		TEST_CHECK(r.outside > 0, "a 50 ppm step with no drift allowance must leave the bound "
+		           "somewhere (else the check cannot bite)");
+	}
+	return test_end("test_servo");
+}
