@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""otf2_copy_gen.py - generate otf2_copy.c: reader callbacks that forward every OTF2 event and
-definition record to the matching writer call, from the installed OTF2 headers.
+"""otf2_copy_gen.py OTF2_HEADER_DIR OUTPUT - generate otf2_copy.c: reader callbacks that
+forward every OTF2 event and definition record to the matching writer call, from the installed
+OTF2 headers (OTF2_HEADER_DIR: the folder holding OTF2_EvtReaderCallbacks.h).
 
 OTF2 has ~80 event and ~40 definition record types, each with its own callback signature; a
 copy through the public API needs one forwarding function per type. They are mechanical, so
 they are generated from the reader-callback typedefs of the OTF2 version installed (3.0 in
-Debian 12). Re-run when OTF2 changes:
-
-    python3 src/align/otf2_copy_gen.py /usr/include/otf2 > src/align/otf2_copy.c
+Debian 12). The build runs this (src/align/CMakeLists.txt) and compiles the output; the test
+align_otf2_copy_gen checks that it compiles warning-free against the installed headers.
 
 Hand-written policy stays in reader_otf2.c: event times go through c->stamp(), which converts
 them and keeps each location monotonic; ClockOffset definitions are dropped (counted);
@@ -16,7 +16,9 @@ ClockProperties and Location global definitions are left to the caller.
 import re
 import sys
 
-INC = sys.argv[1] if len(sys.argv) > 1 else "/usr/include/otf2"
+if len(sys.argv) != 3:
+    sys.exit("usage: otf2_copy_gen.py OTF2_HEADER_DIR OUTPUT")
+INC, OUT = sys.argv[1], sys.argv[2]
 
 
 def typedefs(header, prefix):
@@ -176,4 +178,6 @@ w("\tOTF2_DefReaderCallbacks_SetClockOffsetCallback(cb, ldef_ClockOffset);")
 for n in lnames:
     w(f"\tOTF2_DefReaderCallbacks_Set{n}Callback(cb, ldef_{n});")
 w("}")
-print("\n".join(o))
+# written only once all of it is made: a failed assertion leaves no half file behind
+with open(OUT, "w") as f:
+    f.write("\n".join(o) + "\n")

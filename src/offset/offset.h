@@ -3,7 +3,8 @@
  * reference's clock from ping-pong exchanges over a link (transport/link.h). One estimator
  * per file, each described by one struct offset_type (its ops and state size) listed once
  * in offset/types.def:
- * adding an estimator is one new file and one line there.
+ * adding an estimator is one new file and one line there (and the file in
+ * src/CMakeLists.txt's source list).
  *
  * Every measure() runs its whole exchange whatever fails on the way (the link records
  * errors and goes on), so the peer is never left waiting, and returns the first error.

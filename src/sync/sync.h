@@ -2,7 +2,7 @@
  * sync.h - the sync algorithm family. Every algorithm embeds struct hclock_sync as its first
  * member, provides struct sync_ops, and is described by one struct sync_type (name, usage,
  * help, its own argument parser) listed once in sync/types.def: adding an algorithm is one
- * new file and one line there.
+ * new file and one line there (and the file in src/CMakeLists.txt's source list).
  *
  * run() is collective over comm (hclock's private communicator): on return *out is this
  * process's clock on the time scale of rank 0 of comm, stacked on clk (the input clock: a

@@ -1,0 +1,61 @@
+#!/bin/sh
+# layers_test.sh CHECK_LAYERS - scripts/check-layers on small made-up trees: a clean one
+# passes; one with upward includes, circles of files, a circle of folders, an unknown
+# folder, an include of no file and a stale and a malformed allow line fails with one line
+# for each.
+set -u
+check=${1:?usage: layers_test.sh CHECK_LAYERS}
+tmp=$(mktemp -d /tmp/hclock_layers.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+put() { # put FILE INCLUDED...: FILE below $tmp/t/src including each INCLUDED
+	f=$tmp/t/src/$1
+	shift
+	mkdir -p "$(dirname "$f")"
+	: >"$f"
+	for i in "$@"; do echo "#include \"$i\"" >>"$f"; done
+}
+want() { # want PATTERN: a line of the output matches
+	grep -q -- "$1" "$tmp/out" || { echo "FAIL: no line like '$1' in:"; cat "$tmp/out"; fail=1; }
+}
+
+mkdir -p "$tmp/t/include"
+: >"$tmp/t/include/hclock.h"
+put util/a.h
+put util/a.c util/a.h hclock.h
+put sync/s.h util/a.h
+put tools/t.c sync/s.h a_local.h
+put tools/a_local.h
+"$check" --root "$tmp/t" --allow /nonexistent --graph >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: clean tree: exit $rc"; cat "$tmp/out"; fail=1; }
+want '^ *tools -> sync  *1$'
+want '^check-layers: ok'
+
+put util/b.h util/c.h
+put util/c.h util/b.h
+put util/a.h sync/s.h
+put sync/s.h util/a.h tools/a_local.h
+put odd/o.c
+put tools/u.c missing.h
+cat >"$tmp/allow" <<'END'
+# a comment line
+util/a.c -> util/gone.h  # stale
+util/a.c -> util/a.h
+END
+"$check" --root "$tmp/t" --allow "$tmp/allow" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 1 ] || { echo "FAIL: bad tree: exit $rc, want 1"; fail=1; }
+want '^src/util/a.h:1: includes sync/s.h, a higher layer'
+want '^src/sync/s.h:2: includes tools/a_local.h, a higher layer'
+want '^include circle between files: util/b.h -> util/c.h -> util/b.h$'
+want '^include circle between files: sync/s.h -> util/a.h -> sync/s.h$'
+want '^include circle between folders: sync -> tools -> sync (sync/s.h -> tools/a_local.h; tools/t.c -> sync/s.h), and circles through util$'
+want "^src/odd/o.c: folder 'odd' is not a layer"
+want '^src/tools/u.c:1: includes "missing.h", which is no file'
+want "allow:2: src/util/a.c does not include util/gone.h any more: remove the line"
+want 'allow:3: want "FILE -> INCLUDED  # why"'
+n=$(grep -c . "$tmp/out")
+[ "$n" -eq 10 ] || { echo "FAIL: $n lines, want 9 problems and the count:"; cat "$tmp/out"; fail=1; }
+[ $fail -eq 0 ] && echo "ok: check-layers catches each problem once"
+exit $fail
