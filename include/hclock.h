@@ -46,7 +46,7 @@
  *   and jitter draw from one random generator per thread (reproducible from the seed in
  *   the creating thread; other threads' draws depend on the order they first read).
  * - Test-only: the environment variable HCLOCK_FAULT=rank=R,at=alloc|exchange|fit|agree|cont[,k=K]
- *   makes rank R fail at the K-th passage of that point (README, "Fault injection").
+ *   makes rank R fail at the K-th passage of that point (docs/library.md, "Fault injection").
  */
 #ifndef HCLOCK_H
 #define HCLOCK_H
@@ -235,7 +235,7 @@ HCLOCK_API const char *hclock_sync_spec(const hclock_sync *s);
 HCLOCK_API int hclock_sync_run(hclock_sync *s, MPI_Comm comm, hclock_clock *base, hclock_clock **global);
 
 /*
- * The continuous clock (spec cont(INNER[,KEY=VALUE...]), README "Continuous clock"): after
+ * The continuous clock (spec cont(INNER[,KEY=VALUE...]), docs/continuous.md): after
  * hclock_sync_run the clock keeps learning in the background and *global stays right for
  * hours; its reads stay lock-free, slewed (never backwards) and bounded (hclock_read).
  *

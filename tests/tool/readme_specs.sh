@@ -1,13 +1,13 @@
 #!/bin/sh
-# readme_specs.sh HCLOCK README - the README's spec tables are exactly what the family tables
-# print (hclock specs --markdown), so adding an algorithm updates help, errors and README
-# from one line (regenerate the block between the markers when this fails).
-h=$1 readme=$2
+# readme_specs.sh HCLOCK PAGE - the spec tables of PAGE (docs/check.md) are exactly what the
+# family tables print (hclock specs --markdown), so adding an algorithm updates help, errors
+# and the user guide from one line (regenerate the block between the markers when this fails).
+h=$1 page=$2
 want=$($h specs --markdown)
-have=$(sed -n '/hclock specs --markdown: begin/,/hclock specs --markdown: end/p' "$readme" |
+have=$(sed -n '/hclock specs --markdown: begin/,/hclock specs --markdown: end/p' "$page" |
 	sed '1d;$d')
 if [ "$want" != "$have" ]; then
-	echo "FAIL: README's spec tables differ from 'hclock specs --markdown':"
+	echo "FAIL: $page's spec tables differ from 'hclock specs --markdown':"
 	printf '%s\n' "$want" >/tmp/readme_specs.want.$$
 	printf '%s\n' "$have" | diff /tmp/readme_specs.want.$$ - | head -20
 	rm -f /tmp/readme_specs.want.$$
@@ -19,4 +19,4 @@ for form in $($h specs --markdown | sed -n 's/^| `\([^`]*\)` |.*/\1/p'); do
 	grep -qF -- "$form" /tmp/readme_specs.help.$$ || { echo "FAIL: '$form' missing from hclock check --help"; rm -f /tmp/readme_specs.help.$$; exit 1; }
 done
 rm -f /tmp/readme_specs.help.$$
-echo "ok: README spec tables and hclock check --help come from the tables"
+echo "ok: $page spec tables and hclock check --help come from the tables"
