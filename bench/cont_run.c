@@ -31,7 +31,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "cont/engine.h"
 #include "emulate/emu.h"
 #include "hclock.h"
 #include "sync/sync.h"
@@ -281,8 +280,8 @@ int main(int argc, char **argv)
 					p->lo_ns = lo;
 					p->hi_ns = hi;
 				}
-				struct cont_stats st;
-				if (!sync_cont_stats(s2, &st, NULL))
+				struct hclock_sync_stats st;
+				if (!hclock_sync_stats(s2, &st))
 					p->period_s = st.period_s;
 			}
 			if (g1)
@@ -319,9 +318,9 @@ int main(int argc, char **argv)
 		sum.load_chunk_p90_ns = chunk[nc * 9 / 10];
 	}
 	if (s2) {
-		struct cont_stats st;
-		int64_t cpu = -1;
-		if (!sync_cont_stats(s2, &st, &cpu)) {
+		struct hclock_sync_stats st;
+		double cpu = -1;
+		if (!hclock_sync_stats(s2, &st)) {
 			sum.exchanges = st.exchanges;
 			sum.timeouts = st.timeouts;
 			sum.served = st.served;
@@ -329,8 +328,9 @@ int main(int argc, char **argv)
 			sum.doublings = st.doublings;
 			sum.shrinks = st.shrinks;
 			sum.max_corr_ns = st.max_corr_ns;
+			cpu = st.thread_cpu_s;
 		}
-		sum.cpu_s = cpu * 1e-9;
+		sum.cpu_s = cpu;
 		if (hclock_sync_stop(s2))
 			die("stop");
 	}

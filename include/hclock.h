@@ -253,15 +253,43 @@ HCLOCK_API int hclock_sync_run(hclock_sync *s, MPI_Comm comm, hclock_clock *base
  * the engine's first error. A no-op for any other sync.
  *
  * hclock_sync_progress_due: when hclock_sync_progress next has work, in ns of the base clock
- * given to hclock_sync_run (hclock_now of it): 0 while an exchange is under way (call at
- * once), the time of the next exchange (or of a child's, less 50 us) otherwise, as the last
- * progress call left it; INT64_MAX for a sync that needs no calls. A caller that polls at
+ * given to hclock_sync_run (hclock_now of it), as the last progress call left it: at once
+ * while an exchange is under way and its messages flow (until 100 us after the last), then
+ * after naps of 50 us doubling up to 1 ms while it waits; the time of the next exchange
+ * (or of a child's, less 50 us) otherwise; INT64_MAX for a sync that needs no calls.
+ * hclock_wait_until on the clock of such a sync drives it the same way while it waits. A caller that polls at
  * every MPI call skips the calls before it with one comparison (the tracer does: it keeps
  * answers prompt while an exchange runs and costs nothing between exchanges). Lock-free.
  */
 HCLOCK_API int hclock_sync_stop(hclock_sync *s);
 HCLOCK_API int hclock_sync_progress(hclock_sync *s);
 HCLOCK_API int64_t hclock_sync_progress_due(const hclock_sync *s);
+
+/* What a continuous clock's exchanges did in this process so far (or until its stop). */
+struct hclock_sync_stats {
+	uint64_t exchanges;   /* exchanges completed with its parent */
+	uint64_t timeouts;    /* exchanges given up: the parent did not answer in 50 ms */
+	uint64_t served;      /* pings answered as a parent */
+	uint64_t halvings;    /* adaptive period: halved (a projection missed) */
+	uint64_t doublings;   /* and doubled (a streak of good ones) */
+	uint64_t shrinks;     /* fits whose learning window shrank (a change of rate) */
+	uint64_t kept_inside; /* new estimates moved into the old bound (drive=progress) */
+	double period_s;      /* the exchange period now, s */
+	double max_corr_ns;   /* the largest correction slewed in, ns */
+	double last_dev_ns;   /* the last exchange's |projected - measured offset| beyond its
+	                         excess round trip (what the period adapts on), ns */
+	double thread_cpu_s;  /* CPU time of its background thread, s (-1: no thread) */
+	int running;          /* 1 while the exchanges run (0 after hclock_sync_stop) */
+};
+
+/*
+ * The statistics of the continuous clock of s's last run in this process (local, lock-free
+ * enough to call while it runs: counters may be one exchange apart). 0, or HCLOCK_EUNSUPP
+ * for a sync that is not a continuous one or has not run. A clock whose exchanges all time
+ * out (exchanges 0, timeouts > 0) runs on its one-shot model, its bounds going stale
+ * (hclock_read): tools warn then.
+ */
+HCLOCK_API int hclock_sync_stats(const hclock_sync *s, struct hclock_sync_stats *st);
 
 /* Ping-pong exchanges this process took part in during the last hclock_sync_run. */
 HCLOCK_API uint64_t hclock_sync_pingpongs(const hclock_sync *s);
@@ -292,7 +320,9 @@ HCLOCK_API int hclock_measure_offset(MPI_Comm comm, hclock_clock *clk, int ref, 
 /* Waiting on the global clock                                                          */
 
 /* Return when hclock_now(clk) >= t_ns (sleeps while far, spins for the last stretch;
- * under SimGrid it sleeps in simulated time). Returns hclock_now(clk) - t_ns at return. */
+ * under SimGrid it sleeps in simulated time). A continuous clock with drive=progress is
+ * driven meanwhile (hclock_sync_progress of its sync, as its own thread would be), so a
+ * program that waits keeps its clock learning. Returns hclock_now(clk) - t_ns at return. */
 HCLOCK_API int64_t hclock_wait_until(hclock_clock *clk, int64_t t_ns);
 
 /*

@@ -115,7 +115,7 @@ int check_clock(MPI_Comm comm, hclock_clock *g, const struct check_opts *o,
 	rc = comm_check(MPI_Bcast(&ts, 1, MPI_INT64_T, 0, c), "MPI_Bcast (check start)");
 	for (int w = 0; w < o->nwaits; w++) {
 		struct check_point pt;
-		check_wait(g, ts + (int64_t)llround(o->waits_s[w] * 1e9), o->drive);
+		hclock_wait_until(g, ts + (int64_t)llround(o->waits_s[w] * 1e9));
 		rc = first_err(rc, check_point(c, g, o, in, measured, &pt));
 		pt.after_s = o->waits_s[w];
 		if (r == 0)

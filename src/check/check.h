@@ -19,13 +19,7 @@ struct check_opts {
 	int npingpongs;        /* SKaMPI-Offset exchanges per measurement */
 	hclock_emu *emu;       /* truth from the emulation, or NULL */
 	int truth;             /* truth from one shared physical clock (no emulation) */
-	hclock_sync *drive;    /* a sync driven by hclock_sync_progress (cont(...,drive=progress)),
-	                          called while waiting; NULL: none */
 };
-
-/* hclock_wait_until, driving drive meanwhile when it is a drive=progress continuous sync
- * (as its thread would: cont/driver.h's drive_step); NULL or another sync: just the wait. */
-int64_t check_wait(hclock_clock *clk, int64_t t_ns, hclock_sync *drive);
 
 struct check_point {
 	double after_s;              /* nominal wait, s */

@@ -26,7 +26,7 @@ static void my_truth(hclock_clock *clk, hclock_emu *emu, double *err, double *lo
 }
 
 int drift_run(MPI_Comm comm, hclock_clock *clk, hclock_emu *emu, double duration_s,
-              double interval_s, int npp, hclock_sync *drive, struct drift_sample *out)
+              double interval_s, int npp, struct drift_sample *out)
 {
 	MPI_Comm c;
 	int p, r, rc = comm_private(comm, &c);
@@ -39,7 +39,7 @@ int drift_run(MPI_Comm comm, hclock_clock *clk, hclock_emu *emu, double duration
 	rc = comm_check(MPI_Bcast(&t0, 1, MPI_INT64_T, 0, c), "MPI_Bcast (drift start)");
 	for (int i = 0; i < n; i++) {
 		double t_s = i * interval_s;
-		check_wait(clk, t0 + (int64_t)llround(t_s * 1e9), drive);
+		hclock_wait_until(clk, t0 + (int64_t)llround(t_s * 1e9));
 		double v[5] = {0, 0, NAN, -INFINITY, INFINITY}; /* offset, rtt, err, lo, hi */
 		if (r == 0) {
 			my_truth(clk, emu, &v[2], &v[3], &v[4]);

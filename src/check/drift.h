@@ -26,10 +26,10 @@ int drift_nprobes(double duration_s, double interval_s);
  * Collective over comm: the probes at 0, interval_s, ... on clk (waits on clk), npp
  * ping-pongs each. On rank 0, out[k * nprobes + i] is rank k's probe i (out must hold
  * p * nprobes; rank 0's own row has offset 0); other ranks pass NULL. Every rank takes part
- * in every probe whatever failed; returns 0 or the agreed error. drive: a sync to call
- * hclock_sync_progress on while waiting (check_wait), or NULL.
+ * in every probe whatever failed; returns 0 or the agreed error. A continuous clock with
+ * drive=progress is driven while waiting (hclock_wait_until).
  */
 int drift_run(MPI_Comm comm, hclock_clock *clk, hclock_emu *emu, double duration_s,
-              double interval_s, int npp, hclock_sync *drive, struct drift_sample *out);
+              double interval_s, int npp, struct drift_sample *out);
 
 #endif

@@ -2,7 +2,7 @@
 #include <time.h>
 
 #include "check/check.h"
-#include "sync/sync.h"
+#include "clock/clock.h"
 #include "hclock.h"
 #include "transport/comm.h"
 #include "util/timeutil.h"
@@ -14,24 +14,20 @@
 
 int64_t hclock_wait_until(hclock_clock *clk, int64_t t_ns)
 {
-	return check_wait(clk, t_ns, NULL);
-}
-
-int64_t check_wait(hclock_clock *clk, int64_t t_ns, hclock_sync *drive)
-{
 	int64_t now = hclock_now(clk);
 #ifndef HCLOCK_SMPI
 	/* a drive=progress clock is driven as its thread would be: polled while an exchange
 	 * runs, asleep until its next one otherwise (its errors come back from the stop) */
 	int64_t nap_ns;
-	while (drive && t_ns - now > SPIN_NS && !sync_cont_drive(drive, &nap_ns)) {
+	while (t_ns - now > SPIN_NS && clock_drive(clk, &nap_ns)) {
 		int64_t left = t_ns - now - SPIN_NS;
-		real_sleep_ns(nap_ns < left ? nap_ns : left);
+		if (nap_ns > 0)
+			real_sleep_ns(nap_ns < left ? nap_ns : left);
 		now = hclock_now(clk);
 	}
 #endif
 #ifdef HCLOCK_SMPI
-	(void)drive; /* not driven here: the waits below are sleeps of simulated time */
+	/* not driven here: the waits below are sleeps of simulated time */
 	/* Under SimGrid SMPI reading a clock does not advance simulated time (smpi/wtime:0), so
 	 * a spin never ends: sleep instead. The global clock runs within 1% of real time, so
 	 * sleeping 99% of the distance never overshoots and leaves at most 2% of it; the last

@@ -366,3 +366,11 @@ static int unflatten(const void *buf, size_t len, const struct clock_ctx *ctx, h
 	*out = c;
 	return 0;
 }
+
+int clock_drive(struct hclock_clock *c, int64_t *sleep_ns)
+{
+	for (; c; c = c->inner)
+		if (c->ops->drive && c->ops->drive(c, sleep_ns))
+			return 1;
+	return 0;
+}

@@ -52,6 +52,10 @@ struct clock_ops {
 	void (*flatten)(const struct hclock_clock *c, struct wbuf *w);
 	/* describe this layer only; returns chars written as snprintf */
 	int (*describe)(const struct hclock_clock *c, char *buf, size_t len);
+	/* dynamic models that their caller drives (a continuous clock with drive=progress): do
+	 * the work that is due, *sleep_ns how long the caller may wait before calling again,
+	 * ns; returns 1 when driven, 0 when nothing drives this clock now. May be NULL */
+	int (*drive)(struct hclock_clock *c, int64_t *sleep_ns);
 
 	/* Hooks of base clocks, each optional (NULL: the default in the wrapper). They let a
 	 * time source that is not the machine's (the emulation) shape what happens around it
@@ -127,6 +131,10 @@ static inline int64_t round_ns(double v)
 {
 	return (int64_t)(v < 0 ? v - 0.5 : v + 0.5);
 }
+
+/* Drive the first layer of c's chain that its caller drives (clock_ops.drive): 1 and
+ * *sleep_ns (how long the caller may wait before calling again, ns), or 0 when none is. */
+int clock_drive(struct hclock_clock *c, int64_t *sleep_ns);
 
 /* The base clock at the bottom of a chain. */
 const struct hclock_clock *clock_base(const struct hclock_clock *c);

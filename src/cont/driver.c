@@ -7,18 +7,6 @@
 
 #include "cont/driver.h"
 #include "util/err.h"
-#include "util/timeutil.h"
-
-/* While an exchange is under way: poll without sleeping for SPIN_NS after its start or its
- * last message (a reply on a free core comes within a few us; a parent wakes 50 us before a
- * child's announced time), then nap POLL_NS, doubling up to MAX_POLL_NS while nothing
- * comes. A nap costs 20-30 us of CPU on this machine (timer and two context switches), so
- * short naps save nothing over spinning; under loops that keep every core busy the spin of
- * 300 us and steady 20 us naps this replaces cost 1.3-2.3 % of a core. */
-#define SPIN_NS 100000
-#define POLL_NS 50000
-#define MAX_POLL_NS 1000000
-#define MAX_SLEEP_NS 1000000000ll
 
 struct driver {
 	struct engine *e;
@@ -48,35 +36,6 @@ static int nap(struct driver *d, int64_t d_ns)
 	return stop;
 }
 
-int drive_step(struct engine *e, struct drive_state *st, int64_t *sleep_ns)
-{
-	int64_t wake;
-	int rc = engine_try_progress(e, &wake);
-	if (rc) {
-		*sleep_ns = MAX_SLEEP_NS;
-		return rc;
-	}
-	int64_t now = hclock_now(engine_base(e));
-	if (engine_busy(e) || wake - now <= 0) {
-		uint64_t ev = engine_events(e);
-		if (st->busy_since < 0 || ev != st->events) {
-			st->busy_since = now;
-			st->poll_ns = POLL_NS;
-		}
-		st->events = ev;
-		if (now - st->busy_since < SPIN_NS) {
-			*sleep_ns = 0;
-		} else {
-			*sleep_ns = st->poll_ns;
-			st->poll_ns = st->poll_ns * 2 > MAX_POLL_NS ? MAX_POLL_NS : st->poll_ns * 2;
-		}
-		return 0;
-	}
-	st->busy_since = -1;
-	*sleep_ns = wake - now < MAX_SLEEP_NS ? wake - now : MAX_SLEEP_NS;
-	return 0;
-}
-
 static void *loop(void *arg)
 {
 	struct driver *d = arg;
@@ -84,10 +43,9 @@ static void *loop(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	prctl(PR_SET_TIMERSLACK, 1000UL); /* naps from 50 us: the default slack is as long */
-	struct drive_state st = DRIVE_STATE_INIT;
 	for (;;) {
 		int64_t sleep_ns;
-		int rc = drive_step(d->e, &st, &sleep_ns);
+		int rc = engine_drive(d->e, &sleep_ns);
 		if (rc) {
 			d->rc = rc;
 			break;

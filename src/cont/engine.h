@@ -1,40 +1,23 @@
 /*
- * engine.h - the continuous clock's exchanges (issue 11): after the one-shot sync, every
- * process keeps learning its base clock against its parent's in the tree that sync used
- * (seed 002's multi-stage sync), composes the result with the parent's current model and
- * slews its clock towards it (model/cont.h).
+ * engine.h - the continuous clock's exchanges: after the one-shot sync, every process keeps
+ * learning its base clock against its parent's in the tree that sync used (the multi-stage
+ * sync of "Continuous Clock Synchronization for Accurate Performance Measurements"), and
+ * slews its clock towards what it learned (model/cont.h). Three parts:
+ *   - the protocol (engine.c): a child starts an exchange every period: `pingpongs`
+ *     ping-pongs with its parent, each pong carrying the parent's base receive and send
+ *     times and its current model with its bound; then a note telling the parent when the
+ *     next exchange starts (in global time), so a parent driven by a thread sleeps until
+ *     then. A peer that does not answer within the exchange timeout is given up on for that
+ *     exchange (counted); nothing waits for a peer forever;
+ *   - the servo (cont/servo.h, MPI-free): what an exchange means for the clock: the target
+ *     model, its bound and the next period;
+ *   - the link (transport/nblink.h): how the messages travel (PMPI_* calls on the engine's
+ *     own communicator: never recorded by the tracer);
+ * and the followers' shared clock (cont/share.h: prop in the one-shot spec).
  *
- * Pairs. A child starts an exchange every period: `pingpongs` ping-pongs with its parent,
- * each pong carrying the parent's base receive and send times and its current model with
- * its bound; then a note telling the parent when the next exchange starts (in the parent's
- * base time), so a parent driven by a thread sleeps until then. The child feeds the
- * exchange to its tracker (numerics/track.h), composes target = parent's model o tracker's
- * line, bound likewise (bound_compose), and updates its clock.
- *
- * Driven by the program (drive=progress), answers wait for its next MPI call, and three
- * rules keep such exchanges from moving the clock by their skew: the one-shot sync's line
- * (this base against the parent's, from the two one-shot models) is the tracker's prior (its
- * slope's standard error a third of the one-shot bound's slope half-width, growing by 1e-8
- * per second, its offset's a third of the bound's half-width; dropped once the window's
- * hulls exclude it: a change of rate); the tracker reads waiting answers through its hulls
- * (track_params.waits); a new target outside the current one's bound is moved into their
- * intersection (both strict under the same drift assumption). A thread answers at once and
- * uses none of them: with 4 ranks on 2 cores they made the 30-minute scenario B worse
- * (p99.9 2.3 us against 135 ns; README).
- *
- * Adaptive period (seed 004, Liao et al.): the offset the old line projects for the new
- * exchange is compared with the one measured; beyond `threshold` the period halves (down to
- * min), after `streak` exchanges within it it doubles (up to max). The comparison is made
- * by the client, which holds both numbers (the paper's reference compares; the same test,
- * one message less).
- *
- * Followers (prop in the one-shot spec) share their leader's time source: their clock reads
- * the leader's published read function in an MPI shared-memory window, no traffic.
- *
- * Everything is nonblocking: engine_progress does what is due and returns when it would
- * wait; a driver (the thread, cont/driver.c, or the application's progress calls) calls it
- * again. A peer that does not answer within the exchange timeout is given up on for that
- * exchange (counted); nothing waits for a peer forever.
+ * Everything is nonblocking: engine_drive does what is due and says how long its caller
+ * may sleep; a driver (the thread, cont/driver.c, or the application's progress calls and
+ * waits: sync/cont.c) calls it again.
  */
 #ifndef HCLOCK_CONT_ENGINE_H
 #define HCLOCK_CONT_ENGINE_H
@@ -85,16 +68,17 @@ struct engine;
 int engine_create(MPI_Comm comm, hclock_clock *base, const struct cont_cfg *cfg, int parent,
                   int shares, const struct lm *t0, const struct bound *b0, struct engine **out,
                   hclock_clock **clk);
-/* Do what is due without blocking; *wake_ns (base time) receives when to call again.
- * Returns 0 or the engine's first error (it then stops exchanging). One caller at a time
- * (engine_try_progress for several). */
-int engine_progress(struct engine *e, int64_t *wake_ns);
-/* engine_progress if no other thread is in it (else 0 at once). */
-int engine_try_progress(struct engine *e, int64_t *wake_ns);
-/* 1 while an exchange is in flight (the driver polls instead of sleeping). */
-int engine_busy(const struct engine *e);
-/* Messages handled so far (the driver keeps spinning while they come). */
-uint64_t engine_events(const struct engine *e);
+/*
+ * Drive e: do what is due without blocking, then *sleep_ns, how long the caller may sleep
+ * before the next call (0: call again at once), ns. The one way an engine is driven, by
+ * its thread (cont/driver.c) or by the program's calls (hclock_sync_progress, and
+ * hclock_wait_until through the clock): while an exchange is under way and its messages
+ * flow, at once (100 us after the last), then after naps of 50 us doubling up to 1 ms;
+ * otherwise until the engine's next exchange (or a child's, less 50 us; at most 1 s).
+ * Several threads may call it: one finding another in it returns 0 with *sleep_ns 0.
+ * Returns 0 or the engine's first error (it stops exchanging then).
+ */
+int engine_drive(struct engine *e, int64_t *sleep_ns);
 /* Collective: stop (give up whatever is in flight), freeze every clock on its last model,
  * agree on the first error. The clocks stay usable after engine_destroy. */
 int engine_stop(struct engine *e);

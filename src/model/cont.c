@@ -276,10 +276,17 @@ int64_t cont_state_map(const struct cont_state *st, int64_t x)
 
 /* ---- the clock layer ---- */
 
+struct cont_driver {
+	int (*fn)(void *arg, int64_t *sleep_ns);
+	void *arg;
+};
+
 struct cont_clock {
 	struct hclock_clock c;
 	struct cont_state *st; /* what it reads: own or the caller's (switched atomically) */
 	struct cont_state own;
+	struct cont_driver *drv; /* who drives it (clock_drive), NULL: nothing (atomic) */
+	struct cont_driver drv_mem;
 };
 
 static struct cont_state *state_of(const struct hclock_clock *c)
@@ -349,10 +356,16 @@ static int cont_describe(const struct hclock_clock *c, char *buf, size_t len)
 	                (long long)t.x0_ns);
 }
 
+static int cont_drive(struct hclock_clock *c, int64_t *sleep_ns)
+{
+	struct cont_driver *d = __atomic_load_n(&((struct cont_clock *)c)->drv, __ATOMIC_ACQUIRE);
+	return d && d->fn(d->arg, sleep_ns) == 0;
+}
+
 static const struct clock_ops cont_ops = {
 	.name = "cont", .type = CLOCK_T_LINEAR, .now = cont_now, .map = cont_map,
 	.read = cont_read, .bounds = cont_bounds, .flatten = cont_flatten,
-	.describe = cont_describe,
+	.describe = cont_describe, .drive = cont_drive,
 };
 
 int cont_clock_create(hclock_clock *base, struct cont_state *st, hclock_clock **out)
@@ -395,4 +408,17 @@ void cont_clock_own_copy(hclock_clock *c)
 	read_fn(from, NULL, &f, NULL); /* its writer may still be at work */
 	store_fn(&k->own, &f);
 	cont_clock_set_state(c, &k->own);
+}
+
+void cont_clock_set_driver(hclock_clock *c, int (*fn)(void *arg, int64_t *sleep_ns), void *arg)
+{
+	if (!c || c->ops != &cont_ops)
+		return;
+	struct cont_clock *k = (struct cont_clock *)c;
+	if (!fn) {
+		__atomic_store_n(&k->drv, NULL, __ATOMIC_RELEASE);
+		return;
+	}
+	k->drv_mem = (struct cont_driver){fn, arg};
+	__atomic_store_n(&k->drv, &k->drv_mem, __ATOMIC_RELEASE);
 }

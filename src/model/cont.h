@@ -76,5 +76,9 @@ void cont_clock_set_state(hclock_clock *c, struct cont_state *st);
 /* Make c read a copy of what it reads now, in its own memory (before a shared state is
  * freed). */
 void cont_clock_own_copy(hclock_clock *c);
+/* Who drives c (clock_drive): fn(arg, &sleep_ns) does the work that is due, says how
+ * long its caller may wait (ns) and returns 0 (non-zero: it did nothing); fn NULL: nothing (after the exchanges stopped). Set and
+ * cleared by the continuous sync (sync/cont.c); atomic against clock_drive. */
+void cont_clock_set_driver(hclock_clock *c, int (*fn)(void *arg, int64_t *sleep_ns), void *arg);
 
 #endif

@@ -11,6 +11,7 @@
 #include "clock/clock.h"
 #include "cont/driver.h"
 #include "cont/engine.h"
+#include "model/cont.h"
 #include "sync/sync.h"
 #include "transport/comm.h"
 #include "util/err.h"
@@ -24,9 +25,11 @@ struct cont_sync {
 	struct cont_cfg cfg;
 	struct engine *eng;
 	struct driver *drv;
-	struct drive_state ds; /* drive=progress driven by sync_cont_drive */
+	hclock_clock *clk;     /* the clock it drives (drive=progress: clock_drive calls back) */
 	int64_t due_ns;        /* drive=progress: base time its next progress call has work
 	                          (hclock_sync_progress_due), written by cont_progress */
+	struct hclock_sync_stats last; /* the statistics at the stop */
+	int have_last;
 };
 
 /* The keys, their defaults and limits (README "Continuous clock" explains the choices). */
@@ -35,6 +38,45 @@ static const struct cont_cfg defaults = {
 	.slew = 500e-6, .drift = 5e-6, .pingpongs = 8, .stale_s = 0, .thread = 1,
 };
 #define STALE_PERIODS 10 /* stale after 10 max periods without an exchange, by default */
+
+/* the clock's driver (clock_drive, from hclock_wait_until): the application's progress
+ * call, and how long until it has work again */
+static int drive_cb(void *arg, int64_t *sleep_ns)
+{
+	struct cont_sync *c = arg;
+	if (!c->eng)
+		return -1;
+	hclock_sync_progress(&c->s);
+	*sleep_ns = hclock_sync_progress_due(&c->s) - hclock_now(c->clk->base);
+	return 0;
+}
+
+/* the clock no longer calls back into this sync */
+static void unhook(struct cont_sync *c)
+{
+	cont_clock_set_driver(c->clk, NULL, NULL);
+	hclock_clock_free(c->clk);
+	c->clk = NULL;
+}
+
+static int cont_stats(const struct hclock_sync *s, struct hclock_sync_stats *out)
+{
+	const struct cont_sync *c = (const struct cont_sync *)s;
+	if (!c->eng) {
+		if (!c->have_last)
+			return err_set(HCLOCK_EUNSUPP, "%s has not run: no exchange statistics yet",
+			               s->spec);
+		*out = c->last;
+		return 0;
+	}
+	struct cont_stats st;
+	engine_stats(c->eng, &st);
+	int64_t cpu = driver_cpu_ns(c->drv);
+	*out = (struct hclock_sync_stats){st.exchanges, st.timeouts, st.served, st.halvings,
+	                           st.doublings, st.shrinks, st.kept_inside, st.period_s,
+	                           st.max_corr_ns, st.last_dev_ns, cpu < 0 ? -1 : cpu * 1e-9, 1};
+	return 0;
+}
 
 static int cont_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out)
 {
@@ -69,7 +111,7 @@ static int cont_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	struct lm t0 = g0->inner ? g0->comp : (struct lm){0, 0, 0};
 	struct bound b0 = g0->bound;
 	hclock_clock *cc = NULL;
-	c->ds = (struct drive_state)DRIVE_STATE_INIT;
+	c->have_last = 0;
 	rc = engine_create(comm, clk->base, &c->cfg, s->parent, s->shares, &t0, &b0, &c->eng, &cc);
 	if (!rc && c->cfg.thread)
 		rc = comm_agree(comm, driver_start(c->eng, &c->drv));
@@ -83,6 +125,10 @@ static int cont_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 		return rc;
 	}
 	hclock_clock_free(g0);
+	if (!c->cfg.thread) { /* its waits (hclock_wait_until) drive it as its calls do */
+		c->clk = hclock_clock_ref(cc);
+		cont_clock_set_driver(cc, drive_cb, c);
+	}
 	*out = cc;
 	return 0;
 }
@@ -92,18 +138,10 @@ static int cont_stop(struct hclock_sync *s)
 	struct cont_sync *c = (struct cont_sync *)s;
 	if (!c->eng)
 		return 0;
-	if (getenv("HCLOCK_CONT_DEBUG")) {
-		struct cont_stats st;
-		engine_stats(c->eng, &st);
-		int w;
-		MPI_Comm_rank(MPI_COMM_WORLD, &w);
-		fprintf(stderr, "rank %d: exchanges %llu timeouts %llu served %llu halvings %llu "
-		        "doublings %llu shrinks %llu kept inside %llu period %g s max corr %g ns last dev %g ns cpu %lld\n",
-		        w, (unsigned long long)st.exchanges, (unsigned long long)st.timeouts,
-		        (unsigned long long)st.served, (unsigned long long)st.halvings,
-		        (unsigned long long)st.doublings, (unsigned long long)st.shrinks, (unsigned long long)st.kept_inside, st.period_s,
-		        st.max_corr_ns, st.last_dev_ns, (long long)driver_cpu_ns(c->drv));
-	}
+	unhook(c);
+	cont_stats(&c->s, &c->last);
+	c->last.running = 0;
+	c->have_last = 1;
 	driver_stop(c->drv); /* its error is the engine's, agreed on below */
 	c->drv = NULL;
 	int rc = engine_stop(c->eng);
@@ -117,12 +155,11 @@ static int cont_stop(struct hclock_sync *s)
 static int cont_progress(struct hclock_sync *s)
 {
 	struct cont_sync *c = (struct cont_sync *)s;
-	int64_t wake;
+	int64_t sleep_ns;
 	if (!c->eng || c->cfg.thread)
 		return 0;
-	int rc = engine_try_progress(c->eng, &wake);
-	/* while an exchange is under way (or another thread is in it: wake 0), at once */
-	__atomic_store_n(&c->due_ns, engine_busy(c->eng) ? 0 : wake, __ATOMIC_RELAXED);
+	int rc = engine_drive(c->eng, &sleep_ns);
+	__atomic_store_n(&c->due_ns, hclock_now(c->clk->base) + sleep_ns, __ATOMIC_RELAXED);
 	return rc;
 }
 
@@ -137,39 +174,16 @@ static int64_t cont_progress_due(const struct hclock_sync *s)
 static void cont_destroy(struct hclock_sync *s)
 {
 	struct cont_sync *c = (struct cont_sync *)s;
+	unhook(c);
 	driver_stop(c->drv);
 	engine_destroy(c->eng); /* alone: this process stops, its peers time out on it */
 	hclock_sync_free(c->inner);
 	free(c);
 }
 
-int sync_cont_drive(struct hclock_sync *s, int64_t *sleep_ns)
-{
-	if (s->type != &sync_type_cont)
-		return -1;
-	struct cont_sync *c = (struct cont_sync *)s;
-	if (!c->eng || c->cfg.thread)
-		return -1;
-	drive_step(c->eng, &c->ds, sleep_ns); /* an error stops the engine; stop reports it */
-	return 0;
-}
-
-int sync_cont_stats(const struct hclock_sync *s, struct cont_stats *st, int64_t *cpu_ns)
-{
-	if (s->type != &sync_type_cont)
-		return -1;
-	const struct cont_sync *c = (const struct cont_sync *)s;
-	if (!c->eng)
-		return -1;
-	engine_stats(c->eng, st);
-	if (cpu_ns)
-		*cpu_ns = driver_cpu_ns(c->drv);
-	return 0;
-}
-
 static const struct sync_ops cont_ops = {
 	.run = cont_run, .destroy = cont_destroy, .stop = cont_stop, .progress = cont_progress,
-	.progress_due = cont_progress_due,
+	.progress_due = cont_progress_due, .stats = cont_stats,
 };
 
 #define KEYS "window=S, min=S, max=S, threshold=T, streak=N, slew=R, drift=R, n=N, stale=S " \

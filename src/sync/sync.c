@@ -107,6 +107,14 @@ int64_t hclock_sync_progress_due(const hclock_sync *s)
 	return s->ops->progress_due ? s->ops->progress_due(s) : INT64_MAX;
 }
 
+int hclock_sync_stats(const hclock_sync *s, struct hclock_sync_stats *st)
+{
+	if (!s->ops->stats)
+		return err_set(HCLOCK_EUNSUPP, "%s is not a continuous clock: it has no exchange "
+		               "statistics", s->spec);
+	return s->ops->stats(s, st);
+}
+
 uint64_t hclock_sync_pingpongs(const hclock_sync *s)
 {
 	return s->pingpongs;

@@ -36,6 +36,8 @@ struct sync_ops {
 	int (*progress)(struct hclock_sync *s);
 	/* base time at which progress next has work (NULL: INT64_MAX, never) */
 	int64_t (*progress_due)(const struct hclock_sync *s);
+	/* hclock_sync_stats (NULL: HCLOCK_EUNSUPP) */
+	int (*stats)(const struct hclock_sync *s, struct hclock_sync_stats *st);
 };
 
 struct hclock_sync {
@@ -142,15 +144,6 @@ int finish_lm(MPI_Comm comm, hclock_clock *clk, const struct lm *lm, const struc
  * 20 fit points taken in 250 us, which fits a 1% slope and leaves the model 9 ms off 0.8 s
  * later. */
 #define MAX_PLAUSIBLE_SLOPE 2e-3
-
-/* The continuous sync's engine statistics and its thread's CPU time (ns, -1 without a
- * thread); -1 for another sync or one not running. */
-struct cont_stats;
-int sync_cont_stats(const struct hclock_sync *s, struct cont_stats *st, int64_t *cpu_ns);
-/* Drive a running drive=progress continuous sync one step (cont/driver.h, drive_step):
- * *sleep_ns, how long the caller may sleep before the next step. -1 for any other sync
- * (nothing to drive). */
-int sync_cont_drive(struct hclock_sync *s, int64_t *sleep_ns);
 
 /* floor(log2(p)) for p >= 1 */
 int ilog2(int p);

@@ -293,7 +293,7 @@ int cmd_check(int argc, char **argv)
 	if ((rc = comm_agree(MPI_COMM_WORLD, runs ? 0 : err_set(HCLOCK_ENOMEM, "out of memory"))))
 		mpitool_error(&t, "%s", hclock_last_error());
 	struct check_opts co = {k.waits, k.nwaits, k.sample, (uint64_t)k.seed, (int)k.npp, t.emu,
-	                        k.truth, s};
+	                        k.truth};
 	for (long i = 0; i < k.repeat && !rc; i++)
 		rc = run_one(&t, s, &k, &co, i, &runs[i]);
 	if (!rc)

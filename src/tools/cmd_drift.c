@@ -311,7 +311,7 @@ int cmd_drift(int argc, char **argv)
 			if (t.rank == 0 && k.duration_s >= 2)
 				fprintf(stderr, "hclock drift: measuring for %g s\n", k.duration_s);
 			if ((rc = drift_run(MPI_COMM_WORLD, g, t.emu, k.duration_s, k.interval_s,
-			                    (int)k.npp, s, smp)))
+			                    (int)k.npp, smp)))
 				mpitool_error(&t, "drift measurement failed: %s", hclock_last_error());
 		}
 		int src = hclock_sync_stop(s); /* collective: a continuous sync ends here */

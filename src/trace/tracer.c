@@ -915,7 +915,7 @@ void trace_finalize(void)
 			warn_line("the continuous clock failed while tracing: %s", hclock_last_error());
 		/* the drift check: every process's offset on the global clock, now */
 		double waits[1] = {0};
-		struct check_opts co = {waits, 1, 1, 1, 10, T.emu, 0, NULL};
+		struct check_opts co = {waits, 1, 1, 1, 10, T.emu, 0};
 		struct check_point pt;
 		if (!check_clock(MPI_COMM_WORLD, T.g, &co, &pt) && T.rank == 0) {
 			tr.drift_max_ns = pt.max_abs_offset_ns;

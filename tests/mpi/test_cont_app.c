@@ -16,7 +16,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "cont/engine.h"
 #include "hclock.h"
 #include "sync/sync.h"
 
@@ -115,10 +114,10 @@ int main(int argc, char **argv)
 		CHECK(hclock_sync_create(spec, &s) == 0, "%s", hclock_last_error());
 		CHECK(hclock_sync_run(s, app, base, &g) == 0, "%s", hclock_last_error());
 		watch(s, g, emu, 1.8, 0, &nprobe);
-		struct cont_stats before, after;
-		sync_cont_stats(s, &before, NULL);
+		struct hclock_sync_stats before, after;
+		CHECK(hclock_sync_stats(s, &before) == 0 && before.running, "%s", hclock_last_error());
 		watch(s, g, emu, 2.5, 0, &nprobe); /* the step at 2 s after the emulation's epoch */
-		sync_cont_stats(s, &after, NULL);
+		hclock_sync_stats(s, &after);
 		/* adaptation on 2 ranks: with more ranks than cores the exchanges stall (milliseconds
 		 * round trips) and the period rightly stays short */
 		if (s->parent >= 0 && !s->shares && size == 2) {
