@@ -64,7 +64,7 @@ static void usage(FILE *f)
 	        "calls. The program's output and exit code pass through unchanged.\n\n"
 	        "  -o, --output DIR   where the trace goes (default hclock-trace): DIR/trace.json\n"
 	        "                     (Perfetto / Chrome trace events) and DIR/raw (the records)\n"
-	        "  --sync SPEC        the global clock (default cont(" HCLOCK_DEFAULT_SYNC "));\n"
+	        "  --sync SPEC        the global clock (default cont(" HCLOCK_SYNC_DEFAULT_SPEC "));\n"
 	        "                     a cont(...) spec is driven by the program's MPI calls\n"
 	        "                     (drive=progress): no thread is started; none: local clocks\n"
 	        "  --emulate SPEC     emulated clocks with known truth, as hclock check --emulate\n"

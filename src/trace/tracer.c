@@ -4,7 +4,7 @@
  *
  * Configuration comes from the environment (`hclock trace` sets it):
  *   HCLOCK_TRACE_DIR      output directory (default ./hclock-trace); records go to DIR/raw
- *   HCLOCK_TRACE_SYNC     sync spec (default cont(HCLOCK_DEFAULT_SYNC,drive=progress))
+ *   HCLOCK_TRACE_SYNC     sync spec (default cont(HCLOCK_SYNC_DEFAULT_SPEC,drive=progress))
  *   HCLOCK_TRACE_EMULATE  emulated clocks, as hclock check --emulate
  *   HCLOCK_TRACE_FILTER   which calls are recorded (filter.h; default: all)
  *   HCLOCK_TRACE_BUFFER   records per buffer (two buffers; default 65536, 4 MiB each)
@@ -38,7 +38,6 @@
 #include "check/check.h"
 #include "clock/clock.h"
 #include "hclock.h"
-#include "tools/mpitool.h"
 #include "trace/filter.h"
 #include "trace/tracer.h"
 #include "util/err.h"
@@ -728,7 +727,7 @@ void trace_init(void)
 	const char *dir = getenv("HCLOCK_TRACE_DIR"), *spec = getenv("HCLOCK_TRACE_SYNC");
 	const char *emu = getenv("HCLOCK_TRACE_EMULATE"), *buf = getenv("HCLOCK_TRACE_BUFFER");
 	char defspec[256];
-	snprintf(defspec, sizeof(defspec), "cont(%s,drive=progress)", HCLOCK_DEFAULT_SYNC);
+	snprintf(defspec, sizeof(defspec), "cont(%s,drive=progress)", HCLOCK_SYNC_DEFAULT_SPEC);
 	if (!dir || !*dir)
 		dir = "hclock-trace";
 	if (!spec || !*spec)
