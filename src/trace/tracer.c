@@ -2,17 +2,10 @@
  * tracer.c - libhclock_trace's runtime (tracer.h): the clock, the record buffers and their
  * writer thread, the communicator registry, the raw file (record.h).
  *
- * Configuration comes from the environment (`hclock trace` sets it):
- *   HCLOCK_TRACE_DIR      output directory (default ./hclock-trace); records go to DIR/raw
- *   HCLOCK_TRACE_SYNC     sync spec (default cont(HCLOCK_SYNC_DEFAULT_SPEC,drive=progress))
- *   HCLOCK_TRACE_EMULATE  emulated clocks, as hclock check --emulate
- *   HCLOCK_TRACE_FILTER   which calls are recorded (filter.h; default: all)
- *   HCLOCK_TRACE_BUFFER   records per buffer (two buffers; default 65536, 4 MiB each)
- *   HCLOCK_TRACE_TRUTH    1: the true error of every reading, summarized at MPI_Finalize
- *                         (emulated clocks only; costs two more emulated reads per reading)
- *   HCLOCK_TRACE_TEST_SLOW_WRITER  for tests only: the writer thread sleeps this many
- *                         microseconds before each buffer it writes (a slow disk), so that
- *                         the drop policy below can be tested
+ * Its settings come from the environment, HCLOCK_TRACE_* (settings.h: `hclock trace` sets
+ * them from its options), read and checked at MPI_Init; a bad value ends the program there
+ * (settings_or_exit). HCLOCK_TRACE_TRUTH=1 costs two more emulated reads per reading;
+ * HCLOCK_TRACE_TEST_SLOW_WRITER lets the tests try the drop policy below.
  *
  * Buffers: records are appended to the current buffer under a spin lock; a full buffer is
  * handed to the writer thread (plain write(2), no MPI) and the other one filled meanwhile.
@@ -38,6 +31,7 @@
 #include "clock/clock.h"
 #include "hclock.h"
 #include "trace/filter.h"
+#include "trace/settings.h"
 #include "trace/tracer.h"
 #include "transport/yield.h"
 #include "util/err.h"
@@ -95,7 +89,7 @@ static struct {
 	int write_err;
 	char failed_path[4200];      /* DIR/raw/failed: the first process or launcher to see the
 	                                program fail creates it and says so (one line a job) */
-	int64_t slow_writer_ns;      /* HCLOCK_TRACE_TEST_SLOW_WRITER, ns (tests only) */
+	int64_t slow_writer_ns;      /* settings.h's slow_writer_ns, ns (tests only) */
 	uint64_t records, dropped;
 	uint64_t drop_unsaid;        /* dropped since the last TRACE_DROP record */
 	int64_t rec_cost_ns, overhead_ns, sync_ns;
@@ -691,11 +685,22 @@ static void buf_free(struct trace_rec *b, size_t n)
 
 /* ---- init and finalize ------------------------------------------------------------------------- */
 
-static void set_filter(const char *f)
+/* A bad HCLOCK_TRACE_* value (a tracer started by hand: the launcher refuses bad values
+ * before the program runs) ends the program at MPI_Init, never a fallback to a default (the
+ * trace would silently be another than asked for): the ranks agree, the lowest that found a
+ * bad value says so in the launcher's line (naming the variable), and every rank finalizes
+ * MPI and exits with status 2. Not MPI_Abort: no banner, no killed job, no hang. */
+static void settings_or_exit(struct trace_settings *set)
 {
-	char bad[128];
-	if (trace_filter_apply(f, trace_func_names, TF_COUNT, T.enabled, bad, sizeof(bad)))
-		warn_line("--filter: '%s' names no MPI function of this library; left out", bad);
+	char why[600];
+	int first = trace_settings_from_env(set, why, sizeof(why)) ? T.rank : T.size, low = T.size;
+	PMPI_Allreduce(&first, &low, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (low == T.size)
+		return;
+	if (T.rank == low)
+		err_line("hclock trace", "%s", why);
+	PMPI_Finalize();
+	exit(2);
 }
 
 static volatile int64_t calib_sink;
@@ -724,32 +729,21 @@ void trace_init(void)
 	int64_t t0 = real_now_ns();
 	PMPI_Comm_rank(MPI_COMM_WORLD, &T.rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &T.size);
-	const char *dir = getenv("HCLOCK_TRACE_DIR"), *spec = getenv("HCLOCK_TRACE_SYNC");
-	const char *emu = getenv("HCLOCK_TRACE_EMULATE"), *buf = getenv("HCLOCK_TRACE_BUFFER");
-	char defspec[256];
-	snprintf(defspec, sizeof(defspec), "cont(%s,drive=progress)", HCLOCK_SYNC_DEFAULT_SPEC);
-	if (!dir || !*dir)
-		dir = "hclock-trace";
-	if (!spec || !*spec)
-		spec = defspec;
+	struct trace_settings set;
+	settings_or_exit(&set);
+	char spec[512];
+	const char *dir = set.dir;
+	trace_settings_sync(&set, spec, sizeof(spec));
 	/* an earlier run's failure mark goes before any process can be past the sync below (the
 	 * launcher removes it too; a program linked with the tracer has no launcher) */
 	snprintf(T.failed_path, sizeof(T.failed_path), "%s/raw/failed", dir);
 	if (T.rank == 0)
 		unlink(T.failed_path);
-	/* a continuous clock is driven by the program's MPI calls: no thread in its process */
-	char forced[512];
-	size_t sl = strlen(spec);
-	if (!strncmp(spec, "cont(", 5) && !strstr(spec, "drive=") && sl > 1 && spec[sl - 1] == ')' &&
-	    sl + 20 < sizeof(forced)) {
-		snprintf(forced, sizeof(forced), "%.*s,drive=progress)", (int)(sl - 1), spec);
-		spec = forced;
-	}
-	long cap = buf && *buf ? strtol(buf, NULL, 10) : 65536;
-	T.cap = cap >= 16 && cap <= (1L << 26) ? (size_t)cap : 65536;
+	T.cap = (size_t)set.buffer;
+	T.slow_writer_ns = set.slow_writer_ns;
 	/* everything below agrees across the ranks (hclock's calls agree on errors) */
 	int rc = 0;
-	if (emu && *emu && (rc = hclock_emu_create(emu, MPI_COMM_WORLD, &T.emu)))
+	if (set.emulate && (rc = hclock_emu_create(set.emulate, MPI_COMM_WORLD, &T.emu)))
 		warn_line("--emulate: %s; tracing off", hclock_last_error());
 	if (!rc && (rc = hclock_base_create("monotonic", T.emu, &T.base)))
 		warn_line("base clock: %s; tracing off", hclock_last_error());
@@ -768,8 +762,7 @@ void trace_init(void)
 		all = rc;
 	}
 	T.progress = !all && strstr(hclock_sync_spec(T.s), "drive=progress") != NULL;
-	const char *tt = getenv("HCLOCK_TRACE_TRUTH");
-	TT.on = !all && T.emu && tt && !strcmp(tt, "1") && T.base->ops->truth; /* alike everywhere */
+	TT.on = !all && T.emu && set.event_truth && T.base->ops->truth; /* alike everywhere */
 	/* the output: DIR/raw/rank.R */
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/raw", dir);
@@ -794,7 +787,7 @@ void trace_init(void)
 		ok = 0;
 	}
 	if (ok) {
-		set_filter(getenv("HCLOCK_TRACE_FILTER"));
+		trace_filter_apply(set.filter, trace_func_names, TF_COUNT, T.enabled, NULL, 0);
 		/* header and names */
 		size_t names = 0;
 		for (int i = 0; i < TF_COUNT; i++)
@@ -831,9 +824,6 @@ void trace_init(void)
 		if (T.comms)
 			T.comms[T.ncomms++] = T.world;
 		reg(MPI_COMM_SELF, 1);
-		const char *slow = getenv("HCLOCK_TRACE_TEST_SLOW_WRITER");
-		long long slow_us = slow && *slow ? strtoll(slow, NULL, 10) : 0;
-		T.slow_writer_ns = slow_us > 0 && slow_us < 10000000 ? 1000 * slow_us : 0;
 		T.writer_up = !pthread_create(&T.writer, NULL, writer_main, NULL);
 		ok = T.writer_up;
 	}
