@@ -17,6 +17,8 @@
 
 #define DEFAULT_DIR "hclock-trace"
 #define DEFAULT_BUFFER 65536L
+#define BUFFER_MIN 16L
+#define BUFFER_MAX (1L << 26)
 #define DIR_MAX 4000      /* bytes: DIR/raw/rank.R fits the tracer's paths */
 #define SPEC_MAX 400      /* bytes of a sync spec, drive=progress added */
 #define SLOW_WRITER_MAX_US 10000000LL
@@ -103,9 +105,9 @@ static int set_buffer(struct trace_settings *s, const char *v, const char *name,
                       size_t len)
 {
 	long long b;
-	if (whole(v, TRACE_BUFFER_MIN, TRACE_BUFFER_MAX, &b))
+	if (whole(v, BUFFER_MIN, BUFFER_MAX, &b))
 		return say(err, len, "%s '%.100s': expected a number of records from %ld to %ld", name,
-		           v, TRACE_BUFFER_MIN, TRACE_BUFFER_MAX);
+		           v, BUFFER_MIN, BUFFER_MAX);
 	s->buffer = (long)b;
 	return 0;
 }
@@ -142,16 +144,6 @@ static const struct field {
 	[TS_TRUTH] = {"--event-truth", "HCLOCK_TRACE_TRUTH", set_truth},
 	[TS_SLOW_WRITER] = {NULL, "HCLOCK_TRACE_TEST_SLOW_WRITER", set_slow_writer},
 };
-
-const char *trace_field_option(enum trace_field f)
-{
-	return fields[f].option;
-}
-
-const char *trace_field_env(enum trace_field f)
-{
-	return fields[f].env;
-}
 
 int trace_settings_load(struct trace_settings *s, const char *const *given, char *err,
                         size_t errlen)

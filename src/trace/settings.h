@@ -22,14 +22,18 @@ struct trace_settings {
 	const char *sync;    /* sync spec as given; NULL: the default (trace_settings_sync) */
 	const char *emulate; /* emulated clocks (hclock_emu_create's spec); NULL: real ones */
 	const char *filter;  /* which calls are recorded (filter.h); NULL: every call */
-	long buffer;         /* records per buffer, two buffers a process (64 B a record) */
+	long buffer;         /* records per buffer, two buffers a process (64 B a record):
+	                        16 to 2^26 */
 	int event_truth;     /* 1: the true error of every reading, summarized at MPI_Finalize
 	                        (emulated clocks only) */
 	int64_t slow_writer_ns; /* tests only: the writer thread sleeps this long before each
 	                           buffer it writes (a slow disk), ns; 0: never */
 };
 
-/* The fields, in the order they are read. */
+/* The fields, in the order they are read; each has an option and a variable (settings.c's
+ * table): -o HCLOCK_TRACE_DIR, --sync HCLOCK_TRACE_SYNC, --emulate HCLOCK_TRACE_EMULATE,
+ * --filter HCLOCK_TRACE_FILTER, --buffer HCLOCK_TRACE_BUFFER, --event-truth
+ * HCLOCK_TRACE_TRUTH (1 or 0), and HCLOCK_TRACE_TEST_SLOW_WRITER (microseconds) alone. */
 enum trace_field {
 	TS_DIR,
 	TS_SYNC,
@@ -40,14 +44,6 @@ enum trace_field {
 	TS_SLOW_WRITER,
 	TS_COUNT
 };
-
-#define TRACE_BUFFER_MIN 16L
-#define TRACE_BUFFER_MAX (1L << 26)
-
-/* The option ("--buffer"; NULL for the test-only field) and variable ("HCLOCK_TRACE_BUFFER")
- * of field f. */
-const char *trace_field_option(enum trace_field f);
-const char *trace_field_env(enum trace_field f);
 
 /*
  * Fill s: each field from given[f] (the launcher's option value, "1" for a flag; given or
