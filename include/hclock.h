@@ -218,6 +218,14 @@ typedef struct hclock_sync hclock_sync;
  * hclock_last_error() names the bad token and the valid choices.
  */
 HCLOCK_API int hclock_sync_create(const char *spec, hclock_sync **out);
+
+/*
+ * The spec hclock's tools synchronize with unless told otherwise (README "Hierarchical
+ * sync"): HCA3 over one leader per node with hull-learned models whose fit points span
+ * 0.3 s, the other processes of a node given their leader's clock (prop). A string literal;
+ * `hclock trace` runs cont(HCLOCK_SYNC_DEFAULT_SPEC,drive=progress).
+ */
+#define HCLOCK_SYNC_DEFAULT_SPEC "h2(hca3/100/hull/20/span=0.3,prop)"
 HCLOCK_API void hclock_sync_free(hclock_sync *s);
 /* The canonical spec string of s (owned by s). */
 HCLOCK_API const char *hclock_sync_spec(const hclock_sync *s);

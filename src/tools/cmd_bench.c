@@ -40,7 +40,7 @@ static void usage(FILE *f)
 	        "                     several, e.g. barrier,roundtime, to compare them:\n");
 	bench_help_schemes(f, 21, 79);
 	fprintf(f,
-	        "  --sync SPEC        sync algorithm (default " HCLOCK_DEFAULT_SYNC ")\n"
+	        "  --sync SPEC        sync algorithm (default " HCLOCK_SYNC_DEFAULT_SPEC ")\n"
 	        "  --time-slice T     time per operation and size, e.g. 1s (default), 300ms, 10m;\n"
 	        "                     a bare number is seconds\n"
 	        "  --max-reps N       stop after N valid repetitions (default 0: no limit)\n"

@@ -25,7 +25,7 @@ static void usage(FILE *f)
 	        "usage: mpirun -np P hclock check [OPTIONS]\n"
 	        "Synchronize the ranks' clocks, then measure the global clock's offsets to rank 0\n"
 	        "right after the sync and after each wait (Check-Global-Clock, Alg. 6).\n\n"
-	        "  --sync SPEC        sync algorithm (default " HCLOCK_DEFAULT_SYNC "), e.g.\n"
+	        "  --sync SPEC        sync algorithm (default " HCLOCK_SYNC_DEFAULT_SPEC "), e.g.\n"
 	        "                     hca3/1000/skampi/100, jk/500/rtt/20, hca3/500/skampi/20/ri,\n"
 	        "                     skampi/skampi/20, dunigan/1/20, none (all forms below)\n"
 	        "  --wait LIST        durations after the sync to check at (default 0,10; e.g. 0,10s,10m)\n"

@@ -32,7 +32,7 @@ static void usage(FILE *f)
 	        "  --duration D       how long to measure (default 60 s; e.g. 500, 10m)\n"
 	        "  --interval I       time between probes (default 1 s)\n"
 	        "  --sync SPEC        none: the raw local clocks; else a global clock (default\n"
-	        "                     " HCLOCK_DEFAULT_SYNC ")\n"
+	        "                     " HCLOCK_SYNC_DEFAULT_SPEC ")\n"
 	        "  --pingpongs N      SKaMPI-Offset exchanges per probe (default 20)\n"
 	        "  --plot FILE.svg    offsets with their fits, and the residuals, per rank\n"
 	        "  --emulate SPEC     emulated clocks with known truth (true error and bounds too)\n"

@@ -36,7 +36,7 @@ static void usage(FILE *f)
 	        "  --size N           message size in bytes for ops with a message (default 8)\n"
 	        "  --reps N           repetitions (default 500)\n"
 	        "  --warmup N         repetitions run first and not counted (default 10)\n"
-	        "  --sync SPEC        sync algorithm (default " HCLOCK_DEFAULT_SYNC ")\n"
+	        "  --sync SPEC        sync algorithm (default " HCLOCK_SYNC_DEFAULT_SPEC ")\n"
 	        "  --slack-factor B   start slack = B x measured MPI_Bcast latency (default %g)\n"
 	        "  --root N           root of rooted operations (default 0)\n"
 	        "  --format FMT       table (default), csv or json\n"

@@ -7,7 +7,9 @@
  *   hclock trace --convert DIR
  *
  * Under mpirun every process is one `hclock trace` launcher: it never calls MPI itself; it
- * sets the environment (LD_PRELOAD and HCLOCK_TRACE_*), runs the program as its child and
+ * checks every setting (trace/settings.h: the options over their HCLOCK_TRACE_* variables)
+ * before anything runs, sets the environment (LD_PRELOAD, and HCLOCK_TRACE_* from the
+ * settings, which the tracer reads back), runs the program as its child and
  * waits for it, passing signals on. The program's stdin, stdout and stderr are its own and
  * its exit status comes back unchanged (a signal as 128 + its number). Then each launcher
  * marks its rank done (DIR/raw/done.R) and the launcher of rank 0 waits (up to 60 s) for
@@ -38,13 +40,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tools/cmd.h"
-#include "tools/mpitool.h"
-#include "emulate/emu.h"
 #include "hclock.h"
-#include "trace/filter.h"
+#include "tools/cmd.h"
 #include "trace/merge.h"
-#include "trace_funcs.h"
+#include "trace/settings.h"
 #include "util/err.h"
 #include "util/path.h"
 #include "util/timeutil.h"
@@ -64,7 +63,7 @@ static void usage(FILE *f)
 	        "calls. The program's output and exit code pass through unchanged.\n\n"
 	        "  -o, --output DIR   where the trace goes (default hclock-trace): DIR/trace.json\n"
 	        "                     (Perfetto / Chrome trace events) and DIR/raw (the records)\n"
-	        "  --sync SPEC        the global clock (default cont(" HCLOCK_DEFAULT_SYNC "));\n"
+	        "  --sync SPEC        the global clock (default cont(" HCLOCK_SYNC_DEFAULT_SPEC "));\n"
 	        "                     a cont(...) spec is driven by the program's MPI calls\n"
 	        "                     (drive=progress): no thread is started; none: local clocks\n"
 	        "  --emulate SPEC     emulated clocks with known truth, as hclock check --emulate\n"
@@ -77,7 +76,12 @@ static void usage(FILE *f)
 	        "                     4 MiB each); when both are full new records are dropped and\n"
 	        "                     counted, the program never waits for the disk\n"
 	        "  --convert DIR      write the outputs from DIR/raw (after a program that died)\n"
-	        "  -h, --help\n");
+	        "  -h, --help\n\n"
+	        "Each option's default comes from its variable when set: HCLOCK_TRACE_DIR, _SYNC,\n"
+	        "_EMULATE, _FILTER, _BUFFER, _TRUTH (1 or 0). A bad value, given either way, is\n"
+	        "refused before the program starts (exit 2); the tracer reads the same variables\n"
+	        "(a program started without hclock trace) and ends the program at MPI_Init on a\n"
+	        "bad one, with the same line and exit status 2 on every rank.\n");
 }
 
 /* snprintf for paths: -1 when it did not fit */
@@ -258,9 +262,7 @@ static int convert(const char *dir)
 
 int cmd_trace(int argc, char **argv)
 {
-	const char *dir = "hclock-trace", *sync = NULL, *emu = NULL, *filter = NULL, *buffer = NULL;
-	const char *conv = NULL;
-	int event_truth = 0;
+	const char *given[TS_COUNT] = {0}, *conv = NULL;
 	g_rank = my_rank();
 	static const struct option opts[] = {
 		{"output", required_argument, 0, 'o'}, {"sync", required_argument, 0, 's'},
@@ -271,13 +273,13 @@ int cmd_trace(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'o': dir = optarg; break;
-		case 's': sync = optarg; break;
-		case 'e': emu = optarg; break;
-		case 'f': filter = optarg; break;
-		case 'b': buffer = optarg; break;
+		case 'o': given[TS_DIR] = optarg; break;
+		case 's': given[TS_SYNC] = optarg; break;
+		case 'e': given[TS_EMULATE] = optarg; break;
+		case 'f': given[TS_FILTER] = optarg; break;
+		case 'b': given[TS_BUFFER] = optarg; break;
 		case 'c': conv = optarg; break;
-		case 't': event_truth = 1; break;
+		case 't': given[TS_TRUTH] = "1"; break;
 		case 'h': usage(stdout); return 0;
 		default:
 			line("%s: unknown option or missing value (hclock trace --help)",
@@ -291,44 +293,14 @@ int cmd_trace(int argc, char **argv)
 		line("no program to run: hclock trace [OPTIONS] -- PROGRAM [ARGS...]");
 		return 2;
 	}
-	if (buffer) {
-		char *end;
-		long b = strtol(buffer, &end, 10);
-		if (*end || b < 16 || b > (1L << 26)) {
-			line("--buffer '%s': expected a number of records from 16 to 67108864", buffer);
-			return 2;
-		}
-	}
-	if (filter) {
-		char bad[128];
-		if (trace_filter_apply(filter, trace_func_names, TF_COUNT, NULL, bad, sizeof(bad))) {
-			if (bad[0] && strcmp(bad, "!"))
-				line("--filter: '%s' names no MPI function of this MPI library (expected "
-				     "names or patterns, comma separated, e.g. MPI_Allreduce,MPI_*send or "
-				     "!MPI_Comm_rank)", bad);
-			else
-				line("--filter '%s': an empty item (expected names or patterns, comma "
-				     "separated, e.g. MPI_Allreduce,MPI_*send or !MPI_Comm_rank)", filter);
-			return 2;
-		}
-	}
-	/* the specs are checked here, before the program runs (the tracer would only turn
-	 * itself off) */
-	hclock_sync *chk = NULL;
-	if (sync && hclock_sync_create(sync, &chk)) {
-		line("--sync: %s", hclock_last_error());
+	/* every setting is checked here, before the program runs, as the tracer would */
+	struct trace_settings set;
+	char why[600];
+	if (trace_settings_load(&set, given, why, sizeof(why))) {
+		line("%s", why);
 		return 2;
 	}
-	hclock_sync_free(chk);
-	struct emu_params ep;
-	if (emu && emu_parse(emu, &ep)) {
-		line("--emulate: %s", hclock_last_error());
-		return 2;
-	}
-	if (event_truth && !emu) {
-		line("--event-truth needs --emulate SPEC (the truth comes from emulated clocks)");
-		return 2;
-	}
+	const char *dir = set.dir;
 	char **prog = argv + optind;
 	/* the output directory, absolute (the program may change its working directory) */
 	char absdir[PATH_MAX], raw[PATH_MAX + 8], lib[PATH_MAX];
@@ -377,17 +349,9 @@ int cmd_trace(int argc, char **argv)
 	sprintf(ld, "%s%s%s", lib, pre && *pre ? ":" : "", pre && *pre ? pre : "");
 	setenv("LD_PRELOAD", ld, 1);
 	free(ld);
-	setenv("HCLOCK_TRACE_DIR", absdir, 1);
-	if (sync)
-		setenv("HCLOCK_TRACE_SYNC", sync, 1);
-	if (emu)
-		setenv("HCLOCK_TRACE_EMULATE", emu, 1);
-	if (filter)
-		setenv("HCLOCK_TRACE_FILTER", filter, 1);
-	if (buffer)
-		setenv("HCLOCK_TRACE_BUFFER", buffer, 1);
-	if (event_truth)
-		setenv("HCLOCK_TRACE_TRUTH", "1", 1);
+	set.dir = absdir;
+	if (trace_settings_to_env(&set))
+		return 2;
 	/* run it */
 	int errpipe[2];
 	if (pipe2(errpipe, O_CLOEXEC)) {

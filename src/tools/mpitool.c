@@ -155,7 +155,7 @@ const char *mpitool_parse(int argc, char **argv, const char *name, const struct 
                           struct mpitool_opts *o, mpitool_optfn own, void *ctx, char *buf,
                           size_t len)
 {
-	*o = (struct mpitool_opts){.sync = HCLOCK_DEFAULT_SYNC, .fmt = FMT_TABLE};
+	*o = (struct mpitool_opts){.sync = HCLOCK_SYNC_DEFAULT_SPEC, .fmt = FMT_TABLE};
 	/* before anything that could differ between the ranks: an MPMD launch or a per-rank
 	 * environment with other options would otherwise send some ranks into the sync and
 	 * others to an error exit, and the first group would wait forever */

@@ -10,9 +10,6 @@
 
 #include "hclock.h"
 
-/* The sync spec every MPI subcommand uses unless --sync says otherwise (README explains). */
-#define HCLOCK_DEFAULT_SYNC "h2(hca3/100/hull/20/span=0.3,prop)"
-
 struct mpitool {
 	const char *name; /* "hclock check" */
 	int rank, size;
@@ -45,7 +42,7 @@ enum tool_format { FMT_TABLE, FMT_JSON, FMT_CSV };
 
 /* Options every MPI subcommand takes. */
 struct mpitool_opts {
-	const char *sync;     /* --sync SPEC; HCLOCK_DEFAULT_SYNC unless given */
+	const char *sync;     /* --sync SPEC; HCLOCK_SYNC_DEFAULT_SPEC unless given */
 	const char *emulate;  /* --emulate SPEC, or NULL (then HCLOCK_EMULATE, if set) */
 	const char *clock;    /* --clock NAME, or NULL (monotonic) */
 	enum tool_format fmt; /* --format table|json|csv; table unless given */

@@ -2,17 +2,10 @@
  * tracer.c - libhclock_trace's runtime (tracer.h): the clock, the record buffers and their
  * writer thread, the communicator registry, the raw file (record.h).
  *
- * Configuration comes from the environment (`hclock trace` sets it):
- *   HCLOCK_TRACE_DIR      output directory (default ./hclock-trace); records go to DIR/raw
- *   HCLOCK_TRACE_SYNC     sync spec (default cont(HCLOCK_DEFAULT_SYNC,drive=progress))
- *   HCLOCK_TRACE_EMULATE  emulated clocks, as hclock check --emulate
- *   HCLOCK_TRACE_FILTER   which calls are recorded (filter.h; default: all)
- *   HCLOCK_TRACE_BUFFER   records per buffer (two buffers; default 65536, 4 MiB each)
- *   HCLOCK_TRACE_TRUTH    1: the true error of every reading, summarized at MPI_Finalize
- *                         (emulated clocks only; costs two more emulated reads per reading)
- *   HCLOCK_TRACE_TEST_SLOW_WRITER  for tests only: the writer thread sleeps this many
- *                         microseconds before each buffer it writes (a slow disk), so that
- *                         the drop policy below can be tested
+ * Its settings come from the environment, HCLOCK_TRACE_* (settings.h: `hclock trace` sets
+ * them from its options), read and checked at MPI_Init; a bad value ends the program there
+ * (settings_or_exit). HCLOCK_TRACE_TRUTH=1 costs two more emulated reads per reading;
+ * HCLOCK_TRACE_TEST_SLOW_WRITER lets the tests try the drop policy below.
  *
  * Buffers: records are appended to the current buffer under a spin lock; a full buffer is
  * handed to the writer thread (plain write(2), no MPI) and the other one filled meanwhile.
@@ -35,12 +28,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "check/check.h"
 #include "clock/clock.h"
 #include "hclock.h"
-#include "tools/mpitool.h"
 #include "trace/filter.h"
+#include "trace/settings.h"
 #include "trace/tracer.h"
+#include "transport/yield.h"
 #include "util/err.h"
 #include "util/path.h"
 #include "util/timeutil.h"
@@ -96,7 +89,7 @@ static struct {
 	int write_err;
 	char failed_path[4200];      /* DIR/raw/failed: the first process or launcher to see the
 	                                program fail creates it and says so (one line a job) */
-	int64_t slow_writer_ns;      /* HCLOCK_TRACE_TEST_SLOW_WRITER, ns (tests only) */
+	int64_t slow_writer_ns;      /* settings.h's slow_writer_ns, ns (tests only) */
 	uint64_t records, dropped;
 	uint64_t drop_unsaid;        /* dropped since the last TRACE_DROP record */
 	int64_t rec_cost_ns, overhead_ns, sync_ns;
@@ -692,11 +685,22 @@ static void buf_free(struct trace_rec *b, size_t n)
 
 /* ---- init and finalize ------------------------------------------------------------------------- */
 
-static void set_filter(const char *f)
+/* A bad HCLOCK_TRACE_* value (a tracer started by hand: the launcher refuses bad values
+ * before the program runs) ends the program at MPI_Init, never a fallback to a default (the
+ * trace would silently be another than asked for): the ranks agree, the lowest that found a
+ * bad value says so in the launcher's line (naming the variable), and every rank finalizes
+ * MPI and exits with status 2. Not MPI_Abort: no banner, no killed job, no hang. */
+static void settings_or_exit(struct trace_settings *set)
 {
-	char bad[128];
-	if (trace_filter_apply(f, trace_func_names, TF_COUNT, T.enabled, bad, sizeof(bad)))
-		warn_line("--filter: '%s' names no MPI function of this library; left out", bad);
+	char why[600];
+	int first = trace_settings_from_env(set, why, sizeof(why)) ? T.rank : T.size, low = T.size;
+	PMPI_Allreduce(&first, &low, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (low == T.size)
+		return;
+	if (T.rank == low)
+		err_line("hclock trace", "%s", why);
+	PMPI_Finalize();
+	exit(2);
 }
 
 static volatile int64_t calib_sink;
@@ -725,32 +729,21 @@ void trace_init(void)
 	int64_t t0 = real_now_ns();
 	PMPI_Comm_rank(MPI_COMM_WORLD, &T.rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &T.size);
-	const char *dir = getenv("HCLOCK_TRACE_DIR"), *spec = getenv("HCLOCK_TRACE_SYNC");
-	const char *emu = getenv("HCLOCK_TRACE_EMULATE"), *buf = getenv("HCLOCK_TRACE_BUFFER");
-	char defspec[256];
-	snprintf(defspec, sizeof(defspec), "cont(%s,drive=progress)", HCLOCK_DEFAULT_SYNC);
-	if (!dir || !*dir)
-		dir = "hclock-trace";
-	if (!spec || !*spec)
-		spec = defspec;
+	struct trace_settings set;
+	settings_or_exit(&set);
+	char spec[512];
+	const char *dir = set.dir;
+	trace_settings_sync(&set, spec, sizeof(spec));
 	/* an earlier run's failure mark goes before any process can be past the sync below (the
 	 * launcher removes it too; a program linked with the tracer has no launcher) */
 	snprintf(T.failed_path, sizeof(T.failed_path), "%s/raw/failed", dir);
 	if (T.rank == 0)
 		unlink(T.failed_path);
-	/* a continuous clock is driven by the program's MPI calls: no thread in its process */
-	char forced[512];
-	size_t sl = strlen(spec);
-	if (!strncmp(spec, "cont(", 5) && !strstr(spec, "drive=") && sl > 1 && spec[sl - 1] == ')' &&
-	    sl + 20 < sizeof(forced)) {
-		snprintf(forced, sizeof(forced), "%.*s,drive=progress)", (int)(sl - 1), spec);
-		spec = forced;
-	}
-	long cap = buf && *buf ? strtol(buf, NULL, 10) : 65536;
-	T.cap = cap >= 16 && cap <= (1L << 26) ? (size_t)cap : 65536;
+	T.cap = (size_t)set.buffer;
+	T.slow_writer_ns = set.slow_writer_ns;
 	/* everything below agrees across the ranks (hclock's calls agree on errors) */
 	int rc = 0;
-	if (emu && *emu && (rc = hclock_emu_create(emu, MPI_COMM_WORLD, &T.emu)))
+	if (set.emulate && (rc = hclock_emu_create(set.emulate, MPI_COMM_WORLD, &T.emu)))
 		warn_line("--emulate: %s; tracing off", hclock_last_error());
 	if (!rc && (rc = hclock_base_create("monotonic", T.emu, &T.base)))
 		warn_line("base clock: %s; tracing off", hclock_last_error());
@@ -769,8 +762,7 @@ void trace_init(void)
 		all = rc;
 	}
 	T.progress = !all && strstr(hclock_sync_spec(T.s), "drive=progress") != NULL;
-	const char *tt = getenv("HCLOCK_TRACE_TRUTH");
-	TT.on = !all && T.emu && tt && !strcmp(tt, "1") && T.base->ops->truth; /* alike everywhere */
+	TT.on = !all && T.emu && set.event_truth && T.base->ops->truth; /* alike everywhere */
 	/* the output: DIR/raw/rank.R */
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/raw", dir);
@@ -795,7 +787,7 @@ void trace_init(void)
 		ok = 0;
 	}
 	if (ok) {
-		set_filter(getenv("HCLOCK_TRACE_FILTER"));
+		trace_filter_apply(set.filter, trace_func_names, TF_COUNT, T.enabled, NULL, 0);
 		/* header and names */
 		size_t names = 0;
 		for (int i = 0; i < TF_COUNT; i++)
@@ -832,9 +824,6 @@ void trace_init(void)
 		if (T.comms)
 			T.comms[T.ncomms++] = T.world;
 		reg(MPI_COMM_SELF, 1);
-		const char *slow = getenv("HCLOCK_TRACE_TEST_SLOW_WRITER");
-		long long slow_us = slow && *slow ? strtoll(slow, NULL, 10) : 0;
-		T.slow_writer_ns = slow_us > 0 && slow_us < 10000000 ? 1000 * slow_us : 0;
 		T.writer_up = !pthread_create(&T.writer, NULL, writer_main, NULL);
 		ok = T.writer_up;
 	}
@@ -897,6 +886,36 @@ static void truth_report(void)
 	warn_line("%s", line);
 }
 
+/* The drift check at MPI_Finalize, on hclock's public calls: Check-Global-Clock (Hunold &
+ * Carpen-Amarie, Alg. 6) at one point, every process measured: rank 0 measures each
+ * process's offset on the global clock in turn (10 SKaMPI-Offset exchanges), each process
+ * then reads its true error (emulated clocks). Collective. Rank 0 gets the largest |offset|
+ * in *max_ns and the largest |true error| in *true_ns (left alone without emulation); both
+ * are left alone (NAN) when any process failed. */
+static void drift_check(double *max_ns, double *true_ns)
+{
+	double mine[3] = {0, 0, 0}, all[3] = {0, 0, 0}; /* |offset| ns, |true error| ns, failed */
+	int rc = 0;
+	if (T.rank == 0) {
+		for (int k = 1; k < T.size; k++)
+			rc = first_err(rc, hclock_measure_offset(MPI_COMM_WORLD, T.g, 0, k, 10, NULL, NULL));
+	} else {
+		rc = hclock_measure_offset(MPI_COMM_WORLD, T.g, 0, T.rank, 10, &mine[0], NULL);
+		mine[0] = fabs(mine[0]);
+	}
+	if (T.emu) {
+		rc = first_err(rc, hclock_true_error(T.g, T.emu, &mine[1]));
+		mine[1] = fabs(mine[1]);
+	}
+	mine[2] = rc != 0;
+	/* the processes measured first must not take the cores of those measured after */
+	if (yield_reduce(mine, all, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) || T.rank || all[2])
+		return;
+	*max_ns = all[0];
+	if (T.emu)
+		*true_ns = all[1];
+}
+
 void trace_finalize(void)
 {
 	if (!T.s)
@@ -913,15 +932,7 @@ void trace_finalize(void)
 		int src = hclock_sync_stop(T.s); /* collective; the clock stays, frozen */
 		if (src)
 			warn_line("the continuous clock failed while tracing: %s", hclock_last_error());
-		/* the drift check: every process's offset on the global clock, now */
-		double waits[1] = {0};
-		struct check_opts co = {waits, 1, 1, 1, 10, T.emu, 0};
-		struct check_point pt;
-		if (!check_clock(MPI_COMM_WORLD, T.g, &co, &pt) && T.rank == 0) {
-			tr.drift_max_ns = pt.max_abs_offset_ns;
-			if (pt.have_truth)
-				tr.drift_true_ns = pt.true_max_abs_error_ns;
-		}
+		drift_check(&tr.drift_max_ns, &tr.drift_true_ns);
 		if (TT.on) {
 			TT.on = 0;
 			truth_report();

@@ -20,6 +20,12 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             --convert turns what is on disk into a valid trace.json that has every call of
             the dying rank up to then (and under Open MPI, whose mpirun ends the other rank
             with SIGTERM, the call that rank was blocked in, marked as not returned)
+  settings  every setting's bad values (src/trace/settings.c's validators): through the
+            launcher, as an option and as its HCLOCK_TRACE_* variable: exit 2, one line naming
+            the option or variable and what would be right, the program not run; a bad variable
+            the option overrides is not read. With LIB preloaded by hand (no launcher), each
+            bad variable: the same line as the launcher's, once, exit 2, no rank past MPI_Init
+            and no stack trace or abort; also when only rank 1 has it
   requests  2 ranks, MINI being examples/requests_mini.c (persistent sends and receives,
             nonblocking collectives, matched probes, MPI_Request_free, MPI_Cancel): traced
             output equals untraced output; the summary pairs every message (7 x RITER + 2 per
@@ -205,6 +211,51 @@ elif case == "bad":
     check(c.returncode == 0 and "(0 finished MPI_Finalize" in c.stderr and drop and drop > 100,
           f"a program that died after its records were dropped: --convert counts them without "
           f"the trailer ({drop} dropped, expected over 100) {c.stderr.strip()[:300]}")
+elif case == "settings":
+    def one_line(p, name):
+        """exit 2, one line naming NAME and what would be right, the program not run: the
+        line, or None (a failed check says why)"""
+        lines = [l for l in p.stderr.splitlines() if l.startswith("hclock trace")]
+        ok = p.returncode == 2 and len(lines) == 1 and name in lines[0] and \
+            ("expected" in lines[0] or "needs" in lines[0]) and "checksum" not in p.stdout and \
+            "MPI_Abort" not in p.stderr and "Signal:" not in p.stderr
+        check(ok, f"{name}: exit {p.returncode} (expected 2), {lines}")
+        return lines[0] if ok else None
+
+    out = os.path.join(tmp, "o")
+    bad = [("--buffer", "HCLOCK_TRACE_BUFFER", "12"), ("--buffer", "HCLOCK_TRACE_BUFFER", "1e3"),
+           ("--sync", "HCLOCK_TRACE_SYNC", "hca9/1"), ("--sync", "HCLOCK_TRACE_SYNC", "cont(none"),
+           ("--emulate", "HCLOCK_TRACE_EMULATE", "skew=lots"),
+           ("--filter", "HCLOCK_TRACE_FILTER", "MPI_Allredcue"),
+           ("--filter", "HCLOCK_TRACE_FILTER", "MPI_Send,,"),
+           ("--event-truth", "HCLOCK_TRACE_TRUTH", "yes"),
+           (None, "HCLOCK_TRACE_TEST_SLOW_WRITER", "-3")]
+    said = {}
+    for opt, var, val in bad:
+        if opt and opt != "--event-truth":
+            one_line(launch(2, [hc, "trace", "-o", out, opt, val, "--", mini, "2"]), opt)
+        said[(var, val)] = one_line(launch(2, [hc, "trace", "-o", out, "--", mini, "2"],
+                                           env={var: val}), var)
+    for args in (["--event-truth"], ["-o", ""]):
+        one_line(launch(2, [hc, "trace"] + args + ["--", mini, "2"]), args[0])
+    said[("HCLOCK_TRACE_TRUTH", "1")] = one_line(
+        launch(2, [hc, "trace", "-o", out, "--", mini, "2"], env={"HCLOCK_TRACE_TRUTH": "1"}),
+        "HCLOCK_TRACE_TRUTH=1")
+    p = launch(2, [hc, "trace", "-o", out, "--buffer", "32", "--", mini, "2"],
+               env={"HCLOCK_TRACE_BUFFER": "zz"})
+    check(p.returncode == 0 and "checksum" in p.stdout,
+          f"--buffer 32 over HCLOCK_TRACE_BUFFER=zz: the option wins, exit {p.returncode} "
+          f"{p.stderr[-300:]}")
+    # the library alone: every rank, then rank 1 only (the line from the rank that has it)
+    wrap = ('r=${OMPI_COMM_WORLD_RANK:-$PMI_RANK}; { [ -z "$1" ] || [ "$1" = "$r" ]; } && '
+            'export "$2"; LD_PRELOAD="$3" exec "$4" 2')
+    for (var, val), want in said.items():
+        for only in ("", "1") if val in ("12", "hca9/1", "1") else ("",):
+            p = launch(2, ["sh", "-c", wrap, "sh", only, f"{var}={val}", lib, mini],
+                       env={"HCLOCK_TRACE_DIR": out})
+            got = one_line(p, var)
+            check(got is None or got == want, f"{var}={val} preloaded"
+                  f"{' on rank 1' if only else ''}: the launcher's line ({got == want})")
 elif case == "requests":
     RITER = 20
     plain = launch(2, [mini, str(RITER)])
