@@ -214,16 +214,19 @@ typedef struct hclock_sync hclock_sync;
  *   dunigan/S/K                                offsets at start and after S s, K tries each
  *   none                                       the base clock itself
  *   h2(INTER,INTRA), h3(INTER,SOCKET,INTRA)    hierarchical; any spec per level, or prop
- * OFFSETALG in skampi, rtt, min. On a bad spec returns HCLOCK_EINVAL and
+ *   cont(INNER[,KEY=VALUE...])                 INNER once, then the continuous clock
+ * OFFSETALG in skampi, rtt, min, hull (strict bounds). `hclock specs` lists them all. On a
+ * bad spec returns HCLOCK_EINVAL and
  * hclock_last_error() names the bad token and the valid choices.
  */
 HCLOCK_API int hclock_sync_create(const char *spec, hclock_sync **out);
 
 /*
- * The spec hclock's tools synchronize with unless told otherwise (README "Hierarchical
- * sync"): HCA3 over one leader per node with hull-learned models whose fit points span
- * 0.3 s, the other processes of a node given their leader's clock (prop). A string literal;
- * `hclock trace` runs cont(HCLOCK_SYNC_DEFAULT_SPEC,drive=progress).
+ * The one-shot spec hclock's tools synchronize with unless told otherwise (docs/check.md,
+ * "Hierarchical sync"): HCA3 over one leader per node with hull-learned models whose fit
+ * points span 0.3 s, the other processes of a node given their leader's clock (prop). A
+ * string literal; `hclock check` runs cont(HCLOCK_SYNC_DEFAULT_SPEC), `hclock trace`
+ * cont(HCLOCK_SYNC_DEFAULT_SPEC,drive=progress).
  */
 #define HCLOCK_SYNC_DEFAULT_SPEC "h2(hca3/100/hull/20/span=0.3,prop)"
 HCLOCK_API void hclock_sync_free(hclock_sync *s);

@@ -402,12 +402,48 @@ static int first_notes(struct engine *e, const struct lm *t)
 
 static void free_engine(struct engine *e)
 {
+	if (!e)
+		return;
 	nblink_destroy(e->link);
 	servo_destroy(e->servo);
 	free(e->children);
 	hclock_clock_free(e->clk);
 	hclock_clock_free(e->base);
 	free(e);
+}
+
+/* the children in the tree (tree[2 r]: r's parent, tree[2 r + 1]: r follows it) */
+static int find_children(struct engine *e, const int *tree, int p)
+{
+	for (int r = 0; r < p; r++)
+		e->nchildren += tree[2 * r] == e->rank && !tree[2 * r + 1];
+	if (e->nchildren && !(e->children = fault_calloc((size_t)e->nchildren,
+	                                                 sizeof(*e->children))))
+		return err_set(HCLOCK_ENOMEM, "out of memory");
+	for (int r = 0, i = 0; r < p && e->children; r++)
+		if (tree[2 * r] == e->rank && !tree[2 * r + 1])
+			e->children[i++] = (struct child_exp){r, INT64_MAX, 0, 0};
+	return 0;
+}
+
+/* the clock: the one-shot model t to start from (bound b), read from the followers' window
+ * where this process shares one */
+static int make_clock(struct engine *e, int shares, const struct lm *t, const struct bound *b,
+                      hclock_clock **clk)
+{
+	int rc = cont_clock_create(e->base, shares ? e->share.state : NULL, clk);
+	if (rc)
+		return rc;
+	e->clk = hclock_clock_ref(*clk); /* the engine's own reference */
+	e->st = cont_clock_state(*clk);
+	if (e->share.state && !shares) { /* a leader: publish in the window, read from it */
+		cont_state_init(e->share.state, t, b, HCLOCK_BOUNDS_LIVE);
+		cont_clock_set_state(*clk, e->share.state);
+		e->st = e->share.state;
+	} else if (!shares) {
+		cont_state_init(e->st, t, b, HCLOCK_BOUNDS_LIVE);
+	}
+	return 0;
 }
 
 int engine_create(MPI_Comm comm, hclock_clock *base, const struct cont_cfg *cfg, int parent,
@@ -422,11 +458,8 @@ int engine_create(MPI_Comm comm, hclock_clock *base, const struct cont_cfg *cfg,
 	PMPI_Comm_size(comm, &p);
 	if (!e || !(tree = fault_malloc(2 * (size_t)p * sizeof(*tree))))
 		rc = err_set(HCLOCK_ENOMEM, "out of memory");
-	if ((rc = comm_agree(comm, rc))) { /* before any other collective */
-		free(tree);
-		free(e);
-		return rc;
-	}
+	if ((rc = comm_agree(comm, rc))) /* before any other collective */
+		goto err;
 	e->base = hclock_clock_ref(base);
 	e->cfg = *cfg;
 	e->comm = MPI_COMM_NULL;
@@ -434,12 +467,10 @@ int engine_create(MPI_Comm comm, hclock_clock *base, const struct cont_cfg *cfg,
 	e->share = (struct share){MPI_COMM_NULL, MPI_WIN_NULL, NULL};
 	PMPI_Comm_rank(comm, &e->rank);
 	rc = comm_check(PMPI_Comm_dup(comm, &e->comm), "MPI_Comm_dup (continuous clock)");
-	if ((rc = comm_agree(comm, rc))) {
-		free_engine(e);
-		free(tree);
-		return rc;
-	}
+	if ((rc = comm_agree(comm, rc)))
+		goto err;
 	PMPI_Comm_set_errhandler(e->comm, MPI_ERRORS_RETURN);
+	/* from here every step runs on every rank whatever failed before it; agreed at the end */
 	int mine[2] = {parent, shares};
 	rc = comm_check(PMPI_Allgather(mine, 2, MPI_INT, tree, 2, MPI_INT, e->comm),
 	                "MPI_Allgather (continuous clock)");
@@ -450,57 +481,38 @@ int engine_create(MPI_Comm comm, hclock_clock *base, const struct cont_cfg *cfg,
 		PMPI_Comm_split(e->comm, MPI_UNDEFINED, 0, &none);
 	}
 	e->parent = shares ? -1 : parent;
-	for (int r = 0; r < p && !rc; r++)
-		e->nchildren += tree[2 * r] == e->rank && !tree[2 * r + 1];
-	if (!rc && e->nchildren && !(e->children = fault_calloc((size_t)e->nchildren,
-	                                                         sizeof(*e->children))))
-		rc = err_set(HCLOCK_ENOMEM, "out of memory");
-	for (int r = 0, i = 0; r < p && e->children; r++)
-		if (tree[2 * r] == e->rank && !tree[2 * r + 1])
-			e->children[i++] = (struct child_exp){r, INT64_MAX, 0, 0};
-	free(tree);
+	if (!rc)
+		rc = find_children(e, tree, p);
 	if (!rc && e->parent >= 0)
 		rc = make_servo(e, b0);
 	if (!rc)
 		rc = nblink_mpi_create(e->comm, &e->link);
-	/* the clock: the one-shot model to start from; rank 0 is the reference, exactly */
-	struct lm t = *t0;
-	struct bound b = *b0;
-	if (e->rank == 0) {
-		t = (struct lm){0, 0, 0};
-		b = bound_exact();
-	}
+	/* rank 0 is the reference, exactly */
+	struct lm t = e->rank == 0 ? (struct lm){0, 0, 0} : *t0;
+	struct bound b = e->rank == 0 ? bound_exact() : *b0;
 	if (!rc)
-		rc = cont_clock_create(base, shares ? e->share.state : NULL, clk);
-	if (!rc) {
-		e->clk = hclock_clock_ref(*clk); /* the engine's own reference */
-		e->st = cont_clock_state(*clk);
-		if (e->share.state && !shares) { /* a leader: publish in the window, read from it */
-			cont_state_init(e->share.state, &t, &b, HCLOCK_BOUNDS_LIVE);
-			cont_clock_set_state(*clk, e->share.state);
-			e->st = e->share.state;
-		} else if (!shares) {
-			cont_state_init(e->st, &t, &b, HCLOCK_BOUNDS_LIVE);
-		}
-	}
+		rc = make_clock(e, shares, &t, &b, clk);
 	/* first exchanges staggered over one period, announced before anyone starts */
 	int64_t period = (int64_t)(cfg->min_s * 1e9);
 	e->next_ns = base_now(e) + period + period * (e->rank % 8) / 8;
 	rc = first_err(rc, first_notes(e, &t));
-	rc = comm_agree(e->comm, rc);
-	if (rc) { /* every rank is here: the collective frees can be made */
-		nblink_destroy(e->link); /* before the communicator it drains */
-		e->link = NULL;
-		e->stopped = 1;
-		share_free(&e->share);
-		PMPI_Comm_free(&e->comm);
-		free_engine(e);
-		hclock_clock_free(*clk);
-		*clk = NULL;
-		return rc;
-	}
+	if ((rc = comm_agree(e->comm, rc)))
+		goto err_comm;
+	free(tree);
 	*out = e;
 	return 0;
+
+err_comm: /* every rank is here: the collective frees can be made */
+	nblink_destroy(e->link); /* before the communicator it drains */
+	e->link = NULL;
+	share_free(&e->share);
+	PMPI_Comm_free(&e->comm);
+	hclock_clock_free(*clk);
+	*clk = NULL;
+err:
+	free(tree);
+	free_engine(e);
+	return rc;
 }
 
 int engine_stop(struct engine *e)

@@ -129,7 +129,7 @@ static const char *bench_opt(int c, const char *arg, void *ctx)
 	return "internal error: unhandled option";
 }
 
-static const char *parse(int argc, char **argv, const char *name, struct opts *o, char *buf,
+static const char *parse(int argc, char **argv, const struct mpitool *t, struct opts *o, char *buf,
                          size_t len)
 {
 	static const struct option longopts[] = {
@@ -142,7 +142,7 @@ static const char *parse(int argc, char **argv, const char *name, struct opts *o
 		{"validate", no_argument, 0, 'V'},         {"raw", required_argument, 0, 'R'},
 		{"plot", required_argument, 0, 'P'},       {0, 0, 0, 0},
 	};
-	return mpitool_parse(argc, argv, name, longopts, &o->common, bench_opt, o, buf, len);
+	return mpitool_parse(argc, argv, t, longopts, &o->common, bench_opt, o, buf, len);
 }
 
 struct raw_ctx {
@@ -257,7 +257,7 @@ static size_t memory_per_process(void)
 static const char *read_input(struct mpitool *t, int argc, char **argv, struct opts *o,
                               struct plan *pl, char *buf, size_t len)
 {
-	const char *bad = parse(argc, argv, t->name, o, buf, len);
+	const char *bad = parse(argc, argv, t, o, buf, len);
 	if (!bad && !o->common.help)
 		bad = make_plan(o, t->size, pl, buf, len);
 	size_t maxmem = memory_per_process();
@@ -464,7 +464,7 @@ int cmd_bench(int argc, char **argv)
 	hclock_sync *sync = NULL;
 	char buf[768];
 
-	mpitool_init(&t, "hclock bench", &argc, &argv);
+	mpitool_init(&t, "hclock bench", HCLOCK_SYNC_DEFAULT_SPEC, &argc, &argv);
 	const char *bad = read_input(&t, argc, argv, &o, &pl, buf, sizeof(buf));
 	if (!bad && o.common.help) {
 		if (t.rank == 0)

@@ -278,8 +278,8 @@ int cmd_drift(int argc, char **argv)
 	hclock_clock *g = NULL;
 	char badbuf[640];
 
-	mpitool_init(&t, "hclock drift", &argc, &argv);
-	const char *bad = mpitool_parse(argc, argv, t.name, longopts, &o, drift_opt, &k, badbuf,
+	mpitool_init(&t, "hclock drift", HCLOCK_SYNC_DEFAULT_SPEC, &argc, &argv);
+	const char *bad = mpitool_parse(argc, argv, &t, longopts, &o, drift_opt, &k, badbuf,
 	                                sizeof(badbuf));
 	if (o.help) {
 		if (t.rank == 0)

@@ -112,7 +112,7 @@ static const char *read_input(const struct mpitool *t, int argc, char **argv,
 		{"slack-factor", required_argument, 0, 'B'}, {"root", required_argument, 0, 'r'},
 		{0, 0, 0, 0},
 	};
-	const char *bad = mpitool_parse(argc, argv, t->name, longopts, &k->common, imbalance_opt,
+	const char *bad = mpitool_parse(argc, argv, t, longopts, &k->common, imbalance_opt,
 	                                k, buf, len);
 	if (bad || k->common.help)
 		return bad;
@@ -367,7 +367,7 @@ int cmd_imbalance(int argc, char **argv)
 	hclock_clock *g = NULL;
 	char buf[768];
 
-	mpitool_init(&t, "hclock imbalance", &argc, &argv);
+	mpitool_init(&t, "hclock imbalance", HCLOCK_SYNC_DEFAULT_SPEC, &argc, &argv);
 	const char *bad = read_input(&t, argc, argv, &k, buf, sizeof(buf));
 	if (!bad && k.common.help) {
 		if (t.rank == 0)

@@ -10,15 +10,20 @@
 #include "util/parse.h"
 #include "transport/comm.h"
 
-void mpitool_init(struct mpitool *t, const char *name, int *argc, char ***argv)
+void mpitool_init(struct mpitool *t, const char *name, const char *default_sync, int *argc,
+                  char ***argv)
 {
 	memset(t, 0, sizeof(*t));
 	t->name = name;
+	t->default_sync = default_sync;
 	/* a continuous sync's background thread needs MPI_THREAD_MULTIPLE; ask for it only then
-	 * (it may cost the MPI library locks on every call) */
-	int want = 0, got;
-	for (int i = 1; i < *argc; i++)
+	 * (it may cost the MPI library locks on every call): a spec given, or the default */
+	int want = 0, given = 0, got;
+	for (int i = 1; i < *argc; i++) {
 		want |= strstr((*argv)[i], "cont(") != NULL;
+		given |= !strcmp((*argv)[i], "--sync") || !strncmp((*argv)[i], "--sync=", 7);
+	}
+	want |= !given && strstr(default_sync, "cont(") != NULL;
 	if (want)
 		MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &got);
 	else
@@ -151,11 +156,12 @@ static int same_options(int argc, char **argv, char *buf, size_t len)
 	return -1;
 }
 
-const char *mpitool_parse(int argc, char **argv, const char *name, const struct option *longopts,
+const char *mpitool_parse(int argc, char **argv, const struct mpitool *t, const struct option *longopts,
                           struct mpitool_opts *o, mpitool_optfn own, void *ctx, char *buf,
                           size_t len)
 {
-	*o = (struct mpitool_opts){.sync = HCLOCK_SYNC_DEFAULT_SPEC, .fmt = FMT_TABLE};
+	const char *name = t->name;
+	*o = (struct mpitool_opts){.sync = t->default_sync, .fmt = FMT_TABLE};
 	/* before anything that could differ between the ranks: an MPMD launch or a per-rank
 	 * environment with other options would otherwise send some ranks into the sync and
 	 * others to an error exit, and the first group would wait forever */

@@ -12,13 +12,15 @@
 
 struct mpitool {
 	const char *name; /* "hclock check" */
+	const char *default_sync; /* the sync spec without --sync */
 	int rank, size;
 	hclock_emu *emu;  /* from --emulate or HCLOCK_EMULATE, or NULL */
 	hclock_clock *base;
 };
 
 /* MPI_Init and rank/size. */
-void mpitool_init(struct mpitool *t, const char *name, int *argc, char ***argv);
+void mpitool_init(struct mpitool *t, const char *name, const char *default_sync, int *argc,
+                  char ***argv);
 /* Print this rank's warnings of the last sync (hclock_sync_warnings), one
  * "NAME: warning: ..." line each on stderr (every rank its own). */
 void mpitool_warnings(const struct mpitool *t, const hclock_sync *s);
@@ -42,7 +44,7 @@ enum tool_format { FMT_TABLE, FMT_JSON, FMT_CSV };
 
 /* Options every MPI subcommand takes. */
 struct mpitool_opts {
-	const char *sync;     /* --sync SPEC; HCLOCK_SYNC_DEFAULT_SPEC unless given */
+	const char *sync;     /* --sync SPEC; the tool's default_sync unless given */
 	const char *emulate;  /* --emulate SPEC, or NULL (then HCLOCK_EMULATE, if set) */
 	const char *clock;    /* --clock NAME, or NULL (monotonic) */
 	enum tool_format fmt; /* --format table|json|csv; table unless given */
@@ -65,7 +67,7 @@ typedef const char *(*mpitool_optfn)(int c, const char *arg, void *ctx);
  * for a bad --format, an unknown option or missing value, or an extra argument, each
  * pointing to `NAME --help`. Prints nothing.
  */
-const char *mpitool_parse(int argc, char **argv, const char *name, const struct option *longopts,
+const char *mpitool_parse(int argc, char **argv, const struct mpitool *t, const struct option *longopts,
                           struct mpitool_opts *o, mpitool_optfn own, void *ctx, char *buf,
                           size_t len);
 
