@@ -68,13 +68,13 @@ struct strv {
 void strv_free(struct strv *s);
 
 /* The trace files behind the inputs (files, or directories of them) into paths, and their
- * one format. Returns 0 or HCLOCK_E* with err filled. */
+ * one format. Returns 0 or HCLOCK_E* (err_set). */
 int align_inputs(const char *const *inputs, size_t n, struct strv *paths,
-                 const struct trace_format **fmt, char *err, size_t errlen);
+                 const struct trace_format **fmt);
 
 /* Pair every send with its recv (a->msg, a->node[].mate/matched); a one-sided message is an
- * error unless a->set.partial_ok. Returns 0 or HCLOCK_E* with err filled. */
-int align_match(struct hclock_align *a, char *err, size_t errlen);
+ * error unless a->set.partial_ok. Returns 0 or HCLOCK_E* (err_set). */
+int align_match(struct hclock_align *a);
 
 /* Inversions, too-fast messages and broadcast differential delays from the corrected
  * times. Returns 0 or HCLOCK_ENOMEM. */
