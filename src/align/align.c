@@ -116,6 +116,7 @@ static int align_open(const char *const *inputs, size_t n, hclock_align **out)
 	}
 	if (!r)
 		r = align_match(a);
+	a->read_warnlen = a->warnlen;
 	strv_free(&paths);
 	if (r) {
 		hclock_align_free(a);
@@ -150,9 +151,9 @@ static void results_free(struct hclock_align *a)
 	free(a->bc);
 	a->bc = NULL;
 	a->nbc = 0;
-	free(a->warn);
-	a->warn = NULL;
-	a->warnlen = 0;
+	a->warnlen = a->read_warnlen; /* the reader's warnings stay */
+	if (a->warn)
+		a->warn[a->warnlen] = 0;
 	a->ran = 0;
 }
 
@@ -656,6 +657,7 @@ void hclock_align_free(hclock_align *a)
 	}
 	free(a->node);
 	free(a->msg);
+	free(a->warn);
 	if (a->set.fmt && a->set.fmt->release)
 		a->set.fmt->release(&a->set);
 	free(a);

@@ -57,6 +57,7 @@ struct hclock_align {
 	double bc_min, bc_max, bc_mean, bc_std; /* broadcast differential delay, ns */
 	char *warn;
 	size_t warnlen;
+	size_t read_warnlen;    /* the first bytes of warn: the reader's, kept by every run */
 };
 
 /* a growing list of strings (malloc'd) */
