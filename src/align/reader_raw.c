@@ -321,8 +321,7 @@ static int raw_write(const struct trace_set *set, trace_convert_fn conv, void *c
 
 const struct trace_format trace_format_raw = {
 	.name = "raw",
-	.usage = "rank.N per process: the raw records of hclock trace (DIR/raw), aligned from "
-	         "their local times",
+	.usage = "rank.N per process of hclock trace (DIR/raw), by local times",
 	.probe = raw_probe,
 	.read = raw_read,
 	.write = raw_write,
