@@ -88,7 +88,8 @@ HCLOCK_API int hclock_align_open(const char *const *inputs, size_t n, hclock_ali
 HCLOCK_API int hclock_align_run(hclock_align *a, const struct hclock_align_opts *o, char *err,
                                 size_t errlen);
 
-/* Newline-separated warnings of the last run and of writes since, "" if none. Owned by a,
+/* Newline-separated warnings of reading (hclock_align_open: e.g. a raw trace file that ends
+ * in a partial record), of the last run and of writes since, "" if none. Owned by a,
  * valid until the next hclock_align_run, hclock_align_write or hclock_align_free. */
 HCLOCK_API const char *hclock_align_warnings(const hclock_align *a);
 

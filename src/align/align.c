@@ -65,37 +65,36 @@ void hclock_align_opts_init(struct hclock_align_opts *o)
 /* ---- reading ------------------------------------------------------------------------- */
 
 /* the engine's per-node state, and its own preconditions on the events of any reader */
-static int node_state(struct hclock_align *a, char *err, size_t errlen)
+static int node_state(struct hclock_align *a)
 {
 	if (a->set.nnodes < 1)
-		return trace_fail(err, errlen, HCLOCK_EINVAL, "no nodes in the input traces");
+		return err_set(HCLOCK_EINVAL, "no nodes in the input traces");
 	if (a->set.nnodes > UINT32_MAX)
-		return trace_fail(err, errlen, HCLOCK_EINVAL, "too many nodes");
+		return err_set(HCLOCK_EINVAL, "too many nodes");
 	a->node = calloc(a->set.nnodes, sizeof(*a->node));
 	if (!a->node)
-		return trace_fail(err, errlen, HCLOCK_ENOMEM, "out of memory");
+		return err_set(HCLOCK_ENOMEM, "out of memory");
 	for (size_t v = 0; v < a->set.nnodes; v++) {
 		const struct trace_node *tn = &a->set.nodes[v];
 		size_t ne = tn->nev ? tn->nev : 1;
 		a->node[v].mate = malloc(ne * sizeof(int64_t));
 		a->node[v].matched = calloc(ne, 1);
 		if (!a->node[v].mate || !a->node[v].matched)
-			return trace_fail(err, errlen, HCLOCK_ENOMEM, "out of memory");
+			return err_set(HCLOCK_ENOMEM, "out of memory");
 		for (size_t k = 0; k < tn->nev; k++) {
 			int64_t t = tn->ev[k].time_ns;
 			if (t >= TIME_LIMIT || t <= -TIME_LIMIT)
-				return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:%u: timestamp %" PRId64
-				                  " out of range", tn->path, tn->ev[k].line, t);
+				return err_set(HCLOCK_EINVAL, "%s:%u: timestamp %" PRId64
+				               " out of range", tn->path, tn->ev[k].line, t);
 			if (k && t < tn->ev[k - 1].time_ns)
-				return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:%u: events out of time "
-				                  "order", tn->path, tn->ev[k].line);
+				return err_set(HCLOCK_EINVAL, "%s:%u: events out of time "
+				               "order", tn->path, tn->ev[k].line);
 		}
 	}
 	return 0;
 }
 
-int hclock_align_open(const char *const *inputs, size_t n, hclock_align **out, char *err,
-                      size_t errlen)
+static int align_open(const char *const *inputs, size_t n, hclock_align **out)
 {
 	struct strv paths = {0};
 	const struct trace_format *fmt = NULL;
@@ -105,18 +104,19 @@ int hclock_align_open(const char *const *inputs, size_t n, hclock_align **out, c
 	*out = NULL;
 	a = calloc(1, sizeof(*a));
 	if (!a)
-		return trace_fail(err, errlen, HCLOCK_ENOMEM, "out of memory");
+		return err_set(HCLOCK_ENOMEM, "out of memory");
 	a->set.warn = warn_line;
 	a->set.warn_ctx = a;
-	r = align_inputs(inputs, n, &paths, &fmt, err, errlen);
+	r = align_inputs(inputs, n, &paths, &fmt);
 	if (!r)
-		r = fmt->read((const char *const *)paths.v, paths.n, &a->set, err, errlen);
+		r = fmt->read((const char *const *)paths.v, paths.n, &a->set);
 	if (!r) {
 		a->set.fmt = fmt;
-		r = node_state(a, err, errlen);
+		r = node_state(a);
 	}
 	if (!r)
-		r = align_match(a, err, errlen);
+		r = align_match(a);
+	a->read_warnlen = a->warnlen;
 	strv_free(&paths);
 	if (r) {
 		hclock_align_free(a);
@@ -151,9 +151,9 @@ static void results_free(struct hclock_align *a)
 	free(a->bc);
 	a->bc = NULL;
 	a->nbc = 0;
-	free(a->warn);
-	a->warn = NULL;
-	a->warnlen = 0;
+	a->warnlen = a->read_warnlen; /* the reader's warnings stay */
+	if (a->warn)
+		a->warn[a->warnlen] = 0;
 	a->ran = 0;
 }
 
@@ -430,7 +430,7 @@ static double best_reference(struct hclock_align *a, size_t *parent, double *dis
 
 /* the reference (named, or the best) and its tree of paths: parent[], dist[] */
 static int choose_reference(struct hclock_align *a, const char *name, size_t *parent,
-                            double *dist, char *err, size_t errlen)
+                            double *dist)
 {
 	size_t nn = a->set.nnodes, lost = 0;
 	double t;
@@ -441,9 +441,9 @@ static int choose_reference(struct hclock_align *a, const char *name, size_t *pa
 			if (!strcmp(a->set.nodes[v].name, name))
 				a->ref = v;
 		if (a->ref == nn)
-			return trace_fail(err, errlen, HCLOCK_EINVAL, "--reference %s: no such node; "
-			                  "nodes are %s%s", name, a->set.nodes[0].name,
-			                  nn > 1 ? ", ..." : "");
+			return err_set(HCLOCK_EINVAL, "--reference %s: no such node; "
+			               "nodes are %s%s", name, a->set.nodes[0].name,
+			               nn > 1 ? ", ..." : "");
 	} else if (isnan(best_reference(a, parent, dist))) {
 		return HCLOCK_ENOMEM;
 	}
@@ -451,10 +451,10 @@ static int choose_reference(struct hclock_align *a, const char *name, size_t *pa
 	if (isnan(t))
 		return HCLOCK_ENOMEM;
 	if (!isfinite(t))
-		return trace_fail(err, errlen, HCLOCK_EINVAL, "%s (%s): no message path to the "
-		                  "reference node %s; a path needs messages in both directions "
-		                  "between each pair of nodes on it", a->set.nodes[lost].name,
-		                  a->set.nodes[lost].path, a->set.nodes[a->ref].name);
+		return err_set(HCLOCK_EINVAL, "%s (%s): no message path to the "
+		               "reference node %s; a path needs messages in both directions "
+		               "between each pair of nodes on it", a->set.nodes[lost].name,
+		               a->set.nodes[lost].path, a->set.nodes[a->ref].name);
 	return 0;
 }
 
@@ -546,8 +546,7 @@ static int convert_node(struct hclock_align *a, size_t v, struct pair_cursor *cu
 	return 0;
 }
 
-int hclock_align_run(hclock_align *a, const struct hclock_align_opts *o, char *err,
-                     size_t errlen)
+static int align_run(hclock_align *a, const struct hclock_align_opts *o)
 {
 	size_t nn = a->set.nnodes;
 	size_t *parent = malloc(nn * sizeof(*parent));
@@ -559,14 +558,14 @@ int hclock_align_run(hclock_align *a, const struct hclock_align_opts *o, char *e
 	a->opts = *o;
 	a->opts.reference = NULL;
 	if (o->segments_ns < 0 && o->segments_ns != HCLOCK_ALIGN_SEGMENTS_AUTO)
-		r = trace_fail(err, errlen, HCLOCK_EINVAL, "segments: expected auto or a positive "
-		               "duration");
+		r = err_set(HCLOCK_EINVAL, "segments: expected auto or a positive "
+		            "duration");
 	else if (!parent || !dist || !cur)
 		r = HCLOCK_ENOMEM;
 	if (!r)
 		r = fit_all(a, o);
 	if (!r)
-		r = choose_reference(a, o->reference, parent, dist, err, errlen);
+		r = choose_reference(a, o->reference, parent, dist);
 	if (!r)
 		set_paths(a, parent, dist);
 	a->t0 = INT64_MAX;
@@ -575,7 +574,7 @@ int hclock_align_run(hclock_align *a, const struct hclock_align_opts *o, char *e
 	if (!r)
 		r = align_metrics(a);
 	if (r == HCLOCK_ENOMEM)
-		trace_fail(err, errlen, r, "out of memory");
+		err_set(r, "out of memory");
 	a->ran = !r;
 	free(parent);
 	free(dist);
@@ -605,19 +604,46 @@ size_t hclock_align_reference(const hclock_align *a)
 	return a->ref;
 }
 
-int hclock_align_write(hclock_align *a, const char *outdir, char *err, size_t errlen)
+static int align_write(hclock_align *a, const char *outdir)
 {
 	if (!a->ran)
-		return trace_fail(err, errlen, HCLOCK_EINVAL, "nothing to write: alignment has not run");
+		return err_set(HCLOCK_EINVAL, "nothing to write: alignment has not run");
 	if (!a->set.fmt->write)
-		return trace_fail(err, errlen, HCLOCK_EINVAL, "writing %s traces is not supported",
-		                  a->set.fmt->name);
+		return err_set(HCLOCK_EINVAL, "writing %s traces is not supported",
+		               a->set.fmt->name);
 	/* every format writes into an existing directory; create it here, once for all */
 	if (mkdir(outdir, 0777) && errno != EEXIST)
-		return trace_fail(err, errlen, HCLOCK_EIO, "%s: cannot create output directory: %s",
-		                  outdir, strerror(errno));
-	return a->set.fmt->write(&a->set, conv_cb, &(struct conv_ctx){a, 0, 0}, outdir, err,
-	                         errlen);
+		return err_set(HCLOCK_EIO, "%s: cannot create output directory: %s",
+		               outdir, strerror(errno));
+	return a->set.fmt->write(&a->set, conv_cb, &(struct conv_ctx){a, 0, 0}, outdir);
+}
+
+/* ---- the public functions with an error buffer ------------------------------------------ */
+
+/* The caller's copy of the line err_set left (align keeps the library's convention inside:
+ * 0 or a negative HCLOCK_E*, the line in hclock_last_error()). */
+static int give_err(int r, char *err, size_t errlen)
+{
+	if (r && err && errlen)
+		snprintf(err, errlen, "%s", hclock_last_error());
+	return r;
+}
+
+int hclock_align_open(const char *const *inputs, size_t n, hclock_align **out, char *err,
+                      size_t errlen)
+{
+	return give_err(align_open(inputs, n, out), err, errlen);
+}
+
+int hclock_align_run(hclock_align *a, const struct hclock_align_opts *o, char *err,
+                     size_t errlen)
+{
+	return give_err(align_run(a, o), err, errlen);
+}
+
+int hclock_align_write(hclock_align *a, const char *outdir, char *err, size_t errlen)
+{
+	return give_err(align_write(a, outdir), err, errlen);
 }
 
 void hclock_align_free(hclock_align *a)
@@ -631,6 +657,7 @@ void hclock_align_free(hclock_align *a)
 	}
 	free(a->node);
 	free(a->msg);
+	free(a->warn);
 	if (a->set.fmt && a->set.fmt->release)
 		a->set.fmt->release(&a->set);
 	free(a);

@@ -57,6 +57,7 @@ struct hclock_align {
 	double bc_min, bc_max, bc_mean, bc_std; /* broadcast differential delay, ns */
 	char *warn;
 	size_t warnlen;
+	size_t read_warnlen;    /* the first bytes of warn: the reader's, kept by every run */
 };
 
 /* a growing list of strings (malloc'd) */
@@ -68,13 +69,13 @@ struct strv {
 void strv_free(struct strv *s);
 
 /* The trace files behind the inputs (files, or directories of them) into paths, and their
- * one format. Returns 0 or HCLOCK_E* with err filled. */
+ * one format. Returns 0 or HCLOCK_E* (err_set). */
 int align_inputs(const char *const *inputs, size_t n, struct strv *paths,
-                 const struct trace_format **fmt, char *err, size_t errlen);
+                 const struct trace_format **fmt);
 
 /* Pair every send with its recv (a->msg, a->node[].mate/matched); a one-sided message is an
- * error unless a->set.partial_ok. Returns 0 or HCLOCK_E* with err filled. */
-int align_match(struct hclock_align *a, char *err, size_t errlen);
+ * error unless a->set.partial_ok. Returns 0 or HCLOCK_E* (err_set). */
+int align_match(struct hclock_align *a);
 
 /* Inversions, too-fast messages and broadcast differential delays from the corrected
  * times. Returns 0 or HCLOCK_ENOMEM. */

@@ -61,19 +61,6 @@ const char *hclock_align_format(size_t i, const char **usage)
 	return i < NFORMATS ? formats[i]->name : NULL;
 }
 
-int trace_fail(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-	char line[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (err && errlen)
-		snprintf(err, errlen, "%s", line);
-	return err_set(code, "%s", line);
-}
-
 void trace_warn(const struct trace_set *set, const char *fmt, ...)
 {
 	char line[512];

@@ -1,5 +1,6 @@
 /* format.h - the table of trace formats (format.c), and the error and warning helpers every
- * format and the engine use. */
+ * format and the engine use: errors go through err_set (util/err.h: return 0 or a negative
+ * HCLOCK_E*, one line for hclock_last_error()), warnings through trace_warn. */
 #ifndef HCLOCK_ALIGN_FORMAT_H
 #define HCLOCK_ALIGN_FORMAT_H
 
@@ -7,6 +8,7 @@
 
 #include "hclock_api.h"
 #include "align/trace.h"
+#include "util/err.h"
 
 /* The first format in the table whose probe accepts path, or NULL. */
 const struct trace_format *trace_format_probe(const char *path);
@@ -17,12 +19,6 @@ const struct trace_format *trace_format_find(const char *name);
 /* The names of the formats in table order, for error lines: "csv, pcap, otf2" into buf
  * (len bytes, truncated if short); returns buf. */
 const char *trace_format_list(char *buf, size_t len);
-
-/* Write one error line into err (if err and errlen) and as hclock_last_error(), and return
- * code (a negative HCLOCK_E*): the error convention of every trace format and of the
- * engine. */
-int trace_fail(char *err, size_t errlen, int code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
 
 /* One warning line through set->warn (dropped if none): what a format has to say that is
  * not an error, e.g. times clamped while writing. */

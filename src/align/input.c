@@ -44,26 +44,26 @@ static int cmp_str(const void *a, const void *b)
 
 /* path, of format f, joins paths; every input must be of the first one's format */
 static int add_input(const char *path, const struct trace_format *f, struct strv *paths,
-                     const struct trace_format **fmt, char *err, size_t errlen)
+                     const struct trace_format **fmt)
 {
 	if (*fmt && f != *fmt)
-		return trace_fail(err, errlen, HCLOCK_EINVAL, "%s: a %s trace among %s traces; give "
-		                  "inputs of one format", path, f->name, (*fmt)->name);
+		return err_set(HCLOCK_EINVAL, "%s: a %s trace among %s traces; give "
+		               "inputs of one format", path, f->name, (*fmt)->name);
 	*fmt = f;
 	if (strv_add(paths, path))
-		return trace_fail(err, errlen, HCLOCK_ENOMEM, "out of memory");
+		return err_set(HCLOCK_ENOMEM, "out of memory");
 	return 0;
 }
 
 /* the files of directory dir that a format recognises (names starting with '.' skipped) */
-static int list_dir(const char *dir, struct strv *files, char *err, size_t errlen)
+static int list_dir(const char *dir, struct strv *files)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	int r = 0;
 
 	if (!d)
-		return trace_fail(err, errlen, HCLOCK_EIO, "%s: %s", dir, strerror(errno));
+		return err_set(HCLOCK_EIO, "%s: %s", dir, strerror(errno));
 	while (!r && (de = readdir(d))) {
 		char *p;
 		if (de->d_name[0] == '.')
@@ -79,30 +79,29 @@ static int list_dir(const char *dir, struct strv *files, char *err, size_t errle
 		free(p);
 	}
 	closedir(d);
-	return r ? trace_fail(err, errlen, r, "out of memory") : 0;
+	return r ? err_set(r, "out of memory") : 0;
 }
 
 /* the recognised files of directory dir join paths, in name order */
-static int add_dir(const char *dir, struct strv *paths, const struct trace_format **fmt,
-                   char *err, size_t errlen)
+static int add_dir(const char *dir, struct strv *paths, const struct trace_format **fmt)
 {
 	struct strv files = {0};
 	char names[128];
-	int r = list_dir(dir, &files, err, errlen);
+	int r = list_dir(dir, &files);
 
 	if (!r && !files.n)
-		r = trace_fail(err, errlen, HCLOCK_EINVAL, "%s: no trace files in this directory "
-		               "(formats: %s)", dir, trace_format_list(names, sizeof(names)));
+		r = err_set(HCLOCK_EINVAL, "%s: no trace files in this directory "
+		            "(formats: %s)", dir, trace_format_list(names, sizeof(names)));
 	if (files.n)
 		qsort(files.v, files.n, sizeof(*files.v), cmp_str);
 	for (size_t k = 0; !r && k < files.n; k++)
-		r = add_input(files.v[k], trace_format_probe(files.v[k]), paths, fmt, err, errlen);
+		r = add_input(files.v[k], trace_format_probe(files.v[k]), paths, fmt);
 	strv_free(&files);
 	return r;
 }
 
 int align_inputs(const char *const *inputs, size_t n, struct strv *paths,
-                 const struct trace_format **fmt, char *err, size_t errlen)
+                 const struct trace_format **fmt)
 {
 	char names[128];
 
@@ -113,20 +112,20 @@ int align_inputs(const char *const *inputs, size_t n, struct strv *paths,
 		int r;
 
 		if (stat(inputs[i], &st))
-			return trace_fail(err, errlen, HCLOCK_EIO, "%s: %s", inputs[i], strerror(errno));
+			return err_set(HCLOCK_EIO, "%s: %s", inputs[i], strerror(errno));
 		f = trace_format_probe(inputs[i]);
 		if (!f && S_ISDIR(st.st_mode))
-			r = add_dir(inputs[i], paths, fmt, err, errlen);
+			r = add_dir(inputs[i], paths, fmt);
 		else if (!f)
-			r = trace_fail(err, errlen, HCLOCK_EINVAL, "%s: not a trace this tool reads "
-			               "(formats: %s; native traces are named NODE.csv)", inputs[i],
-			               trace_format_list(names, sizeof(names)));
+			r = err_set(HCLOCK_EINVAL, "%s: not a trace this tool reads "
+			            "(formats: %s; native traces are named NODE.csv)", inputs[i],
+			            trace_format_list(names, sizeof(names)));
 		else
-			r = add_input(inputs[i], f, paths, fmt, err, errlen);
+			r = add_input(inputs[i], f, paths, fmt);
 		if (r)
 			return r;
 	}
 	if (!paths->n)
-		return trace_fail(err, errlen, HCLOCK_EINVAL, "no input traces given");
+		return err_set(HCLOCK_EINVAL, "no input traces given");
 	return 0;
 }

@@ -86,7 +86,7 @@ struct matcher {
 };
 
 /* count the sends and recvs; every one needs a valid peer */
-static int count(const struct trace_set *s, size_t *ns, size_t *nr, char *err, size_t errlen)
+static int count(const struct trace_set *s, size_t *ns, size_t *nr)
 {
 	*ns = *nr = 0;
 	for (size_t v = 0; v < s->nnodes; v++)
@@ -95,8 +95,8 @@ static int count(const struct trace_set *s, size_t *ns, size_t *nr, char *err, s
 			if (e->kind != TRACE_SEND && e->kind != TRACE_RECV)
 				continue;
 			if (e->peer < 0 || (size_t)e->peer >= s->nnodes || (size_t)e->peer == v)
-				return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:%u: message without a "
-				                  "valid peer node", s->nodes[v].path, e->line);
+				return err_set(HCLOCK_EINVAL, "%s:%u: message without a "
+				               "valid peer node", s->nodes[v].path, e->line);
 			*ns += e->kind == TRACE_SEND;
 			*nr += e->kind == TRACE_RECV;
 		}
@@ -186,34 +186,32 @@ static struct mkey first_missing(const struct hclock_align *a, const struct matc
 	return miss;
 }
 
-static int missing_error(const struct trace_set *s, const struct mkey *miss, int is_send,
-                         char *err, size_t errlen)
+static int missing_error(const struct trace_set *s, const struct mkey *miss, int is_send)
 {
 	const struct trace_node *n = &s->nodes[is_send ? miss->src : miss->dst];
 	const struct trace_node *d = &s->nodes[is_send ? miss->dst : miss->src];
 
-	return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:%u: %s id %" PRIu64 " %s %s has no "
-	                  "matching %s in %s", n->path, n->ev[miss->ev].line,
-	                  is_send ? "send" : "recv", miss->id, is_send ? "to" : "from", d->name,
-	                  is_send ? "recv" : "send", d->path);
+	return err_set(HCLOCK_EINVAL, "%s:%u: %s id %" PRIu64 " %s %s has no "
+	               "matching %s in %s", n->path, n->ev[miss->ev].line,
+	               is_send ? "send" : "recv", miss->id, is_send ? "to" : "from", d->name,
+	               is_send ? "recv" : "send", d->path);
 }
 
-static int dup_error(const struct trace_set *s, const struct mkey *dup, int is_send, char *err,
-                     size_t errlen)
+static int dup_error(const struct trace_set *s, const struct mkey *dup, int is_send)
 {
 	const struct trace_node *n = &s->nodes[is_send ? dup->src : dup->dst];
 
-	return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:%u: duplicate %s id %" PRIu64 " %s %s",
-	                  n->path, n->ev[dup->ev].line, is_send ? "send" : "recv", dup->id,
-	                  is_send ? "to" : "from", s->nodes[is_send ? dup->dst : dup->src].name);
+	return err_set(HCLOCK_EINVAL, "%s:%u: duplicate %s id %" PRIu64 " %s %s",
+	               n->path, n->ev[dup->ev].line, is_send ? "send" : "recv", dup->id,
+	               is_send ? "to" : "from", s->nodes[is_send ? dup->dst : dup->src].name);
 }
 
-int align_match(struct hclock_align *a, char *err, size_t errlen)
+int align_match(struct hclock_align *a)
 {
 	const struct trace_set *s = &a->set;
 	struct matcher m = {.dup = NO_KEY};
 	size_t ns, nr, cap = 16;
-	int r = count(s, &ns, &nr, err, errlen), is_send;
+	int r = count(s, &ns, &nr), is_send;
 
 	if (r)
 		return r;
@@ -223,22 +221,22 @@ int align_match(struct hclock_align *a, char *err, size_t errlen)
 	m.tab = malloc(cap * sizeof(*m.tab));
 	a->msg = malloc((ns < nr ? ns + 1 : nr + 1) * sizeof(*a->msg));
 	if (!m.tab || !a->msg) {
-		r = trace_fail(err, errlen, HCLOCK_ENOMEM, "out of memory");
+		r = err_set(HCLOCK_ENOMEM, "out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < cap; i++)
 		m.tab[i].se = NO_EVENT;
 	insert_sends(s, &m);
 	if (m.dup.src != UINT32_MAX) {
-		r = dup_error(s, &m.dup, 1, err, errlen);
+		r = dup_error(s, &m.dup, 1);
 	} else if (claim_recvs(a, &m, nr)) {
-		r = trace_fail(err, errlen, HCLOCK_ENOMEM, "out of memory");
+		r = err_set(HCLOCK_ENOMEM, "out of memory");
 	} else if (m.dup.src != UINT32_MAX) {
-		r = dup_error(s, &m.dup, 0, err, errlen);
+		r = dup_error(s, &m.dup, 0);
 	} else if (!s->partial_ok) {
 		struct mkey miss = first_missing(a, &m, ns, &is_send);
 		if (miss.src != UINT32_MAX)
-			r = missing_error(s, &miss, is_send, err, errlen);
+			r = missing_error(s, &miss, is_send);
 	}
 out:
 	free(m.tab);

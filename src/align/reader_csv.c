@@ -136,7 +136,7 @@ static int dupkey_less(const struct trace_event *x, const struct trace_event *y)
 	return x->msg < y->msg;
 }
 
-static int dup_check(const struct trace_node *node, char *err, size_t errlen)
+static int dup_check(const struct trace_node *node)
 {
 	struct dupslot *tab;
 	size_t cap = 16, mask, first = NO_EVENT, second = NO_EVENT;
@@ -146,7 +146,7 @@ static int dup_check(const struct trace_node *node, char *err, size_t errlen)
 	mask = cap - 1;
 	tab = malloc(cap * sizeof(*tab));
 	if (!tab)
-		return trace_fail(err, errlen, HCLOCK_ENOMEM, "%s: out of memory", node->path);
+		return err_set(HCLOCK_ENOMEM, "%s: out of memory", node->path);
 	for (size_t i = 0; i < cap; i++)
 		tab[i].ev = NO_EVENT;
 	for (size_t k = 0; k < node->nev; k++) {
@@ -175,9 +175,9 @@ static int dup_check(const struct trace_node *node, char *err, size_t errlen)
 	}
 	free(tab);
 	if (second != NO_EVENT)
-		return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:%u: duplicate id %" PRIu64 " (first at line %u); "
-		            "each message id appears once per direction and peer", node->path,
-		            node->ev[second].line, node->ev[second].msg, node->ev[first].line);
+		return err_set(HCLOCK_EINVAL, "%s:%u: duplicate id %" PRIu64 " (first at line %u); "
+		         "each message id appears once per direction and peer", node->path,
+		         node->ev[second].line, node->ev[second].msg, node->ev[first].line);
 	return 0;
 }
 
@@ -222,8 +222,6 @@ struct parser {
 	size_t lineno;
 	int64_t prev;           /* time of the previous event */
 	int hint;               /* peer of the previous event */
-	char *err;
-	size_t errlen;
 };
 
 /* split at the first three commas; the time field is the rest, where a fourth comma (or a NUL
@@ -241,13 +239,13 @@ static int split_fields(const struct parser *p, const char *line, size_t ll, con
 			nf++;
 			f[nf] = line + i + 1;
 		} else if (!line[i]) {
-			return trace_fail(p->err, p->errlen, HCLOCK_EINVAL, "%s: contains a NUL byte; not "
-			                  "a CSV text file", path);
+			return err_set(HCLOCK_EINVAL, "%s: contains a NUL byte; not "
+			               "a CSV text file", path);
 		}
 	}
 	if (nf < 3)
-		return trace_fail(p->err, p->errlen, HCLOCK_EINVAL, "%s:%zu: expected 4 fields "
-		                  "event,id,peer,time_ns, found fewer", path, p->lineno);
+		return err_set(HCLOCK_EINVAL, "%s:%zu: expected 4 fields "
+		               "event,id,peer,time_ns, found fewer", path, p->lineno);
 	flen[3] = (size_t)(line + ll - f[3]);
 	return 0;
 }
@@ -270,7 +268,7 @@ static int grow(struct parser *p)
 	if (no)
 		c->off = no;
 	if (!np)
-		return trace_fail(p->err, p->errlen, HCLOCK_ENOMEM, "%s: out of memory", node->path);
+		return err_set(HCLOCK_ENOMEM, "%s: out of memory", node->path);
 	c->prefix = np;
 	p->cap = nc;
 	return 0;
@@ -283,18 +281,18 @@ static int event_time(struct parser *p, struct trace_event *e, const char *f, si
 
 	if (!parse_i64(f, n, &e->time_ns)) {
 		if (memchr(f, ',', n))
-			return trace_fail(p->err, p->errlen, HCLOCK_EINVAL, "%s:%zu: expected 4 fields "
-			                  "event,id,peer,time_ns, found more", path, p->lineno);
-		return trace_fail(p->err, p->errlen, HCLOCK_EINVAL, "%s:%zu: time_ns '%.*s' is not an "
-		                  "int64 count of ns", path, p->lineno, (int)(n > 40 ? 40 : n), f);
+			return err_set(HCLOCK_EINVAL, "%s:%zu: expected 4 fields "
+			               "event,id,peer,time_ns, found more", path, p->lineno);
+		return err_set(HCLOCK_EINVAL, "%s:%zu: time_ns '%.*s' is not an "
+		               "int64 count of ns", path, p->lineno, (int)(n > 40 ? 40 : n), f);
 	}
 	if (e->time_ns >= TIME_LIMIT || e->time_ns <= -TIME_LIMIT)
-		return trace_fail(p->err, p->errlen, HCLOCK_EINVAL, "%s:%zu: time_ns %" PRId64 " out of "
-		                  "range (|t| < 2^62)", path, p->lineno, e->time_ns);
+		return err_set(HCLOCK_EINVAL, "%s:%zu: time_ns %" PRId64 " out of "
+		               "range (|t| < 2^62)", path, p->lineno, e->time_ns);
 	if (e->time_ns < p->prev)
-		return trace_fail(p->err, p->errlen, HCLOCK_EINVAL, "%s:%zu: time_ns %" PRId64 " is "
-		                  "earlier than the previous event's %" PRId64 "; events must be in "
-		                  "time order", path, p->lineno, e->time_ns, p->prev);
+		return err_set(HCLOCK_EINVAL, "%s:%zu: time_ns %" PRId64 " is "
+		               "earlier than the previous event's %" PRId64 "; events must be in "
+		               "time order", path, p->lineno, e->time_ns, p->prev);
 	p->prev = e->time_ns;
 	return 0;
 }
@@ -315,17 +313,17 @@ static int event_kind(struct parser *p, struct trace_event *e, const char *const
 	else if (flen[0])
 		e->kind = TRACE_OTHER;
 	else
-		return trace_fail(p->err, p->errlen, HCLOCK_EINVAL, "%s:%zu: empty event name",
-		                  node->path, p->lineno);
+		return err_set(HCLOCK_EINVAL, "%s:%zu: empty event name",
+		               node->path, p->lineno);
 	if (e->kind != TRACE_OTHER && !parse_u64(f[1], flen[1], &e->msg))
-		return trace_fail(p->err, p->errlen, HCLOCK_EINVAL, "%s:%zu: id '%.*s' is not an "
-		                  "unsigned integer", node->path, p->lineno,
-		                  (int)(flen[1] > 40 ? 40 : flen[1]), f[1]);
+		return err_set(HCLOCK_EINVAL, "%s:%zu: id '%.*s' is not an "
+		               "unsigned integer", node->path, p->lineno,
+		               (int)(flen[1] > 40 ? 40 : flen[1]), f[1]);
 	if (e->kind != TRACE_SEND && e->kind != TRACE_RECV)
 		return 0;
 	if (!flen[2])
-		return trace_fail(p->err, p->errlen, HCLOCK_EINVAL, "%s:%zu: %s without a peer node",
-		                  node->path, p->lineno, e->kind == TRACE_SEND ? "send" : "recv");
+		return err_set(HCLOCK_EINVAL, "%s:%zu: %s without a peer node",
+		               node->path, p->lineno, e->kind == TRACE_SEND ? "send" : "recv");
 	e->peer = p->hint = find_node(p->set, p->name_len, p->hint, f[2], flen[2]);
 	if ((e->peer < 0 || (size_t)e->peer == p->ni) && c->bad_peer == NO_EVENT) {
 		c->bad_peer = node->nev;
@@ -365,12 +363,11 @@ static int parse_line(struct parser *p, const char *line, size_t ll)
  * are looked up here; the first unknown or self peer is kept in bad_peer and reported by
  * resolve() once every file has parsed, as an error of the whole set.
  */
-static int parse(struct trace_set *set, size_t ni, const size_t *name_len, char *err,
-                 size_t errlen)
+static int parse(struct trace_set *set, size_t ni, const size_t *name_len)
 {
 	struct trace_node *node = &set->nodes[ni];
 	struct csv_node *c = node->priv;
-	struct parser p = {set, ni, name_len, 0, 0, INT64_MIN, -1, err, errlen};
+	struct parser p = {set, ni, name_len, 0, 0, INT64_MIN, -1};
 	const char *end = c->buf + c->len, *nl;
 	int r;
 
@@ -385,16 +382,16 @@ static int parse(struct trace_set *set, size_t ni, const size_t *name_len, char 
 			ll--;
 		if (p.lineno == 1) {
 			if (ll != strlen(CSV_HEADER) || memcmp(line, CSV_HEADER, ll))
-				return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:1: expected the header "
-				                  "line '%s'", node->path, CSV_HEADER);
+				return err_set(HCLOCK_EINVAL, "%s:1: expected the header "
+				               "line '%s'", node->path, CSV_HEADER);
 			continue;
 		}
 		if (ll && (r = parse_line(&p, line, ll)))
 			return r;
 	}
 	if (p.lineno == 0)
-		return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:1: empty file; expected the header "
-		                  "line '%s'", node->path, CSV_HEADER);
+		return err_set(HCLOCK_EINVAL, "%s:1: empty file; expected the header "
+		               "line '%s'", node->path, CSV_HEADER);
 	return 0;
 }
 
@@ -424,7 +421,7 @@ static int ids_increase(const struct trace_set *set, const struct trace_node *no
 }
 
 /* the peer errors found while parsing, then duplicate ids */
-static int resolve(struct trace_set *set, size_t ni, char *err, size_t errlen)
+static int resolve(struct trace_set *set, size_t ni)
 {
 	struct trace_node *node = &set->nodes[ni];
 	struct csv_node *c = node->priv;
@@ -433,20 +430,20 @@ static int resolve(struct trace_set *set, size_t ni, char *err, size_t errlen)
 		const struct trace_event *e = &node->ev[c->bad_peer];
 		int n = (int)(c->bad_len > 40 ? 40 : c->bad_len);
 		if (e->peer < 0)
-			return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:%u: peer '%.*s' is not one of the input nodes "
-			            "(a peer is another input's file name without .csv)",
-			            node->path, e->line, n, c->bad_name);
-		return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:%u: peer '%.*s' is this node itself", node->path,
-		            e->line, n, c->bad_name);
+			return err_set(HCLOCK_EINVAL, "%s:%u: peer '%.*s' is not one of the input nodes "
+			         "(a peer is another input's file name without .csv)",
+			         node->path, e->line, n, c->bad_name);
+		return err_set(HCLOCK_EINVAL, "%s:%u: peer '%.*s' is this node itself", node->path,
+		         e->line, n, c->bad_name);
 	}
 	if (ids_increase(set, node))
 		return 0;
-	return dup_check(node, err, errlen);
+	return dup_check(node);
 }
 
 /* every node's name and path, before any file is read: the peers refer to them */
 static int make_nodes(const char *const *paths, size_t npaths, struct trace_set *set,
-                      size_t *name_len, char *err, size_t errlen)
+                      size_t *name_len)
 {
 	for (size_t i = 0; i < npaths; i++) {
 		struct trace_node *n = &set->nodes[i];
@@ -455,39 +452,37 @@ static int make_nodes(const char *const *paths, size_t npaths, struct trace_set 
 		n->name = node_name(paths[i]);
 		n->priv = calloc(1, sizeof(struct csv_node));
 		if (!n->path || !n->name || !n->priv)
-			return trace_fail(err, errlen, HCLOCK_ENOMEM, "out of memory");
+			return err_set(HCLOCK_ENOMEM, "out of memory");
 		name_len[i] = strlen(n->name);
 	}
 	return 0;
 }
 
 /* node i: a good name, read whole (slurp.h), parsed */
-static int read_node(struct trace_set *set, size_t i, const size_t *name_len, char *err,
-                     size_t errlen)
+static int read_node(struct trace_set *set, size_t i, const size_t *name_len)
 {
 	struct trace_node *n = &set->nodes[i];
 	struct csv_node *c = n->priv;
 	int r;
 
 	if (!*n->name)
-		return trace_fail(err, errlen, HCLOCK_EINVAL, "%s: empty node name; name the file "
-		                  "NODE.csv", n->path);
+		return err_set(HCLOCK_EINVAL, "%s: empty node name; name the file "
+		               "NODE.csv", n->path);
 	for (size_t j = 0; j < i; j++)
 		if (!strcmp(set->nodes[j].name, n->name))
-			return trace_fail(err, errlen, HCLOCK_EINVAL, "%s: node '%s' already read from %s",
-			                  n->path, n->name, set->nodes[j].path);
-	if ((r = slurp_file(n->path, &c->buf, &c->len, err, errlen)))
+			return err_set(HCLOCK_EINVAL, "%s: node '%s' already read from %s",
+			               n->path, n->name, set->nodes[j].path);
+	if ((r = slurp_file(n->path, &c->buf, &c->len)))
 		return r;
 	/* a NUL byte anywhere is what to report about a file, before anything else: parse finds
 	 * those in fields it keeps, the search here any other */
-	if ((r = parse(set, i, name_len, err, errlen)) && memchr(c->buf, 0, c->len))
-		r = trace_fail(err, errlen, HCLOCK_EINVAL, "%s: contains a NUL byte; not a CSV text "
-		               "file", n->path);
+	if ((r = parse(set, i, name_len)) && memchr(c->buf, 0, c->len))
+		r = err_set(HCLOCK_EINVAL, "%s: contains a NUL byte; not a CSV text "
+		            "file", n->path);
 	return r;
 }
 
-static int read_csv(const char *const *paths, size_t npaths, struct trace_set *set, char *err,
-                    size_t errlen)
+static int read_csv(const char *const *paths, size_t npaths, struct trace_set *set)
 {
 	size_t *name_len = calloc(npaths ? npaths : 1, sizeof(*name_len));
 	int r = 0;
@@ -495,13 +490,13 @@ static int read_csv(const char *const *paths, size_t npaths, struct trace_set *s
 	set->fmt = &trace_format_csv;
 	set->nodes = calloc(npaths ? npaths : 1, sizeof(*set->nodes));
 	if (!set->nodes || !name_len)
-		r = trace_fail(err, errlen, HCLOCK_ENOMEM, "out of memory");
+		r = err_set(HCLOCK_ENOMEM, "out of memory");
 	if (!r)
-		r = make_nodes(paths, npaths, set, name_len, err, errlen);
+		r = make_nodes(paths, npaths, set, name_len);
 	for (size_t i = 0; !r && i < npaths; i++)
-		r = read_node(set, i, name_len, err, errlen);
+		r = read_node(set, i, name_len);
 	for (size_t i = 0; !r && i < set->nnodes; i++)
-		r = resolve(set, i, err, errlen);
+		r = resolve(set, i);
 	free(name_len);
 	if (r)
 		release(set);
@@ -514,8 +509,7 @@ struct tmpout {
 
 /* node i's corrected trace, complete, under a temporary name in outdir (t->tmp) */
 static int write_node(const struct trace_set *set, size_t i, trace_convert_fn conv, void *ctx,
-                      const char *outdir, struct outbuf *ob, struct tmpout *t, char *err,
-                      size_t errlen)
+                      const char *outdir, struct outbuf *ob, struct tmpout *t)
 {
 	const struct trace_node *n = &set->nodes[i];
 	const struct csv_node *c = n->priv;
@@ -527,7 +521,7 @@ static int write_node(const struct trace_set *set, size_t i, trace_convert_fn co
 	t->dst = malloc(dl);
 	if (!t->dst || !tmp) {
 		free(tmp);
-		return trace_fail(err, errlen, HCLOCK_ENOMEM, "out of memory");
+		return err_set(HCLOCK_ENOMEM, "out of memory");
 	}
 	snprintf(t->dst, dl, "%s/%s.csv", outdir, n->name);
 	snprintf(tmp, dl, "%s/.%s.csv.XXXXXX", outdir, n->name);
@@ -535,15 +529,15 @@ static int write_node(const struct trace_set *set, size_t i, trace_convert_fn co
 	if (fd < 0) {
 		int e = errno;
 		free(tmp);
-		return trace_fail(err, errlen, HCLOCK_EIO, "%s: cannot create a file there: %s", outdir,
-		                  strerror(e));
+		return err_set(HCLOCK_EIO, "%s: cannot create a file there: %s", outdir,
+		               strerror(e));
 	}
 	t->tmp = tmp;
 	f = fdopen(fd, "w");
 	if (!f) {
 		int e = errno;
 		close(fd);
-		return trace_fail(err, errlen, HCLOCK_EIO, "%s: %s", tmp, strerror(e));
+		return err_set(HCLOCK_EIO, "%s: %s", tmp, strerror(e));
 	}
 	outbuf_init(ob, f);
 	outbuf_put(ob, CSV_HEADER "\n", strlen(CSV_HEADER "\n"));
@@ -554,26 +548,26 @@ static int write_node(const struct trace_set *set, size_t i, trace_convert_fn co
 		outbuf_put(ob, "\n", 1);
 	}
 	if (outbuf_flush(ob) | fclose(f))
-		return trace_fail(err, errlen, HCLOCK_EIO, "%s: write error", tmp);
+		return err_set(HCLOCK_EIO, "%s: write error", tmp);
 	return 0;
 }
 
 static int write_csv(const struct trace_set *set, trace_convert_fn conv, void *ctx,
-                     const char *outdir, char *err, size_t errlen)
+                     const char *outdir)
 {
 	struct tmpout *t = calloc(set->nnodes ? set->nnodes : 1, sizeof(*t));
 	struct outbuf *ob = malloc(sizeof(*ob));
 	int r = 0;
 
 	if (!t || !ob)
-		r = trace_fail(err, errlen, HCLOCK_ENOMEM, "out of memory");
+		r = err_set(HCLOCK_ENOMEM, "out of memory");
 	/* every file complete under a temporary name first, then all renamed */
 	for (size_t i = 0; !r && i < set->nnodes; i++)
-		r = write_node(set, i, conv, ctx, outdir, ob, &t[i], err, errlen);
+		r = write_node(set, i, conv, ctx, outdir, ob, &t[i]);
 	for (size_t i = 0; !r && i < set->nnodes; i++) {
 		if (rename(t[i].tmp, t[i].dst)) {
-			r = trace_fail(err, errlen, HCLOCK_EIO, "%s: cannot rename to %s: %s", t[i].tmp,
-			               t[i].dst, strerror(errno));
+			r = err_set(HCLOCK_EIO, "%s: cannot rename to %s: %s", t[i].tmp,
+			            t[i].dst, strerror(errno));
 			break;
 		}
 		free(t[i].tmp);

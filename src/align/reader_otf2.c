@@ -130,8 +130,6 @@ struct otf2_set {
 struct rd {
 	struct trace_set *set;
 	struct otf2_set *o;
-	char *err;
-	size_t errlen;
 	int failed;         /* the HCLOCK_E* code of the first failure in a callback, or 0 */
 	struct str *strs;
 	size_t nstrs, capstrs;
@@ -195,8 +193,8 @@ static int grow(void **p, size_t *cap, size_t n, size_t size)
 static int rd_nomem(struct rd *r)
 {
 	if (!r->failed)
-		r->failed = trace_fail(r->err, r->errlen, HCLOCK_ENOMEM, "%s: out of memory",
-		                       r->o->anchor);
+		r->failed = err_set(HCLOCK_ENOMEM, "%s: out of memory",
+		                    r->o->anchor);
 	return OTF2_CALLBACK_INTERRUPT;
 }
 
@@ -211,7 +209,7 @@ static int rd_bad(struct rd *r, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (!r->failed)
-		r->failed = trace_fail(r->err, r->errlen, HCLOCK_EINVAL, "%s: %s", r->o->anchor, msg);
+		r->failed = err_set(HCLOCK_EINVAL, "%s: %s", r->o->anchor, msg);
 	return OTF2_CALLBACK_INTERRUPT;
 }
 
@@ -612,11 +610,11 @@ static int channel_error(const struct rd *r, struct p2p *const *s, size_t ns,
 	for (size_t k = 0; k < nv; k++)
 		nrecv += v[k]->self == x->self && v[k]->other == x->other && v[k]->comm == x->comm &&
 		         v[k]->tag == x->tag;
-	return trace_fail(r->err, r->errlen, HCLOCK_EINVAL, "%s: %zu messages sent from location %"
-	                  PRIu64 " to location %" PRIu64 " (communicator %" PRIu32 ", tag %" PRIu32
-	                  ") but %zu received; every MpiSend/MpiIsend needs its MpiRecv/MpiIrecv "
-	                  "(incomplete or filtered trace?)", r->o->anchor, nsend,
-	                  r->o->locs[x->self].ref, r->o->locs[x->other].ref, x->comm, x->tag, nrecv);
+	return err_set(HCLOCK_EINVAL, "%s: %zu messages sent from location %"
+	               PRIu64 " to location %" PRIu64 " (communicator %" PRIu32 ", tag %" PRIu32
+	               ") but %zu received; every MpiSend/MpiIsend needs its MpiRecv/MpiIrecv "
+	               "(incomplete or filtered trace?)", r->o->anchor, nsend,
+	               r->o->locs[x->self].ref, r->o->locs[x->other].ref, x->comm, x->tag, nrecv);
 }
 
 /* the channel of a against that of b: sender, receiver, communicator, tag */
@@ -641,7 +639,7 @@ static int match(struct rd *r)
 	int ret = 0;
 
 	if (!s || !v)
-		ret = trace_fail(r->err, r->errlen, HCLOCK_ENOMEM, "%s: out of memory", r->o->anchor);
+		ret = err_set(HCLOCK_ENOMEM, "%s: out of memory", r->o->anchor);
 	for (size_t k = 0; !ret && k < r->np2p; k++)
 		if (!r->p2p[k].cancelled) {
 			if (r->p2p[k].recv)
@@ -683,9 +681,9 @@ static int match(struct rd *r)
 				e->kind = TRACE_OTHER;
 		}
 	if (msg == 0)
-		return trace_fail(r->err, r->errlen, HCLOCK_EINVAL, "%s: no MPI point-to-point message "
-		                  "between two processes; hclock align needs MpiSend/MpiIsend and "
-		                  "MpiRecv/MpiIrecv records", r->o->anchor);
+		return err_set(HCLOCK_EINVAL, "%s: no MPI point-to-point message "
+		               "between two processes; hclock align needs MpiSend/MpiIsend and "
+		               "MpiRecv/MpiIrecv records", r->o->anchor);
 	return 0;
 }
 
@@ -837,20 +835,20 @@ static int assign_locations(struct rd *r)
 			if (r->lgs[g].ref == o->locs[i].group)
 				o->locs[i].node = r->lgs[g].node;
 		if (o->locs[i].node == SIZE_MAX)
-			return trace_fail(r->err, r->errlen, HCLOCK_EINVAL, "%s: location %" PRIu64
-			                  " belongs to location group %" PRIu32 ", which is not defined; "
-			                  "expected a LocationGroup definition for it", o->anchor,
-			                  o->locs[i].ref, o->locs[i].group);
+			return err_set(HCLOCK_EINVAL, "%s: location %" PRIu64
+			               " belongs to location group %" PRIu32 ", which is not defined; "
+			               "expected a LocationGroup definition for it", o->anchor,
+			               o->locs[i].ref, o->locs[i].group);
 	}
 	if (nn < 2)
-		return trace_fail(r->err, r->errlen, HCLOCK_EINVAL, "%s: %zu process(es) with "
-		                  "locations; hclock align needs at least two (location groups)",
-		                  o->anchor, nn);
+		return err_set(HCLOCK_EINVAL, "%s: %zu process(es) with "
+		               "locations; hclock align needs at least two (location groups)",
+		               o->anchor, nn);
 	r->tev = calloc(nn, sizeof(*r->tev));
 	r->ntev = calloc(nn, sizeof(*r->ntev));
 	r->captev = calloc(nn, sizeof(*r->captev));
 	if (!r->tev || !r->ntev || !r->captev)
-		return trace_fail(r->err, r->errlen, HCLOCK_ENOMEM, "%s: out of memory", o->anchor);
+		return err_set(HCLOCK_ENOMEM, "%s: out of memory", o->anchor);
 	return 0;
 }
 
@@ -864,12 +862,12 @@ static int make_nodes(struct rd *r)
 		qsort(o->locs, o->nlocs, sizeof(*o->locs), loc_cmp);
 	for (size_t i = 1; i < o->nlocs; i++)
 		if (o->locs[i].ref == o->locs[i - 1].ref)
-			return trace_fail(r->err, r->errlen, HCLOCK_EINVAL, "%s: location %" PRIu64
-			                  " defined twice; expected one definition per location",
-			                  o->anchor, o->locs[i].ref);
+			return err_set(HCLOCK_EINVAL, "%s: location %" PRIu64
+			               " defined twice; expected one definition per location",
+			               o->anchor, o->locs[i].ref);
 	set->nodes = calloc(r->nlgs + 1, sizeof(*set->nodes));
 	if (!set->nodes)
-		return trace_fail(r->err, r->errlen, HCLOCK_ENOMEM, "%s: out of memory", o->anchor);
+		return err_set(HCLOCK_ENOMEM, "%s: out of memory", o->anchor);
 	for (size_t g = 0; g < r->nlgs; g++) {
 		struct trace_node *nd;
 		int used = 0;
@@ -881,11 +879,11 @@ static int make_nodes(struct rd *r)
 		nd = &set->nodes[set->nnodes];
 		nd->name = group_name(r, g);
 		if (!nd->name)
-			return trace_fail(r->err, r->errlen, HCLOCK_ENOMEM, "%s: out of memory", o->anchor);
+			return err_set(HCLOCK_ENOMEM, "%s: out of memory", o->anchor);
 		nd->path = strdup(o->anchor);
 		r->lgs[g].node = set->nnodes++;
 		if (!nd->path)
-			return trace_fail(r->err, r->errlen, HCLOCK_ENOMEM, "%s: out of memory", o->anchor);
+			return err_set(HCLOCK_ENOMEM, "%s: out of memory", o->anchor);
 	}
 	return assign_locations(r);
 }
@@ -916,36 +914,36 @@ static int set_paths(struct otf2_set *o, const char *anchor)
 
 /* the archive behind paths (one anchor, or the directory holding it) and the set's state */
 static int open_set(const char *const *paths, size_t npaths, struct trace_set *set,
-                    struct otf2_set **out, char *err, size_t errlen)
+                    struct otf2_set **out)
 {
 	struct otf2_set *o;
 	char *anchor;
 	int e;
 
 	if (npaths != 1)
-		return trace_fail(err, errlen, HCLOCK_EINVAL, "%s: %zu OTF2 inputs; give one archive "
-		                  "(its .otf2 anchor file or its directory)", npaths ? paths[0] : "otf2",
-		                  npaths);
+		return err_set(HCLOCK_EINVAL, "%s: %zu OTF2 inputs; give one archive "
+		               "(its .otf2 anchor file or its directory)", npaths ? paths[0] : "otf2",
+		               npaths);
 	anchor = find_anchor(paths[0]);
 	if (!anchor)
-		return trace_fail(err, errlen, HCLOCK_EINVAL, "%s: no OTF2 archive (expected an anchor "
-		                  "file NAME.otf2, or a directory holding exactly one)", paths[0]);
+		return err_set(HCLOCK_EINVAL, "%s: no OTF2 archive (expected an anchor "
+		               "file NAME.otf2, or a directory holding exactly one)", paths[0]);
 	o = calloc(1, sizeof(*o));
 	set->priv = o;
 	errno = 0;
 	e = !o ? ENOMEM : set_paths(o, anchor) ? (errno ? errno : ENOMEM) : 0;
 	free(anchor);
 	if (e)
-		return trace_fail(err, errlen, e == ENOMEM ? HCLOCK_ENOMEM : HCLOCK_EIO, "%s: %s",
-		                  paths[0], strerror(e));
+		return err_set(e == ENOMEM ? HCLOCK_ENOMEM : HCLOCK_EIO, "%s: %s",
+		               paths[0], strerror(e));
 	*out = o;
 	return 0;
 }
 
 static int read_error(const struct rd *r, OTF2_ErrorCode e)
 {
-	return trace_fail(r->err, r->errlen, HCLOCK_EINVAL, "%s: cannot read the archive (OTF2: "
-	                  "%s); give a complete archive", r->o->anchor, otf2_why(e));
+	return err_set(HCLOCK_EINVAL, "%s: cannot read the archive (OTF2: "
+	               "%s); give a complete archive", r->o->anchor, otf2_why(e));
 }
 
 /* the global definitions that name the nodes and resolve messages */
@@ -958,8 +956,8 @@ static int read_global_defs(struct rd *r, OTF2_Reader *rdr)
 	int ret = 0;
 
 	if (!gdr || !gcb) {
-		ret = trace_fail(r->err, r->errlen, HCLOCK_EINVAL, "%s: cannot read the global "
-		                 "definitions (OTF2: %s)", r->o->anchor, otf2_why(OTF2_SUCCESS));
+		ret = err_set(HCLOCK_EINVAL, "%s: cannot read the global "
+		              "definitions (OTF2: %s)", r->o->anchor, otf2_why(OTF2_SUCCESS));
 	} else {
 		OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gcb, def_clock);
 		OTF2_GlobalDefReaderCallbacks_SetStringCallback(gcb, def_string);
@@ -974,9 +972,9 @@ static int read_global_defs(struct rd *r, OTF2_Reader *rdr)
 		else if (e != OTF2_SUCCESS)
 			ret = read_error(r, e);
 		else if (!r->o->have_clock)
-			ret = trace_fail(r->err, r->errlen, HCLOCK_EINVAL, "%s: no ClockProperties "
-			                 "definition; expected the timer resolution and global offset of "
-			                 "the archive", r->o->anchor);
+			ret = err_set(HCLOCK_EINVAL, "%s: no ClockProperties "
+			              "definition; expected the timer resolution and global offset of "
+			              "the archive", r->o->anchor);
 	}
 	if (gcb)
 		OTF2_GlobalDefReaderCallbacks_Delete(gcb);
@@ -1013,10 +1011,10 @@ static int read_location(struct rd *r, OTF2_Reader *rdr, OTF2_EvtReaderCallbacks
 	if (r->failed)
 		return r->failed;
 	if (r->copy.unknown)
-		return trace_fail(r->err, r->errlen, HCLOCK_EINVAL, "%s: location %" PRIu64 ": event %"
-		                  PRIu64 " of a type this OTF2 library does not know; read it with the "
-		                  "OTF2 version that wrote it", r->o->anchor, l->ref,
-		                  r->copy.position + 1);
+		return err_set(HCLOCK_EINVAL, "%s: location %" PRIu64 ": event %"
+		               PRIu64 " of a type this OTF2 library does not know; read it with the "
+		               "OTF2 version that wrote it", r->o->anchor, l->ref,
+		               r->copy.position + 1);
 	if (e != OTF2_SUCCESS)
 		return read_error(r, e);
 	return 0;
@@ -1078,8 +1076,8 @@ static int node_events(struct rd *r)
 			qsort(r->tev[n], r->ntev[n], sizeof(*r->tev[n]), tev_cmp);
 		nd->ev = malloc((r->ntev[n] + 1) * sizeof(*nd->ev));
 		if (!nd->ev)
-			return trace_fail(r->err, r->errlen, HCLOCK_ENOMEM, "%s: out of memory",
-			                  r->o->anchor);
+			return err_set(HCLOCK_ENOMEM, "%s: out of memory",
+			               r->o->anchor);
 		nd->nev = r->ntev[n];
 		for (size_t k = 0; k < r->ntev[n]; k++) {
 			nd->ev[k] = r->tev[n][k].e;
@@ -1092,17 +1090,16 @@ static int node_events(struct rd *r)
 	return 0;
 }
 
-static int otf2_read(const char *const *paths, size_t npaths, struct trace_set *set, char *err,
-                     size_t errlen)
+static int otf2_read(const char *const *paths, size_t npaths, struct trace_set *set)
 {
-	struct rd r = {.set = set, .err = err, .errlen = errlen};
+	struct rd r = {.set = set};
 	OTF2_Reader *rdr = NULL;
 	OTF2_ErrorCallback prev;
 	OTF2_ErrorCode e;
 	int ret;
 
 	set->fmt = &trace_format_otf2;
-	if ((ret = open_set(paths, npaths, set, &r.o, err, errlen))) {
+	if ((ret = open_set(paths, npaths, set, &r.o))) {
 		otf2_release(set);
 		return ret;
 	}
@@ -1110,9 +1107,9 @@ static int otf2_read(const char *const *paths, size_t npaths, struct trace_set *
 	prev = OTF2_Error_RegisterCallback(quiet, NULL);
 	rdr = OTF2_Reader_Open(r.o->anchor);
 	if (!rdr)
-		ret = trace_fail(err, errlen, HCLOCK_EINVAL, "%s: not a readable OTF2 archive (OTF2: %s); "
-		                 "give the anchor file written by an OTF2 producer", r.o->anchor,
-		                 otf2_why(OTF2_SUCCESS));
+		ret = err_set(HCLOCK_EINVAL, "%s: not a readable OTF2 archive (OTF2: %s); "
+		              "give the anchor file written by an OTF2 producer", r.o->anchor,
+		              otf2_why(OTF2_SUCCESS));
 	else if ((e = OTF2_Reader_SetSerialCollectiveCallbacks(rdr)) != OTF2_SUCCESS)
 		ret = read_error(&r, e);
 	if (!ret)
@@ -1143,8 +1140,6 @@ struct wr {
 	void *ctx;
 	size_t cur;
 	uint64_t tmin, tmax;
-	char *err;
-	size_t errlen;
 	int failed;         /* the HCLOCK_E* code of the first failure in a callback, or 0 */
 	struct otf2_copy copy;
 };
@@ -1180,10 +1175,10 @@ static int stamp_convert(struct otf2_copy *c, OTF2_LocationRef ref, OTF2_TimeSta
 	return 0;
 range:
 	if (!w->failed)
-		w->failed = trace_fail(w->err, w->errlen, HCLOCK_EINVAL, "%s: location %" PRIu64
-		                       ", event %" PRIu64 ": time %" PRIu64 " ticks cannot be converted "
-		                       "into the archive's range; choose another reference",
-		                       w->o->anchor, l->ref, c->position, *t);
+		w->failed = err_set(HCLOCK_EINVAL, "%s: location %" PRIu64
+		                    ", event %" PRIu64 ": time %" PRIu64 " ticks cannot be converted "
+		                    "into the archive's range; choose another reference",
+		                    w->o->anchor, l->ref, c->position, *t);
 	return -1;
 }
 
@@ -1236,11 +1231,11 @@ static int copy_error(const struct wr *w, const char *tmp, const char *what, OTF
 	if (e == OTF2_SUCCESS)
 		e = w->copy.status;
 	if (w->copy.unknown)
-		return trace_fail(w->err, w->errlen, HCLOCK_EINVAL, "%s: a record of a type this OTF2 "
-		                  "library cannot write; convert the archive with the OTF2 version "
-		                  "that wrote it", w->o->anchor);
-	return trace_fail(w->err, w->errlen, HCLOCK_EIO, "%s: cannot %s the archive %s/%s (OTF2: %s)",
-	                  w->o->anchor, what, tmp, w->o->name, otf2_why(e));
+		return err_set(HCLOCK_EINVAL, "%s: a record of a type this OTF2 "
+		               "library cannot write; convert the archive with the OTF2 version "
+		               "that wrote it", w->o->anchor);
+	return err_set(HCLOCK_EIO, "%s: cannot %s the archive %s/%s (OTF2: %s)",
+	               w->o->anchor, what, tmp, w->o->name, otf2_why(e));
 }
 
 /* creator ("ORIGINAL, aligned by hclock"), description and machine name of the copy */
@@ -1471,22 +1466,22 @@ static int is_input_dir(const struct otf2_set *o, const char *dst)
 
 /* the finished copy tmp into place as dst; an older dst is moved aside (to a new directory
  * from the template old) first and removed once the copy is in place */
-static int install(const char *tmp, const char *dst, char *old, char *err, size_t errlen)
+static int install(const char *tmp, const char *dst, char *old)
 {
 	struct stat st;
 
 	if (lstat(dst, &st) != 0) {
 		if (rename(tmp, dst))
-			return trace_fail(err, errlen, HCLOCK_EIO, "%s: cannot rename to %s: %s", tmp, dst,
-			                  strerror(errno));
+			return err_set(HCLOCK_EIO, "%s: cannot rename to %s: %s", tmp, dst,
+			               strerror(errno));
 		return 0;
 	}
 	if (!mkdtemp(old) || rename(dst, old))
-		return trace_fail(err, errlen, HCLOCK_EIO, "%s: exists and cannot be replaced: %s", dst,
-		                  strerror(errno));
+		return err_set(HCLOCK_EIO, "%s: exists and cannot be replaced: %s", dst,
+		               strerror(errno));
 	if (rename(tmp, dst)) {
-		int r = trace_fail(err, errlen, HCLOCK_EIO, "%s: cannot rename to %s: %s", tmp, dst,
-		                   strerror(errno));
+		int r = err_set(HCLOCK_EIO, "%s: cannot rename to %s: %s", tmp, dst,
+		                strerror(errno));
 		rename(old, dst);
 		return r;
 	}
@@ -1495,30 +1490,30 @@ static int install(const char *tmp, const char *dst, char *old, char *err, size_
 }
 
 static int otf2_write(const struct trace_set *set, trace_convert_fn conv, void *ctx,
-                      const char *outdir, char *err, size_t errlen)
+                      const char *outdir)
 {
 	struct otf2_set *o = set->priv;
-	struct wr w = {.set = set, .o = o, .conv = conv, .ctx = ctx, .err = err, .errlen = errlen};
+	struct wr w = {.set = set, .o = o, .conv = conv, .ctx = ctx};
 	OTF2_ErrorCallback prev;
 	size_t n = strlen(outdir) + strlen(o->dirname) + 64;
 	char *tmp = malloc(n), *dst = malloc(n), *old = malloc(n);
 	int ret;
 
 	if (!tmp || !dst || !old) {
-		ret = trace_fail(err, errlen, HCLOCK_ENOMEM, "%s: out of memory", outdir);
+		ret = err_set(HCLOCK_ENOMEM, "%s: out of memory", outdir);
 		goto free;
 	}
 	snprintf(tmp, n, "%s/.%s.XXXXXX", outdir, o->dirname);
 	snprintf(dst, n, "%s/%s", outdir, o->dirname);
 	snprintf(old, n, "%s/.%s.old.XXXXXX", outdir, o->dirname);
 	if (is_input_dir(o, dst)) {
-		ret = trace_fail(err, errlen, HCLOCK_EINVAL, "%s: is the input archive's directory; "
-		                 "choose an output directory other than %s", dst, outdir);
+		ret = err_set(HCLOCK_EINVAL, "%s: is the input archive's directory; "
+		              "choose an output directory other than %s", dst, outdir);
 		goto free;
 	}
 	if (!mkdtemp(tmp)) {
-		ret = trace_fail(err, errlen, HCLOCK_EIO, "%s: cannot create a directory in it: %s; "
-		                 "give a writable directory", outdir, strerror(errno));
+		ret = err_set(HCLOCK_EIO, "%s: cannot create a directory in it: %s; "
+		              "give a writable directory", outdir, strerror(errno));
 		goto free;
 	}
 	otf2_msg[0] = 0;
@@ -1526,7 +1521,7 @@ static int otf2_write(const struct trace_set *set, trace_convert_fn conv, void *
 	ret = copy_archive(&w, tmp);
 	OTF2_Error_RegisterCallback(prev, NULL);
 	if (!ret)
-		ret = install(tmp, dst, old, err, errlen);
+		ret = install(tmp, dst, old);
 	if (ret)
 		rm_tree(tmp);
 	else if (o->clamps)

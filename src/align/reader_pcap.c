@@ -73,8 +73,6 @@ struct cand {
 };
 
 struct ctx {
-	char *err;
-	size_t errlen;
 	struct trace_set *set;
 	struct seg *segs;
 	size_t nsegs, capsegs;
@@ -298,15 +296,15 @@ static char *node_name(const char *path)
 	return name;
 }
 
-static pcap_t *open_capture(const char *path, char *err, size_t errlen)
+static pcap_t *open_capture(const char *path)
 {
 	char perr[PCAP_ERRBUF_SIZE] = "";
 	pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO,
 	                                                    perr);
 
 	if (!p)
-		trace_fail(err, errlen, HCLOCK_EINVAL, "%s: cannot read as pcap or pcapng (libpcap: %s); "
-		           "give a capture written by tcpdump -w or dumpcap", path, perr);
+		err_set(HCLOCK_EINVAL, "%s: cannot read as pcap or pcapng (libpcap: %s); "
+		        "give a capture written by tcpdump -w or dumpcap", path, perr);
 	return p;
 }
 
@@ -330,7 +328,7 @@ static int read_capture(struct ctx *c, uint32_t idx)
 	pcap_t *p;
 	int r, ret = 0;
 
-	p = open_capture(nd->path, c->err, c->errlen);
+	p = open_capture(nd->path);
 	if (!p)
 		return HCLOCK_EINVAL;
 	pn->dlt = pcap_datalink(p);
@@ -340,22 +338,22 @@ static int read_capture(struct ctx *c, uint32_t idx)
 		int64_t t = packet_ns(h);
 
 		if (t < 0)
-			ret = trace_fail(c->err, c->errlen, HCLOCK_EINVAL, "%s:packet %zu: timestamp "
-			                 "%lld.%09ld out of range; expected seconds since 1970 and "
-			                 "nanoseconds below 1e9", nd->path, rec + 1,
-			                 (long long)h->ts.tv_sec, (long)h->ts.tv_usec);
+			ret = err_set(HCLOCK_EINVAL, "%s:packet %zu: timestamp "
+			              "%lld.%09ld out of range; expected seconds since 1970 and "
+			              "nanoseconds below 1e9", nd->path, rec + 1,
+			              (long long)h->ts.tv_sec, (long)h->ts.tv_usec);
 		else if (add_event(nd, &cap, t, rec) ||
 		         (link_payload(pn->dlt, data, h->caplen, &ip, &iplen) == 0 &&
 		          (klen = tcp_key(ip, iplen, key)) > 0 &&
 		          add_seg(c, idx, nd->nev - 1, key, klen)))
-			ret = trace_fail(c->err, c->errlen, HCLOCK_ENOMEM, "%s: out of memory after %zu "
-			                 "packets", nd->path, rec);
+			ret = err_set(HCLOCK_ENOMEM, "%s: out of memory after %zu "
+			              "packets", nd->path, rec);
 		rec++;
 	}
 	if (!ret && r != PCAP_ERROR_BREAK)
-		ret = trace_fail(c->err, c->errlen, HCLOCK_EINVAL, "%s:packet %zu: truncated or corrupt "
-		                 "capture (libpcap: %s); give a complete capture (stop tcpdump "
-		                 "cleanly, or cut it with editcap)", nd->path, rec + 1, pcap_geterr(p));
+		ret = err_set(HCLOCK_EINVAL, "%s:packet %zu: truncated or corrupt "
+		              "capture (libpcap: %s); give a complete capture (stop tcpdump "
+		              "cleanly, or cut it with editcap)", nd->path, rec + 1, pcap_geterr(p));
 	pcap_close(p);
 	return ret;
 }
@@ -632,20 +630,20 @@ static int match(struct ctx *c)
 
 	if (find_candidates(c, &m) || address_table(c, &m) || node_refs(&m, set->nnodes) ||
 	    count_votes(set, &m))
-		ret = trace_fail(c->err, c->errlen, HCLOCK_ENOMEM, "%s: out of memory matching %zu TCP "
-		                 "segments", set->nnodes ? set->nodes[0].path : "pcap", c->nsegs);
+		ret = err_set(HCLOCK_ENOMEM, "%s: out of memory matching %zu TCP "
+		              "segments", set->nnodes ? set->nodes[0].path : "pcap", c->nsegs);
 	else if (mark_messages(set, &m))
 		ret = 0;
 	else if (m.ncand == 0)
-		ret = trace_fail(c->err, c->errlen, HCLOCK_EINVAL, "%s: no TCP segment appears in two of "
-		                 "the %zu captures; give one capture per host of hosts that exchange "
-		                 "TCP traffic, taken on the interfaces that carry it",
-		                 set->nodes[0].path, set->nnodes);
+		ret = err_set(HCLOCK_EINVAL, "%s: no TCP segment appears in two of "
+		              "the %zu captures; give one capture per host of hosts that exchange "
+		              "TCP traffic, taken on the interfaces that carry it",
+		              set->nodes[0].path, set->nnodes);
 	else
-		ret = trace_fail(c->err, c->errlen, HCLOCK_EINVAL, "%s: %zu TCP segments appear in two "
-		                 "captures, but no segment and reply tell which capture was taken on "
-		                 "which host; capture both directions of the traffic",
-		                 set->nodes[0].path, m.ncand);
+		ret = err_set(HCLOCK_EINVAL, "%s: %zu TCP segments appear in two "
+		              "captures, but no segment and reply tell which capture was taken on "
+		              "which host; capture both directions of the traffic",
+		              set->nodes[0].path, m.ncand);
 	free(m.cand);
 	free(m.addrs);
 	free(m.refs);
@@ -670,12 +668,11 @@ static void pcap_release(struct trace_set *set)
 }
 
 /* the nodes, named after their captures, before any is read */
-static int make_nodes(const char *const *paths, size_t npaths, struct trace_set *set, char *err,
-                      size_t errlen)
+static int make_nodes(const char *const *paths, size_t npaths, struct trace_set *set)
 {
 	set->nodes = calloc(npaths, sizeof(*set->nodes));
 	if (!set->nodes)
-		return trace_fail(err, errlen, HCLOCK_ENOMEM, "%s: out of memory", paths[0]);
+		return err_set(HCLOCK_ENOMEM, "%s: out of memory", paths[0]);
 	set->nnodes = npaths;
 	for (size_t i = 0; i < npaths; i++) {
 		struct trace_node *nd = &set->nodes[i];
@@ -684,30 +681,29 @@ static int make_nodes(const char *const *paths, size_t npaths, struct trace_set 
 		nd->name = node_name(paths[i]);
 		nd->priv = calloc(1, sizeof(struct pcap_node));
 		if (!nd->path || !nd->name || !nd->priv)
-			return trace_fail(err, errlen, HCLOCK_ENOMEM, "%s: out of memory", paths[i]);
+			return err_set(HCLOCK_ENOMEM, "%s: out of memory", paths[i]);
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(set->nodes[j].name, nd->name))
-				return trace_fail(err, errlen, HCLOCK_EINVAL, "%s: host name '%s' is also "
-				                  "that of %s; the host is the file name without "
-				                  "extension, rename one capture", paths[i], nd->name,
-				                  paths[j]);
+				return err_set(HCLOCK_EINVAL, "%s: host name '%s' is also "
+				               "that of %s; the host is the file name without "
+				               "extension, rename one capture", paths[i], nd->name,
+				               paths[j]);
 	}
 	return 0;
 }
 
-static int pcap_read(const char *const *paths, size_t npaths, struct trace_set *set, char *err,
-                     size_t errlen)
+static int pcap_read(const char *const *paths, size_t npaths, struct trace_set *set)
 {
-	struct ctx c = { .err = err, .errlen = errlen, .set = set };
+	struct ctx c = { .set = set };
 	int r;
 
 	set->fmt = &trace_format_pcap;
 	if (npaths == 0)
-		return trace_fail(err, errlen, HCLOCK_EINVAL, "pcap: no capture given; give one capture "
-		                  "per host");
+		return err_set(HCLOCK_EINVAL, "pcap: no capture given; give one capture "
+		               "per host");
 	if (npaths > UINT32_MAX)
-		return trace_fail(err, errlen, HCLOCK_EINVAL, "pcap: too many captures");
-	r = make_nodes(paths, npaths, set, err, errlen);
+		return err_set(HCLOCK_EINVAL, "pcap: too many captures");
+	r = make_nodes(paths, npaths, set);
 	for (size_t i = 0; !r && i < npaths; i++)
 		r = read_capture(&c, (uint32_t)i);
 	if (!r)
@@ -745,7 +741,7 @@ static int pcap_probe(const char *path)
 
 /* Copy every packet of capture in to d with its time converted. */
 static int copy_packets(const struct trace_set *set, size_t idx, trace_convert_fn conv,
-                        void *ctx, pcap_t *in, pcap_dumper_t *d, char *err, size_t errlen)
+                        void *ctx, pcap_t *in, pcap_dumper_t *d)
 {
 	const struct trace_node *nd = &set->nodes[idx];
 	struct pcap_pkthdr *h;
@@ -758,34 +754,34 @@ static int copy_packets(const struct trace_set *set, size_t idx, trace_convert_f
 		int64_t t = packet_ns(h), u;
 
 		if (t < 0)
-			return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:packet %zu: timestamp out of "
-			                  "range", nd->path, rec + 1);
+			return err_set(HCLOCK_EINVAL, "%s:packet %zu: timestamp out of "
+			               "range", nd->path, rec + 1);
 		u = conv(ctx, idx, t);
 		if (u < 0 || u / NS_PER_S > UINT32_MAX)
-			return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:packet %zu: corrected time %"
-			                  PRId64 " ns is outside what pcap can store (0 to 2^32 s since "
-			                  "1970); choose another reference", nd->path, rec + 1, u);
+			return err_set(HCLOCK_EINVAL, "%s:packet %zu: corrected time %"
+			               PRId64 " ns is outside what pcap can store (0 to 2^32 s since "
+			               "1970); choose another reference", nd->path, rec + 1, u);
 		o.ts.tv_sec = (time_t)(u / NS_PER_S);
 		o.ts.tv_usec = (suseconds_t)(u % NS_PER_S);
 		pcap_dump((u_char *)d, &o, data);
 		rec++;
 	}
 	if (r != PCAP_ERROR_BREAK)
-		return trace_fail(err, errlen, HCLOCK_EINVAL, "%s:packet %zu: truncated or corrupt "
-		                  "capture (libpcap: %s); give a complete capture", nd->path, rec + 1,
-		                  pcap_geterr(in));
+		return err_set(HCLOCK_EINVAL, "%s:packet %zu: truncated or corrupt "
+		               "capture (libpcap: %s); give a complete capture", nd->path, rec + 1,
+		               pcap_geterr(in));
 	return 0;
 }
 
 /* Write one capture with converted timestamps into the open temporary file f (closed here). */
 static int write_capture(const struct trace_set *set, size_t idx, trace_convert_fn conv,
-                         void *ctx, FILE *f, const char *tmp, char *err, size_t errlen)
+                         void *ctx, FILE *f, const char *tmp)
 {
 	pcap_t *in, *dead = NULL;
 	pcap_dumper_t *d = NULL;
 	int ret;
 
-	in = open_capture(set->nodes[idx].path, err, errlen);
+	in = open_capture(set->nodes[idx].path);
 	if (in)
 		dead = pcap_open_dead_with_tstamp_precision(pcap_datalink(in), pcap_snapshot(in),
 		                                            PCAP_TSTAMP_PRECISION_NANO);
@@ -794,13 +790,13 @@ static int write_capture(const struct trace_set *set, size_t idx, trace_convert_
 	if (!in)
 		ret = HCLOCK_EINVAL;
 	else if (!dead)
-		ret = trace_fail(err, errlen, HCLOCK_ENOMEM, "%s: out of memory", tmp);
+		ret = err_set(HCLOCK_ENOMEM, "%s: out of memory", tmp);
 	else if (!d)
-		ret = trace_fail(err, errlen, HCLOCK_EIO, "%s: cannot start the capture (libpcap: %s)",
-		                 tmp, pcap_geterr(dead));
-	else if (!(ret = copy_packets(set, idx, conv, ctx, in, d, err, errlen)) &&
+		ret = err_set(HCLOCK_EIO, "%s: cannot start the capture (libpcap: %s)",
+		              tmp, pcap_geterr(dead));
+	else if (!(ret = copy_packets(set, idx, conv, ctx, in, d)) &&
 	         (pcap_dump_flush(d) || ferror(f) || fsync(fileno(f))))
-		ret = trace_fail(err, errlen, HCLOCK_EIO, "%s: write failed: %s", tmp, strerror(errno));
+		ret = err_set(HCLOCK_EIO, "%s: write failed: %s", tmp, strerror(errno));
 	if (d)
 		pcap_dump_close(d); /* closes f */
 	else
@@ -815,7 +811,7 @@ static int write_capture(const struct trace_set *set, size_t idx, trace_convert_
 /* *dst: OUTDIR/NAME.pcap, never an input capture; *tmp: a new temporary file next to it,
  * open as *f (both set only once the file exists) */
 static int open_output(const struct trace_node *nd, const char *outdir, char **tmp, char **dst,
-                       FILE **f, char *err, size_t errlen)
+                       FILE **f)
 {
 	size_t n = strlen(outdir) + strlen(nd->name) + 32;
 	char *t, *a, *d;
@@ -823,7 +819,7 @@ static int open_output(const struct trace_node *nd, const char *outdir, char **t
 
 	*dst = malloc(n);
 	if (!*dst)
-		return trace_fail(err, errlen, HCLOCK_ENOMEM, "%s: out of memory", outdir);
+		return err_set(HCLOCK_ENOMEM, "%s: out of memory", outdir);
 	snprintf(*dst, n, "%s/%s.pcap", outdir, nd->name);
 	a = realpath(nd->path, NULL);
 	d = realpath(*dst, NULL);
@@ -831,50 +827,50 @@ static int open_output(const struct trace_node *nd, const char *outdir, char **t
 	free(a);
 	free(d);
 	if (same)
-		return trace_fail(err, errlen, HCLOCK_EINVAL, "%s: is an input capture; choose an "
-		                  "output directory other than %s", *dst, outdir);
+		return err_set(HCLOCK_EINVAL, "%s: is an input capture; choose an "
+		               "output directory other than %s", *dst, outdir);
 	t = malloc(n);
 	if (!t)
-		return trace_fail(err, errlen, HCLOCK_ENOMEM, "%s: out of memory", outdir);
+		return err_set(HCLOCK_ENOMEM, "%s: out of memory", outdir);
 	snprintf(t, n, "%s/.%s.pcap.XXXXXX", outdir, nd->name);
 	fd = mkstemp(t);
 	if (fd < 0) {
 		int e = errno;
 		free(t);
-		return trace_fail(err, errlen, HCLOCK_EIO, "%s: cannot create a file in it: %s; give "
-		                  "a writable directory", outdir, strerror(e));
+		return err_set(HCLOCK_EIO, "%s: cannot create a file in it: %s; give "
+		               "a writable directory", outdir, strerror(e));
 	}
 	*tmp = t;
 	*f = fdopen(fd, "wb");
 	if (!*f) {
 		int e = errno;
 		close(fd);
-		return trace_fail(err, errlen, HCLOCK_EIO, "%s: %s", t, strerror(e));
+		return err_set(HCLOCK_EIO, "%s: %s", t, strerror(e));
 	}
 	return 0;
 }
 
 static int pcap_write(const struct trace_set *set, trace_convert_fn conv, void *ctx,
-                      const char *outdir, char *err, size_t errlen)
+                      const char *outdir)
 {
 	char **tmp = calloc(set->nnodes + 1, sizeof(*tmp));
 	char **dst = calloc(set->nnodes + 1, sizeof(*dst));
 	int ret = 0;
 
 	if (!tmp || !dst)
-		ret = trace_fail(err, errlen, HCLOCK_ENOMEM, "%s: out of memory", outdir);
+		ret = err_set(HCLOCK_ENOMEM, "%s: out of memory", outdir);
 	/* every capture to a temporary file first, then all renamed: none or all appear */
 	for (size_t i = 0; !ret && i < set->nnodes; i++) {
 		FILE *f;
 
-		ret = open_output(&set->nodes[i], outdir, &tmp[i], &dst[i], &f, err, errlen);
+		ret = open_output(&set->nodes[i], outdir, &tmp[i], &dst[i], &f);
 		if (!ret)
-			ret = write_capture(set, i, conv, ctx, f, tmp[i], err, errlen);
+			ret = write_capture(set, i, conv, ctx, f, tmp[i]);
 	}
 	for (size_t i = 0; !ret && i < set->nnodes; i++) {
 		if (rename(tmp[i], dst[i])) {
-			ret = trace_fail(err, errlen, HCLOCK_EIO, "%s: cannot rename to %s: %s", tmp[i],
-			                 dst[i], strerror(errno));
+			ret = err_set(HCLOCK_EIO, "%s: cannot rename to %s: %s", tmp[i],
+			              dst[i], strerror(errno));
 			break;
 		}
 		free(tmp[i]);

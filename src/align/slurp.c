@@ -19,15 +19,14 @@
 #include "align/format.h"
 #include "align/slurp.h"
 
-int slurp_fd(int fd, const char *path, size_t size, char **buf, size_t *len, char *err,
-             size_t errlen)
+int slurp_fd(int fd, const char *path, size_t size, char **buf, size_t *len)
 {
 	char *b = size < (size_t)-2 ? malloc(size + 2) : NULL;
 	size_t got = 0;
 
 	if (!b)
-		return trace_fail(err, errlen, HCLOCK_ENOMEM, "%s: out of memory for %zu bytes", path,
-		                  size);
+		return err_set(HCLOCK_ENOMEM, "%s: out of memory for %zu bytes", path,
+		               size);
 	/* one byte more than expected, to see a file that grew */
 	while (got < size + 1) {
 		ssize_t n = read(fd, b + got, size + 1 - got);
@@ -36,7 +35,7 @@ int slurp_fd(int fd, const char *path, size_t size, char **buf, size_t *len, cha
 		if (n < 0) {
 			int e = errno;
 			free(b);
-			return trace_fail(err, errlen, HCLOCK_EIO, "%s: %s", path, strerror(e));
+			return err_set(HCLOCK_EIO, "%s: %s", path, strerror(e));
 		}
 		if (n == 0)
 			break;
@@ -44,9 +43,9 @@ int slurp_fd(int fd, const char *path, size_t size, char **buf, size_t *len, cha
 	}
 	if (got != size) {
 		free(b);
-		return trace_fail(err, errlen, HCLOCK_EIO, "%s: changed while being read (%zu bytes "
-		                  "when opened, %s%zu now); give a trace no program is writing", path,
-		                  size, got > size ? "more than " : "", got > size ? size : got);
+		return err_set(HCLOCK_EIO, "%s: changed while being read (%zu bytes "
+		               "when opened, %s%zu now); give a trace no program is writing", path,
+		               size, got > size ? "more than " : "", got > size ? size : got);
 	}
 	b[got] = 0;
 	*buf = b;
@@ -54,17 +53,17 @@ int slurp_fd(int fd, const char *path, size_t size, char **buf, size_t *len, cha
 	return 0;
 }
 
-int slurp_file(const char *path, char **buf, size_t *len, char *err, size_t errlen)
+int slurp_file(const char *path, char **buf, size_t *len)
 {
 	int fd = open(path, O_RDONLY), r;
 	struct stat st;
 
 	if (fd < 0)
-		return trace_fail(err, errlen, HCLOCK_EIO, "%s: %s", path, strerror(errno));
+		return err_set(HCLOCK_EIO, "%s: %s", path, strerror(errno));
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		r = trace_fail(err, errlen, HCLOCK_EIO, "%s: not a regular file", path);
+		r = err_set(HCLOCK_EIO, "%s: not a regular file", path);
 	else
-		r = slurp_fd(fd, path, (size_t)st.st_size, buf, len, err, errlen);
+		r = slurp_fd(fd, path, (size_t)st.st_size, buf, len);
 	close(fd);
 	return r;
 }

@@ -12,15 +12,14 @@
 /*
  * Read the regular file at path into *buf (malloc'd, NUL-terminated after its *len bytes;
  * the caller frees it). Returns 0, or HCLOCK_EIO (cannot open or read it, not a regular
- * file, or its size changed while it was read) or HCLOCK_ENOMEM, with err filled.
+ * file, or its size changed while it was read) or HCLOCK_ENOMEM, with err_set's line.
  */
-int slurp_file(const char *path, char **buf, size_t *len, char *err, size_t errlen);
+int slurp_file(const char *path, char **buf, size_t *len);
 
 /*
  * The same from the open descriptor fd of path, whose size was size bytes when opened (by
  * fstat): fewer bytes than that, or more, is HCLOCK_EIO "changed while read".
  */
-int slurp_fd(int fd, const char *path, size_t size, char **buf, size_t *len, char *err,
-             size_t errlen);
+int slurp_fd(int fd, const char *path, size_t size, char **buf, size_t *len);
 
 #endif

@@ -58,11 +58,11 @@ struct trace_set {
 typedef int64_t (*trace_convert_fn)(void *ctx, size_t node, int64_t local_ns);
 
 /*
- * Errors: readers and writers return 0, or a negative HCLOCK_E* code (hclock_api.h) and fill
- * err with one line "FILE:LINE: what is wrong; what is right" (trace_fail in format.h):
- * HCLOCK_EINVAL for input that is not a valid trace of the format, HCLOCK_ENOMEM, HCLOCK_EIO
- * for a file or directory that could not be opened, read, created, written or renamed, or
- * that changed while it was read.
+ * Errors: readers and writers return 0, or a negative HCLOCK_E* code (hclock_api.h) with one
+ * line "FILE:LINE: what is wrong; what is right" set by err_set (util/err.h) for
+ * hclock_last_error(): HCLOCK_EINVAL for input that is not a valid trace of the format,
+ * HCLOCK_ENOMEM, HCLOCK_EIO for a file or directory that could not be opened, read, created,
+ * written or renamed, or that changed while it was read.
  */
 struct trace_format {
 	const char *name;  /* "csv", "pcap", "otf2": as the user names it */
@@ -71,12 +71,11 @@ struct trace_format {
 	int (*probe)(const char *path);
 	/* read all inputs (one per node, or one archive) into set; set is zeroed by the caller
 	 * but for warn/warn_ctx, which the reader keeps */
-	int (*read)(const char *const *paths, size_t npaths, struct trace_set *set, char *err,
-	            size_t errlen);
+	int (*read)(const char *const *paths, size_t npaths, struct trace_set *set);
 	/* write the corrected traces into outdir, an existing directory, atomically (temporary
 	 * files, then renamed); NULL if the format cannot be written */
 	int (*write)(const struct trace_set *set, trace_convert_fn conv, void *ctx,
-	             const char *outdir, char *err, size_t errlen);
+	             const char *outdir);
 	/* free everything read() allocated, including nodes[] and priv */
 	void (*release)(struct trace_set *set);
 };

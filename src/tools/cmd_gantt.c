@@ -19,6 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hclock_api.h"
 #include "tools/cmd.h"
 #include "trace/merge.h"
 
@@ -48,12 +49,12 @@ struct panel {
 	double x0, w;     /* pixel origin and width */
 };
 
-static int64_t rec_start(const struct trace_rec *r, int raw)
+static int64_t rec_start(const struct rec *r, int raw)
 {
 	return raw ? r->t_l : r->t_g;
 }
 
-static int64_t rec_end(const struct trace_rec *r, int raw)
+static int64_t rec_end(const struct rec *r, int raw)
 {
 	return raw ? r->t2_l : r->t2_g;
 }
@@ -101,24 +102,23 @@ int cmd_gantt(int argc, char **argv)
 		fprintf(stderr, "hclock gantt: give --from and --to together, --to after --from\n");
 		return 2;
 	}
-	struct trace_set ts;
-	char err[600];
-	if (trace_load(argv[optind], &ts, err, sizeof(err))) {
-		fprintf(stderr, "hclock gantt: %s\n", err);
+	struct rec_set ts;
+	if (rec_load(argv[optind], &ts)) {
+		fprintf(stderr, "hclock gantt: %s\n", hclock_last_error());
 		return 1;
 	}
 	/* rank 0's calls of op, for the default window and the raw panel's origin */
-	const struct trace_proc *p0 = &ts.p[0];
+	const struct rec_proc *p0 = &ts.p[0];
 	size_t n0 = 0, *idx = malloc((p0->nrec + 1) * sizeof(size_t));
 	for (size_t i = 0; idx && i < p0->nrec; i++)
-		if ((p0->rec[i].kind == TRACE_CALL || p0->rec[i].kind == TRACE_COLL) &&
-		    is_op(trace_func_name(p0, &p0->rec[i]), op))
+		if ((p0->rec[i].kind == REC_CALL || p0->rec[i].kind == REC_COLL) &&
+		    is_op(rec_func_name(p0, &p0->rec[i]), op))
 			idx[n0++] = i;
 	if (!n0) {
 		fprintf(stderr, "hclock gantt: rank 0 made no %s call in %s (or it was filtered out)\n",
 		        op, argv[optind]);
 		free(idx);
-		trace_set_free(&ts);
+		rec_set_free(&ts);
 		return 1;
 	}
 	int64_t w0, w1;
@@ -127,7 +127,7 @@ int cmd_gantt(int argc, char **argv)
 		w1 = ts.t0_g + (int64_t)(to * 1e9);
 	} else {
 		size_t a = n0 / 2, b = a + 8 < n0 ? a + 8 : n0 - 1;
-		const struct trace_rec *ra = &p0->rec[idx[a]], *rb = &p0->rec[idx[b]];
+		const struct rec *ra = &p0->rec[idx[a]], *rb = &p0->rec[idx[b]];
 		int64_t span = rb->t2_g - ra->t_g;
 		w0 = ra->t_g - span / 10;
 		w1 = rb->t2_g + span / 10;
@@ -142,7 +142,7 @@ int cmd_gantt(int argc, char **argv)
 	FILE *f = fopen(tmp, "w");
 	if (!f) {
 		fprintf(stderr, "hclock gantt: cannot write %s: %s\n", tmp, strerror(errno));
-		trace_set_free(&ts);
+		rec_set_free(&ts);
 		return 1;
 	}
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
@@ -157,7 +157,7 @@ int cmd_gantt(int argc, char **argv)
 		        k ? "raw local clocks (each process's own time, rank 0's bars aligned)"
 		          : "global clock (hclock)");
 		for (int r = 0; r < ts.size; r++) {
-			const struct trace_proc *p = &ts.p[r];
+			const struct rec_proc *p = &ts.p[r];
 			double y = TOP + r * H_ROW;
 			if (k == 0)
 				fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">rank %d</text>\n",
@@ -166,15 +166,15 @@ int cmd_gantt(int argc, char **argv)
 			        "\n", pn.x0, y + 2, pn.w, H_ROW - 4);
 			long outside = 0;
 			for (size_t i = 0; i < p->nrec; i++) {
-				const struct trace_rec *x = &p->rec[i];
-				if (x->kind != TRACE_CALL && x->kind != TRACE_COLL)
+				const struct rec *x = &p->rec[i];
+				if (x->kind != REC_CALL && x->kind != REC_COLL)
 					continue;
 				int64_t s = rec_start(x, k), e = rec_end(x, k);
 				if (k) {
 					s -= shift0;
 					e -= shift0;
 				}
-				int mine = is_op(trace_func_name(p, x), op);
+				int mine = is_op(rec_func_name(p, x), op);
 				if (e < w0 || s > w1) {
 					/* an op call that the global clock puts inside the window */
 					outside += k && mine && x->t2_g >= w0 && x->t_g <= w1;
@@ -185,7 +185,7 @@ int cmd_gantt(int argc, char **argv)
 				fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\">"
 				        "<title>%s %.3f us</title></rect>\n", xs, y + (mine ? 3 : 8),
 				        xe - xs > 0.5 ? xe - xs : 0.5, mine ? H_ROW - 6 : H_ROW - 16,
-				        mine ? "#d62728" : "#bbbbbb", trace_func_name(p, x), (e - s) * 1e-3);
+				        mine ? "#d62728" : "#bbbbbb", rec_func_name(p, x), (e - s) * 1e-3);
 			}
 			if (outside)
 				fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">%ld outside</text>\n",
@@ -205,9 +205,9 @@ int cmd_gantt(int argc, char **argv)
 	if (fclose(f) || bad || rename(tmp, out)) {
 		fprintf(stderr, "hclock gantt: writing %s failed: %s\n", out, strerror(errno));
 		remove(tmp);
-		trace_set_free(&ts);
+		rec_set_free(&ts);
 		return 1;
 	}
-	trace_set_free(&ts);
+	rec_set_free(&ts);
 	return 0;
 }

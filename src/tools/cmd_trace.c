@@ -185,30 +185,29 @@ static int marked(const char *dir, const char *name)
 /* read DIR/raw, write DIR/trace.json, print the summary; returns 0 or 1 */
 static int convert(const char *dir)
 {
-	struct trace_set ts;
-	char err[600];
-	if (trace_load(dir, &ts, err, sizeof(err))) {
-		fprintf(stderr, "hclock trace: %s\n", err);
+	struct rec_set ts;
+	if (rec_load(dir, &ts)) {
+		fprintf(stderr, "hclock trace: %s\n", hclock_last_error());
 		return 1;
 	}
-	struct trace_msg *m = NULL;
+	struct rec_msg *m = NULL;
 	size_t nm = 0;
 	uint64_t unmatched = 0, inv = 0;
 	int rc = 0;
-	if (trace_match(&ts, &m, &nm, &unmatched)) {
-		fprintf(stderr, "hclock trace: out of memory pairing the messages\n");
+	if (rec_match(&ts, &m, &nm, &unmatched)) {
+		fprintf(stderr, "hclock trace: %s\n", hclock_last_error());
 		rc = 1;
 	} else {
-		inv = trace_inversions(&ts, m, nm);
+		inv = rec_inversions(&ts, m, nm);
 		char path[PATH_MAX + 32];
 		path_fmt(path, sizeof(path), "%s/trace.json", dir);
-		if (trace_write_perfetto(&ts, m, nm, path, err, sizeof(err))) {
-			fprintf(stderr, "hclock trace: %s\n", err);
+		if (rec_write_perfetto(&ts, m, nm, path)) {
+			fprintf(stderr, "hclock trace: %s\n", hclock_last_error());
 			rc = 1;
 		}
 #ifdef HCLOCK_HAVE_ALIGN
-		if (trace_write_otf2(&ts, dir, err, sizeof(err))) {
-			fprintf(stderr, "hclock trace: %s\n", err);
+		if (rec_write_otf2(&ts, dir)) {
+			fprintf(stderr, "hclock trace: %s\n", hclock_last_error());
 			rc = 1;
 		}
 #endif
@@ -218,7 +217,7 @@ static int convert(const char *dir)
 	int64_t over_max = 0, cost = 0;
 	int finished = 0;
 	for (int r = 0; r < ts.size; r++) {
-		struct trace_proc *p = &ts.p[r];
+		struct rec_proc *p = &ts.p[r];
 		recs += p->nrec;
 		bytes += p->file_bytes;
 		dropped += p->dropped;
@@ -229,7 +228,7 @@ static int convert(const char *dir)
 			cost = p->tr.rec_cost_ns > cost ? p->tr.rec_cost_ns : cost;
 		}
 	}
-	struct trace_proc *p0 = &ts.p[0];
+	struct rec_proc *p0 = &ts.p[0];
 	fprintf(stderr, "hclock trace: %d processes (%d finished MPI_Finalize, %d left no file), "
 	        "%llu events, %llu bytes of records, %llu dropped; %zu messages paired, %llu "
 	        "unpaired, %llu inversions (receive before send on the global clock)\n",
@@ -256,7 +255,7 @@ static int convert(const char *dir)
 #endif
 	);
 	free(m);
-	trace_set_free(&ts);
+	rec_set_free(&ts);
 	return rc;
 }
 

@@ -5,17 +5,17 @@
  *   MPI_Finalize                the drift check and the trace's end (unrecorded)
  *   MPI_Abort                   recorded as ending where it was called, the records in
  *                               memory written out, one line (tracer.c, "a program that dies")
- *   sends (blocking and not)    a TRACE_SEND at the call's start: peer, tag, bytes, comm
- *   MPI_Recv, MPI_Sendrecv(_replace), MPI_Mrecv  a TRACE_RECV at the call's end, from its
+ *   sends (blocking and not)    a REC_SEND at the call's start: peer, tag, bytes, comm
+ *   MPI_Recv, MPI_Sendrecv(_replace), MPI_Mrecv  a REC_RECV at the call's end, from its
  *                               status
  *   MPI_Irecv, MPI_Imrecv + the Wait and Test families  the receive recorded where it
  *                               completes (not if it was cancelled)
- *   persistent requests         MPI_*send_init: a TRACE_SEND at every MPI_Start/Startall of
- *                               it; MPI_Recv_init: a TRACE_RECV at every completion of a start
+ *   persistent requests         MPI_*send_init: a REC_SEND at every MPI_Start/Startall of
+ *                               it; MPI_Recv_init: a REC_RECV at every completion of a start
  *   MPI_Mprobe, MPI_Improbe     the message's communicator remembered for MPI_(I)mrecv
  *   MPI_Request_free            the request forgotten
- *   blocking collectives        a TRACE_COLL: root, bytes this process contributes
- *   nonblocking collectives     a TRACE_COLL (TRACE_F_NB) where the request completes, from
+ *   blocking collectives        a REC_COLL: root, bytes this process contributes
+ *   nonblocking collectives     a REC_COLL (REC_F_NB) where the request completes, from
  *                               the start's enter to the completing call's leave
  *   communicator constructors   the new communicator registered (ranks to world ranks)
  * A status the program ignores (MPI_STATUS_IGNORE) is replaced by the tracer's own where a
@@ -60,8 +60,8 @@ struct rq {
 	MPI_Comm comm;         /* RQ_RECV, RQ_PRECV, RQ_MSG: the source's world rank is resolved
 	                          at completion, from the status */
 	MPI_Datatype type;     /* RQ_RECV, RQ_PRECV: the count is read from the status with it */
-	struct trace_rec rec;  /* RQ_PSEND: the SEND made at init (peer, tag, bytes, comm), its
-	                          func and time (ns) those of each start; RQ_COLL: the TRACE_COLL
+	struct rec rec;        /* RQ_PSEND: the SEND made at init (peer, tag, bytes, comm), its
+	                          func and time (ns) those of each start; RQ_COLL: the REC_COLL
 	                          made at the start (its enter time, ns), its leave time (ns) set
 	                          by the completing call */
 };
@@ -179,7 +179,7 @@ static void inc(atomic_size_t *a, int d)
 
 /* a request to follow (kind, comm, type, rec as struct rq says) */
 static void rq_add(MPI_Request req, enum rq_kind kind, MPI_Comm comm, MPI_Datatype type,
-                   const struct trace_rec *rec)
+                   const struct rec *rec)
 {
 	struct rq x = {.key = KEY(req), .kind = (uint8_t)kind, .comm = comm, .type = type};
 	if (rec)
@@ -228,7 +228,7 @@ static void rq_started(const struct trace_call *c, MPI_Request req)
 {
 	if (!atomic_load_explicit(&R.nreq, memory_order_relaxed) || req == MPI_REQUEST_NULL)
 		return;
-	struct trace_rec r;
+	struct rec r;
 	int send = 0;
 	pthread_mutex_lock(&R.mu);
 	size_t i = tab_find(&R.req, KEY(req));
@@ -469,8 +469,8 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	int rc = PMPI_##NAME(buf, count, datatype, dest, tag, comm, request);                 \
 	trace_leave(&c);                                                                      \
 	if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL) {                                     \
-		struct trace_rec r;                                                               \
-		trace_prepare(&r, TRACE_SEND, comm, dest, tag, nbytes(count, datatype));          \
+		struct rec r;                                                                     \
+		trace_prepare(&r, REC_SEND, comm, dest, tag, nbytes(count, datatype));              \
 		rq_add(*request, RQ_PSEND, comm, datatype, &r);                                   \
 	}                                                                                     \
 	return rc;
@@ -988,7 +988,7 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 
 /* ---- nonblocking collectives ------------------------------------------------------------- */
 
-/* Recorded where the request completes (done): a TRACE_COLL with TRACE_F_NB from this call's
+/* Recorded where the request completes (done): a REC_COLL with REC_F_NB from this call's
  * enter to the completing call's leave, root and bytes as the blocking one's, the
  * communicator resolved and the bytes counted now. Nothing is kept for a call filtered out
  * (its c.func is not its own index then). */
@@ -1005,10 +1005,10 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 static void coll_started(const struct trace_call *c, MPI_Request req, MPI_Comm comm, int root,
                          uint64_t bytes)
 {
-	struct trace_rec r;
-	trace_prepare(&r, TRACE_COLL, comm, root, 0, bytes);
+	struct rec r;
+	trace_prepare(&r, REC_COLL, comm, root, 0, bytes);
 	r.func = c->func;
-	r.flags = TRACE_F_NB;
+	r.flags = REC_F_NB;
 	r.t_g = c->t_g;
 	r.t_l = c->t_l;
 	rq_add(req, RQ_COLL, comm, MPI_DATATYPE_NULL, &r);

@@ -7,21 +7,23 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "hclock_api.h"
 #include "trace/merge.h"
+#include "util/err.h"
 
 /* A file cut short (SIGKILL: the buffer being filled is lost) can end in a message record
  * whose call's record was in the lost part (a call's record follows the message records it
  * makes). Each trailing run of such records of one function gets a call record from the
  * first to the last of them, marked cut, so that every message lies inside its call. */
-static void close_cut_calls(struct trace_proc *p)
+static void close_cut_calls(struct rec_proc *p)
 {
 	size_t i = p->nrec;
-	while (i > 0 && (p->rec[i - 1].kind == TRACE_SEND || p->rec[i - 1].kind == TRACE_RECV))
+	while (i > 0 && (p->rec[i - 1].kind == REC_SEND || p->rec[i - 1].kind == REC_RECV))
 		i--;
 	if (i == p->nrec)
 		return;
 	size_t extra = p->nrec - i;
-	struct trace_rec *r = realloc(p->rec, (p->nrec + extra) * sizeof(*r));
+	struct rec *r = realloc(p->rec, (p->nrec + extra) * sizeof(*r));
 	if (!r)
 		return;
 	p->rec = r;
@@ -30,86 +32,112 @@ static void close_cut_calls(struct trace_proc *p)
 		size_t b = a;
 		while (b + 1 < n && r[b + 1].func == r[a].func)
 			b++;
-		r[p->nrec++] = (struct trace_rec){.kind = TRACE_CALL, .flags = TRACE_F_CUT,
-		                                  .func = r[a].func, .peer = -1, .t_g = r[a].t_g,
-		                                  .t_l = r[a].t_l, .t2_g = r[b].t_g, .t2_l = r[b].t_l};
+		r[p->nrec++] = (struct rec){.kind = REC_CALL, .flags = REC_F_CUT, .func = r[a].func,
+		                            .peer = -1, .t_g = r[a].t_g, .t_l = r[a].t_l,
+		                            .t2_g = r[b].t_g, .t2_l = r[b].t_l};
 		a = b + 1;
 	}
 }
 
-static int load_one(const char *path, struct trace_proc *p)
+/* the whole file at path into *buf (malloc'd), *len bytes; 0 or HCLOCK_EIO/ENOMEM */
+static int read_whole(const char *path, char **buf, size_t *len)
 {
-	memset(p, 0, sizeof(*p));
 	FILE *f = fopen(path, "rb");
-	if (!f)
-		return -1;
 	struct stat sb;
-	if (fstat(fileno(f), &sb) || fread(&p->h, sizeof(p->h), 1, f) != 1 ||
-	    memcmp(p->h.magic, TRACE_MAGIC, 8) || p->h.nfuncs > 100000 ||
-	    p->h.names_bytes > (1u << 24)) {
-		fclose(f);
-		return -1;
-	}
-	p->file_bytes = (size_t)sb.st_size;
-	char *nb = malloc(p->h.names_bytes + 1);
-	p->names = calloc(p->h.nfuncs ? p->h.nfuncs : 1, sizeof(char *));
-	if (!nb || !p->names || fread(nb, 1, p->h.names_bytes, f) != p->h.names_bytes) {
+	int r = HCLOCK_EIO;
+
+	*buf = NULL;
+	if (!f)
+		return r;
+	if (fstat(fileno(f), &sb) || sb.st_size < 0)
+		goto out;
+	r = HCLOCK_ENOMEM;
+	if (!(*buf = malloc((size_t)sb.st_size + 1)))
+		goto out;
+	*len = fread(*buf, 1, (size_t)sb.st_size, f);
+	r = 0;
+out:
+	fclose(f);
+	return r;
+}
+
+/* rank file f into p: its names copied, its records but REC_DROP (counted) */
+static int load_records(const struct rec_file *f, struct rec_proc *p)
+{
+	char *nb = malloc(f->h.names_bytes + 1);
+
+	p->h = f->h;
+	p->file_bytes = f->len;
+	p->names = calloc(f->h.nfuncs ? f->h.nfuncs : 1, sizeof(char *));
+	p->rec = malloc((f->nrec ? f->nrec : 1) * sizeof(struct rec));
+	if (!nb || !p->names || !p->rec) {
 		free(nb);
-		free(p->names);
-		p->names = NULL;
-		fclose(f);
-		return -1;
+		return HCLOCK_ENOMEM;
 	}
-	nb[p->h.names_bytes] = 0;
-	for (uint32_t i = 0, o = 0; i < p->h.nfuncs && o < p->h.names_bytes; i++) {
-		p->names[i] = nb + o;
-		o += (uint32_t)strlen(nb + o) + 1;
-	}
+	memcpy(nb, f->buf + sizeof(f->h), f->h.names_bytes);
+	nb[f->h.names_bytes] = 0;
+	for (uint32_t i = 0; i < f->h.nfuncs; i++)
+		p->names[i] = nb + (f->names[i] - (f->buf + sizeof(f->h)));
 	if (!p->names[0])
 		p->names[0] = nb;
-	size_t body = (size_t)sb.st_size - sizeof(p->h) - p->h.names_bytes;
-	size_t cap = body / sizeof(struct trace_rec);
-	p->rec = malloc((cap ? cap : 1) * sizeof(struct trace_rec));
-	if (!p->rec) {
-		fclose(f);
-		return -1;
-	}
-	struct trace_rec r;
-	while (fread(&r, sizeof(r), 1, f) == 1) {
-		if (!memcmp(&r, TRACE_TRAILER_MAGIC, 8)) {
-			_Static_assert(sizeof(struct trace_trailer) == sizeof(struct trace_rec),
-			               "trailer and record are the same size");
-			memcpy(&p->tr, &r, sizeof(p->tr));
-			p->have_trailer = 1;
-			break;
-		}
-		if (r.kind < TRACE_CALL || r.kind > TRACE_DROP)
-			break; /* garbage: stop at the last good record */
-		if (r.kind == TRACE_DROP)
+	for (size_t i = 0; i < f->nrec; i++) {
+		struct rec r = rec_get(f, i);
+		if (r.kind == REC_DROP)
 			p->dropped += r.bytes;
 		else
 			p->rec[p->nrec++] = r;
 	}
-	if (p->have_trailer)
+	p->have_trailer = f->end == REC_END_TRAILER;
+	if (p->have_trailer) {
+		p->tr = f->tr;
 		p->dropped = p->tr.dropped;
-	fclose(f);
-	if (!p->have_trailer)
-		close_cut_calls(p); /* out of memory: the trace stays usable without them */
+	}
 	return 0;
 }
 
-int trace_load(const char *dir, struct trace_set *ts, char *err, size_t errlen)
+static void proc_free(struct rec_proc *p)
+{
+	if (p->names)
+		free(p->names[0]);
+	free(p->names);
+	free(p->rec);
+	memset(p, 0, sizeof(*p));
+}
+
+/* rank r's file; a file that cannot be read or is not rank r's leaves p empty */
+static int load_one(const char *path, int rank, struct rec_proc *p)
+{
+	struct rec_file f;
+	char *buf;
+	size_t len;
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	if ((r = read_whole(path, &buf, &len)))
+		return r;
+	if (!(r = rec_parse(path, buf, len, &f)) && f.h.rank != rank)
+		r = HCLOCK_EINVAL;
+	if (!r)
+		r = load_records(&f, p);
+	rec_file_free(&f);
+	free(buf);
+	if (r)
+		proc_free(p);
+	else if (!p->have_trailer)
+		close_cut_calls(p); /* out of memory: the trace stays usable without them */
+	return r;
+}
+
+int rec_load(const char *dir, struct rec_set *ts)
 {
 	memset(ts, 0, sizeof(*ts));
 	char path[4200];
 	/* the size: from any rank's header */
 	snprintf(path, sizeof(path), "%s/raw", dir);
 	DIR *d = opendir(path);
-	if (!d) {
-		snprintf(err, errlen, "%s: %s (no trace there: the directory hclock trace -o wrote)", path,
-		         strerror(errno));
-		return -1;
-	}
+	if (!d)
+		return err_set(HCLOCK_EIO, "%s: %s (no trace there: the directory hclock trace -o "
+		               "wrote)", path, strerror(errno));
 	struct dirent *e;
 	int size = 0;
 	while ((e = readdir(d))) {
@@ -117,35 +145,29 @@ int trace_load(const char *dir, struct trace_set *ts, char *err, size_t errlen)
 		char tail;
 		if (sscanf(e->d_name, "rank.%d%c", &r, &tail) != 1 || r < 0)
 			continue;
-		struct trace_header h;
+		struct rec_header h;
 		snprintf(path, sizeof(path), "%s/raw/%s", dir, e->d_name);
 		FILE *f = fopen(path, "rb");
-		if (f && fread(&h, sizeof(h), 1, f) == 1 && !memcmp(h.magic, TRACE_MAGIC, 8) &&
+		if (f && fread(&h, sizeof(h), 1, f) == 1 && !memcmp(h.magic, REC_MAGIC, 8) &&
 		    h.size > size && h.size < (1 << 24))
 			size = h.size;
 		if (f)
 			fclose(f);
 	}
 	closedir(d);
-	if (!size) {
-		snprintf(err, errlen, "%s/raw: no readable rank.N file (the program never called the C "
-		         "MPI_Init the tracer wraps: Open MPI's Fortran bindings call PMPI_Init "
-		         "directly; or it died before MPI_Init finished)", dir);
-		return -1;
-	}
+	if (!size)
+		return err_set(HCLOCK_EIO, "%s/raw: no readable rank.N file (the program never called "
+		               "the C MPI_Init the tracer wraps: Open MPI's Fortran bindings call "
+		               "PMPI_Init directly; or it died before MPI_Init finished)", dir);
 	ts->size = size;
 	ts->p = calloc((size_t)size, sizeof(*ts->p));
-	if (!ts->p) {
-		snprintf(err, errlen, "out of memory for %d processes", size);
-		return -1;
-	}
+	if (!ts->p)
+		return err_set(HCLOCK_ENOMEM, "out of memory for %d processes", size);
 	ts->t0_g = INT64_MAX;
 	for (int r = 0; r < size; r++) {
 		snprintf(path, sizeof(path), "%s/raw/rank.%d", dir, r);
-		if (load_one(path, &ts->p[r]) || ts->p[r].h.rank != r) {
+		if (load_one(path, r, &ts->p[r])) {
 			ts->missing++;
-			free(ts->p[r].rec);
-			memset(&ts->p[r], 0, sizeof(ts->p[r]));
 			continue;
 		}
 		for (size_t i = 0; i < ts->p[r].nrec; i++)
@@ -157,19 +179,15 @@ int trace_load(const char *dir, struct trace_set *ts, char *err, size_t errlen)
 	return 0;
 }
 
-void trace_set_free(struct trace_set *ts)
+void rec_set_free(struct rec_set *ts)
 {
-	for (int r = 0; ts->p && r < ts->size; r++) {
-		if (ts->p[r].names)
-			free(ts->p[r].names[0]);
-		free(ts->p[r].names);
-		free(ts->p[r].rec);
-	}
+	for (int r = 0; ts->p && r < ts->size; r++)
+		proc_free(&ts->p[r]);
 	free(ts->p);
 	memset(ts, 0, sizeof(*ts));
 }
 
-const char *trace_func_name(const struct trace_proc *p, const struct trace_rec *r)
+const char *rec_func_name(const struct rec_proc *p, const struct rec *r)
 {
 	return p->names && r->func < p->h.nfuncs && p->names[r->func] ? p->names[r->func] : "?";
 }
@@ -196,33 +214,33 @@ static int cmp_ev(const void *a, const void *b)
 	return 0;
 }
 
-int trace_match(const struct trace_set *ts, struct trace_msg **msgs, size_t *nmsgs,
-                uint64_t *unmatched)
+int rec_match(const struct rec_set *ts, struct rec_msg **msgs, size_t *nmsgs,
+              uint64_t *unmatched)
 {
 	size_t n = 0;
 	for (int r = 0; r < ts->size; r++)
 		for (size_t i = 0; i < ts->p[r].nrec; i++)
-			n += ts->p[r].rec[i].kind == TRACE_SEND || ts->p[r].rec[i].kind == TRACE_RECV;
+			n += ts->p[r].rec[i].kind == REC_SEND || ts->p[r].rec[i].kind == REC_RECV;
 	struct ev *v = malloc((n ? n : 1) * sizeof(*v));
 	*msgs = malloc((n ? n : 1) * sizeof(**msgs));
 	if (!v || !*msgs) {
 		free(v);
 		free(*msgs);
 		*msgs = NULL;
-		return -1;
+		return err_set(HCLOCK_ENOMEM, "out of memory pairing the messages");
 	}
 	size_t k = 0;
 	*unmatched = 0;
 	for (int r = 0; r < ts->size; r++)
 		for (size_t i = 0; i < ts->p[r].nrec; i++) {
-			const struct trace_rec *x = &ts->p[r].rec[i];
-			if (x->kind != TRACE_SEND && x->kind != TRACE_RECV)
+			const struct rec *x = &ts->p[r].rec[i];
+			if (x->kind != REC_SEND && x->kind != REC_RECV)
 				continue;
 			if (x->peer < 0) {
 				(*unmatched)++;
 				continue;
 			}
-			int s = x->kind == TRACE_SEND;
+			int s = x->kind == REC_SEND;
 			v[k++] = (struct ev){s ? r : x->peer, s ? x->peer : r, x->comm, x->tag, r, i, !s};
 		}
 	qsort(v, k, sizeof(*v), cmp_ev);
@@ -237,8 +255,8 @@ int trace_match(const struct trace_set *ts, struct trace_msg **msgs, size_t *nms
 			ns++;
 		size_t sends = ns - a, recvs = b - ns, pairs = sends < recvs ? sends : recvs;
 		for (size_t j = 0; j < pairs; j++)
-			(*msgs)[m++] = (struct trace_msg){v[a + j].src, v[a + j].dst, v[a + j].idx,
-			                                  v[ns + j].idx};
+			(*msgs)[m++] = (struct rec_msg){v[a + j].src, v[a + j].dst, v[a + j].idx,
+			                                v[ns + j].idx};
 		*unmatched += sends + recvs - 2 * pairs;
 		a = b;
 	}
@@ -247,7 +265,7 @@ int trace_match(const struct trace_set *ts, struct trace_msg **msgs, size_t *nms
 	return 0;
 }
 
-uint64_t trace_inversions(const struct trace_set *ts, const struct trace_msg *m, size_t n)
+uint64_t rec_inversions(const struct rec_set *ts, const struct rec_msg *m, size_t n)
 {
 	uint64_t inv = 0;
 	for (size_t i = 0; i < n; i++)
@@ -267,60 +285,58 @@ static void us(FILE *f, int64_t ns)
 	fprintf(f, "%" PRId64 ".%03d", ns / 1000, (int)(ns % 1000));
 }
 
-int trace_write_perfetto(const struct trace_set *ts, const struct trace_msg *m, size_t n,
-                         const char *path, char *err, size_t errlen)
+int rec_write_perfetto(const struct rec_set *ts, const struct rec_msg *m, size_t n,
+                       const char *path)
 {
 	char tmp[4300];
 	snprintf(tmp, sizeof(tmp), "%s.part", path);
 	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
-		return -1;
-	}
+	if (!f)
+		return err_set(HCLOCK_EIO, "cannot write %s: %s", tmp, strerror(errno));
 	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
 	int first = 1;
 	uint64_t nb_id = 0;
 	for (int r = 0; r < ts->size; r++) {
-		const struct trace_proc *p = &ts->p[r];
+		const struct rec_proc *p = &ts->p[r];
 		fprintf(f, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"tid\":0,"
 		        "\"args\":{\"name\":\"rank %d\"}}", first ? "" : ",\n", r, r);
 		fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%d,\"tid\":0,"
 		        "\"args\":{\"sort_index\":%d}}", r, r);
 		first = 0;
 		for (size_t i = 0; i < p->nrec; i++) {
-			const struct trace_rec *x = &p->rec[i];
-			if (x->kind == TRACE_COLL && x->flags & TRACE_F_NB) {
+			const struct rec *x = &p->rec[i];
+			if (x->kind == REC_COLL && x->flags & REC_F_NB) {
 				/* a nonblocking collective: an async slice (its own track: they overlap
 				 * each other and the calls), args on its begin */
 				fprintf(f, ",\n{\"ph\":\"b\",\"cat\":\"nbc\",\"name\":\"%s\",\"id\":%" PRIu64
-				        ",\"pid\":%d,\"tid\":0,\"ts\":", trace_func_name(p, x), nb_id, r);
+				        ",\"pid\":%d,\"tid\":0,\"ts\":", rec_func_name(p, x), nb_id, r);
 				us(f, x->t_g - ts->t0_g);
 				fprintf(f, ",\"args\":{\"root\":%d,\"bytes\":%" PRIu64 ",\"comm\":\"%016" PRIx64
 				        "\"}}", x->peer, x->bytes, x->comm);
 				fprintf(f, ",\n{\"ph\":\"e\",\"cat\":\"nbc\",\"name\":\"%s\",\"id\":%" PRIu64
-				        ",\"pid\":%d,\"tid\":0,\"ts\":", trace_func_name(p, x), nb_id++, r);
+				        ",\"pid\":%d,\"tid\":0,\"ts\":", rec_func_name(p, x), nb_id++, r);
 				us(f, x->t2_g - ts->t0_g);
 				fputc('}', f);
 				continue;
 			}
-			if (x->kind != TRACE_CALL && x->kind != TRACE_COLL)
+			if (x->kind != REC_CALL && x->kind != REC_COLL)
 				continue;
 			fprintf(f, ",\n{\"ph\":\"X\",\"cat\":\"mpi\",\"name\":\"%s\",\"pid\":%d,\"tid\":0,"
-			        "\"ts\":", trace_func_name(p, x), r);
+			        "\"ts\":", rec_func_name(p, x), r);
 			us(f, x->t_g - ts->t0_g);
 			fprintf(f, ",\"dur\":");
 			us(f, x->t2_g - x->t_g);
-			if (x->kind == TRACE_COLL)
+			if (x->kind == REC_COLL)
 				fprintf(f, ",\"args\":{\"root\":%d,\"bytes\":%" PRIu64 ",\"comm\":\"%016" PRIx64
 				        "\"}", x->peer, x->bytes, x->comm);
-			else if (x->flags & TRACE_F_CUT)
+			else if (x->flags & REC_F_CUT)
 				fprintf(f, ",\"args\":{\"returned\":false}");
 			fputc('}', f);
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct trace_rec *s = &ts->p[m[i].src].rec[m[i].si];
-		const struct trace_rec *d = &ts->p[m[i].dst].rec[m[i].ri];
+		const struct rec *s = &ts->p[m[i].src].rec[m[i].si];
+		const struct rec *d = &ts->p[m[i].dst].rec[m[i].ri];
 		fprintf(f, ",\n{\"ph\":\"s\",\"cat\":\"p2p\",\"name\":\"message\",\"id\":%zu,\"pid\":%d,"
 		        "\"tid\":0,\"ts\":", i, m[i].src);
 		us(f, s->t_g - ts->t0_g);
@@ -334,9 +350,9 @@ int trace_write_perfetto(const struct trace_set *ts, const struct trace_msg *m, 
 	fprintf(f, "\n]}\n");
 	int bad = ferror(f);
 	if (fclose(f) || bad || rename(tmp, path)) {
-		snprintf(err, errlen, "writing %s failed: %s", path, strerror(errno));
+		int r = err_set(HCLOCK_EIO, "writing %s failed: %s", path, strerror(errno));
 		remove(tmp);
-		return -1;
+		return r;
 	}
 	return 0;
 }

@@ -1,5 +1,5 @@
 /*
- * otf2_out.c - the trace as an OTF2 archive (merge.h, trace_write_otf2): DIR/traces.otf2 with
+ * otf2_out.c - the trace as an OTF2 archive (merge.h, rec_write_otf2): DIR/traces.otf2 with
  * DIR/traces.def and DIR/traces/, readable by otf2-print and by hclock align.
  *
  * One location group ("MPI Rank R") and one location per process; one region per MPI
@@ -10,7 +10,7 @@
  * location, in time order: Enter at a call's start, MpiSend at the start of a send
  * (nonblocking and persistent ones too: the tracer does not record their completion),
  * MpiRecv where a receive completed, MpiCollectiveBegin/End around a blocking collective,
- * Leave at the call's end. A nonblocking collective (TRACE_F_NB) is a
+ * Leave at the call's end. A nonblocking collective (REC_F_NB) is a
  * NonBlockingCollectiveRequest just after the Enter of the call that started it and a
  * NonBlockingCollectiveComplete (operation, communicator, root, bytes, the same request id:
  * the record's index) just before the Leave of the call that completed it (in flight
@@ -33,7 +33,9 @@
 
 #include <otf2/otf2.h>
 
+#include "hclock_api.h"
 #include "trace/merge.h"
+#include "util/err.h"
 
 static OTF2_FlushType pre_flush(void *u, OTF2_FileType ft, OTF2_LocationRef l, void *cd,
                                 bool final)
@@ -149,29 +151,24 @@ static void rm_rf(const char *p)
 	do {                                                                                      \
 		OTF2_ErrorCode e_ = (x);                                                              \
 		if (e_ != OTF2_SUCCESS && !rc) {                                                      \
-			snprintf(err, errlen, "writing the OTF2 archive: %s: %s", #x,                    \
-			         OTF2_Error_GetName(e_));                                                 \
-			rc = -1;                                                                          \
+			rc = err_set(HCLOCK_EIO, "writing the OTF2 archive: %s: %s", #x,                  \
+			             OTF2_Error_GetName(e_));                                             \
 		}                                                                                     \
 	} while (0)
 
-int trace_write_otf2(const struct trace_set *ts, const char *dir, char *err, size_t errlen)
+int rec_write_otf2(const struct rec_set *ts, const char *dir)
 {
 	char tmp[4300], path[4400], dst[4400];
 	snprintf(tmp, sizeof(tmp), "%s/.traces.part", dir);
 	rm_rf(tmp);
-	if (mkdir(tmp, 0777)) {
-		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
-		return -1;
-	}
+	if (mkdir(tmp, 0777))
+		return err_set(HCLOCK_EIO, "cannot create %s: %s", tmp, strerror(errno));
 	int rc = 0;
 	OTF2_Archive *ar = OTF2_Archive_Open(tmp, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
 	                                     4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
 	                                     OTF2_COMPRESSION_NONE);
-	if (!ar) {
-		snprintf(err, errlen, "cannot open an OTF2 archive in %s", tmp);
-		return -1;
-	}
+	if (!ar)
+		return err_set(HCLOCK_EIO, "cannot open an OTF2 archive in %s", tmp);
 	CK(OTF2_Archive_SetFlushCallbacks(ar, &flush_cb, NULL));
 	CK(OTF2_Archive_SetSerialCollectiveCallbacks(ar));
 	CK(OTF2_Archive_SetCreator(ar, "hclock trace"));
@@ -182,30 +179,28 @@ int trace_write_otf2(const struct trace_set *ts, const char *dir, char *err, siz
 	size_t ncomm = 1, ccap = 64;
 	if (!comm_ids) {
 		OTF2_Archive_Close(ar);
-		snprintf(err, errlen, "out of memory");
-		return -1;
+		return err_set(HCLOCK_ENOMEM, "out of memory");
 	}
 	comm_ids[0] = 0;
 	uint64_t *nevents = calloc((size_t)ts->size, sizeof(uint64_t));
 	for (int r = 0; r < ts->size && !rc; r++) {
-		const struct trace_proc *p = &ts->p[r];
+		const struct rec_proc *p = &ts->p[r];
 		OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, (OTF2_LocationRef)r);
 		if (!w) {
-			snprintf(err, errlen, "OTF2: no event writer for location %d", r);
-			rc = -1;
+			rc = err_set(HCLOCK_EIO, "OTF2: no event writer for location %d", r);
 			break;
 		}
 		struct oev *v = malloc((p->nrec * 2 + 1) * sizeof(*v));
 		size_t nv = 0;
 		for (size_t i = 0; v && i < p->nrec; i++) {
-			const struct trace_rec *x = &p->rec[i];
+			const struct rec *x = &p->rec[i];
 			switch (x->kind) {
-			case TRACE_CALL:
+			case REC_CALL:
 				v[nv++] = (struct oev){x->t_g, E_ENTER, i};
 				v[nv++] = (struct oev){x->t2_g, E_LEAVE, i};
 				break;
-			case TRACE_COLL:
-				if (x->flags & TRACE_F_NB) { /* inside the calls that start and complete it */
+			case REC_COLL:
+				if (x->flags & REC_F_NB) { /* inside the calls that start and complete it */
 					v[nv++] = (struct oev){x->t_g, E_COLLB, i};
 					v[nv++] = (struct oev){x->t2_g, E_COLLE, i};
 				} else {
@@ -213,34 +208,32 @@ int trace_write_otf2(const struct trace_set *ts, const char *dir, char *err, siz
 					v[nv++] = (struct oev){x->t2_g, E_LEAVE, i};
 				}
 				break;
-			case TRACE_SEND:
+			case REC_SEND:
 				v[nv++] = (struct oev){x->t_g, E_SEND, i};
 				break;
-			case TRACE_RECV:
+			case REC_RECV:
 				v[nv++] = (struct oev){x->t_g, E_RECV, i};
 				break;
 			}
 		}
 		if (!v) {
-			snprintf(err, errlen, "out of memory");
-			rc = -1;
+			rc = err_set(HCLOCK_ENOMEM, "out of memory");
 			break;
 		}
 		qsort(v, nv, sizeof(*v), cmp_oev);
 		for (size_t k = 0; k < nv && !rc; k++) {
-			const struct trace_rec *x = &p->rec[v[k].rec];
+			const struct rec *x = &p->rec[v[k].rec];
 			OTF2_TimeStamp t = (OTF2_TimeStamp)(v[k].t > 0 ? v[k].t : 0);
 			/* the communicator's ref */
 			size_t c = 0;
-			if (x->kind != TRACE_CALL) {
+			if (x->kind != REC_CALL) {
 				while (c < ncomm && comm_ids[c] != x->comm)
 					c++;
 				if (c == ncomm) {
 					uint64_t *nc = ncomm == ccap ? realloc(comm_ids, 2 * ccap * sizeof(*nc))
 					                             : comm_ids;
 					if (!nc) {
-						snprintf(err, errlen, "out of memory");
-						rc = -1;
+						rc = err_set(HCLOCK_ENOMEM, "out of memory");
 						break;
 					}
 					ccap = nc == comm_ids ? ccap : 2 * ccap;
@@ -248,18 +241,18 @@ int trace_write_otf2(const struct trace_set *ts, const char *dir, char *err, siz
 					comm_ids[ncomm++] = x->comm;
 				}
 			}
-			uint32_t reg = str_id(&regions, trace_func_name(p, x));
+			uint32_t reg = str_id(&regions, rec_func_name(p, x));
 			switch (v[k].cls) {
 			case E_ENTER: {
 				OTF2_CollectiveOp op;
 				CK(OTF2_EvtWriter_Enter(w, NULL, t, reg));
-				if (x->kind == TRACE_COLL && coll_op(trace_func_name(p, x), 0, &op))
+				if (x->kind == REC_COLL && coll_op(rec_func_name(p, x), 0, &op))
 					CK(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t));
 				break;
 			}
 			case E_LEAVE: {
 				OTF2_CollectiveOp op = OTF2_COLLECTIVE_OP_BARRIER;
-				if (x->kind == TRACE_COLL && coll_op(trace_func_name(p, x), 0, &op))
+				if (x->kind == REC_COLL && coll_op(rec_func_name(p, x), 0, &op))
 					CK(OTF2_EvtWriter_MpiCollectiveEnd(
 					    w, NULL, t, op, (OTF2_CommRef)c,
 					    x->peer >= 0 ? (uint32_t)x->peer : OTF2_UNDEFINED_UINT32, x->bytes,
@@ -269,13 +262,13 @@ int trace_write_otf2(const struct trace_set *ts, const char *dir, char *err, siz
 			}
 			case E_COLLB: {
 				OTF2_CollectiveOp op;
-				if (coll_op(trace_func_name(p, x), 1, &op))
+				if (coll_op(rec_func_name(p, x), 1, &op))
 					CK(OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, t, v[k].rec));
 				break;
 			}
 			case E_COLLE: {
 				OTF2_CollectiveOp op;
-				if (coll_op(trace_func_name(p, x), 1, &op))
+				if (coll_op(rec_func_name(p, x), 1, &op))
 					CK(OTF2_EvtWriter_NonBlockingCollectiveComplete(
 					    w, NULL, t, op, (OTF2_CommRef)c,
 					    x->peer >= 0 ? (uint32_t)x->peer : OTF2_UNDEFINED_UINT32, x->bytes,
@@ -313,8 +306,8 @@ int trace_write_otf2(const struct trace_set *ts, const char *dir, char *err, siz
 	int64_t tmax = ts->t0_g;
 	for (int r = 0; r < ts->size; r++)
 		for (size_t i = 0; i < ts->p[r].nrec; i++) {
-			const struct trace_rec *x = &ts->p[r].rec[i];
-			int64_t e = x->kind == TRACE_CALL || x->kind == TRACE_COLL ? x->t2_g : x->t_g;
+			const struct rec *x = &ts->p[r].rec[i];
+			int64_t e = x->kind == REC_CALL || x->kind == REC_COLL ? x->t2_g : x->t_g;
 			tmax = e > tmax ? e : tmax;
 		}
 	CK(OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000, (uint64_t)(ts->t0_g > 0 ? ts->t0_g : 0),
@@ -409,8 +402,7 @@ int trace_write_otf2(const struct trace_set *ts, const char *dir, char *err, siz
 		snprintf(path, sizeof(path), "%s/%s", tmp, parts[i]);
 		snprintf(dst, sizeof(dst), "%s/%s", dir, parts[i]);
 		if (rename(path, dst)) {
-			snprintf(err, errlen, "moving %s into place: %s", path, strerror(errno));
-			rc = -1;
+			rc = err_set(HCLOCK_EIO, "moving %s into place: %s", path, strerror(errno));
 		}
 	}
 	rm_rf(tmp);

@@ -77,7 +77,7 @@ static struct {
 	uint8_t *enabled;           /* per function: recorded */
 	int fd;
 	/* buffers */
-	struct trace_rec *buf[2];
+	struct rec *buf[2];
 	size_t cap, n;
 	int cur, pending;            /* pending: buffer index handed to the writer, -1 none */
 	size_t pending_n;
@@ -91,7 +91,7 @@ static struct {
 	                                program fail creates it and says so (one line a job) */
 	int64_t slow_writer_ns;      /* settings.h's slow_writer_ns, ns (tests only) */
 	uint64_t records, dropped;
-	uint64_t drop_unsaid;        /* dropped since the last TRACE_DROP record */
+	uint64_t drop_unsaid;        /* dropped since the last REC_DROP record */
 	int64_t rec_cost_ns, overhead_ns, sync_ns;
 	_Atomic int64_t progress_ns; /* time in the clock's progress calls (drive), ns */
 	/* communicators */
@@ -120,7 +120,7 @@ __attribute__((format(printf, 1, 2))) static void warn_line(const char *fmt, ...
 
 /* ---- recording ------------------------------------------------------------------------------ */
 
-static void append(const struct trace_rec *r)
+static void append(const struct rec *r)
 {
 	while (atomic_flag_test_and_set_explicit(&T.lock, memory_order_acquire))
 		;
@@ -144,8 +144,8 @@ static void append(const struct trace_rec *r)
 	}
 	if (T.drop_unsaid && T.n + 1 < T.cap) {
 		/* say how many went missing here (a reader without the trailer counts them) */
-		T.buf[T.cur][T.n++] = (struct trace_rec){.kind = TRACE_DROP, .peer = -1, .t_g = r->t_g,
-		                                         .t_l = r->t_l, .bytes = T.drop_unsaid};
+		T.buf[T.cur][T.n++] = (struct rec){.kind = REC_DROP, .peer = -1, .t_g = r->t_g,
+		                                   .t_l = r->t_l, .bytes = T.drop_unsaid};
 		T.drop_unsaid = 0;
 	}
 	T.buf[T.cur][T.n++] = *r;
@@ -185,7 +185,7 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&T.mu);
 		if (T.slow_writer_ns)
 			real_sleep_ns(T.slow_writer_ns);
-		if (write_all(T.fd, T.buf[b], n * sizeof(struct trace_rec)))
+		if (write_all(T.fd, T.buf[b], n * sizeof(struct rec)))
 			T.write_err = errno ? errno : EIO;
 		pthread_mutex_lock(&T.mu);
 		__atomic_store_n(&T.pending, -1, __ATOMIC_RELEASE); /* read by flush_now unlocked */
@@ -304,10 +304,10 @@ int trace_enter(enum trace_func f, struct trace_call *c)
 }
 
 /* the record of call c, from its enter to its t2 */
-static inline struct trace_rec call_rec(const struct trace_call *c, uint8_t flags)
+static inline struct rec call_rec(const struct trace_call *c, uint8_t flags)
 {
-	return (struct trace_rec){.kind = TRACE_CALL, .flags = flags, .func = c->func, .peer = -1,
-	                          .t_g = c->t_g, .t_l = c->t_l, .t2_g = c->t2_g, .t2_l = c->t2_l};
+	return (struct rec){.kind = REC_CALL, .flags = flags, .func = c->func, .peer = -1,
+	                    .t_g = c->t_g, .t_l = c->t_l, .t2_g = c->t2_g, .t2_l = c->t2_l};
 }
 
 void trace_leave(struct trace_call *c)
@@ -321,7 +321,7 @@ void trace_leave(struct trace_call *c)
 	drive(c->t2_l);
 	if (c->func == FILTERED)
 		return;
-	struct trace_rec r = call_rec(c, 0);
+	struct rec r = call_rec(c, 0);
 	append(&r);
 }
 
@@ -349,7 +349,7 @@ static void sleep_us(long us) /* async-signal-safe */
 
 /* write the current buffer now (async-signal-safe: atomics, nanosleep, write, reading the
  * clocks); cut: the program is being ended, and a call this thread is inside (not the
- * tracer's own work) is recorded as ending now (TRACE_F_CUT) */
+ * tracer's own work) is recorded as ending now (REC_F_CUT) */
 static void flush_now(int cut)
 {
 	if (!T.on || T.fd < 0)
@@ -370,7 +370,7 @@ static void flush_now(int cut)
 	                                              : atomic_load_explicit(&main_call, memory_order_acquire);
 	if (c && c->func != FILTERED) {
 		/* c may be another thread's: read, never written */
-		struct trace_rec r = call_rec(c, TRACE_F_CUT);
+		struct rec r = call_rec(c, REC_F_CUT);
 		read2(&r.t2_g, &r.t2_l);
 		if (r.t2_g < r.t_g)
 			r.t2_g = r.t_g;
@@ -385,9 +385,9 @@ static void flush_now(int cut)
 		atomic_compare_exchange_strong(&main_call, &c, NULL);
 	}
 	if (__atomic_load_n(&T.pending, __ATOMIC_ACQUIRE) < 0 &&
-	    (!T.n || !write_all(T.fd, T.buf[T.cur], T.n * sizeof(struct trace_rec)))) {
+	    (!T.n || !write_all(T.fd, T.buf[T.cur], T.n * sizeof(struct rec)))) {
 		T.n = 0;
-		struct trace_rec d = {.kind = TRACE_DROP, .peer = -1, .bytes = T.drop_unsaid};
+		struct rec d = {.kind = REC_DROP, .peer = -1, .bytes = T.drop_unsaid};
 		if (T.drop_unsaid && !write_all(T.fd, &d, sizeof(d)))
 			T.drop_unsaid = 0;
 	}
@@ -467,7 +467,7 @@ void trace_abort(struct trace_call *c, int errorcode)
 		set_cur(c->prev);
 	if (c && c->func != FILTERED) {
 		now2(&c->t2_g, &c->t2_l); /* the call never returns: a slice where it was made */
-		struct trace_rec r = call_rec(c, 0);
+		struct rec r = call_rec(c, 0);
 		append(&r);
 	}
 	flush_now(0);
@@ -614,8 +614,8 @@ void trace_send(const struct trace_call *c, MPI_Comm comm, int dest, int tag, in
 	if (c->func == FILTERED || dest == MPI_PROC_NULL)
 		return;
 	in_tracer = 1;
-	struct trace_rec r = {.kind = TRACE_SEND, .func = c->func, .tag = tag, .t_g = c->t_g,
-	                      .t_l = c->t_l, .bytes = nbytes(count, type)};
+	struct rec r = {.kind = REC_SEND, .func = c->func, .tag = tag, .t_g = c->t_g,
+	                .t_l = c->t_l, .bytes = nbytes(count, type)};
 	trace_comm_peer(comm, dest, &r.comm, &r.peer);
 	in_tracer = 0;
 	append(&r);
@@ -629,9 +629,9 @@ void trace_recv(const struct trace_call *c, MPI_Comm comm, const MPI_Status *st,
 	in_tracer = 1;
 	int count = 0;
 	PMPI_Get_count(st, type, &count);
-	struct trace_rec r = {.kind = TRACE_RECV, .func = c->func, .tag = st->MPI_TAG,
-	                      .t_g = c->t2_g, .t_l = c->t2_l,
-	                      .bytes = count == MPI_UNDEFINED ? 0 : nbytes(count, type)};
+	struct rec r = {.kind = REC_RECV, .func = c->func, .tag = st->MPI_TAG,
+	                .t_g = c->t2_g, .t_l = c->t2_l,
+	                .bytes = count == MPI_UNDEFINED ? 0 : nbytes(count, type)};
 	trace_comm_peer(comm, st->MPI_SOURCE, &r.comm, &r.peer);
 	in_tracer = 0;
 	append(&r);
@@ -644,24 +644,24 @@ void trace_coll(const struct trace_call *c, MPI_Comm comm, int root, int count,
 	if (c->func == FILTERED)
 		return;
 	in_tracer = 1;
-	struct trace_rec r = {.kind = TRACE_COLL, .func = c->func, .t_g = c->t_g, .t_l = c->t_l,
-	                      .bytes = nbytes(count, type)};
+	struct rec r = {.kind = REC_COLL, .func = c->func, .t_g = c->t_g, .t_l = c->t_l,
+	                .bytes = nbytes(count, type)};
 	now2(&r.t2_g, &r.t2_l);
 	trace_comm_peer(comm, root, &r.comm, &r.peer);
 	in_tracer = 0;
 	append(&r);
 }
 
-void trace_prepare(struct trace_rec *r, enum trace_kind kind, MPI_Comm comm, int peer, int tag,
+void trace_prepare(struct rec *r, enum rec_kind kind, MPI_Comm comm, int peer, int tag,
                    uint64_t bytes)
 {
-	*r = (struct trace_rec){.kind = (uint8_t)kind, .tag = tag, .bytes = bytes};
+	*r = (struct rec){.kind = (uint8_t)kind, .tag = tag, .bytes = bytes};
 	in_tracer = 1;
 	trace_comm_peer(comm, peer, &r->comm, &r->peer);
 	in_tracer = 0;
 }
 
-void trace_append(const struct trace_rec *r)
+void trace_append(const struct rec *r)
 {
 	if (T.on && r->func != FILTERED)
 		append(r);
@@ -670,17 +670,17 @@ void trace_append(const struct trace_rec *r)
 /* A record buffer with every page mapped now, not at the program's calls: a first touch is
  * a page fault of 1-2 us, one record in 64 (p99 of the recording cost 2 us instead of 0.1 us
  * with 4 MiB buffers). NULL without memory. */
-static struct trace_rec *buf_alloc(size_t n)
+static struct rec *buf_alloc(size_t n)
 {
-	void *p = mmap(NULL, n * sizeof(struct trace_rec), PROT_READ | PROT_WRITE,
+	void *p = mmap(NULL, n * sizeof(struct rec), PROT_READ | PROT_WRITE,
 	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static void buf_free(struct trace_rec *b, size_t n)
+static void buf_free(struct rec *b, size_t n)
 {
 	if (b)
-		munmap(b, n * sizeof(struct trace_rec));
+		munmap(b, n * sizeof(struct rec));
 }
 
 /* ---- init and finalize ------------------------------------------------------------------------- */
@@ -711,7 +711,7 @@ static int64_t calibrate(void)
 	enum { N = 2000 };
 	int64_t t0 = real_now_ns();
 	for (int i = 0; i < N; i++) {
-		struct trace_rec r = {.kind = TRACE_CALL};
+		struct rec r = {.kind = REC_CALL};
 		now2(&r.t_g, &r.t_l);
 		now2(&r.t2_g, &r.t2_l);
 		while (atomic_flag_test_and_set_explicit(&T.lock, memory_order_acquire))
@@ -793,10 +793,10 @@ void trace_init(void)
 		for (int i = 0; i < TF_COUNT; i++)
 			names += strlen(trace_func_names[i]) + 1;
 		size_t padded = (names + 7) & ~(size_t)7;
-		struct trace_header h = {.magic = TRACE_MAGIC, .rank = T.rank, .size = T.size,
-		                         .nfuncs = TF_COUNT, .names_bytes = (uint32_t)padded,
-		                         .sync_ns = T.sync_ns};
-		memcpy(h.magic, TRACE_MAGIC, 8);
+		struct rec_header h = {.magic = REC_MAGIC, .rank = T.rank, .size = T.size,
+		                       .nfuncs = TF_COUNT, .names_bytes = (uint32_t)padded,
+		                       .sync_ns = T.sync_ns};
+		memcpy(h.magic, REC_MAGIC, 8);
 		snprintf(h.sync, sizeof(h.sync), "%s", hclock_sync_spec(T.s));
 		hclock_clock_describe(T.base, h.clock, sizeof(h.clock));
 		char *nb = calloc(1, padded);
@@ -925,9 +925,9 @@ void trace_finalize(void)
 	int was_on = T.on;
 	T.on = 0;
 	fatal_handlers_remove();
-	struct trace_trailer tr = {.magic = TRACE_TRAILER_MAGIC, .drift_max_ns = NAN,
-	                           .drift_true_ns = NAN};
-	memcpy(tr.magic, TRACE_TRAILER_MAGIC, 8);
+	struct rec_trailer tr = {.magic = REC_TRAILER_MAGIC, .drift_max_ns = NAN,
+	                         .drift_true_ns = NAN};
+	memcpy(tr.magic, REC_TRAILER_MAGIC, 8);
 	if (T.g) {
 		int src = hclock_sync_stop(T.s); /* collective; the clock stays, frozen */
 		if (src)
@@ -945,7 +945,7 @@ void trace_finalize(void)
 		pthread_cond_signal(&T.cv);
 		pthread_mutex_unlock(&T.mu);
 		pthread_join(T.writer, NULL);
-		if (T.n && write_all(T.fd, T.buf[T.cur], T.n * sizeof(struct trace_rec)))
+		if (T.n && write_all(T.fd, T.buf[T.cur], T.n * sizeof(struct rec)))
 			T.write_err = errno;
 		tr.records = T.records;
 		tr.dropped = T.dropped;
@@ -957,7 +957,7 @@ void trace_finalize(void)
 		int bad = write_all(T.fd, &tr, sizeof(tr));
 		for (size_t i = 0; !bad && i < T.ncomms; i++) {
 			struct tcomm *c = T.comms[i];
-			struct trace_comm tc = {c->id, c->size, c->inter};
+			struct rec_comm tc = {c->id, c->size, c->inter};
 			bad = write_all(T.fd, &tc, sizeof(tc));
 			size_t n = (size_t)c->size;
 			int32_t *w = calloc(n + 1, sizeof(int32_t));

@@ -15,7 +15,7 @@
 
 #include <mpi.h>
 
-#include "trace/record.h"
+#include "util/record.h"
 #include "trace_funcs.h"
 
 struct trace_call {
@@ -29,7 +29,7 @@ struct trace_call {
 /* Whether this call is recorded (tracing on, not filtered out, not the tracer's own); if so
  * takes the enter times. Cheap when off. */
 int trace_enter(enum trace_func f, struct trace_call *c);
-/* Take the leave times; record the call (TRACE_CALL) unless it is filtered out. Every call
+/* Take the leave times; record the call (REC_CALL) unless it is filtered out. Every call
  * trace_enter took ends in trace_leave, trace_coll or trace_abort. */
 void trace_leave(struct trace_call *c);
 
@@ -55,9 +55,9 @@ void trace_coll(const struct trace_call *c, MPI_Comm comm, int root, int count,
  * times 0): the program may free the communicator or datatype before the request completes.
  * trace_append appends r as it is when its func is a recorded call's (a struct trace_call's
  * func: a filtered-out call's is not) and recording is on. */
-void trace_prepare(struct trace_rec *r, enum trace_kind kind, MPI_Comm comm, int peer, int tag,
+void trace_prepare(struct rec *r, enum rec_kind kind, MPI_Comm comm, int peer, int tag,
                    uint64_t bytes);
-void trace_append(const struct trace_rec *r);
+void trace_append(const struct rec *r);
 
 /* MPI_Init / MPI_Init_thread (after PMPI_Init) and MPI_Finalize (before PMPI_Finalize). */
 void trace_init(void);

@@ -6,7 +6,7 @@
 #include "hclock_api.h"
 #include "util/err.h"
 
-static _Thread_local char last_error[512];
+static _Thread_local char last_error[1024];
 static _Thread_local int agreed;
 
 int err_set(int code, const char *fmt, ...)

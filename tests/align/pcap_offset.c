@@ -20,7 +20,6 @@
 int main(int argc, char **argv)
 {
 	struct trace_set set = { 0 };
-	char err[1024];
 	int64_t lo = INT64_MIN, hi = INT64_MAX;
 	size_t up = 0, down = 0;
 	const struct trace_node *a, *b;
@@ -31,9 +30,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: pcap_offset CAPTURE1 CAPTURE2 [MORE...]\n");
 		return 2;
 	}
-	if (PCAP->read((const char *const *)argv + 1, (size_t)argc - 1, &set, err,
-	                           sizeof(err))) {
-		fprintf(stderr, "pcap_offset: %s\n", err);
+	if (PCAP->read((const char *const *)argv + 1, (size_t)argc - 1, &set)) {
+		fprintf(stderr, "pcap_offset: %s\n", hclock_last_error());
 		return 1;
 	}
 	a = &set.nodes[0];

@@ -41,10 +41,10 @@ static void put(const char *name, const char *text)
 /* the whole file, malloc'd ("" if missing) */
 static char *slurp_text(const char *path)
 {
-	char *buf = NULL, err[256];
+	char *buf = NULL;
 	size_t len;
 
-	if (slurp_file(path, &buf, &len, err, sizeof(err)))
+	if (slurp_file(path, &buf, &len))
 		return strdup("");
 	return buf;
 }
@@ -74,7 +74,7 @@ static void make_traces(void)
 /* slurp_fd sees the size of the open file change before it reads */
 static void test_changed_while_read(void)
 {
-	char path[128], err[256] = "", *buf = NULL;
+	char path[128], *buf = NULL;
 	struct stat st;
 	size_t len = 0;
 	int fd, r;
@@ -83,20 +83,19 @@ static void test_changed_while_read(void)
 	fd = open(path, O_RDWR);
 	TEST_CHECK(fd >= 0 && !fstat(fd, &st) && st.st_size > 100, "open %s", path);
 	TEST_CHECK(!ftruncate(fd, st.st_size / 2), "truncate");
-	r = slurp_fd(fd, path, (size_t)st.st_size, &buf, &len, err, sizeof(err));
-	TEST_CHECK(r == HCLOCK_EIO && strstr(err, "a.csv: changed while being read") && !buf,
-	           "truncated while read: %d '%s'", r, err);
-	TEST_CHECK(!strcmp(hclock_last_error(), err), "last error '%s'", hclock_last_error());
+	r = slurp_fd(fd, path, (size_t)st.st_size, &buf, &len);
+	TEST_CHECK(r == HCLOCK_EIO && strstr(hclock_last_error(), "a.csv: changed while being read") &&
+	           !buf, "truncated while read: %d '%s'", r, hclock_last_error());
 	lseek(fd, 0, SEEK_SET);
-	r = slurp_fd(fd, path, (size_t)st.st_size / 4, &buf, &len, err, sizeof(err));
-	TEST_CHECK(r == HCLOCK_EIO && strstr(err, "changed while being read") && !buf,
-	           "grown while read: %d '%s'", r, err);
+	r = slurp_fd(fd, path, (size_t)st.st_size / 4, &buf, &len);
+	TEST_CHECK(r == HCLOCK_EIO && strstr(hclock_last_error(), "changed while being read") && !buf,
+	           "grown while read: %d '%s'", r, hclock_last_error());
 	lseek(fd, 0, SEEK_SET);
-	r = slurp_fd(fd, path, (size_t)st.st_size / 2, &buf, &len, err, sizeof(err));
+	r = slurp_fd(fd, path, (size_t)st.st_size / 2, &buf, &len);
 	TEST_CHECK(!r && len == (size_t)st.st_size / 2 && buf && !buf[len], "unchanged: %d", r);
 	free(buf);
 	close(fd);
-	printf("ok: a file cut between fstat and read: %s\n", err);
+	printf("ok: a file cut between fstat and read: %s\n", hclock_last_error());
 }
 
 /* align a.csv and b.csv into OUT, with bounds; truncate the inputs first if cut */

@@ -159,7 +159,6 @@ static void test_read_write(void)
 {
 	char in[4096], anchor[4200], out[4096], outanchor[8192];
 	struct trace_set s, s2;
-	char err[1024];
 	const char *p = in;
 	size_t nmsg;
 
@@ -175,8 +174,8 @@ static void test_read_write(void)
 	TEST_CHECK(!OTF2->probe(tmpdir), "probe of a directory without an archive");
 
 	memset(&s, 0, sizeof(s));
-	if (OTF2->read(&p, 1, &s, err, sizeof(err))) {
-		TEST_CHECK(0, "read: %s", err);
+	if (OTF2->read(&p, 1, &s)) {
+		TEST_CHECK(0, "read: %s", hclock_last_error());
 		return;
 	}
 	TEST_CHECK(s.nnodes == 5, "%zu nodes", s.nnodes);
@@ -189,8 +188,8 @@ static void test_read_write(void)
 	mkdir(out, 0755);
 	s.warn = collect_warning;
 	warned[0] = 0;
-	if (OTF2->write(&s, conv_true, &s, out, err, sizeof(err))) {
-		TEST_CHECK(0, "write: %s", err);
+	if (OTF2->write(&s, conv_true, &s, out)) {
+		TEST_CHECK(0, "write: %s", hclock_last_error());
 	} else {
 		TEST_CHECK(trace_otf2_clamps(&s) == 0, "%" PRIu64 " clamps", trace_otf2_clamps(&s));
 		TEST_CHECK(!warned[0], "warning from a monotonic conversion: %s", warned);
@@ -212,21 +211,21 @@ static void test_read_write(void)
 			const char *op = outanchor;
 
 			memset(&s2, 0, sizeof(s2));
-			if (OTF2->read(&op, 1, &s2, err, sizeof(err))) {
-				TEST_CHECK(0, "re-read: %s", err);
+			if (OTF2->read(&op, 1, &s2)) {
+				TEST_CHECK(0, "re-read: %s", hclock_last_error());
 			} else {
 				TEST_CHECK(check_pairs(&s2, 0, "output") == 500, "output messages");
 				OTF2->release(&s2);
 			}
 		}
 		/* writing again replaces the earlier result */
-		TEST_CHECK(OTF2->write(&s, conv_true, &s, out, err, sizeof(err)) == 0,
-		      "second write: %s", err);
+		TEST_CHECK(OTF2->write(&s, conv_true, &s, out) == 0,
+		      "second write: %s", hclock_last_error());
 		TEST_CHECK(sh("ls -a %s | grep -q '^\\.'\"run1\"", out) != 0, "temporary left in %s", out);
 	}
 	/* a conversion that steps back: clamped, and the output still valid */
-	if (OTF2->write(&s, conv_saw, NULL, out, err, sizeof(err))) {
-		TEST_CHECK(0, "saw write: %s", err);
+	if (OTF2->write(&s, conv_saw, NULL, out)) {
+		TEST_CHECK(0, "saw write: %s", hclock_last_error());
 	} else {
 		TEST_CHECK(trace_otf2_clamps(&s) > 0, "no clamps from a conversion that steps back");
 		TEST_CHECK(strstr(warned, "event times clamped to keep locations monotonic"),
@@ -235,12 +234,13 @@ static void test_read_write(void)
 		      "otf2-print rejects the clamped output");
 	}
 	/* the input's own parent as output directory: refused, input intact */
-	TEST_CHECK(OTF2->write(&s, conv_id, NULL, tmpdir, err, sizeof(err)) == HCLOCK_EINVAL &&
-	      strstr(err, "input"), "overwrite of the input: %s", err);
+	TEST_CHECK(OTF2->write(&s, conv_id, NULL, tmpdir) == HCLOCK_EINVAL &&
+	      strstr(hclock_last_error(), "input"), "overwrite of the input: %s", hclock_last_error());
 	TEST_CHECK(access(anchor, R_OK) == 0, "input archive gone");
 	/* an unwritable output directory: an error, nothing else */
-	TEST_CHECK(OTF2->write(&s, conv_id, NULL, "/nonexistent/dir", err, sizeof(err)) == HCLOCK_EIO &&
-	      strstr(err, "/nonexistent/dir"), "missing out dir: %s", err);
+	TEST_CHECK(OTF2->write(&s, conv_id, NULL, "/nonexistent/dir") == HCLOCK_EIO &&
+	      strstr(hclock_last_error(), "/nonexistent/dir"), "missing out dir: %s",
+	      hclock_last_error());
 	OTF2->release(&s);
 }
 
@@ -249,7 +249,6 @@ static void test_resolution(const char *res)
 {
 	char in[4096], out[4096], a[8192], b[8192];
 	struct trace_set s;
-	char err[1024];
 	const char *p = in;
 
 	snprintf(in, sizeof(in), "%s/res%s", tmpdir, res);
@@ -260,14 +259,14 @@ static void test_resolution(const char *res)
 		return;
 	}
 	memset(&s, 0, sizeof(s));
-	if (OTF2->read(&p, 1, &s, err, sizeof(err))) {
-		TEST_CHECK(0, "read res %s: %s", res, err);
+	if (OTF2->read(&p, 1, &s)) {
+		TEST_CHECK(0, "read res %s: %s", res, hclock_last_error());
 		return;
 	}
 	load_truth(in);
 	TEST_CHECK(check_pairs(&s, 1, res) == 100, "messages at resolution %s", res);
-	TEST_CHECK(OTF2->write(&s, conv_id, NULL, out, err, sizeof(err)) == 0, "write: %s",
-	      err);
+	TEST_CHECK(OTF2->write(&s, conv_id, NULL, out) == 0, "write: %s",
+	      hclock_last_error());
 	snprintf(a, sizeof(a), "%s/traces.otf2", in);
 	snprintf(b, sizeof(b), "%s/res%s/traces.otf2", out, res);
 	TEST_CHECK(sh("bash -c 'cmp -s <(otf2-print %s | tail -n +5) <(otf2-print %s | tail -n +5)'",
@@ -279,13 +278,12 @@ static void test_bad(void)
 {
 	char in[4096], evt[8192];
 	struct trace_set s;
-	char err[1024];
 	const char *p = in;
 	const char *missing = "/nonexistent/x.otf2";
 
 	memset(&s, 0, sizeof(s));
-	TEST_CHECK(OTF2->read(&missing, 1, &s, err, sizeof(err)) == HCLOCK_EINVAL &&
-	      strstr(err, missing), "missing: %s", err);
+	TEST_CHECK(OTF2->read(&missing, 1, &s) == HCLOCK_EINVAL &&
+	      strstr(hclock_last_error(), missing), "missing: %s", hclock_last_error());
 	snprintf(in, sizeof(in), "%s/run1", tmpdir);
 	snprintf(evt, sizeof(evt), "%s/traces/2.evt", in);
 	/* cut one event file at several lengths, garble it */
@@ -298,9 +296,9 @@ static void test_bad(void)
 		if (cut == 7)
 			sh("head -c 2000 /dev/urandom >> %s", evt);
 		memset(&s, 0, sizeof(s));
-		r = OTF2->read(&p, 1, &s, err, sizeof(err));
-		TEST_CHECK(r == HCLOCK_EINVAL && strstr(err, "traces.otf2"), "cut %d: %d %s", cut, r,
-		           r ? err : "accepted");
+		r = OTF2->read(&p, 1, &s);
+		TEST_CHECK(r == HCLOCK_EINVAL && strstr(hclock_last_error(), "traces.otf2"),
+		           "cut %d: %d %s", cut, r, r ? hclock_last_error() : "accepted");
 		if (r == 0)
 			OTF2->release(&s);
 		sh("mv %s.orig %s", evt, evt);
@@ -308,7 +306,7 @@ static void test_bad(void)
 	/* a garbage anchor */
 	sh("cp %s/traces.otf2 %s/anchor.orig && head -c 40 /dev/urandom > %s/traces.otf2", in, in, in);
 	memset(&s, 0, sizeof(s));
-	TEST_CHECK(OTF2->read(&p, 1, &s, err, sizeof(err)) == HCLOCK_EINVAL, "garbage anchor accepted");
+	TEST_CHECK(OTF2->read(&p, 1, &s) == HCLOCK_EINVAL, "garbage anchor accepted");
 	sh("mv %s/anchor.orig %s/traces.otf2", in, in);
 }
 

@@ -247,7 +247,6 @@ static void test_roundtrip(const char *dir)
 	char pa[512], pb[512], out[512], oa[600], ob[600];
 	const char *paths[2] = { pa, pb };
 	struct trace_set set;
-	char err[1024] = "";
 	size_t nseg, nmsg[2] = { 0, 0 };
 	static int64_t t1[20000], t2[20000];
 	size_t n1, n2, n1o, n2o;
@@ -259,8 +258,8 @@ static void test_roundtrip(const char *dir)
 	TEST_CHECK(!PCAP->probe(dir), "probe of a directory");
 
 	memset(&set, 0, sizeof(set));
-	if (PCAP->read(paths, 2, &set, err, sizeof(err))) {
-		TEST_CHECK(0, "read: %s", err);
+	if (PCAP->read(paths, 2, &set)) {
+		TEST_CHECK(0, "read: %s", hclock_last_error());
 		return;
 	}
 	TEST_CHECK(set.nnodes == 2, "%zu nodes", set.nnodes);
@@ -304,8 +303,8 @@ static void test_roundtrip(const char *dir)
 
 	snprintf(out, sizeof(out), "%s/out", dir);
 	mkdir(out, 0755);
-	if (PCAP->write(&set, conv, NULL, out, err, sizeof(err))) {
-		TEST_CHECK(0, "write: %s", err);
+	if (PCAP->write(&set, conv, NULL, out)) {
+		TEST_CHECK(0, "write: %s", hclock_last_error());
 	} else {
 		snprintf(oa, sizeof(oa), "%s/hostA.pcap", out);
 		snprintf(ob, sizeof(ob), "%s/hostB.pcapng.pcap", out);
@@ -327,13 +326,14 @@ static void test_roundtrip(const char *dir)
 			}
 	}
 	/* the inputs' own directory: refused, inputs intact */
-	TEST_CHECK(PCAP->write(&set, conv, NULL, dir, err, sizeof(err)) == HCLOCK_EINVAL &&
-	      strstr(err, "input"), "overwrite of an input: %s", err);
+	TEST_CHECK(PCAP->write(&set, conv, NULL, dir) == HCLOCK_EINVAL &&
+	      strstr(hclock_last_error(), "input"), "overwrite of an input: %s", hclock_last_error());
 	file_times(pa, t1, 20000, &n1);
 	TEST_CHECK(n1 == na, "input damaged");
 	/* an unwritable directory fails cleanly and leaves nothing behind */
-	TEST_CHECK(PCAP->write(&set, conv, NULL, "/nonexistent/dir", err, sizeof(err)) == HCLOCK_EIO &&
-	      strstr(err, "/nonexistent/dir"), "write to missing dir: %s", err);
+	TEST_CHECK(PCAP->write(&set, conv, NULL, "/nonexistent/dir") == HCLOCK_EIO &&
+	      strstr(hclock_last_error(), "/nonexistent/dir"), "write to missing dir: %s",
+	      hclock_last_error());
 	PCAP->release(&set);
 	unlink(oa);
 	unlink(ob);
@@ -357,7 +357,6 @@ static void test_bad(const char *dir)
 	char pa[512], pb[512], pt[512];
 	const char *paths[2] = { pt, pb };
 	struct trace_set set;
-	char err[1024];
 	FILE *f;
 	uint8_t *buf;
 	long len;
@@ -382,11 +381,10 @@ static void test_bad(const char *dir)
 		fwrite(buf, 1, (size_t)cut, f);
 		fclose(f);
 		memset(&set, 0, sizeof(set));
-		err[0] = 0;
-		r = PCAP->read(paths, 2, &set, err, sizeof(err));
+		r = PCAP->read(paths, 2, &set);
 		if (r < 0)
-			TEST_CHECK(r == HCLOCK_EINVAL && strstr(err, "cut.pcap") != NULL,
-			           "cut at %ld: error %d '%s' names no file", cut, r, err);
+			TEST_CHECK(r == HCLOCK_EINVAL && strstr(hclock_last_error(), "cut.pcap") != NULL,
+			           "cut at %ld: error %d '%s' names no file", cut, r, hclock_last_error());
 		else
 			PCAP->release(&set);
 		if (cut > 24 && !on_boundary(buf, len, cut))
@@ -402,7 +400,7 @@ static void test_bad(const char *dir)
 			fputc(round % 2 ? (int)(rnd() & 255) : (int)(rnd() & 3), f);
 		fclose(f);
 		memset(&set, 0, sizeof(set));
-		if (PCAP->read(paths, 2, &set, err, sizeof(err)) == 0)
+		if (PCAP->read(paths, 2, &set) == 0)
 			PCAP->release(&set);
 	}
 	f = fopen(pt, "wb");
@@ -410,18 +408,18 @@ static void test_bad(const char *dir)
 	fclose(f);
 	TEST_CHECK(!PCAP->probe(pt), "probe of CSV");
 	memset(&set, 0, sizeof(set));
-	TEST_CHECK(PCAP->read(paths, 2, &set, err, sizeof(err)) == HCLOCK_EINVAL && strstr(err, "cut.pcap"),
-	      "CSV as pcap: %s", err);
+	TEST_CHECK(PCAP->read(paths, 2, &set) == HCLOCK_EINVAL && strstr(hclock_last_error(), "cut.pcap"),
+	      "CSV as pcap: %s", hclock_last_error());
 	/* one capture alone: nothing to match */
 	memset(&set, 0, sizeof(set));
-	TEST_CHECK(PCAP->read(paths + 1, 1, &set, err, sizeof(err)) == HCLOCK_EINVAL, "one capture");
+	TEST_CHECK(PCAP->read(paths + 1, 1, &set) == HCLOCK_EINVAL, "one capture");
 	/* the same host name twice */
 	{
 		const char *twice[2] = { pb, pb };
 
 		memset(&set, 0, sizeof(set));
-		TEST_CHECK(PCAP->read(twice, 2, &set, err, sizeof(err)) == HCLOCK_EINVAL &&
-		      strstr(err, "rename"), "same name: %s", err);
+		TEST_CHECK(PCAP->read(twice, 2, &set) == HCLOCK_EINVAL &&
+		      strstr(hclock_last_error(), "rename"), "same name: %s", hclock_last_error());
 	}
 	free(buf);
 	unlink(pt);

@@ -113,7 +113,7 @@ static void put(int i, const uint8_t *d, size_t n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char anchor[256], out[256], err[512];
+	char anchor[256], out[256];
 	const char *p = anchor;
 	struct trace_set set;
 	int which;
@@ -126,7 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	put(which, data + 1, size - 1);
 	snprintf(anchor, sizeof(anchor), "%s/a/traces.otf2", dir);
 	memset(&set, 0, sizeof(set));
-	if (OTF2->read(&p, 1, &set, err, sizeof(err)) == 0)
+	if (OTF2->read(&p, 1, &set) == 0)
 		OTF2->release(&set);
 	(void)out;
 	put(which, (const uint8_t *)orig[which], origlen[which]);

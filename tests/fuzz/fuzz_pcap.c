@@ -31,7 +31,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char a[] = "/tmp/fuzz_pcap_a.XXXXXX.pcap", b[] = "/tmp/fuzz_pcap_b.XXXXXX.pcap";
 	const char *paths[2] = { a, b };
 	struct trace_set set;
-	char err[512];
 	size_t split;
 
 	if (size < 2)
@@ -44,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (put(a, data, split) == 0 && put(b, data + split, size - split) == 0) {
 		(void)PCAP->probe(a);
 		memset(&set, 0, sizeof(set));
-		if (PCAP->read(paths, 2, &set, err, sizeof(err)) == 0)
+		if (PCAP->read(paths, 2, &set) == 0)
 			PCAP->release(&set);
 	}
 	unlink(a);

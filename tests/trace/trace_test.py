@@ -201,7 +201,7 @@ elif case == "bad":
         if openmpi:
             check(len(cut) == 1, f"{what}: rank 1 was ended inside a call, recorded as not "
                   f"returned: {[(e['name'], e['ts']) for e in cut]}")
-    # dropped records are counted without the trailer too (TRACE_DROP records): a slow writer,
+    # dropped records are counted without the trailer too (REC_DROP records): a slow writer,
     # tiny buffers, and a program that dies
     d = os.path.join(tmp, "die-drop")
     p = launch(2, [hc, "trace", "-o", d, "--buffer", "16", "--", mini, "400", "0", "-11"],

@@ -1,0 +1,68 @@
+/* outset.c - output files written under temporary names, renamed together (outset.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hclock_api.h"
+#include "align/outset.h"
+#include "util/err.h"
+
+int outset_init(struct outset *o, size_t n)
+{
+	o->n = n;
+	o->f = calloc(n ? n : 1, sizeof(*o->f));
+	return o->f ? 0 : err_set(HCLOCK_ENOMEM, "out of memory");
+}
+
+int outset_create(struct outset *o, size_t i, const char *outdir, const char *name, FILE **fp)
+{
+	struct outfile *t = &o->f[i];
+	size_t dl = strlen(outdir) + strlen(name) + 16;
+	int fd, e;
+
+	t->dst = malloc(dl);
+	t->tmp = malloc(dl);
+	if (!t->dst || !t->tmp)
+		return err_set(HCLOCK_ENOMEM, "out of memory");
+	snprintf(t->dst, dl, "%s/%s", outdir, name);
+	snprintf(t->tmp, dl, "%s/.%s.XXXXXX", outdir, name);
+	fd = mkstemp(t->tmp);
+	if (fd < 0) {
+		e = errno;
+		free(t->tmp);
+		t->tmp = NULL;
+		return err_set(HCLOCK_EIO, "%s: cannot create a file there: %s", outdir, strerror(e));
+	}
+	if (!(*fp = fdopen(fd, "w"))) {
+		e = errno;
+		close(fd);
+		return err_set(HCLOCK_EIO, "%s: %s", t->tmp, strerror(e));
+	}
+	return 0;
+}
+
+int outset_commit(struct outset *o)
+{
+	for (size_t i = 0; i < o->n; i++) {
+		struct outfile *t = &o->f[i];
+		if (rename(t->tmp, t->dst))
+			return err_set(HCLOCK_EIO, "%s: cannot rename to %s: %s", t->tmp, t->dst,
+			               strerror(errno));
+		free(t->tmp);
+		t->tmp = NULL;
+	}
+	return 0;
+}
+
+void outset_free(struct outset *o)
+{
+	for (size_t i = 0; o->f && i < o->n; i++) {
+		if (o->f[i].tmp)
+			unlink(o->f[i].tmp);
+		free(o->f[i].tmp);
+		free(o->f[i].dst);
+	}
+	free(o->f);
+	o->f = NULL;
+}

@@ -1,0 +1,32 @@
+/*
+ * outset.h - a format's output files, each written under a temporary name in the output
+ * directory and all renamed into place at the end, so that a failed write leaves nothing
+ * half-written behind.
+ */
+#ifndef HCLOCK_ALIGN_OUTSET_H
+#define HCLOCK_ALIGN_OUTSET_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct outset {
+	size_t n;
+	struct outfile {
+		char *tmp, *dst; /* temporary name (NULL once renamed), final name */
+	} *f;
+};
+
+/* n files to come. Returns 0 or HCLOCK_ENOMEM (err_set). */
+int outset_init(struct outset *o, size_t n);
+
+/* File i: outdir/name, opened as a temporary file .name.XXXXXX in outdir; *fp for writing
+ * (the caller closes it). Returns 0, HCLOCK_ENOMEM or HCLOCK_EIO (err_set). */
+int outset_create(struct outset *o, size_t i, const char *outdir, const char *name, FILE **fp);
+
+/* Rename every file into place. Returns 0 or HCLOCK_EIO (err_set). */
+int outset_commit(struct outset *o);
+
+/* Remove the temporary files left (after a failure) and free o. */
+void outset_free(struct outset *o);
+
+#endif
