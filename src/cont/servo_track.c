@@ -152,8 +152,8 @@ static int st_finish(struct servo *s, const struct lm *cur, const struct bound *
 		prior = t->have_L ? (struct track_prior){t->L, INFINITY, INFINITY, t->L_hw}
 		                  : (struct track_prior){t->S0, INFINITY, INFINITY, t->s0_hw};
 	int st = track_fit(t->tr, &prior, &f);
-	if (st < 0)
-		return err_set(st, "out of memory in the continuous clock's tracker");
+	if (st < 0) /* no memory, or an exchange out of the tracker's range: its line says */
+		return st;
 	t->st.shrinks += st == TRACK_SHRUNK;
 	if (f.prior_rejected) /* a change of rate: the one-shot line no longer holds */
 		t->s0_se = t->i0_se = INFINITY;
