@@ -6,6 +6,7 @@
 #include "hclock_api.h"
 #include "transport/comm.h"
 #include "util/err.h"
+#include "util/fault.h"
 
 #define CHUNK ((size_t)1 << 24) /* keeps MPI counts ints */
 
@@ -54,7 +55,7 @@ int bench_collect(MPI_Comm comm, const struct bench_series *s, struct bench_resu
 	int64_t *last = rank == 0 ? malloc((n ? n : 1) * sizeof(int64_t)) : NULL;
 	if (rank == 0)
 		r->lat_ns = malloc((s->nvalid ? s->nvalid : 1) * sizeof(double));
-	if (!rc && (!(neg && (rank != 0 || (first && last && r->lat_ns))) || bench_fault("collect")))
+	if (!rc && (!(neg && (rank != 0 || (first && last && r->lat_ns))) || fault_hit(FAULT_COLLECT)))
 		rc = err_set(HCLOCK_ENOMEM, "out of memory collecting %zu repetitions", n);
 	if (!(rc = comm_agree(comm, rc)))
 		rc = comm_agree(comm, reduce_first_last(comm, s, neg, first, last));

@@ -610,20 +610,3 @@ int bench_op_error(const struct bench_buf *b, int mpi_rc)
 	         (b->op->flags & OP_NONBLOCKING) ? "/MPI_Wait" : "");
 	return comm_check(mpi_rc, call);
 }
-
-#ifdef HCLOCK_BENCH_FAULTS
-int bench_fault(const char *where)
-{
-	static int init, armed;
-	static long target, count;
-	static char kind[16];
-	if (!init) {
-		const char *e = getenv("HCLOCK_BENCH_FAULT");
-		int r, me;
-		init = 1;
-		MPI_Comm_rank(MPI_COMM_WORLD, &me);
-		armed = e && sscanf(e, "%15[a-z]:%d:%ld", kind, &r, &target) == 3 && r == me;
-	}
-	return armed && !strcmp(where, kind) && ++count >= target;
-}
-#endif

@@ -24,6 +24,8 @@
 
 #include <mpi.h>
 
+#include "util/fault.h"
+
 enum {
 	OP_ROOTED = 1,      /* has a root (--root) */
 	OP_REDUCE = 2,      /* reduction on int32 elements */
@@ -95,28 +97,11 @@ int bench_op_validate(struct bench_buf *b);
  * comm_check of transport/comm.h does for other calls). */
 int bench_op_error(const struct bench_buf *b, int mpi_rc);
 
-#ifdef HCLOCK_BENCH_FAULTS
-/*
- * Test builds only (hclock_bench_hooks): HCLOCK_BENCH_FAULT=WHERE:RANK:N makes the N-th
- * event WHERE on rank RANK of MPI_COMM_WORLD fail, and every later one too: op, a call of
- * the operation (reported failed after it completed, as an MPI error would be); alloc, a
- * repetition stored; collect, the memory for collecting a measurement. Returns 1 when
- * this event is to fail.
- */
-int bench_fault(const char *where);
-#else
-static inline int bench_fault(const char *where)
-{
-	(void)where;
-	return 0;
-}
-#endif
-
 /* Call the operation once: 0 or HCLOCK_EMPI. */
 static inline int bench_op_call(struct bench_buf *b)
 {
 	int rc = b->op->call(b);
-	if (bench_fault("op"))
+	if (fault_hit(FAULT_OP)) /* the test hook HCLOCK_FAULT=rank=R,at=op */
 		rc = MPI_ERR_OTHER;
 	return rc == MPI_SUCCESS ? 0 : bench_op_error(b, rc);
 }

@@ -8,6 +8,7 @@
 #include "hclock_api.h"
 #include "transport/comm.h"
 #include "util/err.h"
+#include "util/fault.h"
 
 #define SCHEME_TYPE(n) extern const struct scheme_type scheme_type_##n;
 #include "bench/schemes.def"
@@ -175,7 +176,7 @@ int bench_series_add(struct bench_series *s, int64_t common_ns, int64_t start_ns
 			return err_set(HCLOCK_ENOMEM, "out of memory for %zu repetitions", cap);
 		s->cap = cap;
 	}
-	if (bench_fault("alloc"))
+	if (fault_hit(FAULT_STORE))
 		return err_set(HCLOCK_ENOMEM, "out of memory storing repetition %zu (injected)",
 		               s->n + 1);
 	s->start_ns[s->n] = start_ns;

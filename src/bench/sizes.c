@@ -56,6 +56,7 @@ static int push(size_t **a, size_t *n, size_t *cap, size_t v)
 int bench_sizes_parse(const char *s, size_t **out, size_t *n)
 {
 	size_t *a = NULL, cnt = 0, cap = 0;
+	int rc;
 	const char *p = s ? s : "";
 	if (!*p)
 		return err_set(HCLOCK_EINVAL, "--sizes is empty; give e.g. 8,64,1K,1M or 8:1M");
@@ -72,16 +73,16 @@ int bench_sizes_parse(const char *s, size_t **out, size_t *n)
 		else
 			bad = parse_one(p, e, &lo);
 		if (bad) {
-			free(a);
-			return err_set(HCLOCK_EINVAL, "--sizes item '%.*s' does not parse; give sizes in "
-			               "bytes with an optional K, M, G suffix, as a list (8,64,1K,1M) or a "
-			               "range of powers of two LO:HI with 0 < LO <= HI (8:1M)", (int)(e - p),
-			               p);
+			rc = err_set(HCLOCK_EINVAL, "--sizes item '%.*s' does not parse; give sizes in "
+			             "bytes with an optional K, M, G suffix, as a list (8,64,1K,1M) or a "
+			             "range of powers of two LO:HI with 0 < LO <= HI (8:1M)", (int)(e - p),
+			             p);
+			goto err;
 		}
 		for (size_t v = lo;; v *= 2) {
 			if (push(&a, &cnt, &cap, v)) {
-				free(a);
-				return err_set(HCLOCK_ENOMEM, "--sizes: out of memory");
+				rc = err_set(HCLOCK_ENOMEM, "--sizes: out of memory");
+				goto err;
 			}
 			if (!colon || v > hi / 2)
 				break;
@@ -93,4 +94,7 @@ int bench_sizes_parse(const char *s, size_t **out, size_t *n)
 	*out = a;
 	*n = cnt;
 	return 0;
+err:
+	free(a);
+	return rc;
 }

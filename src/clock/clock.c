@@ -248,34 +248,34 @@ int hclock_clock_flatten(const hclock_clock *clk, void **buf, size_t *len)
 			return err_set(HCLOCK_EINVAL, "clock nested deeper than %d layers", FLAT_MAX_LAYERS);
 		chain[n++] = c;
 	}
-	struct wbuf w = {0};
+	struct wbuf w = {0}, layer = {0};
 	wbuf_put_bytes(&w, FLAT_MAGIC, 4);
 	wbuf_put_u16(&w, FLAT_VERSION);
 	wbuf_put_u16(&w, (uint16_t)n);
 	while (n--) {
 		const struct hclock_clock *c = chain[n];
-		struct wbuf layer = {0};
+		layer = (struct wbuf){0};
 		if (!c->inner)
 			wbuf_put_u64(&layer, c->source);
 		if (c->ops->flatten)
 			c->ops->flatten(c, &layer);
-		if (layer.oom || layer.len > UINT16_MAX) {
-			free(layer.p);
-			free(w.p);
-			return err_set(HCLOCK_ENOMEM, "out of memory flattening a clock");
-		}
+		if (layer.oom || layer.len > UINT16_MAX)
+			goto err;
 		wbuf_put_u8(&w, c->ops->type);
 		wbuf_put_u16(&w, (uint16_t)layer.len);
 		wbuf_put_bytes(&w, layer.p, layer.len);
 		free(layer.p);
+		layer.p = NULL;
 	}
-	if (w.oom) {
-		free(w.p);
-		return err_set(HCLOCK_ENOMEM, "out of memory flattening a clock");
-	}
+	if (w.oom)
+		goto err;
 	*buf = w.p;
 	*len = w.len;
 	return 0;
+err:
+	free(layer.p);
+	free(w.p);
+	return err_set(HCLOCK_ENOMEM, "out of memory flattening a clock");
 }
 
 static int unflatten_layer(unsigned i, uint8_t tag, struct rbuf *r, const struct clock_ctx *ctx,
@@ -320,12 +320,12 @@ int clock_unflatten_like(const void *buf, size_t len, const hclock_clock *like, 
 }
 
 static int unflatten(const void *buf, size_t len, const struct clock_ctx *ctx, hclock_clock **out)
-
 {
 	struct rbuf r = {buf, len, 0};
 	char magic[4];
 	uint16_t version, nlayers;
 	struct hclock_clock *c = NULL;
+	int rc;
 	*out = NULL;
 	if (rbuf_bytes(&r, magic, 4) || memcmp(magic, FLAT_MAGIC, 4))
 		return err_set(HCLOCK_EINVAL, "not a serialized hclock clock (bad magic)");
@@ -341,30 +341,32 @@ static int unflatten(const void *buf, size_t len, const struct clock_ctx *ctx, h
 		uint8_t type;
 		uint16_t nbytes;
 		if (rbuf_u8(&r, &type) || rbuf_u16(&r, &nbytes) || len - r.pos < nbytes) {
-			hclock_clock_free(c);
-			return err_set(HCLOCK_EINVAL, "serialized clock truncated in layer %u", i);
+			rc = err_set(HCLOCK_EINVAL, "serialized clock truncated in layer %u", i);
+			goto err;
 		}
 		struct rbuf lr = {r.p + r.pos, nbytes, 0};
 		struct hclock_clock *next = NULL;
-		int rc;
 		r.pos += nbytes;
 		rc = unflatten_layer(i, type, &lr, ctx, c, &next);
-		hclock_clock_free(c); /* next holds its own reference */
+		hclock_clock_free(c); /* next holds its own reference (NULL on failure) */
 		c = next;
 		if (rc)
-			return rc;
+			goto err;
 		if (lr.pos != lr.len) {
-			hclock_clock_free(c);
-			return err_set(HCLOCK_EINVAL, "serialized clock layer %u has %zu trailing bytes", i,
-			               lr.len - lr.pos);
+			rc = err_set(HCLOCK_EINVAL, "serialized clock layer %u has %zu trailing bytes", i,
+			             lr.len - lr.pos);
+			goto err;
 		}
 	}
 	if (r.pos != len) {
-		hclock_clock_free(c);
-		return err_set(HCLOCK_EINVAL, "serialized clock has %zu trailing bytes", len - r.pos);
+		rc = err_set(HCLOCK_EINVAL, "serialized clock has %zu trailing bytes", len - r.pos);
+		goto err;
 	}
 	*out = c;
 	return 0;
+err:
+	hclock_clock_free(c);
+	return rc;
 }
 
 int clock_drive(struct hclock_clock *c, int64_t *sleep_ns)

@@ -188,9 +188,8 @@ int hclock_emu_create(const char *spec, MPI_Comm comm, hclock_emu **out)
 	/* set-up collectives on a duplicate, never on the application's communicator */
 	MPI_Comm user = comm;
 	if (MPI_Comm_dup(user, &comm) != MPI_SUCCESS) {
-		if (ok)
-			free(e);
-		return err_set(HCLOCK_EMPI, "MPI_Comm_dup failed setting up the emulation");
+		rc = err_set(HCLOCK_EMPI, "MPI_Comm_dup failed setting up the emulation");
+		goto err;
 	}
 	e->p = p;
 	MPI_Comm_size(comm, &e->nprocs);
@@ -237,11 +236,10 @@ int hclock_emu_create(const char *spec, MPI_Comm comm, hclock_emu **out)
 	MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
 	MPI_Comm_free(&comm);
 	if (!all_ok) {
-		if (ok)
-			free(e);
 		/* the same line on every rank */
-		return err_set(HCLOCK_ENOMEM, "out of memory setting up the emulation (on at least one "
-		                              "rank)");
+		rc = err_set(HCLOCK_ENOMEM, "out of memory setting up the emulation (on at least one "
+		                            "rank)");
+		goto err;
 	}
 
 	/* each process keeps only the two clocks it ever evaluates: 40 bytes, not 40 per node */
@@ -260,6 +258,10 @@ int hclock_emu_create(const char *spec, MPI_Comm comm, hclock_emu **out)
 	e->spec_hash = h;
 	*out = e;
 	return 0;
+err:
+	if (ok)
+		free(e);
+	return rc;
 }
 
 void hclock_emu_free(hclock_emu *e)

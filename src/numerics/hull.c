@@ -364,7 +364,7 @@ int line_regress(const struct hull_pt *p, size_t n, struct line *l)
 	long double mx = 0, my = 0, sxx = 0, sxy = 0;
 
 	if (n < 2)
-		return -1;
+		return LINE_TOO_FEW;
 	for (size_t i = 0; i < n; i++) {
 		mx += p[i].x;
 		my += p[i].y;
@@ -377,8 +377,8 @@ int line_regress(const struct hull_pt *p, size_t n, struct line *l)
 		sxy += dx * dy;
 	}
 	if (sxx <= 0)
-		return -1;
+		return LINE_TOO_FEW;
 	l->a1 = sxy / sxx;
 	l->a0 = my - l->a1 * mx;
-	return 0;
+	return LINE_OK;
 }

@@ -5,7 +5,9 @@
  * bounds Delta1/Delta2 (eq. 7-8) from LP 6.
  *
  * Pure numerics: points in, lines and bounds out; nothing here knows of traces, files, MPI or
- * clocks. No function allocates memory, none can fail; all are reentrant (no global state).
+ * clocks. No function allocates memory, none can fail (corridor_init and line_regress return
+ * a status: how good the result is, or that there is none); all are reentrant (no global
+ * state).
  *
  * Points relate two clocks X and Y. Coordinates are relative int64 ns (timestamps minus a
  * base the caller chooses, e.g. the first point): |x|, |y| < 2^62, so that every difference
@@ -134,8 +136,12 @@ long double corridor_lp6_min_next(const struct corridor *c, struct lp6_cursor *c
 void corridor_lp6_sorted(const struct corridor *c, const int64_t *xs, size_t n,
                          long double *vmax, long double *vmin);
 
-/* Least-squares line through n points (n >= 2 with distinct x); returns 0, or -1 if none
- * (l unchanged). */
+enum line_status {
+	LINE_OK = 0,      /* *l holds the line */
+	LINE_TOO_FEW = 1, /* fewer than 2 points, or all x equal: no line, *l unchanged */
+};
+
+/* Least-squares line through n points (relative ns); returns LINE_OK or LINE_TOO_FEW. */
 int line_regress(const struct hull_pt *p, size_t n, struct line *l);
 
 /* The line's value at x, relative ns. */

@@ -6,6 +6,7 @@
  * A relative line Y = a0 + a1 x (x = t_X - xbase, Y = t_Y - ybase) is the offset model
  * offset(t_X) = t_Y - t_X = (ybase - xbase) + a0 + (a1 - 1) (t_X - xbase).
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "hclock_api.h"
 #include "numerics/hull.h"
 #include "numerics/hull_learner.h"
+#include "util/err.h"
 
 #define COORD_MAX ((int64_t)1 << 62) /* hull.h: |relative coordinate| below 2^62 */
 
@@ -85,8 +87,12 @@ void hull_learner_reset(hull_learner *l)
 
 int hull_learner_set_slack(hull_learner *l, double slack_ns)
 {
-	if (!(slack_ns >= 0 && slack_ns < 1e12) || l->based)
-		return HCLOCK_EINVAL;
+	if (l->based)
+		return err_set(HCLOCK_EINVAL, "the hull learner's slack is set before its first "
+		               "message");
+	if (!(slack_ns >= 0 && slack_ns < 1e12))
+		return err_set(HCLOCK_EINVAL, "hull learner slack %g ns is not in [0, 1e12)",
+		               slack_ns);
 	l->slack = (int64_t)ceil(slack_ns);
 	return 0;
 }
@@ -204,12 +210,20 @@ int hull_learner_add_msg(hull_learner *l, int up, int64_t x, int64_t y)
 
 	y += up ? l->slack : -l->slack; /* |y| < 2^62 + 1e12 cannot overflow */
 	if (to_point(l, x, y, &q))
-		return HCLOCK_EINVAL;
+		return err_set(HCLOCK_EINVAL, "message (%" PRId64 ", %" PRId64 ") ns out of the hull "
+		               "learner's range", x, y);
 	if (make_room(l, s, !up))
-		return HCLOCK_ENOMEM;
+		return err_set(HCLOCK_ENOMEM, "out of memory in the hull learner");
 	set_base(l, x, y);
 	add_point(l, up, q);
 	return 0;
+}
+
+static int bad_pingpong(int64_t t1, int64_t t2, int64_t t3, int64_t t4)
+{
+	return err_set(HCLOCK_EINVAL, "ping-pong t1 %" PRId64 " t2 %" PRId64 " t3 %" PRId64
+	               " t4 %" PRId64 " ns out of order or out of the hull learner's range",
+	               t1, t2, t3, t4);
 }
 
 int hull_learner_add(hull_learner *l, int64_t t1, int64_t t2, int64_t t3, int64_t t4)
@@ -218,22 +232,22 @@ int hull_learner_add(hull_learner *l, int64_t t1, int64_t t2, int64_t t3, int64_
 	int64_t rtt;
 
 	if (t4 < t1 || t3 < t2 || t2 >= COORD_MAX || t3 <= -COORD_MAX)
-		return HCLOCK_EINVAL;
+		return bad_pingpong(t1, t2, t3, t4);
 	/* the points with the slack; the round trip from the timestamps as read */
 	int64_t r2 = t2, r3 = t3;
 	t2 += l->slack;
 	t3 -= l->slack;
 	if (to_point(l, t1, t2, &u))
-		return HCLOCK_EINVAL;
+		return bad_pingpong(t1, t2, t3, t4);
 	if (l->based) {
 		if (to_point(l, t4, t3, &d))
-			return HCLOCK_EINVAL;
+			return bad_pingpong(t1, t2, t3, t4);
 	} else if (relative(t4, t1, &d.x) || relative(t3, t2, &d.y)) {
-		return HCLOCK_EINVAL;
+		return bad_pingpong(t1, t2, t3, t4);
 	}
 	/* both or neither: make room for both before adding either */
 	if (make_room(l, &l->up, 0) || make_room(l, &l->down, 1))
-		return HCLOCK_ENOMEM;
+		return err_set(HCLOCK_ENOMEM, "out of memory in the hull learner");
 	set_base(l, t1, t2);
 	add_point(l, 1, u);
 	add_point(l, 0, d);
@@ -264,7 +278,7 @@ int hull_learner_fit(hull_learner *l, struct hull_learner_fit *f)
 	memset(&l->cor, 0, sizeof(l->cor));
 	if (grow(&l->lo, &l->lo_cap, l->up.n ? l->up.n : 1) ||
 	    grow(&l->hi, &l->hi_cap, l->down.n ? l->down.n : 1))
-		return HCLOCK_ENOMEM;
+		return err_set(HCLOCK_ENOMEM, "out of memory for the hull learner's hulls");
 	nlo = hull_lower(l->up.p, l->up.n, l->lo);
 	nhi = hull_upper(l->down.p, l->down.n, l->hi);
 	/* prune the kept points to the hulls just built */

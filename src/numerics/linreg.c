@@ -6,7 +6,7 @@
 int linreg_fit(const int64_t *x, const double *y, size_t n, struct lm *out)
 {
 	if (n < 2)
-		return -1;
+		return LINREG_TOO_FEW;
 	/* mean of x without overflow: a running mean of differences from x[0] */
 	double mx = 0, my = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -21,11 +21,11 @@ int linreg_fit(const int64_t *x, const double *y, size_t n, struct lm *out)
 		sxy += dx * (y[i] - my);
 	}
 	if (!(sxx > 0))
-		return -1;
+		return LINREG_TOO_FEW;
 	out->slope = sxy / sxx;
 	out->x0_ns = x0;
 	out->intercept_ns = my + out->slope * dx0; /* the line through (mean, my), at x0 */
-	return 0;
+	return LINREG_OK;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -55,7 +55,7 @@ int linreg_fit_robust(const int64_t *x, const double *y, size_t n, struct lm *ou
 {
 	struct lm first;
 	if (linreg_fit(x, y, n, &first))
-		return -1;
+		return LINREG_TOO_FEW;
 	*out = first;
 	const int64_t *fx = x;
 	const double *fy = y;
@@ -92,7 +92,7 @@ out:
 	free(r);
 	free(x2);
 	free(y2);
-	return 0;
+	return LINREG_OK;
 }
 
 double lm_offset(const struct lm *m, int64_t x)

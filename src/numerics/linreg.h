@@ -22,10 +22,17 @@ struct lm {
 	double slope;        /* dimensionless */
 };
 
+/* What a fit returns (the numerics convention, docs/architecture.md#errors): a result, or
+ * none yet (too little data is a status, never an error). */
+enum linreg_status {
+	LINREG_OK = 0,      /* *out holds the line */
+	LINREG_TOO_FEW = 1, /* fewer than 2 points, or all x equal: no line, *out unchanged */
+};
+
 /*
  * Ordinary least squares of y on x. The fit is done on x - x0 with x0 the (rounded) mean
  * of x, so only differences of timestamps become doubles; out->x0_ns is that mean.
- * Returns 0, or -1 when there are fewer than 2 points or all x are equal (out unchanged).
+ * Returns LINREG_OK or LINREG_TOO_FEW.
  */
 int linreg_fit(const int64_t *x_ns, const double *y_ns, size_t n, struct lm *out);
 
@@ -42,8 +49,9 @@ struct linreg_info {
  * residual exceeds k * 1.4826 * MAD (k = 4, a robust 4-sigma) are dropped and the line is
  * fitted again, if at least half of the points remain. A fit point hit by a delayed
  * exchange (a descheduled process, an interrupt) otherwise tilts the slope, and the error
- * grows with every second the model is extrapolated. Returns as linreg_fit; *info (if not
- * NULL) describes the final fit.
+ * grows with every second the model is extrapolated (without memory for the second round
+ * the first fit is kept). Returns as linreg_fit; *info (if not NULL) describes the final
+ * fit.
  */
 int linreg_fit_robust(const int64_t *x_ns, const double *y_ns, size_t n, struct lm *out,
                       struct linreg_info *info);

@@ -13,6 +13,7 @@
 
 #include "hclock_api.h"
 #include "numerics/pair.h"
+#include "util/err.h"
 
 const char *pair_quality_name(int q)
 {
@@ -404,8 +405,10 @@ out:
 	free(all);
 	free(pos);
 	free(cut);
-	if (err)
+	if (err) {
 		pair_free(f);
+		err_set(err, "out of memory fitting %zu messages", n);
+	}
 	return err;
 }
 

@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hclock_api.h"
 #include "numerics/stats.h"
+#include "util/err.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -34,8 +36,10 @@ static double log_binom_half(size_t n, size_t k)
 int stats_median_ci(const double *sorted, size_t n, double level, double *lo, double *hi,
                     double *coverage)
 {
-	if (n == 0 || !(level > 0 && level < 1))
-		return -1;
+	if (!(level > 0 && level < 1))
+		return err_set(HCLOCK_EINVAL, "confidence level %g is not in (0, 1)", level);
+	if (n == 0)
+		return STATS_TOO_FEW;
 	double tail = (1 - level) / 2; /* allowed probability on each side */
 	/*
 	 * Walk k upward accumulating P(B <= k) until it exceeds the allowed tail; then j = k.
@@ -55,24 +59,25 @@ int stats_median_ci(const double *sorted, size_t n, double level, double *lo, do
 	}
 	size_t j = k; /* P(B <= j - 1) = prev <= tail */
 	if (j == 0)
-		return -1;
+		return STATS_TOO_FEW;
 	*lo = sorted[j - 1];
 	*hi = sorted[n - j];
 	if (coverage)
 		*coverage = 1 - 2 * prev;
-	return 0;
+	return STATS_OK;
 }
 
 int stats_summarize(const double *x, size_t n, struct stats_summary *out)
 {
 	if (n == 0)
-		return -1;
+		return STATS_TOO_FEW;
 	for (size_t i = 0; i < n; i++)
 		if (!isfinite(x[i]))
-			return -1;
+			return err_set(HCLOCK_EINVAL, "value %zu of %zu to summarize is %g", i + 1, n,
+			               x[i]);
 	double *s = malloc(n * sizeof(*s));
 	if (!s)
-		return -1;
+		return err_set(HCLOCK_ENOMEM, "out of memory summarizing %zu values", n);
 	memcpy(s, x, n * sizeof(*s));
 	qsort(s, n, sizeof(*s), cmp_double);
 
@@ -95,7 +100,7 @@ int stats_summarize(const double *x, size_t n, struct stats_summary *out)
 		o.ci_lo = o.ci_hi = o.ci_level = NAN;
 	free(s);
 	*out = o;
-	return 0;
+	return STATS_OK;
 }
 
 double stats_middle(double *x, size_t n)

@@ -21,9 +21,17 @@ struct stats_summary {
 	double ci_level;   /* its actual coverage (>= 0.95; order statistics are discrete) */
 };
 
+/* What stats_summarize and stats_median_ci return besides 0 (a result) and an error (the
+ * numerics convention, docs/architecture.md#errors). */
+enum stats_status {
+	STATS_OK = 0,
+	STATS_TOO_FEW = 1, /* too few values for a result (none, or too few for the interval) */
+};
+
 /*
- * Summarize x[0..n-1] (not modified; a sorted copy is made). Non-finite values are refused.
- * Returns 0, or -1 when n == 0, a value is NaN/inf, or memory runs out (out unchanged).
+ * Summarize x[0..n-1] (not modified; a sorted copy is made). Returns STATS_OK,
+ * STATS_TOO_FEW (n == 0), HCLOCK_EINVAL (a value is NaN or infinite) or HCLOCK_ENOMEM;
+ * out is unchanged unless STATS_OK.
  */
 int stats_summarize(const double *x, size_t n, struct stats_summary *out);
 
@@ -35,8 +43,9 @@ double stats_quantile_sorted(const double *sorted, size_t n, double q);
  * Distribution-free confidence interval of the median from order statistics: the number
  * of sample points below the true median is Binomial(n, 1/2), so [x_(j), x_(n+1-j)]
  * (1-based) covers it with probability 1 - 2 P(B <= j - 1). j is the largest index for
- * which that coverage is still >= level. Returns 0 and sets *lo, *hi (and *coverage when
- * not NULL), or -1 when n is too small for any interval to reach level.
+ * which that coverage is still >= level. Returns STATS_OK and sets *lo, *hi (and *coverage
+ * when not NULL), STATS_TOO_FEW when n is too small for any interval to reach level, or
+ * HCLOCK_EINVAL for a level outside (0, 1).
  */
 int stats_median_ci(const double *sorted, size_t n, double level, double *lo, double *hi,
                     double *coverage);

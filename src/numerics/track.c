@@ -6,6 +6,7 @@
  * window (a few hundred messages: microseconds), so forgetting old messages costs nothing
  * extra: the hull learner itself only ever grows.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "numerics/hull_learner.h"
 #include "numerics/stats.h"
 #include "numerics/track.h"
+#include "util/err.h"
 
 struct pp {
 	uint32_t exch;
@@ -64,8 +66,12 @@ void track_reset(track *t)
 
 int track_add(track *t, uint32_t exch, int64_t t1, int64_t t2, int64_t t3, int64_t t4)
 {
-	if (t4 < t1 || t3 < t2 || (t->n > t->head && exch < t->v[t->n - 1].exch))
-		return HCLOCK_EINVAL;
+	if (t4 < t1 || t3 < t2)
+		return err_set(HCLOCK_EINVAL, "ping-pong out of order: t1 %" PRId64 " t2 %" PRId64
+		               " t3 %" PRId64 " t4 %" PRId64 " ns", t1, t2, t3, t4);
+	if (t->n > t->head && exch < t->v[t->n - 1].exch)
+		return err_set(HCLOCK_EINVAL, "exchange %" PRIu32 " fed after exchange %" PRIu32,
+		               exch, t->v[t->n - 1].exch);
 	if (t->n == t->cap) {
 		if (t->head > t->n / 2) { /* compact */
 			memmove(t->v, t->v + t->head, (t->n - t->head) * sizeof(*t->v));
@@ -75,7 +81,8 @@ int track_add(track *t, uint32_t exch, int64_t t1, int64_t t2, int64_t t3, int64
 			size_t c = t->cap ? 2 * t->cap : 64;
 			struct pp *nv = realloc(t->v, c * sizeof(*nv));
 			if (!nv)
-				return HCLOCK_ENOMEM;
+				return err_set(HCLOCK_ENOMEM, "out of memory for %zu ping-pongs in the "
+				               "tracker", c);
 			t->v = nv;
 			t->cap = c;
 		}
@@ -119,7 +126,7 @@ static const struct pp *fastest(const track *t, size_t a, size_t b)
 int track_last_offset(const track *t, int64_t *x, double *off, double *excess_ns)
 {
 	if (t->n == t->head)
-		return -1;
+		return TRACK_EMPTY;
 	const struct pp *last = fastest(t, exch_start(t, t->n), t->n);
 	*off = pp_offset(last, x);
 	if (excess_ns)
@@ -145,7 +152,7 @@ static void drop_exchanges(track *t, size_t k)
 	}
 }
 
-/* hulls of the window: HULL_LEARNER_* or HCLOCK_ENOMEM */
+/* hulls of the window: HULL_LEARNER_*, or HCLOCK_ENOMEM or HCLOCK_EINVAL (hull_learner_add) */
 static int fit_hulls(track *t, struct hull_learner_fit *hf)
 {
 	hull_learner_reset(t->h);
@@ -164,7 +171,8 @@ static int fit_hulls(track *t, struct hull_learner_fit *hf)
 #define SLOW_EXCHANGE 4.0
 
 /* least squares through the offsets of the window's exchanges, those that did not wait (all
- * of them if fewer than two did not); -1 with fewer than two exchanges. *se: the slope's
+ * of them if fewer than two did not): LINREG_OK, LINREG_TOO_FEW with fewer than two
+ * exchanges, or HCLOCK_ENOMEM. *se: the slope's
  * standard error (NAN with two points); *used: the points, left in gx, gy. */
 static int regress(track *t, size_t nexch, struct lm *out, double *se, size_t *used)
 {
@@ -174,7 +182,8 @@ static int regress(track *t, size_t nexch, struct lm *out, double *se, size_t *u
 			t->gx = gx;
 		double *gy = gx ? realloc(t->gy, nexch * sizeof(*gy)) : NULL;
 		if (!gy)
-			return HCLOCK_ENOMEM;
+			return err_set(HCLOCK_ENOMEM, "out of memory for %zu exchanges in the tracker",
+			               nexch);
 		t->gy = gy;
 		t->gcap = nexch;
 	}
@@ -196,7 +205,7 @@ static int regress(track *t, size_t nexch, struct lm *out, double *se, size_t *u
 	}
 	*used = k;
 	if (k < 2)
-		return -1;
+		return LINREG_TOO_FEW;
 	struct linreg_info info;
 	int rc = linreg_fit_robust(t->gx, t->gy, k, out, &info);
 	*se = info.slope_se;
@@ -416,8 +425,8 @@ int track_fit(track *t, const struct track_prior *pr, struct track_fit *f)
 			nexch -= k;
 			continue;
 		}
-		rc = nexch >= 2 ? regress(t, nexch, &est, &se, &npts) : -1;
-		if (rc == HCLOCK_ENOMEM)
+		rc = nexch >= 2 ? regress(t, nexch, &est, &se, &npts) : LINREG_TOO_FEW;
+		if (rc < 0)
 			return rc;
 		if (rc || npts < 4 || !stepped(t, npts, &est))
 			break;

@@ -102,13 +102,14 @@ void track_reset(track *t);
 
 /* Feed one ping-pong of exchange number exch (exchanges numbered in increasing order, the
  * ping-pongs of one exchange fed together). Returns 0, HCLOCK_EINVAL (t4 < t1, t3 < t2 or
- * an exchange older than the last) or HCLOCK_ENOMEM. */
+ * an exchange older than the last; nothing added) or HCLOCK_ENOMEM. */
 int track_add(track *t, uint32_t exch, int64_t t1, int64_t t2, int64_t t3, int64_t t4);
 
 /* The latest exchange's own offset estimate: the midpoint of its fastest ping-pong, at X
  * time *x_ns; *excess_ns (may be NULL): half that ping-pong's round trip beyond the
  * window's fastest, how far queueing could have moved this midpoint more than the best
- * one's (0 when the latest exchange is as fast as any). Returns 0, or -1 with none. */
+ * one's (0 when the latest exchange is as fast as any). Returns 0, or TRACK_EMPTY when no
+ * exchange is in the window (outputs unchanged). */
 int track_last_offset(const track *t, int64_t *x_ns, double *off_ns, double *excess_ns);
 
 /* What the caller knew before the window: a line (the one-shot sync's, say) and how well. */
@@ -128,7 +129,8 @@ struct track_prior {
  * slope the window's hulls do not allow gives way to the hulls' line). Then the estimate's
  * offset at the latest exchange is weighed with the prior line's the same way, unless the
  * window's hulls exclude the prior (f->prior_rejected; the caller should then stop giving
- * it). Returns f->status, or HCLOCK_ENOMEM. */
+ * it). Returns f->status, HCLOCK_ENOMEM, or HCLOCK_EINVAL when a ping-pong kept is out of
+ * the hulls' range (hull_learner_add: times 2^62 ns apart). */
 int track_fit(track *t, const struct track_prior *pr, struct track_fit *f);
 
 #endif

@@ -108,18 +108,22 @@ int cmd_gantt(int argc, char **argv)
 		return 1;
 	}
 	/* rank 0's calls of op, for the default window and the raw panel's origin */
+	int rc = 1;
+	FILE *f = NULL;
 	const struct rec_proc *p0 = &ts.p[0];
 	size_t n0 = 0, *idx = malloc((p0->nrec + 1) * sizeof(size_t));
-	for (size_t i = 0; idx && i < p0->nrec; i++)
+	if (!idx) {
+		fprintf(stderr, "hclock gantt: out of memory for %zu records\n", p0->nrec);
+		goto out;
+	}
+	for (size_t i = 0; i < p0->nrec; i++)
 		if ((p0->rec[i].kind == REC_CALL || p0->rec[i].kind == REC_COLL) &&
 		    is_op(rec_func_name(p0, &p0->rec[i]), op))
 			idx[n0++] = i;
 	if (!n0) {
 		fprintf(stderr, "hclock gantt: rank 0 made no %s call in %s (or it was filtered out)\n",
 		        op, argv[optind]);
-		free(idx);
-		rec_set_free(&ts);
-		return 1;
+		goto out;
 	}
 	int64_t w0, w1;
 	if (from >= 0) {
@@ -134,16 +138,14 @@ int cmd_gantt(int argc, char **argv)
 	}
 	/* local clock origin: rank 0's own offset local - global at its first op call */
 	int64_t shift0 = p0->rec[idx[0]].t_l - p0->rec[idx[0]].t_g;
-	free(idx);
 	const double W = raw ? 1400 : 900, H_ROW = 22, TOP = 50, LEFT = 70;
 	double ph = TOP + ts.size * H_ROW + 40;
 	char tmp[4200];
 	snprintf(tmp, sizeof(tmp), "%s.part", out);
-	FILE *f = fopen(tmp, "w");
+	f = fopen(tmp, "w");
 	if (!f) {
 		fprintf(stderr, "hclock gantt: cannot write %s: %s\n", tmp, strerror(errno));
-		rec_set_free(&ts);
-		return 1;
+		goto out;
 	}
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 	        "font-family=\"sans-serif\" font-size=\"11\">\n", W, ph);
@@ -205,9 +207,11 @@ int cmd_gantt(int argc, char **argv)
 	if (fclose(f) || bad || rename(tmp, out)) {
 		fprintf(stderr, "hclock gantt: writing %s failed: %s\n", out, strerror(errno));
 		remove(tmp);
-		rec_set_free(&ts);
-		return 1;
+		goto out;
 	}
+	rc = 0;
+out:
+	free(idx);
 	rec_set_free(&ts);
-	return 0;
+	return rc;
 }

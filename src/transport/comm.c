@@ -54,15 +54,15 @@ int comm_check(int mpi_rc, const char *call)
  * hclock was given; the tools only use MPI_COMM_WORLD). */
 static struct priv_attr *smpi_cache;
 
-int comm_private_cached(MPI_Comm user, MPI_Comm *priv)
+/* this rank's cached duplicate of user: 1 found, 0 none (quiet: no error line) */
+static int lookup(MPI_Comm user, MPI_Comm *priv)
 {
 	int w;
 	MPI_Comm_rank(MPI_COMM_WORLD, &w);
 	if (!smpi_cache || smpi_cache[w].user != user)
-		return err_set(HCLOCK_EINVAL, "this communicator has no hclock private communicator "
-		                              "yet; call hclock_sync_run on it first (collective)");
+		return 0;
 	*priv = smpi_cache[w].priv;
-	return 0;
+	return 1;
 }
 
 int comm_private(MPI_Comm user, MPI_Comm *priv)
@@ -70,7 +70,7 @@ int comm_private(MPI_Comm user, MPI_Comm *priv)
 	int w, n, rc;
 	MPI_Comm_rank(MPI_COMM_WORLD, &w);
 	MPI_Comm_size(MPI_COMM_WORLD, &n);
-	if (!comm_private_cached(user, priv))
+	if (lookup(user, priv))
 		return 0;
 	if (!smpi_cache && !(smpi_cache = calloc((size_t)n, sizeof(*smpi_cache))))
 		return err_set(HCLOCK_ENOMEM, "out of memory");
@@ -82,17 +82,17 @@ int comm_private(MPI_Comm user, MPI_Comm *priv)
 	return 0;
 }
 #else
-int comm_private_cached(MPI_Comm user, MPI_Comm *priv)
+/* the duplicate attached to user: 1 found, 0 none (quiet: no error line) */
+static int lookup(MPI_Comm user, MPI_Comm *priv)
 {
 	int found = 0;
 	struct priv_attr *a = NULL;
 	if (keyval != MPI_KEYVAL_INVALID)
 		MPI_Comm_get_attr(user, keyval, &a, &found);
 	if (!found || !a || a->user != user)
-		return err_set(HCLOCK_EINVAL, "this communicator has no hclock private communicator "
-		                              "yet; call hclock_sync_run on it first (collective)");
+		return 0;
 	*priv = a->priv;
-	return 0;
+	return 1;
 }
 
 int comm_private(MPI_Comm user, MPI_Comm *priv)
@@ -102,27 +102,35 @@ int comm_private(MPI_Comm user, MPI_Comm *priv)
 	    (rc = comm_check(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_priv, &keyval,
 	                                            NULL), "MPI_Comm_create_keyval")))
 		return rc;
-	if (!comm_private_cached(user, priv))
+	if (lookup(user, priv))
 		return 0;
 	struct priv_attr *a = malloc(sizeof(*a));
 	if (!a)
 		return err_set(HCLOCK_ENOMEM, "out of memory");
 	/* collective: every rank of user gets here the first time (no cache anywhere yet) */
 	a->user = user;
-	if ((rc = comm_check(MPI_Comm_dup(user, &a->priv), "MPI_Comm_dup"))) {
-		free(a);
-		return rc;
-	}
+	if ((rc = comm_check(MPI_Comm_dup(user, &a->priv), "MPI_Comm_dup")))
+		goto err;
 	MPI_Comm_set_errhandler(a->priv, MPI_ERRORS_RETURN);
-	if ((rc = comm_check(MPI_Comm_set_attr(user, keyval, a), "MPI_Comm_set_attr"))) {
-		MPI_Comm_free(&a->priv);
-		free(a);
-		return rc;
-	}
+	if ((rc = comm_check(MPI_Comm_set_attr(user, keyval, a), "MPI_Comm_set_attr")))
+		goto err_dup;
 	*priv = a->priv;
 	return 0;
+err_dup:
+	MPI_Comm_free(&a->priv);
+err:
+	free(a);
+	return rc;
 }
 #endif
+
+int comm_private_cached(MPI_Comm user, MPI_Comm *priv)
+{
+	if (!lookup(user, priv))
+		return err_set(HCLOCK_EINVAL, "this communicator has no hclock private communicator "
+		                              "yet; call hclock_sync_run on it first (collective)");
+	return 0;
+}
 
 int comm_agree(MPI_Comm comm, int rc)
 {

@@ -1,4 +1,5 @@
 /* fault.c - the test-only fault injection hook (fault.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,7 +9,7 @@
 #include "util/parse.h"
 
 static const char *const names[FAULT_NPOINTS] = {"alloc", "exchange", "fit", "agree",
-                                                    "cont"};
+                                                    "cont", "op", "store", "collect"};
 
 int fault_armed;
 static int initialised, fired;
@@ -51,10 +52,14 @@ int fault_configure(const char *v, int world_rank)
 					point = (enum fault_point)i;
 					ok = have_point = 1;
 				}
-		if (!ok)
+		if (!ok) {
+			char list[128] = "";
+			for (int i = 0; i < FAULT_NPOINTS; i++)
+				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				         i ? "|" : "", names[i]);
 			return err_set(HCLOCK_EINVAL, "HCLOCK_FAULT='%s': bad item '%.*s'; expected "
-			               "rank=R,at=alloc|exchange|fit|agree|cont[,k=K] (a test-only hook)",
-			               v, (int)n, p);
+			               "rank=R,at=%s[,k=K] (a test-only hook)", v, (int)n, p, list);
+		}
 		p += n;
 		if (*p == ',')
 			p++;

@@ -11,6 +11,11 @@
  *   agree     the final agreement on the result
  *   cont      an exchange of a running continuous clock (counted on the child's side, in
  *             whichever thread drives it): the engine stops and hclock_sync_stop reports it
+ *   op        a call of hclock bench's or imbalance's operation: reported failed (an MPI
+ *             error) after it completed
+ *   store     hclock bench storing a repetition runs out of memory
+ *   collect   hclock bench collecting a measurement's repetitions runs out of memory
+ * (bench's points count from the start of the tool's sync, whose run calls fault_reset.)
  * A process that fails keeps taking part in the schedule; the tests assert that every rank
  * then returns the same error and none is left waiting. Unset (the normal case) the hooks
  * cost one predictable branch. Not thread safe (a test sets it for a whole process).
@@ -20,8 +25,8 @@
 
 #include <stddef.h>
 
-enum fault_point { FAULT_ALLOC, FAULT_EXCHANGE, FAULT_FIT, FAULT_AGREE, FAULT_CONT,
-                   FAULT_NPOINTS };
+enum fault_point { FAULT_ALLOC, FAULT_EXCHANGE, FAULT_FIT, FAULT_AGREE, FAULT_CONT, FAULT_OP,
+                   FAULT_STORE, FAULT_COLLECT, FAULT_NPOINTS };
 
 extern int fault_armed; /* HCLOCK_FAULT names this process (set by fault_init) */
 

@@ -428,24 +428,24 @@ def case_tables():
               "roundtime/fixed keeps the slack at %g s (%g)" % (base, r["slack_s"]))
 
 
-def run_fault(np, fault, args, expect, var="HCLOCK_BENCH_FAULT", tool=None):
-    """A run of the hook build with HCLOCK_BENCH_FAULT=fault (or another variable and
-    tool): every rank exits 1 in time, and one line, from the failing rank or naming it,
-    says what failed."""
-    os.environ[var] = fault
+def run_fault(np, fault, args, expect, tool=None):
+    """A run of the hook build (or another tool) with HCLOCK_FAULT=fault: every rank exits 1
+    in time, and one line, from the failing rank or naming it, says what failed."""
+    os.environ["HCLOCK_FAULT"] = fault
     try:
         rc, out, err, dt = run(np, args, tool or A.hooks, timeout=60)
     finally:
-        del os.environ[var]
+        del os.environ["HCLOCK_FAULT"]
     lines = one_error_line(err)
     check(rc == 1 and len(lines) == 1 and all(e in lines[0] for e in expect),
           "fault %s: %s -> exit %d in %.1f s, %s" % (fault, " ".join(args), rc, dt, lines))
 
 
 def case_faults():
-    """Injected failures (the hook build's HCLOCK_BENCH_FAULT): an MPI call of the operation
-    failing on each rank position in every scheme, during --validate and in imbalance;
-    running out of memory while storing repetitions and while collecting them."""
+    """Injected failures (HCLOCK_FAULT's points op, store and collect): an MPI call of the
+    operation failing on each rank position in every scheme, during --validate and in
+    imbalance; running out of memory while storing repetitions and while collecting them;
+    the library's points failing the sync under bench and imbalance."""
     schemes, _ = table_names()
     base = ["bench", "--op", "allreduce", "--sizes", "8", "--time-slice", "0.3", "--sync",
             "none"]
@@ -454,25 +454,25 @@ def case_faults():
             # the 2nd call after the 10 warm-up calls: inside the first batch (barrier,
             # none), in the trial calls (window), in the 2nd round (roundtime); early,
             # because 3 MPICH ranks on 2 cores may manage only a few rounds in the slice
-            run_fault(3, "op:%d:12" % rank, base + ["--scheme", scheme],
+            run_fault(3, "rank=%d,at=op,k=12" % rank, base + ["--scheme", scheme],
                       ["%s of allreduce at 8 bytes: rank %d: MPI_Allreduce failed" %
                        (scheme, rank)])
-        run_fault(3, "alloc:1:2", base + ["--scheme", scheme],
+        run_fault(3, "rank=1,at=store,k=2", base + ["--scheme", scheme],
                   ["%s of allreduce at 8 bytes: rank 1: out of memory" % scheme])
     # (allreduce is the hook build's broken reduction: --validate would catch that first)
-    run_fault(3, "op:2:1", base + ["--validate", "--op", "bcast"],
+    run_fault(3, "rank=2,at=op", base + ["--validate", "--op", "bcast"],
               ["--validate: rank 2: bcast of 8 bytes: MPI_Bcast failed"])
-    run_fault(3, "op:1:3", base + ["--op", "iallreduce"],
+    run_fault(3, "rank=1,at=op,k=3", base + ["--op", "iallreduce"],
               ["rank 1: MPI_Iallreduce/MPI_Wait failed"])
-    run_fault(3, "collect:2:1", base, ["collecting the repetitions: rank 2: out of memory"])
+    run_fault(3, "rank=2,at=collect", base, ["collecting the repetitions: rank 2: out of memory"])
     for rank in range(3):
-        run_fault(3, "op:%d:50" % rank, ["imbalance", "--reps", "100", "--sync", "none"],
+        run_fault(3, "rank=%d,at=op,k=50" % rank,
+                  ["imbalance", "--reps", "100", "--sync", "none"],
                   ["barrier: rank %d: MPI_Barrier failed" % rank])
     # the library's own hook (HCLOCK_FAULT) failing the sync under both tools
     for tool, rank, at in [("bench", 1, "exchange"), ("imbalance", 2, "agree")]:
         run_fault(3, "rank=%d,at=%s" % (rank, at), [tool, "--sync", "hca3/10/skampi/5"],
-                  ["sync hca3/10/skampi/5 failed", "rank %d" % rank], "HCLOCK_FAULT",
-                  A.hclock)
+                  ["sync hca3/10/skampi/5 failed", "rank %d" % rank], A.hclock)
 
 
 def main():

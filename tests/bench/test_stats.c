@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "hclock_api.h"
 #include "numerics/stats.h"
 #include "util/rng.h"
 
@@ -33,7 +34,7 @@ static void small_ci(void)
 {
 	double x[6] = {1, 2, 3, 4, 5, 6}, lo, hi, cov;
 	/* n = 5: even [min, max] covers only 1 - 2/32 = 0.9375 < 0.95 */
-	TEST_CHECK(stats_median_ci(x, 5, 0.95, &lo, &hi, &cov) == -1, "n=5 must have no interval");
+	TEST_CHECK(stats_median_ci(x, 5, 0.95, &lo, &hi, &cov) == STATS_TOO_FEW, "n=5 must have no interval");
 	/* n = 6: [min, max] covers 1 - 2/64 */
 	TEST_CHECK(stats_median_ci(x, 6, 0.95, &lo, &hi, &cov) == 0 && lo == 1 && hi == 6 &&
 	      fabs(cov - (1 - 2.0 / 64)) < 1e-12, "n=6: [%g, %g] %g", lo, hi, cov);
@@ -123,12 +124,12 @@ static void garbage(void)
 	struct stats_summary s;
 	memset(&s, 0x5a, sizeof(s));
 	double nan_in[3] = {1, NAN, 2}, inf_in[2] = {INFINITY, 1}, one = 1;
-	TEST_CHECK(stats_summarize(&one, 0, &s) == -1, "n=0 must fail");
-	TEST_CHECK(stats_summarize(nan_in, 3, &s) == -1, "NaN must fail");
-	TEST_CHECK(stats_summarize(inf_in, 2, &s) == -1, "inf must fail");
+	TEST_CHECK(stats_summarize(&one, 0, &s) == STATS_TOO_FEW, "n=0 has no result");
+	TEST_CHECK(stats_summarize(nan_in, 3, &s) == HCLOCK_EINVAL, "NaN must fail");
+	TEST_CHECK(stats_summarize(inf_in, 2, &s) == HCLOCK_EINVAL, "inf must fail");
 	double lo, hi;
-	TEST_CHECK(stats_median_ci(&one, 1, 1.5, &lo, &hi, NULL) == -1, "level 1.5 must fail");
-	TEST_CHECK(stats_median_ci(&one, 0, 0.95, &lo, &hi, NULL) == -1, "n=0 must fail");
+	TEST_CHECK(stats_median_ci(&one, 1, 1.5, &lo, &hi, NULL) == HCLOCK_EINVAL, "level 1.5 must fail");
+	TEST_CHECK(stats_median_ci(&one, 0, 0.95, &lo, &hi, NULL) == STATS_TOO_FEW, "n=0 has no result");
 	/* huge n: the interval search is O(sqrt(n)) and must stay inside the array */
 	size_t n = 4000000;
 	double *x = malloc(n * sizeof(*x));

@@ -82,8 +82,8 @@ int main(void)
 	struct lm m = {0, 0, 0};
 	int64_t x[2] = {5, 5};
 	double y[2] = {1, 2};
-	TEST_CHECK(linreg_fit(x, y, 1, &m) == -1, "one point must not fit");
-	TEST_CHECK(linreg_fit(x, y, 2, &m) == -1, "equal x must not fit");
+	TEST_CHECK(linreg_fit(x, y, 1, &m) == LINREG_TOO_FEW, "one point must not fit");
+	TEST_CHECK(linreg_fit(x, y, 2, &m) == LINREG_TOO_FEW, "equal x must not fit");
 	/* two points fit exactly and say nothing about the slope's error */
 	int64_t x2[2] = {0, 1000};
 	struct linreg_info info;

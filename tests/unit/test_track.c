@@ -372,7 +372,7 @@ int main(int argc, char **argv)
 	t = track_create(&p);
 	int64_t x;
 	double off, ex = -1;
-	TEST_CHECK(track_last_offset(t, &x, &off, &ex) == -1, "an offset from nothing");
+	TEST_CHECK(track_last_offset(t, &x, &off, &ex) == TRACK_EMPTY, "an offset from nothing");
 	TEST_CHECK(track_add(t, 0, 1000, 1500, 1600, 2100) == 0, "add"); /* rtt 1000 */
 	TEST_CHECK(track_add(t, 1, 5000, 6000, 6100, 8100) == 0, "add"); /* rtt 3000 */
 	TEST_CHECK(track_add(t, 1, 9000, 10000, 10100, 12100) == 0, "add");
