@@ -8,6 +8,9 @@
 # 0.75 us: 14 of 16 launches once, 2 of 12 another time; bound, 0 of 28).
 # HCLOCK_MPIEXEC_ARGS adds launcher arguments (measurements: bench/oversub-accuracy --args;
 # a -bind-to there replaces this one); HCLOCK_NO_CGROUP=1 leaves MPICH's ranks ungrouped.
+# HCLOCK_TEST_NET=tcp runs the ranks' messages over the kernel's TCP stack instead of shared
+# memory (Open MPI: --mca pml ob1 --mca btl tcp,self; round trips of ~8-30 us with a jittery
+# tail instead of ~1 us): the test bed of the MPI-over-TCP tests (mpi_tcp_*).
 # mpirun.sh --grouping MPIEXEC prints how MPICH's ranks would share cores: "cgroup DIR",
 # "autogroup off", "not root-grouped" (all fine) or "sessions" (each rank its own scheduling
 # group; see below); CMake picks the MPICH floors by it.
@@ -67,8 +70,10 @@ shift 2
 t=${HCLOCK_TEST_TIMEOUT:-120}
 if "$mpiexec" --version 2>&1 | grep -q -i -E 'open ?mpi|openrte'; then
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	net="--mca btl self,vader,tcp"
+	[ "$HCLOCK_TEST_NET" = tcp ] && net="--mca pml ob1 --mca btl tcp,self"
 	exec timeout -k 5 "$t" "$mpiexec" --oversubscribe --mca mpi_yield_when_idle 1 \
-		--mca btl self,vader,tcp $HCLOCK_MPIEXEC_ARGS -np "$np" "$@"
+		$net $HCLOCK_MPIEXEC_ARGS -np "$np" "$@"
 fi
 bind="-bind-to core"
 case " $HCLOCK_MPIEXEC_ARGS " in *" -bind-to "* | *" -binding "*) bind= ;; esac
