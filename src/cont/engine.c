@@ -76,6 +76,7 @@ struct engine {
 	uint64_t busy_events;    /* events when it looked last */
 	int64_t poll_ns;         /* the next nap while an exchange waits, ns */
 	int stopped;
+	int mute;                /* test hook (HCLOCK_FAULT at=mute): answer no ping */
 	uint64_t events;         /* messages handled (the driver spins while they come) */
 	/* as a child */
 	int parent;              /* -1: none (root or follower) */
@@ -144,6 +145,10 @@ static void on_ping(struct engine *e, int src, const struct ping *in, int64_t t2
 		*spin_until = t2;
 		return;
 	}
+	if (!e->mute && fault_hit(FAULT_MUTE))
+		e->mute = 1;
+	if (e->mute)
+		return;
 	struct pong out = {in->exch, in->k, t2, 0, {0, 0, 0}, bound_unknown()};
 	cont_state_target(e->st, &out.tp, &out.bp);
 	out.t3_ns = base_now(e);

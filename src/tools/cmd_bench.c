@@ -391,6 +391,8 @@ static int run(struct run *r, hclock_sync *sync)
 	if (src && !rc)
 		mpitool_error(r->t, "%s", hclock_last_error());
 	rc = rc ? rc : src;
+	struct mpitool_cont cs;
+	mpitool_cont_report(r->t, sync, &cs); /* a clock whose exchanges failed: one line */
 	if (r->p.comm != MPI_COMM_NULL)
 		MPI_Comm_free(&r->p.comm);
 	hclock_clock_free(g);

@@ -59,6 +59,7 @@ struct run {
 	double sync_s;
 	uint64_t pingpongs_max, rounds;
 	struct check_point pt[MAX_WAITS];
+	struct mpitool_cont cont; /* the continuous clock's exchanges (rank 0) */
 };
 
 /* some check of some run saw error bounds (a hull-learned clock) */
@@ -78,9 +79,17 @@ static void print_json(const char *spec, int p, const struct run *runs, int nrun
 	printf("{\"tool\":\"hclock check\",\"sync\":\"%s\",\"nprocs\":%d,\"runs\":[", spec, p);
 	for (int i = 0; i < nruns; i++) {
 		const struct run *r = &runs[i];
-		printf("%s{\"sync_duration_s\":%.9f,\"pingpongs_max\":%llu,\"rounds\":%llu,\"checks\":[",
+		printf("%s{\"sync_duration_s\":%.9f,\"pingpongs_max\":%llu,\"rounds\":%llu,",
 		       i ? "," : "", r->sync_s, (unsigned long long)r->pingpongs_max,
 		       (unsigned long long)r->rounds);
+		if (r->cont.have)
+			printf("\"cont\":{\"exchanges_min\":%llu,\"exchanges_max\":%llu,"
+			       "\"timeouts\":%llu,\"failed_processes\":%d,\"thread_cpu_max_s\":%.6f},",
+			       (unsigned long long)r->cont.exchanges_min,
+			       (unsigned long long)r->cont.exchanges_max,
+			       (unsigned long long)r->cont.timeouts, r->cont.failed,
+			       r->cont.thread_cpu_max_s);
+		printf("\"checks\":[");
 		for (int w = 0; w < nwaits; w++) {
 			const struct check_point *c = &r->pt[w];
 			printf("%s{\"after_s\":%g,\"max_abs_offset_s\":%.12g,\"mean_abs_offset_s\":%.12g,"
@@ -149,6 +158,15 @@ static void print_table(const char *spec, int p, const char *clockdesc, const st
 				printf(" %10s", c->truth_in_bounds ? "yes" : "NO");
 			printf("\n");
 		}
+	for (int i = 0; i < nruns; i++)
+		if (runs[i].cont.have)
+			printf("run %d: continuous clock: %llu-%llu exchanges per process, %llu timeouts%s, "
+			       "thread CPU %.3f s at most\n", i + 1,
+			       (unsigned long long)runs[i].cont.exchanges_min,
+			       (unsigned long long)runs[i].cont.exchanges_max,
+			       (unsigned long long)runs[i].cont.timeouts,
+			       runs[i].cont.failed ? " (some processes made no exchange)" : "",
+			       runs[i].cont.thread_cpu_max_s);
 }
 
 /* cmd_check's own options */
@@ -261,6 +279,7 @@ static int run_one(struct mpitool *t, hclock_sync *s, const struct check_cli *k,
 	int src = hclock_sync_stop(s);
 	if (src && !rc)
 		mpitool_error(t, "%s", hclock_last_error());
+	mpitool_cont_report(t, s, &run->cont);
 	rc = rc ? rc : src;
 	hclock_clock_free(g);
 	return rc;

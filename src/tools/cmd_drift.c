@@ -318,6 +318,8 @@ int cmd_drift(int argc, char **argv)
 		if (src && !rc)
 			mpitool_error(&t, "%s", hclock_last_error());
 		rc = rc ? rc : src;
+		struct mpitool_cont cs;
+		mpitool_cont_report(&t, s, &cs); /* a clock whose exchanges failed: one line */
 	}
 	if (!rc && t.rank == 0) {
 		for (int r = 0; r < t.size; r++)

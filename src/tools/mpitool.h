@@ -21,6 +21,20 @@ struct mpitool {
 /* MPI_Init and rank/size. */
 void mpitool_init(struct mpitool *t, const char *name, const char *default_sync, int *argc,
                   char ***argv);
+/* What the continuous clock's exchanges did over all processes of the run (rank 0's copy). */
+struct mpitool_cont {
+	int have;              /* 1 for a continuous sync (else the rest is 0) */
+	uint64_t exchanges_min, exchanges_max; /* over the processes that exchange with a parent */
+	uint64_t timeouts;     /* summed over all processes */
+	double thread_cpu_max_s; /* the busiest background thread's CPU time, s (-1: none) */
+	int failed;            /* processes whose exchanges all timed out: they ran on the
+	                          one-shot model, bounds going stale */
+	int failed_rank;       /* the first of them (MPI_COMM_WORLD rank), -1 none */
+};
+/* Collective over MPI_COMM_WORLD, after the sync's stop: gather hclock_sync_stats; on rank 0
+ * fill *c and, when a process's exchanges all failed, print one warning line naming it. A
+ * one-shot sync: c->have = 0, nothing printed. */
+void mpitool_cont_report(const struct mpitool *t, const hclock_sync *s, struct mpitool_cont *c);
 /* Print this rank's warnings of the last sync (hclock_sync_warnings), one
  * "NAME: warning: ..." line each on stderr (every rank its own). */
 void mpitool_warnings(const struct mpitool *t, const hclock_sync *s);

@@ -9,7 +9,8 @@
 #include "util/parse.h"
 
 static const char *const names[FAULT_NPOINTS] = {"alloc", "exchange", "fit", "agree",
-                                                    "cont", "op", "store", "collect"};
+                                                    "cont", "op", "store", "collect",
+                                                    "mute"};
 
 int fault_armed;
 static int initialised, fired;

@@ -11,6 +11,8 @@
  *   agree     the final agreement on the result
  *   cont      an exchange of a running continuous clock (counted on the child's side, in
  *             whichever thread drives it): the engine stops and hclock_sync_stop reports it
+ *   mute      a ping a running continuous clock's parent receives: from this one on it
+ *             answers none (its children's exchanges time out; the tools warn)
  *   op        a call of hclock bench's or imbalance's operation: reported failed (an MPI
  *             error) after it completed
  *   store     hclock bench storing a repetition runs out of memory
@@ -26,7 +28,7 @@
 #include <stddef.h>
 
 enum fault_point { FAULT_ALLOC, FAULT_EXCHANGE, FAULT_FIT, FAULT_AGREE, FAULT_CONT, FAULT_OP,
-                   FAULT_STORE, FAULT_COLLECT, FAULT_NPOINTS };
+                   FAULT_STORE, FAULT_COLLECT, FAULT_MUTE, FAULT_NPOINTS };
 
 extern int fault_armed; /* HCLOCK_FAULT names this process (set by fault_init) */
 
