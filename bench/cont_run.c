@@ -1,5 +1,5 @@
 /*
- * cont_run.c - one launch of the continuous clock's benchmark (issue 11; bench/cont drives it).
+ * cont_run.c - one launch of the continuous clock's benchmark (bench/cont drives it).
  *
  *   cont_run --emulate SPEC [--cont SPEC] [--oneshot SPEC] [--seconds D] [--probe-ms P]
  *            [--reads N] [--load none|allreduce|pingpong] [--csv FILE]

@@ -1,8 +1,8 @@
 /*
  * read_cost.c - what reading a global clock costs against a raw read of its base clock.
  * For each base clock: ns per hclock_now() of the base, of a one-model global clock (HCA3's
- * result) and of a two-model nest (h2's inter + intra), of a continuous clock (issue 11:
- * the seqlocked, slewed read function; hclock_now and hclock_read with its bounds), and of
+ * result) and of a two-model nest (h2's inter + intra), of a continuous clock (the
+ * seqlocked, slewed read function; hclock_now and hclock_read with its bounds), and of
  * the bare source (clock_gettime / rdtsc) for reference. Best of BATCHES batches of N reads
  * each.
  */

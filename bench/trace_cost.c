@@ -1,6 +1,6 @@
 /*
- * trace_cost.c - what hclock trace costs a program (issue 12; bench/trace runs it twice, with
- * and without the tracer, and subtracts).
+ * trace_cost.c - what hclock trace costs a program (bench/trace runs it twice, with and
+ * without the tracer, and subtracts).
  *
  *   mpirun -np 2 trace_cost [CALLS [ALLREDUCES]]
  *

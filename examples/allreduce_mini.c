@@ -1,6 +1,6 @@
 /*
- * allreduce_mini.c - a mini application with AMG2013's communication profile (seed 000,
- * Section V.C): most of its MPI time in 8-byte MPI_Allreduce calls (the solver's dot
+ * allreduce_mini.c - a mini application with AMG2013's communication profile (Hunold &
+ * Carpen-Amarie, Section V.C): most of its MPI time in 8-byte MPI_Allreduce calls (the solver's dot
  * products and norms), between compute phases of uneven length, plus a small halo exchange
  * with both ring neighbours. The input of hclock trace's tests and of the Gantt chart.
  *

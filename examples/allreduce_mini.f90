@@ -1,5 +1,5 @@
-! allreduce_mini.f90 - the Fortran twin of allreduce_mini.c's core (issue 12): what hclock
-! trace sees of a Fortran MPI program. Each iteration: one 8-byte MPI_Allreduce (a sum) and
+! allreduce_mini.f90 - the Fortran twin of allreduce_mini.c's core: what hclock trace
+! sees of a Fortran MPI program. Each iteration: one 8-byte MPI_Allreduce (a sum) and
 ! one MPI_Sendrecv with both ring neighbours. Rank 0 prints one checksum line that depends
 ! only on the arithmetic.
 !

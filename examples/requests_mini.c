@@ -1,6 +1,6 @@
 /*
  * requests_mini.c - a small MPI program that makes known numbers of every kind of request
- * hclock trace follows (issue 12): persistent sends (MPI_Send/Ssend/Bsend/Rsend_init) and
+ * hclock trace follows: persistent sends (MPI_Send/Ssend/Bsend/Rsend_init) and
  * receives (MPI_Recv_init) started by MPI_Start/MPI_Startall, nonblocking collectives,
  * matched probes (MPI_Mprobe/Mrecv, MPI_Improbe/Imrecv), MPI_Request_free and MPI_Cancel.
  * The input of trace_test.py's "requests" case.

@@ -1,9 +1,10 @@
 /*
- * sync_star.c - the worked example of docs/architecture.md ("Adding a family member"): a sync
- * algorithm "star" where the root measures every client's offset once (an offset-only JK).
- * To add it to hclock, copy this file to src/sync/star.c and add the line SYNC_TYPE(star) to
- * src/sync/types.def. The build compiles it here against the internal headers so that the
- * text in the docs stays code that compiles (tests/tool/doc_blocks.py checks the docs' copy).
+ * sync_star.c - the worked example of docs/architecture.md ("Families: adding a member is
+ * one file and two lines"): a sync algorithm "star" where the root measures every client's
+ * offset once (an offset-only JK). To add it to hclock, copy this file to src/sync/star.c
+ * and add the line SYNC_TYPE(star) to src/sync/types.def. The build compiles it here against
+ * the internal headers so that the text in the docs stays code that compiles
+ * (tests/tool/doc_blocks.py checks the docs' copy).
  */
 #include <stdlib.h>
 #include "sync/sync.h"

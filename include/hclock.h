@@ -149,7 +149,8 @@ HCLOCK_API int hclock_model_offset(hclock_clock *inner, double offset_ns, hclock
 
 /*
  * Serialize a clock (the whole nesting: base clock description and every model above it)
- * into a flat, versioned, little-endian byte buffer (the paper's flatten_clock).
+ * into a flat, versioned, little-endian byte buffer (flatten_clock of Hunold &
+ * Carpen-Amarie).
  * *buf is malloc'ed and owned by the caller; *len its length in bytes.
  */
 HCLOCK_API int hclock_clock_flatten(const hclock_clock *clk, void **buf, size_t *len);

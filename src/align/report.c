@@ -1,7 +1,8 @@
 /*
  * report.c - what hclock align tells: the per-node table or JSON object, the bounds at every
  * event as CSV, and an SVG plot of the accuracy band and broadcast differential delays over
- * time (like Fig. 6 of the paper). Reads the engine's results, computes nothing new.
+ * time (like Fig. 6 of Poirier, Roy & Dagenais). Reads the engine's results, computes
+ * nothing new.
  */
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * clock.c - the clock family's wrapper: factory, reference counting, chains, and the flat
- * serialized form (flatten_clock / unflatten_clock of the paper, Alg. 3).
+ * serialized form (flatten_clock / unflatten_clock of Hunold & Carpen-Amarie, Alg. 3).
  *
  * Serialized form, little endian:
  *   "HCLK" | u16 version (2) | u16 nlayers | layers from the base outwards, each:

@@ -17,7 +17,8 @@
  * Adaptive period: the offset the old line projects for the new exchange is compared with
  * the one measured; beyond `threshold` the period halves (down to min), after `streak`
  * exchanges within it it doubles (up to max). The comparison is made by the child, which
- * holds both numbers (the paper's reference compares; the same test, one message less).
+ * holds both numbers (in Liao, Martonosi & Clark the reference compares; the same test, one
+ * message less).
  */
 #include <math.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /*
- * cont.h - the continuous clock: a global clock whose model is replaced while it is read
- * (issue 11). Its reading is one published read function of the base clock, kept in a
- * seqlock (struct cont_state) that one writer updates and any number of readers, in any
- * thread and even in other processes (shared memory), read without a lock.
+ * cont.h - the continuous clock: a global clock whose model is replaced while it is read.
+ * Its reading is one published read function of the base clock, kept in a seqlock
+ * (struct cont_state) that one writer updates and any number of readers, in any thread and
+ * even in other processes (shared memory), read without a lock.
  *
  * The read function. The writer keeps a target model T (base time -> the reference's time,
  * a linear map with its strict bound, numerics/bound.h). When a new T' arrives at base time

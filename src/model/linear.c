@@ -1,5 +1,5 @@
 /*
- * linear.c - linear clock model (the paper's GLOBALCLOCKLM):
+ * linear.c - linear clock model (GLOBALCLOCKLM of Hunold & Carpen-Amarie, Alg. 1):
  *   t_out = t_in + intercept_ns + slope * (t_in - x0_ns)
  * Kept relative to x0 so that only a difference of timestamps becomes a double.
  */

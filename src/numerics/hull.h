@@ -22,8 +22,8 @@
  * below it. A ping-pong started on X gives one of each: (t1, t2) up and (t4, t3) down, with
  * t1/t4 the send/receive on X and t2/t3 the receive/send on Y.
  *
- * For the online users to come (a sync "hull learner" of ping-pongs, issue 10; a continuous
- * clock with sliding windows, issue 11):
+ * For online users (the sync's hull learner of ping-pongs, hull_learner.h; the continuous
+ * clock's sliding windows, track.h):
  *  - hull_lower/hull_upper are batch, O(n) on sorted points; a learner that adds ping-pongs
  *    in time order can keep only the hulls and rebuild them from hull + new points (the
  *    hull of a set is the hull of its hull and any additions), so its memory stays O(h).

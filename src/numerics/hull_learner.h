@@ -4,7 +4,7 @@
  * valid lines of LP 5, Duda's bisector, LP 6 for the bounds at any time; the
  * online view of "Continuous Clock Synchronization for Accurate Performance Measurements":
  * the messages of lowest delay pin the intercept, the tangent between the hulls the slope).
- * The first step of issue 10: numerics only, no MPI.
+ * Numerics only, no MPI.
  *
  * X is the local clock (the client), Y the reference. A message X -> Y (an "up" point: send
  * time on X, receive time on Y) lies on or above the true relation Y = f(X), a message
@@ -63,9 +63,9 @@ struct hull_learner_fit {
 	                           margin line; valid itself when OK, the fallback when INTERSECT);
 	                           zero model (TOO_FEW) */
 	struct lm cmax, cmin;   /* the valid lines of largest and smallest slope (LP 5, C_B^max
-	                           and C_B^min of the paper) as offset models; OK only. They cross
-	                           inside the data; the interval at x is wider than the two lines
-	                           there (hull_learner_eval) */
+	                           and C_B^min of Poirier, Roy & Dagenais) as offset models; OK
+	                           only. They cross inside the data; the interval at x is wider
+	                           than the two lines there (hull_learner_eval) */
 	double slope_width;     /* cmax.slope - cmin.slope (dimensionless, >= 0; OK only): the
 	                           rate at which the interval widens away from the data, ns/ns */
 	double gap_ns;          /* largest vertical gap between the hulls, ns; < 0 when they
@@ -84,9 +84,10 @@ struct hull_learner_fit {
 /*
  * Which valid line is the estimate (est, hull_learner_eval). Both lie inside the bounds; they
  * differ in how fast they converge (tests/unit/test_hull_learner.c prints the figures):
- *  - BISECTOR, Duda's bisector of cmax and cmin (the paper's estimate): its slope follows the
- *    first and last near-minimal messages of each direction, so it converges slowly, slower
- *    than least squares through min-filtered fit points at 100 and more exchanges;
+ *  - BISECTOR, Duda's bisector of cmax and cmin (Poirier, Roy & Dagenais's estimate): its
+ *    slope follows the first and last near-minimal messages of each direction, so it
+ *    converges slowly, slower than least squares through min-filtered fit points at 100 and
+ *    more exchanges;
  *  - CENTER, the widest-gap line: the slope at which the hulls lie farthest apart, halfway
  *    between them. Hull edges between near-minimal messages have the true slope, so it
  *    converges faster than that regression from 100 exchanges on (median error 3-50x

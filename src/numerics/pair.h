@@ -9,11 +9,11 @@
  * coordinates itself. A fit is read-only after pair_fit: any number of threads may call
  * pair_eval on one fit, each pair_eval_next with its own cursor.
  *
- * For the online users to come (issues 10 and 11): pair_fit is batch and rewrites its input
- * arrays in place (copy them to keep them); a learner that refits as ping-pongs arrive can
- * pass the hull vertices plus the new points instead of every point (one segment's lines and
- * bounds depend on its hulls only; segments and the weight need every point). A fit costs
- * O(n) plus O(h log h) per segment. A one-line fit as a clock model (numerics/linreg.h,
+ * For online use: pair_fit is batch and rewrites its input arrays in place (copy them to
+ * keep them); a learner that refits as ping-pongs arrive can pass the hull vertices plus the
+ * new points instead of every point (one segment's lines and bounds depend on its hulls
+ * only; segments and the weight need every point). A fit costs O(n) plus O(h log h) per
+ * segment. A one-line fit as a clock model (numerics/linreg.h,
  * offset = Y - X = intercept_ns + slope (X - x0_ns)): x0_ns = xbase, slope = a1 - 1,
  * intercept_ns = (ybase - xbase) + a0, the difference taken in int64 first.
  */

@@ -1,7 +1,7 @@
 /*
- * track.h - one pair of clocks learned continuously over a sliding window (issue 11): the
- * per-pair learner of the continuous clock (seed 002, Sections 3-4 and Fig. 4-5: both
- * directions' convex hulls over a window of recent exchanges).
+ * track.h - one pair of clocks learned continuously over a sliding window: the per-pair
+ * learner of the continuous clock (the continuous-sync poster, Sections 3-4 and Fig. 4-5:
+ * both directions' convex hulls over a window of recent exchanges).
  *
  * X is the local clock (the client), Y the parent's. An exchange is a few ping-pongs
  * started on X: t1 send on X, t2 receive on Y, t3 send on Y, t4 receive on X (absolute ns
@@ -27,8 +27,8 @@
  *    hulls see a step only once it has bent the offsets by a round trip; the residual test
  *    sees it sooner: when the latest two exchanges both lie more than step_ns (with
  *    `waits`, plus three times the others' robust scatter) off the fitted line, on the same
- *    side, the older half is dropped too (chrony's regression drops its oldest samples on a failed runs
- *    test for the same reason);
+ *    side, the older half is dropped too (chrony's regression drops its oldest samples on a
+ *    failed runs test for the same reason);
  *  - the bound, strict under one stated assumption: from the latest exchange on, the true
  *    rate difference stays within `drift` of the estimate's slope, or of a slope the
  *    window's hulls leave valid. The interval at the latest exchange's fastest ping-pong

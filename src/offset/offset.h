@@ -48,7 +48,7 @@ struct offset_alg {
 /* One line of the family's table. */
 struct offset_type {
 	const char *name; /* as written in a spec: "skampi" */
-	const char *help; /* one line for --help, error lines and the README */
+	const char *help; /* one line for --help, error lines and `hclock specs` */
 	const struct offset_ops *ops;
 	size_t size;      /* bytes of its state, which starts with struct offset_alg (0: just
 	                     that); offset_create allocates it zeroed */

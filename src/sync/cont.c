@@ -32,7 +32,7 @@ struct cont_sync {
 	int have_last;
 };
 
-/* The keys, their defaults and limits (README "Continuous clock" explains the choices). */
+/* The keys, their defaults and limits (docs/continuous.md explains the choices). */
 static const struct cont_cfg defaults = {
 	.window_s = 2, .min_s = 0.025, .max_s = 0.125, .threshold_ns = 100, .streak = 4,
 	.slew = 500e-6, .drift = 5e-6, .pingpongs = 8, .stale_s = 0, .thread = 1,

@@ -2,9 +2,10 @@
  * spec.h - the sync spec parser's state and the helpers every algorithm's own parser uses
  * (no MPI here). A spec is a name from the sync table (sync/types.def) followed by that
  * algorithm's arguments, which its file parses itself:
- *   spec := NAME ARGS        e.g. hca3/100/skampi/20/span=0.3, h2(hca3/10/skampi/5,prop)
- * Tokens end at / , ( ) or the end. Numbers and durations follow util/parse.h (a bare
- * number of seconds, or a unit).
+ *   spec := NAME ARGS        e.g. hca3/100/skampi/20/span=0.3, h2(hca3/10/skampi/5,prop),
+ *                            cont(h2(hca3/100/hull/20,prop),window=4s)
+ * (the whole grammar: hclock_sync_create in hclock.h). Tokens end at / , ( ) or the end.
+ * Numbers and durations follow util/parse.h (a bare number of seconds, or a unit).
  */
 #ifndef HCLOCK_SYNC_SPEC_H
 #define HCLOCK_SYNC_SPEC_H
@@ -16,7 +17,7 @@ struct hclock_sync;
 struct spec_parser {
 	const char *s; /* whole input */
 	const char *p; /* position */
-	int depth;     /* nesting inside h2(...)/h3(...) */
+	int depth;     /* nesting inside h2(...)/h3(...)/cont(...) */
 };
 
 /* Length of the token at p. */

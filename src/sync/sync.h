@@ -63,7 +63,7 @@ void sync_warn(struct hclock_sync *s, const char *fmt, ...) __attribute__((forma
 struct sync_type {
 	const char *name;  /* the spec's first token: "hca3" */
 	const char *usage; /* the spec's form: "hca3/NFIT/OFF/N[/ri][/span=S]" */
-	const char *help;  /* one line for --help, error lines and the README */
+	const char *help;  /* one line for --help, error lines and `hclock specs` */
 	int level_only;    /* only as a lower level of h2/h3 (prop) */
 	/* Parse the arguments after the name (ps is just past it), create the algorithm and
 	 * write its canonical spec into (*out)->spec. On error *out may hold a partly built
@@ -99,7 +99,8 @@ struct learning_sync {
 };
 #define LEARNER(sync) (&container_of(sync, struct learning_sync, s)->L)
 #define LEARNER_ARGS "/NFIT/OFF/N[/ri][/span=S]"
-/* Parse "/NFIT/OFF/N[/ri][/span=S]" after name and create a learning algorithm with ops. */
+/* Parse "/NFIT/OFF/N[/ri][/span=S]" after name (ri and span=S in either order, each at most
+ * once) and create a learning algorithm with ops. */
 int learning_sync_parse(struct spec_parser *ps, const char *name, const struct sync_ops *ops,
                         struct hclock_sync **out);
 void learning_sync_destroy(struct hclock_sync *s);

@@ -18,7 +18,7 @@ int cmd_trace(int argc, char **argv);
 int cmd_gantt(int argc, char **argv);
 
 #include <stdio.h>
-/* The sync, offset and clock tables as text (for --help) or markdown (the README's). */
+/* The sync, offset and clock tables as text (for --help) or markdown (docs/check.md's). */
 void specs_print(FILE *f, int markdown);
 
 #endif

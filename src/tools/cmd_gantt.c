@@ -1,5 +1,5 @@
 /*
- * cmd_gantt.c - hclock gantt: seed 000's Fig. 10 from a trace of hclock trace (issue 12).
+ * cmd_gantt.c - hclock gantt: Fig. 10 of Hunold & Carpen-Amarie from a trace of hclock trace.
  *
  *   hclock gantt TRACE_DIR --op allreduce [--from S --to S] [--raw] -o FILE.svg
  *
@@ -27,8 +27,9 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: hclock gantt TRACE_DIR --op OP [--from S --to S] [--raw] -o FILE.svg\n"
-	        "Per-rank bars of one MPI operation from a trace of hclock trace (seed 000's\n"
-	        "Fig. 10): on the global clock, and with --raw also on the raw local clocks.\n\n"
+	        "Per-rank bars of one MPI operation from a trace of hclock trace (Fig. 10 of\n"
+	        "Hunold & Carpen-Amarie): on the global clock, and with --raw also on the raw\n"
+	        "local clocks.\n\n"
 	        "  --op OP            the call to draw: allreduce, MPI_Allreduce, barrier, send...\n"
 	        "  --from S, --to S   the window, seconds since the trace's first event (default:\n"
 	        "                     around rank 0's middle call of OP and the eight after it)\n"

@@ -1,7 +1,7 @@
 /*
  * cmd_specs.c - hclock specs: the families hclock is built from, printed from their tables
- * (sync algorithms, offset estimators, base clocks), as text or as the README's markdown
- * tables. No MPI.
+ * (sync algorithms, offset estimators, base clocks), as text or as the markdown tables of
+ * docs/check.md. No MPI.
  */
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /*
  * cmd_trace.c - hclock trace: run an unmodified MPI program with libhclock_trace preloaded,
- * then turn the raw records into the outputs (issue 12).
+ * then turn the raw records into the outputs.
  *
  *   mpirun -np P hclock trace [-o DIR] [--sync SPEC] [--emulate SPEC] [--filter LIST]
  *                             [--buffer N] [--event-truth] -- PROGRAM [ARGS...]

@@ -1,5 +1,5 @@
 /*
- * merge.h - the tracer's raw files read back and put together (issue 12), MPI-free: what
+ * merge.h - the tracer's raw files read back and put together, MPI-free: what
  * `hclock trace` does after the program ended (and `hclock trace --convert DIR` after a
  * program that died).
  *

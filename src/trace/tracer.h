@@ -1,5 +1,5 @@
 /*
- * tracer.h - libhclock_trace's runtime (issue 12), used by the wrappers: the generated ones
+ * tracer.h - libhclock_trace's runtime, used by the wrappers: the generated ones
  * (trace_wrappers.c: enter/leave only) and the hand-written ones (calls.c: Init, Finalize,
  * messages, collectives, communicators, request completion).
  *

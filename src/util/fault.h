@@ -1,5 +1,5 @@
 /*
- * fault.h - fault injection, for tests only (documented in the README as test-only).
+ * fault.h - fault injection, for tests only (docs/library.md, "Fault injection").
  *
  *   HCLOCK_FAULT=rank=R,at=POINT[,k=K]
  *

@@ -1,5 +1,5 @@
 /*
- * record.h - the tracer's raw per-process file (issue 12): what libhclock_trace writes while
+ * record.h - the tracer's raw per-process file: what libhclock_trace writes while
  * the program runs, `hclock trace` turns into OTF2 and Perfetto afterwards and `hclock align`
  * reads as its format "raw" (align/reader_raw.c). Its vocabulary is rec_* and REC_*: a
  * record, its kind, the header and trailer of the file; `struct rec_file` is one file located

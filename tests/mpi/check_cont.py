@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """check_cont.py HCLOCK MPIRUN MPIEXEC - after a 3.8 ppm frequency step the continuous clock
-stays right while the one-shot one drifts away (issue 11). For each seed, the same emulation
+stays right while the one-shot one drifts away. For each seed, the same emulation
 (100 ppm skew, the step 1 s after the sync) is checked with a one-shot spec and with
 cont(...) of it, driven by its thread and by hclock check's progress calls while it waits
 (drive=progress), 4 s after the sync: the one-shot true error must exceed 2 us (the step's

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """check_cont_scenario.py CONT_RUN MPIRUN MPIEXEC NP - the short version of the continuous
-clock's benchmark scenarios (bench/cont; issue 11): NP = 2 is scenario A, NP = 4 scenario B
+clock's benchmark scenarios (bench/cont): NP = 2 is scenario A, NP = 4 scenario B
 (two emulated nodes of two ranks, h2 with prop). 100 ppm skew, 0.2 ppm wander, a 3.8 ppm
 frequency step 6 s after the epoch, 14 s of probes every 50 ms, 2 million reads from two
 threads on every rank outside the reference's node. Per seed:
@@ -57,8 +57,8 @@ for seed in (1, 5):
     cont = statistics.median(abs(float(r["cont_err_ns"])) for r in late) if late else float("nan")
     one = statistics.median(abs(float(r["oneshot_err_ns"])) for r in late) if late else float("nan")
     # MPICH with more ranks than cores: its exchanges stall (round trips of 0.1-0.6 ms), the
-    # bounds hold but the estimates are microseconds off (README, issue 11's note): the
-    # accuracy is printed, not asserted there
+    # bounds hold but the estimates are microseconds off: the accuracy is printed, not
+    # asserted there
     stalls = np_ > (os.cpu_count() or 1) and "mpich" in os.path.basename(mpiexec)
     if not stalls and (not late or not (cont < one / 10 and cont < 1000)):
         problems.append(f"from 3 s after the step: continuous median {cont:.0f} ns, one-shot {one:.0f} ns")

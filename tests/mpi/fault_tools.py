@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """fault_tools.py HCLOCK MPIRUN_SH MPIEXEC - the MPI tools under injected faults and
-mismatched launches (issue 9): one rank fails (HCLOCK_FAULT) in each position at each point,
+mismatched launches: one rank fails (HCLOCK_FAULT) in each position at each point,
 or the ranks get different options (an MPMD launch, a per-rank environment variable). Every
 rank must exit, all with the same code (non-zero where the fault fires), the tool must print
 exactly one line, and nothing may hang (mpirun.sh's timeout)."""

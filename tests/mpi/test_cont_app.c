@@ -1,5 +1,5 @@
 /*
- * test_cont_app.c - the continuous clock inside an application (issue 11).
+ * test_cont_app.c - the continuous clock inside an application.
  *   test_cont_app single   MPI initialised with MPI_THREAD_SINGLE: cont(...) with its thread is
  *                      refused on every rank with one line naming MPI_THREAD_MULTIPLE, and
  *                      drive=progress works

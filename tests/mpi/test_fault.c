@@ -139,7 +139,7 @@ static void offset_cases(hclock_clock *base)
 		fails++;
 }
 
-/* The continuous clock (issue 11), driven by the application's progress calls and by its
+/* The continuous clock, driven by the application's progress calls and by its
  * thread: a fault at start (in the one-shot sync or the engine's set-up) fails the run on
  * every rank alike; a fault in a running exchange (at=cont) stops that process's engine and
  * hclock_sync_stop then reports the same line on every rank; the clock stays readable. */

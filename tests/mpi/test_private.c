@@ -1,5 +1,5 @@
 /*
- * test_private.c - hclock's messages never meet the application's (issue 9, section 2).
+ * test_private.c - hclock's messages never meet the application's.
  * Every rank posts a receive with MPI_ANY_SOURCE / MPI_ANY_TAG on the communicator it gives
  * hclock (a duplicate of MPI_COMM_WORLD, freed at the end with hclock's private one), then
  * hclock syncs (flat and h2), measures offsets and harmonizes on it. None of hclock's

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""apps_test.py APP HCLOCK MPIRUN_SH MPIEXEC - hclock trace (issue 12) on real MPI programs from
+"""apps_test.py APP HCLOCK MPIRUN_SH MPIEXEC - hclock trace on real MPI programs from
 Debian's packages. APP:
   lammps   lmp with LAMMPS's shipped 3d Lennard-Jones melt (examples/melt/in.melt)
   hpcc     the HPC Challenge suite with a small input (N=500, a 1 x 2 grid)
@@ -28,7 +28,8 @@ EMU = "offset=1,skew=100e-6,noise=20e-9,seed=11"
 # LAMMPS with hclock trace's default clock (the continuous one, driven by the program's own
 # MPI calls); HPCC with the one-shot h2: its continuous clock, across compute phases of
 # seconds without an MPI call and with the core shared, ended 1-10 of 17,500 messages
-# inverted in 3 of 6 runs (0.02-0.4 us off; intranode messages take ~0.5 us), README.
+# inverted in 3 of 6 runs (0.02-0.4 us off; intranode messages take ~0.5 us): docs/results.md,
+# "hclock trace".
 # HCLOCK_APPS_SYNC sets the spec for both ("default": hclock trace's own).
 ONESHOT = "h2(hca3/100/hull/20/span=0.3,prop)"
 SYNC = os.environ.get("HCLOCK_APPS_SYNC", ONESHOT if app == "hpcc" else "default")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""trace_test.py CASE HCLOCK MPIRUN_SH MPIEXEC MINI [LIB] - hclock trace (issue 12) on the mini
+"""trace_test.py CASE HCLOCK MPIRUN_SH MPIEXEC MINI [LIB] - hclock trace on the mini
 application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c). CASE:
   basic     2 ranks: traced output equals untraced output, exit 0; trace.json parses, every
             rank has its 4 x ITER MPI_Allreduce slices and the halo messages as flow arrows

@@ -172,7 +172,7 @@ static void test_bounds(unsigned long long seed0)
 		ratio[k] = (hi - lo) / 2 / f.rtt_min_ns;
 		if (ratio[k] > ratio_max)
 			ratio_max = ratio[k];
-		/* the target is half-width <= 1 x rtt_min; with sharp minima it nears 1/2 */
+		/* the target is half-width <= 1 x rtt_min; with sharp minima it nears 1/2 */
 		TEST_CHECK(ratio[k] <= 0.6, "half-width %.1f ns at the end, rtt_min %lld ns",
 		           (hi - lo) / 2, (long long)f.rtt_min_ns);
 		free(e);
