@@ -30,6 +30,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -475,10 +476,22 @@ static int add_source(bt_graph *g, const bt_component_class_source *cls, const c
 	return r;
 }
 
+/* babeltrace2's ctf plugin, loaded once and kept for the life of the process (loading is
+ * costly, and a plugin unloaded after a failed read leaves its leaks unattributable) */
+static const bt_plugin *ctf_plugin;
+static pthread_once_t ctf_once = PTHREAD_ONCE_INIT;
+
+static void load_plugin(void)
+{
+	bt_logging_set_global_level(BT_LOGGING_LEVEL_NONE);
+	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &ctf_plugin) !=
+	    BT_PLUGIN_FIND_STATUS_OK)
+		ctf_plugin = NULL;
+}
+
 /* one source.ctf.fs per trace directory, one simple sink per output port (stream) */
 static int read_graph(struct ctf_read *rd, const char *const *paths, size_t npaths)
 {
-	const bt_plugin *plugin = NULL;
 	const bt_component_class_source *cls;
 	struct source *src = NULL;
 	size_t nsrc = 0, srccap = 0;
@@ -487,14 +500,13 @@ static int read_graph(struct ctf_read *rd, const char *const *paths, size_t npat
 	uint64_t nports = 0, ns = 0;
 	int r = 0;
 
-	bt_logging_set_global_level(BT_LOGGING_LEVEL_NONE);
+	pthread_once(&ctf_once, load_plugin);
 	if (!g) {
 		r = err_set(HCLOCK_ENOMEM, "out of memory");
 		goto out;
 	}
-	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &plugin) !=
-	            BT_PLUGIN_FIND_STATUS_OK ||
-	    !(cls = bt_plugin_borrow_source_component_class_by_name_const(plugin, "fs"))) {
+	if (!ctf_plugin ||
+	    !(cls = bt_plugin_borrow_source_component_class_by_name_const(ctf_plugin, "fs"))) {
 		r = err_set(HCLOCK_EINVAL, "%s: babeltrace2's ctf plugin not found; install "
 		            "libbabeltrace2-0 (Debian) or set BABELTRACE_PLUGIN_PATH", paths[0]);
 		goto out;
@@ -559,7 +571,6 @@ static int read_graph(struct ctf_read *rd, const char *const *paths, size_t npat
 	}
 out:
 	bt_graph_put_ref(g);
-	bt_plugin_put_ref(plugin);
 	free(src);
 	free(sinks);
 	return r;
