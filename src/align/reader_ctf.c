@@ -29,12 +29,15 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <babeltrace2/babeltrace.h>
@@ -576,6 +579,147 @@ out:
 	return r;
 }
 
+/*
+ * libbabeltrace2 2.0 aborts on some corrupt traces (assertions in its CTF decoder, found by
+ * fuzz_ctf): the graph runs in a child process, which hands its results (or its error line)
+ * over through an anonymous temporary file; a child that dies is one error line. fork() in a
+ * library: the child only reads and writes that file before _exit.
+ */
+static int put(FILE *f, const void *p, size_t n)
+{
+	return fwrite(&n, sizeof(n), 1, f) == 1 && (!n || fwrite(p, 1, n, f) == n) ? 0 : -1;
+}
+
+static void *get(FILE *f, size_t *n)
+{
+	char *p;
+
+	if (fread(n, sizeof(*n), 1, f) != 1 || *n > (size_t)1 << 40 || !(p = malloc(*n + 1)))
+		return NULL;
+	if (*n && fread(p, 1, *n, f) != *n) {
+		free(p);
+		return NULL;
+	}
+	p[*n] = 0;
+	return p;
+}
+
+static void child(FILE *f, struct ctf_read *rd, const char *const *paths, size_t npaths)
+{
+	int r = read_graph(rd, paths, npaths), bad = 0;
+	const char *line = r ? hclock_last_error() : "";
+
+	bad |= fwrite(&r, sizeof(r), 1, f) != 1 || put(f, line, strlen(line));
+	bad |= put(f, &rd->set->nnodes, sizeof(rd->set->nnodes));
+	for (size_t v = 0; !r && v < rd->set->nnodes; v++) {
+		const struct ctf_node *c = &rd->cn[v];
+		const char *cl = c->clock_name ? c->clock_name : "";
+		bad |= put(f, rd->set->nodes[v].name, strlen(rd->set->nodes[v].name)) ||
+		       put(f, rd->set->nodes[v].path, strlen(rd->set->nodes[v].path)) ||
+		       put(f, cl, strlen(cl)) || put(f, c, sizeof(*c));
+	}
+	bad |= put(f, rd->p, r ? 0 : rd->np * sizeof(*rd->p)) ||
+	       put(f, rd->c, r ? 0 : rd->nc * sizeof(*rd->c));
+	_exit(bad || fflush(f) ? 1 : 0);
+}
+
+#define LOST 1 /* adopt: the file ended early or is inconsistent */
+
+static int adopt(FILE *f, struct ctf_read *rd)
+{
+	struct trace_set *set = rd->set;
+	size_t n, nn;
+	int r;
+	char *line, *p;
+
+	if (fread(&r, sizeof(r), 1, f) != 1 || !(line = get(f, &n)))
+		return LOST;
+	if (r) {
+		err_set(r, "%s", line);
+		free(line);
+		return r;
+	}
+	free(line);
+	if (!(p = get(f, &n)) || n != sizeof(nn)) {
+		free(p);
+		return LOST;
+	}
+	memcpy(&nn, p, sizeof(nn));
+	free(p);
+	if (nn > (size_t)1 << 20 || !(set->nodes = calloc(nn ? nn : 1, sizeof(*set->nodes))) ||
+	    !(rd->cn = calloc(nn ? nn : 1, sizeof(*rd->cn))))
+		return HCLOCK_ENOMEM;
+	for (size_t v = 0; v < nn; v++) {
+		struct ctf_node c;
+		set->nnodes = v + 1;
+		if (!(set->nodes[v].name = get(f, &n)) || !(set->nodes[v].path = get(f, &n)) ||
+		    !(rd->cn[v].clock_name = get(f, &n)) || !(p = get(f, &n)))
+			return LOST;
+		if (n != sizeof(c)) {
+			free(p);
+			return LOST;
+		}
+		memcpy(&c, p, sizeof(c));
+		free(p);
+		memcpy(rd->cn[v].clock_uuid, c.clock_uuid, sizeof(c.clock_uuid));
+		rd->cn[v].clock_uuid[sizeof(c.clock_uuid) - 1] = 0;
+		rd->cn[v].events = c.events;
+		rd->cn[v].streams = c.streams;
+	}
+	if (!(rd->p = get(f, &n)) || n % sizeof(*rd->p))
+		return LOST;
+	rd->np = n / sizeof(*rd->p);
+	if (!(rd->c = get(f, &n)) || n % sizeof(*rd->c))
+		return LOST;
+	rd->nc = n / sizeof(*rd->c);
+	for (size_t i = 0; i < rd->np; i++)
+		if (rd->p[i].node >= nn)
+			return LOST;
+	return 0;
+}
+
+static int read_isolated(struct ctf_read *rd, const char *const *paths, size_t npaths)
+{
+	const char *what = npaths == 1 ? paths[0] : "the inputs";
+	FILE *f = tmpfile();
+	pid_t pid;
+	int st = 0, r;
+
+	if (!f)
+		return err_set(HCLOCK_EIO, "%s: cannot create a temporary file: %s", what,
+		               strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		/* die of the signal, not in a handler of the parent's (a fuzzer's, a sanitizer's) */
+		static const int sig[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+		int null = open("/dev/null", O_WRONLY);
+		for (size_t i = 0; i < sizeof(sig) / sizeof(*sig); i++)
+			signal(sig[i], SIG_DFL);
+		if (null >= 0)
+			dup2(null, 2); /* its assertion messages: the parent says what failed */
+		child(f, rd, paths, npaths);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid) {
+		fclose(f);
+		return err_set(HCLOCK_EIO, "%s: cannot start the reader: %s", what, strerror(errno));
+	}
+	if (WIFSIGNALED(st)) {
+		fclose(f);
+		return err_set(HCLOCK_EINVAL, "%s: libbabeltrace2 stopped (signal %d) while decoding "
+		               "the trace: corrupt or truncated; expected an LTTng trace (CTF 1.8: "
+		               "metadata and stream files)", what, WTERMSIG(st));
+	}
+	rewind(f);
+	r = WIFEXITED(st) && !WEXITSTATUS(st) ? adopt(f, rd) : LOST;
+	fclose(f);
+	if (r == LOST)
+		r = err_set(HCLOCK_EIO, "%s: the reader's results were lost (temporary file)", what);
+	else if (r == HCLOCK_ENOMEM)
+		r = err_set(r, "out of memory");
+	return r;
+}
+
 /* ---- matching -------------------------------------------------------------------------- */
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -778,7 +922,7 @@ static int ctf_read(const char *const *paths, size_t npaths, struct trace_set *s
 		return err_set(HCLOCK_ENOMEM, "out of memory");
 	}
 	rd->set = set;
-	r = read_graph(rd, paths, npaths);
+	r = read_isolated(rd, paths, npaths);
 	cs->cn = rd->cn;
 	set->priv = cs;
 	if (!r && !set->nnodes)

@@ -107,6 +107,22 @@ def damaged(hclock, tmp, d):
             fail(f"damaged {name}: rc {p.returncode}, stderr {p.stderr!r}")
         else:
             print(f"ok damaged {name}: {errs[0][:160]}")
+    # libbabeltrace2 2.0 aborts on this one (an assertion on packet sizes, found by fuzz_ctf):
+    # the reader's child process dies, hclock align names the trace
+    seed = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz", "corpus",
+                        "fuzz_ctf", "babeltrace-assert-packet-size")
+    data = open(seed, "rb").read()
+    k = os.path.join(tmp, "abort", "h", "kernel")
+    os.makedirs(k)
+    n = data[0] | data[1] << 8
+    open(k + "/metadata", "wb").write(data[2:2 + n])
+    open(k + "/chan_0", "wb").write(data[2 + n:])
+    p = subprocess.run([hclock, "align", tmp + "/abort", "--out", tmp + "/o"],
+                       capture_output=True, text=True)
+    if p.returncode != 1 or len(p.stderr.strip().splitlines()) != 1 or "abort" not in p.stderr:
+        fail(f"babeltrace2 abort: rc {p.returncode} {p.stderr!r}")
+    else:
+        print(f"ok babeltrace2 abort: {p.stderr.strip()[:160]}")
     os.makedirs(tmp + "/notrace/x")
     p = subprocess.run([hclock, "align", tmp + "/notrace", "--out", tmp + "/o"],
                        capture_output=True, text=True)
