@@ -51,19 +51,34 @@ enum hclock_align_mode {
 	HCLOCK_ALIGN_REGRESSION = 1, /* linear regression, for comparison */
 };
 
+/* the line chosen inside the corridor of valid lines (mode hull); both are valid, with the
+ * same strict bounds around the true time */
+enum hclock_align_estimate {
+	HCLOCK_ALIGN_BISECTOR = 0, /* Duda's bisector of the angle between the extreme lines */
+	HCLOCK_ALIGN_MEAN = 1,     /* the mean of the extreme lines' slopes and intercepts, as
+	                              Trace Compass reports it */
+};
+
 #define HCLOCK_ALIGN_SEGMENTS_AUTO (-1)
 
 struct hclock_align_opts {
-	const char *reference;  /* reference node name; NULL: the node minimising the total bound */
+	const char *reference;  /* reference node: its name (CSV: file name without .csv; pcap,
+	                           CTF: host name) or its input path as given or found; NULL: the
+	                           node minimising the total bound (ties: the first in input order) */
 	int mode;               /* enum hclock_align_mode */
 	int64_t segments_ns;    /* 0: one line per pair (fallback if the hulls intersect);
 	                           HCLOCK_ALIGN_SEGMENTS_AUTO: split where needed;
 	                           > 0: split into intervals of this many ns */
 	int64_t min_latency_ns; /* for "too fast" messages, ns; < 0: estimated per pair as half the
 	                           smallest round trip after correction */
+	int unmatched_fail;     /* nonzero: a send without its recv or a recv without its send is
+	                           an error (HCLOCK_EINVAL naming it); 0: skipped, and counted per
+	                           pair in the report (real traces are cut at both ends) */
+	int estimate;           /* enum hclock_align_estimate */
 };
 
-/* Defaults: reference NULL, mode hull, no segments, min_latency_ns -1. */
+/* Defaults: reference NULL, mode hull, no segments, min_latency_ns -1, unmatched skipped,
+ * estimate bisector. */
 HCLOCK_API void hclock_align_opts_init(struct hclock_align_opts *o);
 
 /*
@@ -115,8 +130,13 @@ HCLOCK_API int hclock_align_convert(const hclock_align *a, size_t node, int64_t 
  * hclock_align_warnings. */
 HCLOCK_API int hclock_align_write(hclock_align *a, const char *outdir, char *err, size_t errlen);
 
-/* The report: a human table (json = 0) or one JSON object (json = 1). Returns 0,
- * HCLOCK_EINVAL before a successful run, or HCLOCK_EIO if f reports a write error. */
+#define HCLOCK_ALIGN_REPORT_TABLE 0
+#define HCLOCK_ALIGN_REPORT_JSON 1
+#define HCLOCK_ALIGN_REPORT_CSV 2
+/* The report: a human table (json = HCLOCK_ALIGN_REPORT_TABLE, 0), one JSON object
+ * (HCLOCK_ALIGN_REPORT_JSON, 1) or CSV tables (HCLOCK_ALIGN_REPORT_CSV), all with the same
+ * content. Returns 0, HCLOCK_EINVAL before a successful run, HCLOCK_ENOMEM, or HCLOCK_EIO if f
+ * reports a write error. */
 HCLOCK_API int hclock_align_report(const hclock_align *a, FILE *f, int json);
 /* CSV node,time_ns,corrected_ns,delta_minus_ns,delta_plus_ns at every event (errors as the
  * report, and HCLOCK_ENOMEM). */

@@ -287,13 +287,15 @@ static int64_t clamp_i64(long double v)
 }
 
 /*
- * Local time t of node v on the reference timeline, with bounds. cur: one cursor per hop
- * (nnodes + 1), kept from the previous call on the same node so that a node's events in time
- * order cost amortized O(1) per hop (every hop's conversion is increasing for a valid fit, so
- * each hop sees its times in order too); NULL for a single evaluation (O(log h) per hop).
+ * Local time t of node v on the reference timeline, unrounded: *x + *xf (ns, xf a fraction
+ * in [0, 1) but where clamped), with bounds around it. cur: one cursor per hop (nnodes + 1),
+ * kept from the previous call on the same node so that a node's events in time order cost
+ * amortized O(1) per hop (every hop's conversion is increasing for a valid fit, so each hop
+ * sees its times in order too); NULL for a single evaluation (O(log h) per hop).
  */
-static int64_t compose(const struct hclock_align *a, size_t v, int64_t t, long double *dm,
-                       long double *dp, struct pair_cursor *cur)
+static void compose_exact(const struct hclock_align *a, size_t v, int64_t t, int64_t *xo,
+                          long double *xfo, long double *dm, long double *dp,
+                          struct pair_cursor *cur)
 {
 	int64_t x = t;
 	long double xf = 0, m = 0, p = 0;
@@ -320,11 +322,39 @@ static int64_t compose(const struct hclock_align *a, size_t v, int64_t t, long d
 		}
 		v = a->node[v].parent;
 	}
+	*xo = x;
+	*xfo = xf;
+	*dm = m;
+	*dp = p;
+}
+
+/*
+ * The same rounded to whole ns, with the bounds moved by the rounding so that they stay
+ * strict around the rounded time: the true time lies in [x + xf - m, x + xf + p]; with
+ * c = x + round(xf) and r = xf - round(xf) (|r| <= 1/2, exact: xf is small), that is
+ * [c - (m - r), c + (p + r)]. Rounding x + xf as one long double would lose the fraction at
+ * realtime epochs (64-bit mantissa: 0.125 ns at 1e18) and leave the deltas up to 0.5 ns short.
+ */
+static int64_t compose(const struct hclock_align *a, size_t v, int64_t t, long double *dm,
+                       long double *dp, struct pair_cursor *cur)
+{
+	int64_t x, c;
+	long double xf, m, p, r;
+
+	compose_exact(a, v, t, &x, &xf, &m, &p, cur);
+	if (fabsl(xf) < 1e15L) {
+		long double w = roundl(xf);
+		c = x + (int64_t)w;
+		r = xf - w;
+	} else { /* clamped far outside: no ns matters */
+		c = clamp_i64((long double)x + xf);
+		r = 0;
+	}
 	if (dm)
-		*dm = m;
+		*dm = m - r;
 	if (dp)
-		*dp = p;
-	return clamp_i64((long double)x + xf);
+		*dp = p + r;
+	return c;
 }
 
 /* the writers' conversion: they convert a node's events in order, so the corrected time is
@@ -394,7 +424,8 @@ static int fit_all(struct hclock_align *a, const struct hclock_align_opts *o)
 {
 	size_t nn = a->set.nnodes;
 	struct pair_opts po = {o->mode == HCLOCK_ALIGN_REGRESSION ? PAIR_MODE_REGRESSION :
-	                                                             PAIR_MODE_HULL, o->segments_ns};
+	                       o->estimate == HCLOCK_ALIGN_MEAN ? PAIR_MODE_MEAN : PAIR_MODE_HULL,
+	                       o->segments_ns};
 
 	a->fit = calloc(nn * nn, sizeof(*a->fit));
 	if (!a->fit)
@@ -428,6 +459,25 @@ static double best_reference(struct hclock_align *a, size_t *parent, double *dis
 	return best;
 }
 
+/* whether input path p is the one the user named: the same string, or the same last
+ * component (trailing slashes ignored) */
+static int same_path(const char *p, const char *name)
+{
+	size_t lp = strlen(p), ln = strlen(name), bp, bn;
+
+	while (lp > 1 && p[lp - 1] == '/')
+		lp--;
+	while (ln > 1 && name[ln - 1] == '/')
+		ln--;
+	if (lp == ln && !strncmp(p, name, lp))
+		return 1;
+	for (bp = lp; bp && p[bp - 1] != '/'; bp--)
+		;
+	for (bn = ln; bn && name[bn - 1] != '/'; bn--)
+		;
+	return bn == 0 && lp - bp == ln && !strncmp(p + bp, name, ln);
+}
+
 /* the reference (named, or the best) and its tree of paths: parent[], dist[] */
 static int choose_reference(struct hclock_align *a, const char *name, size_t *parent,
                             double *dist)
@@ -437,13 +487,21 @@ static int choose_reference(struct hclock_align *a, const char *name, size_t *pa
 
 	a->ref = nn;
 	if (name) {
-		for (size_t v = 0; v < nn; v++)
+		/* by name first; then by the input's path, as given or as its last component */
+		for (size_t v = 0; v < nn && a->ref == nn; v++)
 			if (!strcmp(a->set.nodes[v].name, name))
 				a->ref = v;
-		if (a->ref == nn)
-			return err_set(HCLOCK_EINVAL, "--reference %s: no such node; "
-			               "nodes are %s%s", name, a->set.nodes[0].name,
-			               nn > 1 ? ", ..." : "");
+		for (size_t v = 0; v < nn && a->ref == nn; v++)
+			if (same_path(a->set.nodes[v].path, name))
+				a->ref = v;
+		if (a->ref == nn) {
+			char list[256] = "";
+			for (size_t v = 0, l = 0; v < nn && l < sizeof(list) - 8; v++)
+				l += (size_t)snprintf(list + l, sizeof(list) - l, "%s%s", v ? ", " : "",
+				                      a->set.nodes[v].name);
+			return err_set(HCLOCK_EINVAL, "--reference %s: no such node; give a node's "
+			               "name or input: %s", name, list);
+		}
 	} else if (isnan(best_reference(a, parent, dist))) {
 		return HCLOCK_ENOMEM;
 	}
@@ -494,19 +552,35 @@ static void set_paths(struct hclock_align *a, const size_t *parent, const double
 }
 
 /* the node's conversion summed up as a line over its trace: a1 from the first to the last
- * event, a0 = corrected - local at the first */
-static void node_line(struct anode *n, const struct trace_node *tn)
+ * event, a0 = corrected - local at the first (rounded times, as reported since the first
+ * version); and the relation at x0, the middle of the trace: offset and slope from the
+ * unrounded conversion, so that 17 digits of the slope mean something */
+static void node_line(const struct hclock_align *a, size_t v)
 {
+	struct anode *n = &a->node[v];
+	const struct trace_node *tn = &a->set.nodes[v];
+
 	n->a1 = 1;
 	n->a0 = 0;
+	n->x0 = 0;
+	n->offset = 0;
+	n->slope = 1;
 	if (tn->nev) {
-		int64_t t0 = tn->ev[0].time_ns, t1 = tn->ev[tn->nev - 1].time_ns;
+		int64_t t0 = tn->ev[0].time_ns, t1 = tn->ev[tn->nev - 1].time_ns, y0, y1, ym;
+		long double f0, f1, fm, m, p;
 		n->a0 = (long double)n->corr[0] - (long double)t0;
-		if (t1 > t0)
+		n->x0 = t0 + (t1 - t0) / 2;
+		compose_exact(a, v, n->x0, &ym, &fm, &m, &p, NULL);
+		n->offset = (long double)(ym - n->x0) + fm;
+		if (t1 > t0) {
 			n->a1 = ((long double)n->corr[tn->nev - 1] - (long double)n->corr[0]) /
 			        (long double)(t1 - t0);
-		else if (n->hop)
-			n->a1 = n->hop->seg[0].est.a1;
+			compose_exact(a, v, t0, &y0, &f0, &m, &p, NULL);
+			compose_exact(a, v, t1, &y1, &f1, &m, &p, NULL);
+			n->slope = ((long double)(y1 - y0) + (f1 - f0)) / (long double)(t1 - t0);
+		} else if (n->hop) {
+			n->a1 = n->slope = n->hop->seg[0].est.a1;
+		}
 	}
 }
 
@@ -541,7 +615,7 @@ static int convert_node(struct hclock_align *a, size_t v, struct pair_cursor *cu
 			a->t0 = n->corr[k];
 	}
 	n->bound_mean = tn->nev ? (double)(bsum / tn->nev) : 0;
-	node_line(n, tn);
+	node_line(a, v);
 	n->nrecv = n->inversions = n->too_fast = 0;
 	return 0;
 }
@@ -560,8 +634,13 @@ static int align_run(hclock_align *a, const struct hclock_align_opts *o)
 	if (o->segments_ns < 0 && o->segments_ns != HCLOCK_ALIGN_SEGMENTS_AUTO)
 		r = err_set(HCLOCK_EINVAL, "segments: expected auto or a positive "
 		            "duration");
+	else if (o->estimate != HCLOCK_ALIGN_BISECTOR && o->estimate != HCLOCK_ALIGN_MEAN)
+		r = err_set(HCLOCK_EINVAL, "estimate: expected bisector or mean");
 	else if (!parent || !dist || !cur)
 		r = HCLOCK_ENOMEM;
+	if (!r && o->unmatched_fail && a->missing[0])
+		r = err_set(HCLOCK_EINVAL, "%s (one-sided messages are fatal with --unmatched fail)",
+		            a->missing);
 	if (!r)
 		r = fit_all(a, o);
 	if (!r)
@@ -657,6 +736,7 @@ void hclock_align_free(hclock_align *a)
 	}
 	free(a->node);
 	free(a->msg);
+	free(a->unmatched);
 	free(a->warn);
 	if (a->set.fmt && a->set.fmt->release)
 		a->set.fmt->release(&a->set);

@@ -32,6 +32,10 @@ struct anode {
 	double *dminus, *dplus; /* per event: bounds, ns */
 	long double a0;         /* corrected minus local at the node's first event, ns */
 	long double a1;         /* d(corrected)/d(local) over the node's trace */
+	int64_t x0;             /* local time in the middle of the trace, ns */
+	long double offset;     /* corrected - local at x0, unrounded, ns */
+	long double slope;      /* d(corrected)/d(local) from the first to the last event,
+	                           unrounded (the conversion's slope for a single line) */
 	double bound_min, bound_max, bound_mean; /* max(dminus, dplus) over events, ns */
 	size_t nrecv, inversions, too_fast;      /* over messages received by this node */
 };
@@ -55,6 +59,9 @@ struct hclock_align {
 	struct bcast_pt *bc;
 	size_t nbc;
 	double bc_min, bc_max, bc_mean, bc_std; /* broadcast differential delay, ns */
+	size_t *unmatched;      /* [(src * nnodes + dst) * 2]: sends src -> dst without their recv,
+	                           [... + 1]: recvs on dst from src without their send */
+	char missing[512];      /* the first one-sided message as an error line, "" if none */
 	char *warn;
 	size_t warnlen;
 	size_t read_warnlen;    /* the first bytes of warn: the reader's, kept by every run */
@@ -73,8 +80,9 @@ void strv_free(struct strv *s);
 int align_inputs(const char *const *inputs, size_t n, struct strv *paths,
                  const struct trace_format **fmt);
 
-/* Pair every send with its recv (a->msg, a->node[].mate/matched); a one-sided message is an
- * error unless a->set.partial_ok. Returns 0 or HCLOCK_E* (err_set). */
+/* Pair every send with its recv (a->msg, a->node[].mate/matched); one-sided messages are
+ * counted per pair (a->unmatched) and the first of them described in a->missing, for a run
+ * that makes them fatal. Returns 0 or HCLOCK_E* (err_set): duplicates are errors. */
 int align_match(struct hclock_align *a);
 
 /* Inversions, too-fast messages and broadcast differential delays from the corrected

@@ -7,6 +7,7 @@
  * events. Errors name the same message a sort by (src, dst, id) would find first.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "align/align_priv.h"
@@ -186,15 +187,35 @@ static struct mkey first_missing(const struct hclock_align *a, const struct matc
 	return miss;
 }
 
-static int missing_error(const struct trace_set *s, const struct mkey *miss, int is_send)
+/* the line for a run with unmatched_fail */
+static void missing_line(struct hclock_align *a, const struct mkey *miss, int is_send)
 {
+	const struct trace_set *s = &a->set;
 	const struct trace_node *n = &s->nodes[is_send ? miss->src : miss->dst];
 	const struct trace_node *d = &s->nodes[is_send ? miss->dst : miss->src];
 
-	return err_set(HCLOCK_EINVAL, "%s:%u: %s id %" PRIu64 " %s %s has no "
-	               "matching %s in %s", n->path, n->ev[miss->ev].line,
-	               is_send ? "send" : "recv", miss->id, is_send ? "to" : "from", d->name,
-	               is_send ? "recv" : "send", d->path);
+	snprintf(a->missing, sizeof(a->missing), "%s:%u: %s id %" PRIu64 " %s %s has no "
+	         "matching %s in %s", n->path, n->ev[miss->ev].line,
+	         is_send ? "send" : "recv", miss->id, is_send ? "to" : "from", d->name,
+	         is_send ? "recv" : "send", d->path);
+}
+
+/* per ordered pair, the sends no recv claimed and the recvs without a send */
+static int count_unmatched(struct hclock_align *a, const struct matcher *m, size_t ns)
+{
+	size_t nn = a->set.nnodes;
+
+	a->unmatched = calloc(nn * nn * 2, sizeof(*a->unmatched));
+	if (!a->unmatched)
+		return err_set(HCLOCK_ENOMEM, "out of memory");
+	for (size_t i = 0; a->nmsg < ns && i <= m->mask; i++) {
+		const struct mslot *t = &m->tab[i];
+		if (t->se != NO_EVENT && !a->node[t->src].matched[t->se])
+			a->unmatched[((size_t)t->src * nn + t->dst) * 2]++;
+	}
+	for (size_t i = 0; i < m->nlone; i++)
+		a->unmatched[((size_t)m->lone[i].src * nn + m->lone[i].dst) * 2 + 1]++;
+	return 0;
 }
 
 static int dup_error(const struct trace_set *s, const struct mkey *dup, int is_send)
@@ -233,10 +254,12 @@ int align_match(struct hclock_align *a)
 		r = err_set(HCLOCK_ENOMEM, "out of memory");
 	} else if (m.dup.src != UINT32_MAX) {
 		r = dup_error(s, &m.dup, 0);
-	} else if (!s->partial_ok) {
+	} else {
 		struct mkey miss = first_missing(a, &m, ns, &is_send);
+		a->missing[0] = 0;
 		if (miss.src != UINT32_MAX)
-			r = missing_error(s, &miss, is_send);
+			missing_line(a, &miss, is_send);
+		r = count_unmatched(a, &m, ns);
 	}
 out:
 	free(m.tab);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hclock_api.h"
@@ -34,11 +35,44 @@ int outset_create(struct outset *o, size_t i, const char *outdir, const char *na
 		t->tmp = NULL;
 		return err_set(HCLOCK_EIO, "%s: cannot create a file there: %s", outdir, strerror(e));
 	}
+	if (outset_mode(fd, t->tmp, 0)) {
+		close(fd);
+		return HCLOCK_EIO;
+	}
 	if (!(*fp = fdopen(fd, "w"))) {
 		e = errno;
 		close(fd);
 		return err_set(HCLOCK_EIO, "%s: %s", t->tmp, strerror(e));
 	}
+	return 0;
+}
+
+/* the umask without changing it (thread-safe, Linux >= 4.7), else by setting it back */
+static mode_t current_umask(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[128];
+	unsigned int m;
+	mode_t u;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Umask: %o", &m) == 1) {
+			fclose(f);
+			return (mode_t)m;
+		}
+	if (f)
+		fclose(f);
+	u = umask(022);
+	umask(u);
+	return u;
+}
+
+int outset_mode(int fd, const char *path, int dir)
+{
+	mode_t mode = (dir ? 0777 : 0666) & ~current_umask();
+
+	if (dir ? chmod(path, mode) : fchmod(fd, mode))
+		return err_set(HCLOCK_EIO, "%s: cannot set its mode: %s", path, strerror(errno));
 	return 0;
 }
 

@@ -26,6 +26,11 @@ int outset_create(struct outset *o, size_t i, const char *outdir, const char *na
 /* Rename every file into place. Returns 0 or HCLOCK_EIO (err_set). */
 int outset_commit(struct outset *o);
 
+/* Give fd (a file from mkstemp, mode 0600) the mode open(O_CREAT, 0666) would have given it
+ * under the process's umask, or a directory from mkdtemp (dir nonzero) that of mkdir(0777): as
+ * cp makes its copies. Returns 0 or HCLOCK_EIO (err_set, naming path). */
+int outset_mode(int fd, const char *path, int dir);
+
 /* Remove the temporary files left (after a failure) and free o. */
 void outset_free(struct outset *o);
 

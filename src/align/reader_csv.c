@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "align/outbuf.h"
+#include "align/outset.h"
 #include "align/format.h"
 #include "align/slurp.h"
 #include "align/trace.h"
@@ -533,6 +534,10 @@ static int write_node(const struct trace_set *set, size_t i, trace_convert_fn co
 		               strerror(e));
 	}
 	t->tmp = tmp;
+	if (outset_mode(fd, tmp, 0)) {
+		close(fd);
+		return HCLOCK_EIO;
+	}
 	f = fdopen(fd, "w");
 	if (!f) {
 		int e = errno;

@@ -49,6 +49,7 @@
 #include "align/otf2_copy.h"
 #include "align/otf2_reader.h"
 #include "align/format.h"
+#include "align/outset.h"
 #include "align/trace.h"
 
 extern const struct trace_format trace_format_otf2; /* defined at the end */
@@ -1514,6 +1515,10 @@ static int otf2_write(const struct trace_set *set, trace_convert_fn conv, void *
 	if (!mkdtemp(tmp)) {
 		ret = err_set(HCLOCK_EIO, "%s: cannot create a directory in it: %s; "
 		              "give a writable directory", outdir, strerror(errno));
+		goto free;
+	}
+	if ((ret = outset_mode(-1, tmp, 1))) {
+		rm_tree(tmp);
 		goto free;
 	}
 	otf2_msg[0] = 0;

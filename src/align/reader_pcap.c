@@ -40,6 +40,7 @@
 #include <pcap/pcap.h>
 
 #include "align/format.h"
+#include "align/outset.h"
 #include "align/trace.h"
 
 extern const struct trace_format trace_format_pcap; /* defined at the end */
@@ -841,6 +842,10 @@ static int open_output(const struct trace_node *nd, const char *outdir, char **t
 		               "a writable directory", outdir, strerror(e));
 	}
 	*tmp = t;
+	if (outset_mode(fd, t, 0)) {
+		close(fd);
+		return HCLOCK_EIO;
+	}
 	*f = fdopen(fd, "wb");
 	if (!*f) {
 		int e = errno;

@@ -4,6 +4,7 @@
  * time (like Fig. 6 of Poirier, Roy & Dagenais). Reads the engine's results, computes
  * nothing new.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,26 +55,109 @@ static void json_num(FILE *f, long double v, int prec)
 		fputs("null", f);
 }
 
+/* one ordered pair's messages and one-sided events; from the engine's arrays */
+struct pair_count {
+	size_t from, to;
+	size_t msgs, lone_sends, lone_recvs;
+};
+
+/* every ordered pair with messages or one-sided events, by (from, to); *n of them; NULL
+ * with *n = 0 if none or out of memory (then *bad) */
+static struct pair_count *pair_counts(const hclock_align *a, size_t *n, int *bad)
+{
+	size_t nn = a->set.nnodes, k = 0;
+	size_t *m = calloc(nn * nn, sizeof(*m));
+	struct pair_count *pc = NULL;
+
+	*n = 0;
+	*bad = !m;
+	if (!m)
+		return NULL;
+	for (size_t i = 0; i < a->nmsg; i++)
+		m[(size_t)a->msg[i].src * nn + a->msg[i].dst]++;
+	for (size_t i = 0; i < nn * nn; i++)
+		k += m[i] || a->unmatched[2 * i] || a->unmatched[2 * i + 1];
+	if (k && !(pc = malloc(k * sizeof(*pc)))) {
+		*bad = 1;
+		free(m);
+		return NULL;
+	}
+	for (size_t i = 0; i < nn * nn; i++)
+		if (m[i] || a->unmatched[2 * i] || a->unmatched[2 * i + 1])
+			pc[(*n)++] = (struct pair_count){i / nn, i % nn, m[i], a->unmatched[2 * i],
+			                                 a->unmatched[2 * i + 1]};
+	free(m);
+	return pc;
+}
+
+static size_t unmatched_total(const hclock_align *a)
+{
+	size_t t = 0;
+
+	for (size_t i = 0; i < 2 * a->set.nnodes * a->set.nnodes; i++)
+		t += a->unmatched[i];
+	return t;
+}
+
+static const char *estimate_name(const hclock_align *a)
+{
+	return a->opts.mode == HCLOCK_ALIGN_REGRESSION ? "regression" :
+	       a->opts.estimate == HCLOCK_ALIGN_MEAN ? "mean" : "bisector";
+}
+
 static int report_json(const hclock_align *a, FILE *f)
 {
+	size_t np;
+	int bad;
+	struct pair_count *pc = pair_counts(a, &np, &bad);
+
+	if (bad)
+		return HCLOCK_ENOMEM;
 	fputs("{\"tool\":\"hclock align\",\"reference\":", f);
 	json_str(f, a->set.nodes[a->ref].name);
+	fprintf(f, ",\"mode\":\"%s\",\"estimate\":\"%s\",\"messages\":%zu,\"unmatched\":%zu",
+	        a->opts.mode == HCLOCK_ALIGN_REGRESSION ? "regression" : "hull", estimate_name(a),
+	        a->nmsg, unmatched_total(a));
 	fputs(",\"nodes\":[", f);
 	for (size_t v = 0; v < a->set.nnodes; v++) {
 		const struct anode *n = &a->node[v];
 		fputs(v ? ",{\"node\":" : "{\"node\":", f);
 		json_str(f, a->set.nodes[v].name);
+		fputs(",\"via\":", f);
+		if (v == a->ref)
+			fputs("null", f);
+		else
+			json_str(f, a->set.nodes[n->parent].name);
+		fprintf(f, ",\"hops\":%zu,\"x0_ns\":%" PRId64 ",\"offset_ns\":", n->hops, n->x0);
+		json_num(f, n->offset, 3);
+		fputs(",\"slope\":", f);
+		if (isfinite(n->slope))
+			fprintf(f, "%.17Lg", n->slope);
+		else
+			fputs("null", f);
 		fputs(",\"a0_ns\":", f);
 		json_num(f, n->a0, 1);
 		fputs(",\"a1\":", f);
 		json_num(f, n->a1, 15);
-		fprintf(f, ",\"quality\":\"%s\",\"bound_mean_ns\":", quality(n));
+		fprintf(f, ",\"quality\":\"%s\",\"bound_best_ns\":", quality(n));
+		json_num(f, n->bound_min, 3);
+		fputs(",\"bound_mean_ns\":", f);
 		json_num(f, n->bound_mean, 3);
 		fputs(",\"bound_max_ns\":", f);
 		json_num(f, n->bound_max, 3);
-		fprintf(f, ",\"inversions\":%zu,\"too_fast\":%zu}", n->inversions, n->too_fast);
+		fprintf(f, ",\"recv\":%zu,\"inversions\":%zu,\"too_fast\":%zu}", n->nrecv,
+		        n->inversions, n->too_fast);
 	}
-	fputs("],\"bcast_diff_delay_ns\":{\"min\":", f);
+	fputs("],\"pairs\":[", f);
+	for (size_t i = 0; i < np; i++) {
+		fputs(i ? ",{\"from\":" : "{\"from\":", f);
+		json_str(f, a->set.nodes[pc[i].from].name);
+		fputs(",\"to\":", f);
+		json_str(f, a->set.nodes[pc[i].to].name);
+		fprintf(f, ",\"messages\":%zu,\"unmatched_sends\":%zu,\"unmatched_recvs\":%zu}",
+		        pc[i].msgs, pc[i].lone_sends, pc[i].lone_recvs);
+	}
+	fprintf(f, "],\"bcast_diff_delay_ns\":{\"count\":%zu,\"min\":", a->nbc);
 	json_num(f, a->bc_min, 1);
 	fputs(",\"max\":", f);
 	json_num(f, a->bc_max, 1);
@@ -82,29 +166,97 @@ static int report_json(const hclock_align *a, FILE *f)
 	fputs(",\"std\":", f);
 	json_num(f, a->bc_std, 3);
 	fputs("}}\n", f);
+	free(pc);
+	return 0;
+}
+
+/* the same as the table and the JSON object, as CSV: a node table, a blank line, a pair
+ * table, a blank line, the broadcast line; empty fields where JSON has null */
+static void csv_num(FILE *f, long double v, int prec)
+{
+	if (isfinite(v))
+		fprintf(f, ",%.*Lf", prec, v);
+	else
+		fputc(',', f);
+}
+
+static int report_csv(const hclock_align *a, FILE *f)
+{
+	size_t np;
+	int bad;
+	struct pair_count *pc = pair_counts(a, &np, &bad);
+
+	if (bad)
+		return HCLOCK_ENOMEM;
+	fputs("node,via,reference,quality,hops,x0_ns,offset_ns,slope,a0_ns,a1,bound_best_ns,"
+	      "bound_mean_ns,bound_max_ns,recv,inversions,too_fast,mode,estimate\n", f);
+	for (size_t v = 0; v < a->set.nnodes; v++) {
+		const struct anode *n = &a->node[v];
+		fprintf(f, "%s,%s,%s,%s,%zu,%" PRId64, a->set.nodes[v].name,
+		        v == a->ref ? "" : a->set.nodes[n->parent].name, a->set.nodes[a->ref].name,
+		        quality(n), n->hops, n->x0);
+		csv_num(f, n->offset, 3);
+		if (isfinite(n->slope))
+			fprintf(f, ",%.17Lg", n->slope);
+		else
+			fputc(',', f);
+		csv_num(f, n->a0, 1);
+		csv_num(f, n->a1, 15);
+		csv_num(f, n->bound_min, 3);
+		csv_num(f, n->bound_mean, 3);
+		csv_num(f, n->bound_max, 3);
+		fprintf(f, ",%zu,%zu,%zu,%s,%s\n", n->nrecv, n->inversions, n->too_fast,
+		        a->opts.mode == HCLOCK_ALIGN_REGRESSION ? "regression" : "hull",
+		        estimate_name(a));
+	}
+	fputs("\nfrom,to,messages,unmatched_sends,unmatched_recvs\n", f);
+	for (size_t i = 0; i < np; i++)
+		fprintf(f, "%s,%s,%zu,%zu,%zu\n", a->set.nodes[pc[i].from].name,
+		        a->set.nodes[pc[i].to].name, pc[i].msgs, pc[i].lone_sends, pc[i].lone_recvs);
+	fprintf(f, "\nbcast_count,bcast_min_ns,bcast_max_ns,bcast_mean_ns,bcast_std_ns\n%zu", a->nbc);
+	csv_num(f, a->bc_min, 1);
+	csv_num(f, a->bc_max, 1);
+	csv_num(f, a->bc_mean, 3);
+	csv_num(f, a->bc_std, 3);
+	fputc('\n', f);
+	free(pc);
 	return 0;
 }
 
 static int report_table(const hclock_align *a, FILE *f)
 {
-	size_t w = 4;
+	size_t w = 4, np;
+	int bad;
+	struct pair_count *pc = pair_counts(a, &np, &bad);
 
+	if (bad)
+		return HCLOCK_ENOMEM;
 	for (size_t v = 0; v < a->set.nnodes; v++)
 		if (strlen(a->set.nodes[v].name) > w)
 			w = strlen(a->set.nodes[v].name);
-	fprintf(f, "reference: %s   mode: %s   messages: %zu\n", a->set.nodes[a->ref].name,
-	        a->opts.mode == HCLOCK_ALIGN_REGRESSION ? "regression" : "hull", a->nmsg);
-	fprintf(f, "%-*s %-*s %-10s %4s %16s %18s %12s %12s %12s %8s %10s %8s\n", (int)w, "node",
-	        (int)w, "via", "quality", "hops", "a0_ns", "a1", "bound_best", "bound_mean",
-	        "bound_worst", "recv", "inversions", "too_fast");
+	fprintf(f, "reference: %s   mode: %s   estimate: %s   messages: %zu   unmatched: %zu\n",
+	        a->set.nodes[a->ref].name,
+	        a->opts.mode == HCLOCK_ALIGN_REGRESSION ? "regression" : "hull", estimate_name(a),
+	        a->nmsg, unmatched_total(a));
+	fprintf(f, "%-*s %-*s %-10s %4s %20s %16s %20s %12s %12s %12s %8s %10s %8s\n", (int)w,
+	        "node", (int)w, "via", "quality", "hops", "x0_ns", "offset_ns", "slope",
+	        "bound_best", "bound_mean", "bound_worst", "recv", "inversions", "too_fast");
 	for (size_t v = 0; v < a->set.nnodes; v++) {
 		const struct anode *n = &a->node[v];
-		fprintf(f, "%-*s %-*s %-10s %4zu %16.1Lf %18.15Lf %12.1f %12.1f %12.1f %8zu %10zu %8zu\n",
-		        (int)w, a->set.nodes[v].name, (int)w,
-		        v == a->ref ? "-" : a->set.nodes[n->parent].name, quality(n), n->hops, n->a0,
-		        n->a1, n->bound_min, n->bound_mean, n->bound_max, n->nrecv, n->inversions,
-		        n->too_fast);
+		fprintf(f, "%-*s %-*s %-10s %4zu %20" PRId64 " %16.3Lf %20.17Lg %12.1f %12.1f %12.1f "
+		        "%8zu %10zu %8zu\n", (int)w, a->set.nodes[v].name, (int)w,
+		        v == a->ref ? "-" : a->set.nodes[n->parent].name, quality(n), n->hops, n->x0,
+		        n->offset, n->slope, n->bound_min, n->bound_mean, n->bound_max, n->nrecv,
+		        n->inversions, n->too_fast);
 	}
+	fprintf(f, "relation: corrected = local + offset_ns + (slope - 1) (local - x0_ns)%s\n",
+	        a->opts.segments_ns ? " (segments: slope over the whole trace)" : "");
+	fprintf(f, "pairs: %-*s %-*s %10s %16s %16s\n", (int)w, "from", (int)w, "to", "messages",
+	        "unmatched_sends", "unmatched_recvs");
+	for (size_t i = 0; i < np; i++)
+		fprintf(f, "       %-*s %-*s %10zu %16zu %16zu\n", (int)w,
+		        a->set.nodes[pc[i].from].name, (int)w, a->set.nodes[pc[i].to].name,
+		        pc[i].msgs, pc[i].lone_sends, pc[i].lone_recvs);
 	if (a->nbc)
 		fprintf(f, "broadcast differential delay (ns, vs reference, %zu): min %.1f max %.1f "
 		        "mean %.1f std %.1f\n", a->nbc, a->bc_min, a->bc_max, a->bc_mean, a->bc_std);
@@ -113,14 +265,21 @@ static int report_table(const hclock_align *a, FILE *f)
 	fprintf(f, "bounds: the true reference time of an event lies within +-bound of its "
 	        "corrected time%s\n", a->opts.min_latency_ns >= 0 ? "" :
 	        "; too_fast uses half the smallest corrected round trip per pair");
+	free(pc);
 	return 0;
 }
 
 int hclock_align_report(const hclock_align *a, FILE *f, int json)
 {
+	int r;
+
 	if (!a->ran)
 		return err_set(HCLOCK_EINVAL, "hclock_align_report: the alignment has not run");
-	if ((json ? report_json(a, f) : report_table(a, f)) || ferror(f))
+	r = json == HCLOCK_ALIGN_REPORT_CSV ? report_csv(a, f) : json ? report_json(a, f) :
+	    report_table(a, f);
+	if (r == HCLOCK_ENOMEM)
+		return err_set(r, "hclock_align_report: out of memory");
+	if (r || ferror(f))
 		return err_set(HCLOCK_EIO, "hclock_align_report: write error");
 	return 0;
 }

@@ -42,9 +42,9 @@ struct trace_set {
 	struct trace_node *nodes;
 	size_t nnodes;
 	void *priv;                     /* the format's own whole-set state */
-	int partial_ok;                 /* set by a reader whose inputs may lose one side of a
-	                                   message (captures drop packets): the engine then
-	                                   ignores unmatched send/recv instead of failing */
+	int partial_ok;                 /* unused: the engine skips and counts one-sided messages
+	                                   of every format (hclock_align_opts.unmatched_fail makes
+	                                   them fatal) */
 	/* where a format's warnings go (trace_warn in format.h): set by the engine before read;
 	 * NULL drops them. A format never prints. */
 	void (*warn)(void *ctx, const char *line);

@@ -75,6 +75,11 @@ static int seg_fit(struct pair_seg *s, const struct hull_pt *up, size_t nu,
 		/* both regression lines are shifted by the mean latency, in opposite directions */
 		s->est.a0 = (ru.a0 + rd.a0) / 2;
 		s->est.a1 = (ru.a1 + rd.a1) / 2;
+	} else if (s->cor.status == CORRIDOR_OK && mode == PAIR_MODE_MEAN) {
+		/* Trace Compass's estimate: the mean of the extreme lines; for messages over a
+		 * short span it differs from the bisector by about (a1max - a1min)^2 / 8 in slope */
+		s->est.a0 = (s->cor.cmax.a0 + s->cor.cmin.a0) / 2;
+		s->est.a1 = (s->cor.cmax.a1 + s->cor.cmin.a1) / 2;
 	} else if (s->cor.status == CORRIDOR_OK) {
 		s->est = corridor_bisector(&s->cor);
 	} else if (s->cor.status == CORRIDOR_INTERSECT) {

@@ -28,6 +28,8 @@
 enum pair_mode {
 	PAIR_MODE_HULL = 0,   /* Duda's bisector of the hull corridor, bounds by LP 6 */
 	PAIR_MODE_REGRESSION, /* midway between the least-squares lines of both directions */
+	PAIR_MODE_MEAN,       /* the mean of the extreme valid lines (Trace Compass), bounds by
+	                         LP 6 as for PAIR_MODE_HULL */
 };
 
 enum pair_quality {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "hclock_align.h"
+#include "align/outset.h"
 #include "tools/cmd.h"
 #include "util/parse.h"
 
@@ -21,9 +22,11 @@ static void usage(FILE *f)
 {
 	const char *name, *help;
 
-	fputs("usage: hclock align INPUTS... --out DIR [--reference NODE] [--format table|json]\n"
-	      "                    [--bounds FILE] [--plot FILE.svg] [--segments auto|DURATION]\n"
-	      "                    [--mode hull|regression] [--min-latency DURATION]\n"
+	fputs("usage: hclock align INPUTS... --out DIR [--reference NODE]\n"
+	      "                    [--format table|json|csv] [--bounds FILE] [--plot FILE.svg]\n"
+	      "                    [--segments auto|DURATION] [--mode hull|regression]\n"
+	      "                    [--estimate bisector|mean] [--min-latency DURATION]\n"
+	      "                    [--unmatched skip|fail]\n"
 	      "\n"
 	      "Put per-node traces on the timeline of one reference node, by the accuracy-\n"
 	      "reporting convex hull algorithm: no message is shown arriving before it left, and\n"
@@ -35,15 +38,21 @@ static void usage(FILE *f)
 	for (size_t i = 0; (name = hclock_align_format(i, &help)); i++)
 		fprintf(f, "                        %-6s %s\n", name, help);
 	fputs("  --out DIR           write the corrected traces there (same format; atomic)\n"
-	      "  --reference NODE    reference timeline (default: the node minimising the total\n"
-	      "                      bound over all nodes)\n"
-	      "  --format table|json report on stdout (default table)\n"
+	      "  --reference NODE    reference timeline: a node's name (host name for pcap and\n"
+	      "                      CTF) or its input; default: the node minimising the total\n"
+	      "                      bound over all nodes, the first input on ties\n"
+	      "  --format F          report on stdout: table (default), json or csv\n"
 	      "  --bounds FILE       CSV node,time_ns,corrected_ns,delta_minus_ns,delta_plus_ns\n"
 	      "  --plot FILE.svg     accuracy bands and broadcast differential delays over time\n"
 	      "  --segments S        when the hulls intersect (non-linear clocks): auto splits the\n"
 	      "                      trace where needed, a DURATION (e.g. 600s, 10m) into fixed\n"
 	      "                      intervals, joined continuously; default: one line, fallback\n"
 	      "  --mode M            hull (default) or regression (for comparison, no guarantee)\n"
+	      "  --estimate E        the line inside the hull corridor: bisector (Duda, default)\n"
+	      "                      or mean (of the extreme lines, as Trace Compass); same bounds\n"
+	      "  --unmatched U       a send or recv without its other side (traces cut at their\n"
+	      "                      ends, lost packets): skip (default; counted per pair in the\n"
+	      "                      report) or fail\n"
 	      "  --min-latency D     minimum one-way latency for 'too fast' messages, a DURATION\n"
 	      "                      (e.g. 20us); default: half the smallest corrected round trip\n"
 	      "                      of each pair\n"
@@ -52,7 +61,7 @@ static void usage(FILE *f)
 	      f);
 }
 
-struct outfile {
+struct outpath {
 	const char *path;
 	char *tmp;
 };
@@ -62,13 +71,14 @@ struct args {
 	const char **inputs;
 	size_t nin;
 	const char *outdir;
-	int json;
-	struct outfile bounds, plot;
+	int json; /* HCLOCK_ALIGN_REPORT_* */
+	struct outpath bounds, plot;
 	struct hclock_align_opts o;
 };
 
 static const char *const options[] = {"--out", "--reference", "--format", "--bounds", "--plot",
-                                      "--segments", "--mode", "--min-latency"};
+                                      "--segments", "--mode", "--min-latency", "--estimate",
+                                      "--unmatched"};
 
 /* one option's value into g; returns 0, or 2 after one line on stderr */
 static int set_option(struct args *g, const char *name, const char *val)
@@ -78,9 +88,14 @@ static int set_option(struct args *g, const char *name, const char *val)
 	} else if (!strcmp(name, "--reference")) {
 		g->o.reference = val;
 	} else if (!strcmp(name, "--format")) {
-		if (strcmp(val, "table") && strcmp(val, "json"))
+		if (!strcmp(val, "table"))
+			g->json = HCLOCK_ALIGN_REPORT_TABLE;
+		else if (!strcmp(val, "json"))
+			g->json = HCLOCK_ALIGN_REPORT_JSON;
+		else if (!strcmp(val, "csv"))
+			g->json = HCLOCK_ALIGN_REPORT_CSV;
+		else
 			goto bad;
-		g->json = !strcmp(val, "json");
 	} else if (!strcmp(name, "--bounds")) {
 		g->bounds.path = val;
 	} else if (!strcmp(name, "--plot")) {
@@ -97,13 +112,26 @@ static int set_option(struct args *g, const char *name, const char *val)
 			g->o.mode = HCLOCK_ALIGN_REGRESSION;
 		else
 			goto bad;
+	} else if (!strcmp(name, "--estimate")) {
+		if (!strcmp(val, "bisector"))
+			g->o.estimate = HCLOCK_ALIGN_BISECTOR;
+		else if (!strcmp(val, "mean"))
+			g->o.estimate = HCLOCK_ALIGN_MEAN;
+		else
+			goto bad;
+	} else if (!strcmp(name, "--unmatched")) {
+		if (strcmp(val, "skip") && strcmp(val, "fail"))
+			goto bad;
+		g->o.unmatched_fail = !strcmp(val, "fail");
 	} else if (parse_duration_ns(val, strlen(val), 0, INT64_MAX, &g->o.min_latency_ns)) {
 		goto bad; /* --min-latency */
 	}
 	return 0;
 bad:
 	fprintf(stderr, "hclock align: %s %s: expected %s\n", name, val,
-	        !strcmp(name, "--format") ? "table or json" :
+	        !strcmp(name, "--format") ? "table, json or csv" :
+	        !strcmp(name, "--estimate") ? "bisector or mean" :
+	        !strcmp(name, "--unmatched") ? "skip or fail" :
 	        !strcmp(name, "--mode") ? "hull or regression" :
 	        !strcmp(name, "--segments") ? "auto or a positive duration: a number with unit ns, "
 	                                      "us, ms, s, m or h; a bare number is seconds" :
@@ -179,7 +207,7 @@ static void print_warnings(const hclock_align *a, size_t *done)
 }
 
 /* write fn's output completely under a temporary name next to o->path */
-static int out_prepare(struct outfile *o, const hclock_align *a,
+static int out_prepare(struct outpath *o, const hclock_align *a,
                        int (*fn)(const hclock_align *, FILE *))
 {
 	size_t n = strlen(o->path) + 16;
@@ -197,7 +225,7 @@ static int out_prepare(struct outfile *o, const hclock_align *a,
 		o->tmp = NULL;
 		return 1;
 	}
-	f = fdopen(fd, "w");
+	f = outset_mode(fd, o->tmp, 0) ? NULL : fdopen(fd, "w");
 	if (!f) {
 		close(fd);
 		r = HCLOCK_EIO;
@@ -212,7 +240,7 @@ static int out_prepare(struct outfile *o, const hclock_align *a,
 }
 
 /* the file under its final name */
-static int out_commit(struct outfile *o)
+static int out_commit(struct outpath *o)
 {
 	if (o->tmp && rename(o->tmp, o->path)) {
 		fprintf(stderr, "hclock align: %s: %s\n", o->path, strerror(errno));
@@ -223,7 +251,7 @@ static int out_commit(struct outfile *o)
 	return 0;
 }
 
-static void out_discard(struct outfile *o)
+static void out_discard(struct outpath *o)
 {
 	if (o->tmp) {
 		unlink(o->tmp);

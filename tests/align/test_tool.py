@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """test_tool.py - tool tests of `hclock align` on generated traces of known clocks.
 
-usage: test_tool.py HCLOCK GROUP   (GROUP: synthetic, nonlinear, golden, badinput, options)
+usage: test_tool.py HCLOCK GROUP   (GROUP: synthetic, nonlinear, golden, badinput, options,
+                                    strict)
 Every failure prints the seed of the generated traces.
 """
 import json
@@ -56,13 +57,15 @@ def synthetic(hclock, tmp):
             continue
         tag = f"seed {seed} ({nodes} nodes, {topo})"
         r = json.loads(p.stdout)
-        if set(r) != {"tool", "reference", "nodes", "bcast_diff_delay_ns"} or \
+        if set(r) != {"tool", "reference", "mode", "estimate", "messages", "unmatched", "nodes",
+                      "pairs", "bcast_diff_delay_ns"} or \
                 r["tool"] != "hclock align":
             fail(f"{tag}: JSON keys {sorted(r)}")
         if ref and r["reference"] != ref:
             fail(f"{tag}: reference {r['reference']}, asked for {ref}")
         for n in r["nodes"]:
-            if set(n) != {"node", "a0_ns", "a1", "quality", "bound_mean_ns", "bound_max_ns",
+            if set(n) != {"node", "via", "hops", "x0_ns", "offset_ns", "slope", "a0_ns", "a1",
+                          "quality", "bound_best_ns", "bound_mean_ns", "bound_max_ns", "recv",
                           "inversions", "too_fast"}:
                 fail(f"{tag}: node keys {sorted(n)}")
             if n["inversions"]:
@@ -172,6 +175,8 @@ def badinput(hclock, tmp):
         ("duplicate", good_a.replace("send,3,", "send,1,"), good_b, "a.csv:4:"),
         ("one-sided", good_a + "send,9,b,16000\n", good_b, "a.csv:6:"),
         ("one-sided-recv", good_a, good_b + "recv,9,a,115000\n", "b.csv:6:"),
+        ("bad-estimate", good_a, good_b, "--estimate"),
+        ("bad-unmatched", good_a, good_b, "--unmatched"),
         ("bad-time", good_a.replace("5000", "5x00"), good_b, "a.csv:3:"),
         ("bad-id", good_a.replace("send,3,", "send,-3,"), good_b, "a.csv:4:"),
         ("unknown-peer", good_a.replace("send,3,b", "send,3,c"), good_b, "a.csv:4:"),
@@ -187,8 +192,12 @@ def badinput(hclock, tmp):
             f.write(a)
         with open(d + "/b.csv", "w") as f:
             f.write(b)
+        extra = ["--unmatched", "fail"] if name.startswith("one-sided") else \
+            ["--estimate", "median"] if name == "bad-estimate" else \
+            ["--unmatched", "warn"] if name == "bad-unmatched" else []
         p = run(hclock, [d + "/a.csv", d + "/b.csv", "--out", d + "/out", "--bounds",
-                         d + "/bounds.csv"], expect_rc=1)
+                         d + "/bounds.csv"] + extra, expect_rc=2 if extra and extra[1] in
+                ("median", "warn") else 1)
         lines = p.stderr.strip().splitlines()
         if len(lines) != 1 or want not in lines[0]:
             fail(f"bad input {name}: stderr {p.stderr!r}, expected one line with {want!r}")
@@ -234,6 +243,114 @@ def badinput(hclock, tmp):
         fail(f"failed write left files: {os.listdir(d)}")
 
 
+def strict(hclock, tmp):
+    """Bounds strict to the ns at real epochs (1e13 to 1.7e18 ns): clocks exactly linear on a
+    100 us grid (so the truth is an exact integer), a fifth of the messages with zero latency
+    (from one side: the truth then lies on the edge of the corridor, where rounding the corrected time
+    without moving the deltas put it outside by up to 0.5 ns); relation at x0 against the
+    truth; unmatched events at both ends skipped and counted per pair; modes of the outputs
+    under two umasks; the report's CSV and table against its JSON; --reference by file;
+    --estimate mean inside the same bounds."""
+    import random
+    unit = 100000
+    for seed, T0 in ((41, 10**13), (42, 10**15), (43, 10**17), (44, 1_700_000_000_000_000_000)):
+        rnd = random.Random(seed)
+        d = os.path.join(tmp, f"strict{seed}")
+        os.makedirs(d + "/in")
+        num = rnd.choice([-7, -3, 2, 5, 8])  # skew num/unit: 20-80 ppm
+        off = rnd.randrange(-10**12, 10**12)
+
+        def local(k, t):  # t: true ns, a multiple of unit
+            return T0 + t if k == 0 else T0 + off + t + t * num // unit
+        ev = {0: [], 1: []}
+        for i in range(600):
+            src = rnd.randrange(2)
+            t = rnd.randrange(10, 200000) * unit
+            lat = 0 if src == 0 and rnd.random() < 0.2 else rnd.randrange(1, 5) * unit
+            ev[src].append((t, "send", i, 1 - src))
+            ev[1 - src].append((t + lat, "recv", i, src))
+        # cut at the ends: a send before the other trace starts, a recv after it ended
+        ev[0].append((5 * unit, "send", 9001, 1))
+        ev[1].append((300000 * unit, "send", 9002, 0))
+        ev[1].append((300001 * unit, "recv", 9003, 0))
+        truth = {}
+        for k in (0, 1):
+            ev[k].sort()
+            with open(f"{d}/in/h{k}.csv", "w") as f:
+                f.write("event,id,peer,time_ns\n")
+                for t, kind, i, peer in ev[k]:
+                    f.write(f"{kind},{i},h{peer},{local(k, t)}\n")
+                    truth[(f"h{k}", local(k, t))] = T0 + t
+        old = os.umask(0o027)
+        try:
+            p = run(hclock, [d + "/in", "--out", d + "/out", "--bounds", d + "/b.csv",
+                             "--plot", d + "/p.svg", "--format", "json", "--reference",
+                             d + "/in/h0.csv"])
+        finally:
+            os.umask(old)
+        if p.returncode:
+            continue
+        tag = f"strict seed {seed} T0 {T0}"
+        for path in (d + "/out/h1.csv", d + "/b.csv", d + "/p.svg"):
+            if os.stat(path).st_mode & 0o777 != 0o640:
+                fail(f"{tag}: {path} mode {oct(os.stat(path).st_mode & 0o777)} under umask 027")
+        r = json.loads(p.stdout)
+        outside = 0
+        for node, lt, c, dm, dp in read_csv(d + "/b.csv")[1:]:
+            true = truth[(node, int(lt))]
+            if not int(c) - int(dm) <= true <= int(c) + int(dp):
+                outside += 1
+        if outside:
+            fail(f"{tag}: {outside} events with the truth outside the bounds")
+        n1 = r["nodes"][1]
+        slope = unit / (unit + num)
+        x0 = n1["x0_ns"]
+        # true offset at x0: solve local(1, t) = x0 for real t
+        true_t = (x0 - T0 - off) * unit / (unit + num)
+        span = 2e10  # ns of true time the messages cover
+        if abs(n1["slope"] - slope) > 4 * n1["bound_max_ns"] / span or \
+                abs(n1["offset_ns"] - (T0 + true_t - x0)) > n1["bound_max_ns"]:
+            fail(f"{tag}: relation {n1['slope']} {n1['offset_ns']} vs {slope} "
+                 f"{T0 + true_t - x0}")
+        pairs = {(q["from"], q["to"]): q for q in r["pairs"]}
+        if pairs[("h0", "h1")]["unmatched_sends"] != 1 or \
+                pairs[("h1", "h0")]["unmatched_sends"] != 1 or \
+                pairs[("h0", "h1")]["unmatched_recvs"] != 1 or r["unmatched"] != 3 or \
+                r["messages"] != 600:
+            fail(f"{tag}: unmatched counts {r['pairs']}")
+        # the same figures as CSV and as a table
+        c = run(hclock, [d + "/in", "--out", d + "/out", "--format", "csv", "--reference",
+                         "h0.csv"]).stdout.split("\n\n")
+        rows = [line.split(",") for line in c[0].splitlines()]
+        if rows[2][rows[0].index("slope")] != repr(n1["slope"]) and \
+                float(rows[2][rows[0].index("slope")]) != n1["slope"]:
+            fail(f"{tag}: CSV slope {rows[2]} vs JSON {n1['slope']}")
+        q = pairs[("h0", "h1")]
+        if rows[2][rows[0].index("via")] != "h0" or c[1].splitlines()[1] != \
+                f"h0,h1,{q['messages']},1,1":
+            fail(f"{tag}: CSV report {c}")
+        t = run(hclock, [d + "/in", "--out", d + "/out"]).stdout
+        if "unmatched: 3" not in t or "x0_ns" not in t:
+            fail(f"{tag}: table {t}")
+        # Trace Compass's estimate: another line inside the same corridor
+        m = run(hclock, [d + "/in", "--out", d + "/om", "--bounds", d + "/bm.csv", "--format",
+                         "json", "--estimate", "mean", "--reference", "h0"])
+        rm = json.loads(m.stdout)
+        if rm["estimate"] != "mean" or abs(rm["nodes"][1]["slope"] - slope) > \
+                4 * n1["bound_max_ns"] / span or \
+                rm["nodes"][1]["inversions"]:
+            fail(f"{tag}: --estimate mean {rm['nodes'][1]}")
+        for node, lt, c, dm, dp in read_csv(d + "/bm.csv")[1:]:
+            if not int(c) - int(dm) <= truth[(node, int(lt))] <= int(c) + int(dp):
+                fail(f"{tag}: --estimate mean: truth outside at {node} {lt}")
+                break
+        p = run(hclock, [d + "/in", "--out", d + "/o2", "--unmatched", "fail"], expect_rc=1)
+        if "has no matching" not in p.stderr:
+            fail(f"{tag}: --unmatched fail: {p.stderr!r}")
+        print(f"ok {tag}: slope {n1['slope']!r} (true {slope!r}), bound mean "
+              f"{n1['bound_mean_ns']} ns")
+
+
 def options(hclock, tmp):
     d = os.path.join(tmp, "opt")
     gen_traces.generate(d + "/in", nodes=3, msgs=300, seed=31)
@@ -270,7 +387,7 @@ def main():
     hclock, group = sys.argv[1], sys.argv[2]
     tmp = tempfile.mkdtemp(prefix="hclock-align-")
     try:
-        {"synthetic": synthetic, "nonlinear": nonlinear, "golden": golden,
+        {"synthetic": synthetic, "nonlinear": nonlinear, "golden": golden, "strict": strict,
          "badinput": badinput, "options": options}[group](hclock, tmp)
     finally:
         if not failures:
