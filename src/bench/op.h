@@ -56,6 +56,7 @@ struct bench_buf {
 	MPI_Comm comm;
 	int rank, nprocs;
 	int root;      /* root of rooted operations */
+	int root_shift; /* 1: the root moves on to the next rank after every call (rooted ops) */
 	int in_place;  /* use MPI_IN_PLACE where the operation allows it */
 	size_t bytes;  /* message size, bytes (see above) */
 	int count;     /* elements per block: bytes for MPI_BYTE, bytes / 4 for reductions */
@@ -83,9 +84,11 @@ const struct bench_op *bench_op_at(size_t i);
  */
 int bench_buf_check(const struct bench_op *op, int nprocs, int in_place, size_t bytes,
                     size_t max_bytes);
-/* Allocate and touch the buffers (not collective). 0 or HCLOCK_ENOMEM. */
+/* Allocate and touch the buffers (not collective); root_shift: rooted operations move
+ * their root on after every call (every rank's buffers fit being the root). 0 or
+ * HCLOCK_ENOMEM. */
 int bench_buf_init(struct bench_buf *b, const struct bench_op *op, MPI_Comm comm, int root,
-                   int in_place, size_t bytes);
+                   int in_place, int root_shift, size_t bytes);
 void bench_buf_free(struct bench_buf *b);
 
 /* Collective: fill the inputs with the validation pattern, call once, check this rank's
@@ -101,6 +104,8 @@ int bench_op_error(const struct bench_buf *b, int mpi_rc);
 static inline int bench_op_call(struct bench_buf *b)
 {
 	int rc = b->op->call(b);
+	if (b->root_shift) /* IMB's -root_shift: every rank makes the same calls */
+		b->root = (b->root + 1) % b->nprocs;
 	if (fault_hit(FAULT_OP)) /* the test hook HCLOCK_FAULT=rank=R,at=op */
 		rc = MPI_ERR_OTHER;
 	return rc == MPI_SUCCESS ? 0 : bench_op_error(b, rc);

@@ -34,6 +34,10 @@ struct bench_report {
 	double bcast_latency_s;
 	double slack_factor;
 	double time_slice_s;
+	const char *order;    /* "sequential", "shuffled", "interleaved" */
+	int passes;           /* interleaved: passes over all measurements (else 1) */
+	uint64_t seed;        /* of the shuffled orders */
+	int root_shift;
 	const struct bench_row *rows;
 	size_t nrows;
 };

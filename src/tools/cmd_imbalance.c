@@ -235,7 +235,7 @@ static int run(struct mpitool *t, hclock_clock *g, const struct imbalance_cli *k
 	if (!rc) {
 		int arc = reps_alloc(r, k->reps, t->rank);
 		if (!arc)
-			arc = bench_buf_init(&b, k->op, comm, (int)k->root, 0, k->size);
+			arc = bench_buf_init(&b, k->op, comm, (int)k->root, 0, 0, k->size);
 		rc = agree_line(t, arc, "");
 	}
 	if (!rc)
