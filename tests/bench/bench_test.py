@@ -412,6 +412,33 @@ def case_root_shift():
               "--quick leaves --time-slice and --max-reps given")
 
 
+def case_launches():
+    """scripts/bench-launches: N fresh launches, spread across them beside the interval."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
+                          "bench-launches")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "l.json")
+        cmd = [script, "--json", out, "2", "--", A.mpirun, A.mpiexec, "2", A.hclock, "bench",
+               "--op", "bcast", "--sizes", "8,64", "--quick", "--sync", "none"]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        print(p.stdout + p.stderr)
+        if check(p.returncode == 0, "bench-launches exits 0"):
+            d = json.load(open(out))
+            check(len(d["launches"]) == 2 and [x["seed"] for x in d["launches"]] == [1, 2],
+                  "two launches with seeds 1 and 2")
+            check(len(d["summary"]) == 2 and all(
+                s["launches"] == 2 and s["min_median_s"] <= s["median_of_medians_s"] <=
+                s["max_median_s"] and s["spread_rel"] >= 0 for s in d["summary"]),
+                "summary: median of medians within min and max, spread >= 0")
+        p = subprocess.run([script, "0", "--", "true"], capture_output=True, text=True)
+        check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 2,
+              "N = 0: exit 2 with the line and the usage (%s)" % p.stderr.strip())
+        p = subprocess.run(cmd[:5] + [A.mpirun, A.mpiexec, "2", A.hclock, "bench", "--op",
+                           "nope"], capture_output=True, text=True)
+        check(p.returncode == 1 and "unknown operation 'nope'" in p.stderr,
+              "a failing launch: exit 1 with its error line")
+
+
 def case_bad_input():
     for expect, args in BAD:
         rc, out, err, dt = run(2, args, timeout=60)
