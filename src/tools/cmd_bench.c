@@ -57,6 +57,11 @@ static void usage(FILE *f)
 	                                        sizeof(rooted)), 28, 21, 79);
 	fprintf(f,
 	        "                     and their nonblocking forms (default 0)\n"
+	        "  --buffers B        cached (default: one set of buffers), rotate[=SIZE] (sets\n"
+	        "                     covering SIZE, the next one for every call) or\n"
+	        "                     offcache[=SIZE] (SIZE bytes written before every\n"
+	        "                     repetition); SIZE defaults to 2 x the last-level cache\n"
+	        "  --align BYTES      buffers start at multiples of BYTES (8 to 1M, a power of 2)\n"
 	        "  --in-place         use MPI_IN_PLACE where the operation allows it\n"
 	        "  --root-shift       move the root to the next rank after every call (as IMB's\n"
 	        "                     -root_shift)\n"
@@ -87,6 +92,7 @@ struct opts {
 	int slice_set, max_reps_set; /* given explicitly (--quick leaves them) */
 	struct bench_order order;
 	long seed;                   /* -1: drawn by rank 0 */
+	struct bench_buf_opts buf;   /* --buffers, --align (root, in_place, root_shift: above) */
 };
 
 /* Split a comma list into at most max pointers into copy (strdup'ed, caller frees). */
@@ -107,6 +113,32 @@ static int split(const char *s, char **copy, char **items, int max)
 	return n;
 }
 
+/* --buffers cached|rotate[=SIZE]|offcache[=SIZE]: NULL, or the error line */
+static const char *parse_buffers(const char *arg, struct bench_buf_opts *b)
+{
+	static const char *const names[] = {"cached", "rotate", "offcache"};
+	const char *eq = strchr(arg, '=');
+	size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+	for (int k = 0; k < 3; k++) {
+		if (strlen(names[k]) != n || strncmp(arg, names[k], n) || (eq && k == BUF_CACHED))
+			continue;
+		size_t *v = NULL, nv = 0;
+		b->mode = (enum bench_buffers)k;
+		b->mode_bytes = k == BUF_CACHED ? 0 : bench_cache_bytes();
+		if (!eq)
+			return NULL;
+		int bad = bench_sizes_parse(eq + 1, &v, &nv) || nv != 1 || v[0] < 1;
+		if (!bad)
+			b->mode_bytes = v[0];
+		free(v);
+		if (!bad)
+			return NULL;
+		break;
+	}
+	return "--buffers needs cached, rotate[=SIZE] or offcache[=SIZE] (SIZE in bytes, "
+	       "K/M/G suffixes, e.g. offcache=64M)";
+}
+
 /* cmd_bench's own options */
 static const char *bench_opt(int c, const char *arg, void *ctx)
 {
@@ -120,6 +152,15 @@ static const char *bench_opt(int c, const char *arg, void *ctx)
 	case 'I': o->in_place = 1; return NULL;
 	case 'V': o->validate = 1; return NULL;
 	case 'H': o->root_shift = 1; return NULL;
+	case 'F': return parse_buffers(arg, &o->buf);
+	case 'A': {
+		size_t *v = NULL, n = 0;
+		int bad = bench_sizes_parse(arg, &v, &n) || n != 1 || v[0] < 8 || v[0] > (1 << 20) ||
+		          (v[0] & (v[0] - 1));
+		o->buf.align = bad ? 0 : v[0];
+		free(v);
+		return bad ? "--align needs a power of two from 8 to 1M, e.g. 64 or 4K" : NULL;
+	}
 	case 'Q': o->quick = 1; return NULL;
 	case 'O':
 		return bench_order_parse(arg, &o->order) ? hclock_last_error() : NULL;
@@ -164,7 +205,8 @@ static const char *parse(int argc, char **argv, const struct mpitool *t, struct 
 		{"validate", no_argument, 0, 'V'},         {"raw", required_argument, 0, 'R'},
 		{"plot", required_argument, 0, 'P'},       {"root-shift", no_argument, 0, 'H'},
 		{"order", required_argument, 0, 'O'},      {"seed", required_argument, 0, 'S'},
-		{"quick", no_argument, 0, 'Q'},            {0, 0, 0, 0},
+		{"quick", no_argument, 0, 'Q'},            {"buffers", required_argument, 0, 'F'},
+		{"align", required_argument, 0, 'A'},      {0, 0, 0, 0},
 	};
 	return mpitool_parse(argc, argv, t, longopts, &o->common, bench_opt, o, buf, len);
 }
@@ -286,6 +328,9 @@ static const char *read_input(struct mpitool *t, int argc, char **argv, struct o
 	const char *bad = parse(argc, argv, t, o, buf, len);
 	if (!bad && !o->common.help)
 		bad = make_plan(o, t->size, pl, buf, len);
+	o->buf.root = (int)o->root;
+	o->buf.in_place = o->in_place;
+	o->buf.root_shift = o->root_shift;
 	if (o->quick && !o->slice_set)
 		o->slice_ns = 100000000;
 	if (o->quick && !o->max_reps_set)
@@ -293,7 +338,7 @@ static const char *read_input(struct mpitool *t, int argc, char **argv, struct o
 	size_t maxmem = memory_per_process();
 	for (int i = 0; !bad && i < pl->nops; i++)
 		for (size_t k = 0; !bad && k < pl->nsizes; k++)
-			if (bench_buf_check(pl->ops[i], t->size, o->in_place, pl->sizes[k], maxmem)) {
+			if (bench_buf_check(pl->ops[i], t->size, &o->buf, pl->sizes[k], maxmem)) {
 				snprintf(buf, len, "%s", hclock_last_error());
 				bad = buf;
 			}
@@ -389,8 +434,7 @@ static int measure_one(struct run *r, struct job *j)
 	struct bench_buf b;
 	struct bench_series s;
 	char what[256];
-	int rc = bench_buf_init(&b, op, r->p.comm, (int)r->o->root, r->o->in_place,
-	                        r->o->root_shift, r->pl->sizes[j->zi]);
+	int rc = bench_buf_init(&b, op, r->p.comm, &r->o->buf, r->pl->sizes[j->zi]);
 	/* with --root-shift, --validate checks every root the measurement will use */
 	int nroots = b.root_shift ? b.nprocs : 1;
 	b.root_shift = 0;
@@ -509,6 +553,8 @@ static int run(struct run *r, hclock_sync *sync)
 
 /* ---- report ------------------------------------------------------------------------ */
 
+static const char *const buffer_names[] = {"cached", "rotate", "offcache"};
+
 /* Rank 0: print the rows in the chosen format, and the plot. 0 or HCLOCK_EIO. */
 static int report(const struct run *r, hclock_sync *sync)
 {
@@ -520,7 +566,8 @@ static int report(const struct run *r, hclock_sync *sync)
 		.bcast_latency_s = (double)r->p.bcast_lat_ns * 1e-9, .slack_factor = o->slack_factor,
 		.time_slice_s = (double)o->slice_ns * 1e-9, .rows = r->rows, .nrows = r->nrows,
 		.order = bench_order_name(&o->order), .passes = o->order.passes, .seed = r->seed,
-		.root_shift = o->root_shift,
+		.root_shift = o->root_shift, .buffers = buffer_names[o->buf.mode],
+		.buffer_bytes = o->buf.mode_bytes, .align = o->buf.align,
 	};
 	if (o->common.fmt == FMT_JSON)
 		report_json(stdout, &rep);

@@ -30,7 +30,8 @@ RESULT_KEYS = ["scheme", "op", "size", "valid", "invalid", "mean_s", "median_s",
                "max_s", "p90_s", "p99_s", "std_s", "ci95_median_s", "osu_mean_s",
                "ci95_median_coverage", "duration_s", "slack_s", "window_s"]
 TOP_KEYS = ["tool", "scheme", "sync", "nprocs", "root", "in_place", "bcast_latency_s",
-            "slack_factor", "time_slice_s", "order", "passes", "seed", "root_shift", "results"]
+            "slack_factor", "time_slice_s", "order", "passes", "seed", "root_shift", "buffers",
+            "buffer_bytes", "align", "results"]
 CSV_COLS = ["scheme", "op", "size", "valid", "invalid", "mean_s", "median_s", "min_s", "max_s",
             "p90_s", "p99_s", "std_s", "ci95_median_lo_s", "ci95_median_hi_s", "osu_mean_s",
             "duration_s", "slack_s", "window_s"]
@@ -329,6 +330,14 @@ BAD = [
     ("--order needs", ["bench", "--order", "shuffled=3"]),
     ("--seed", ["bench", "--seed", "-1"]),
     ("--seed", ["bench", "--seed", "0x"]),
+    ("--buffers needs", ["bench", "--buffers", "hot"]),
+    ("--buffers needs", ["bench", "--buffers", "rotate=0"]),
+    ("--buffers needs", ["bench", "--buffers", "cached=1M"]),
+    ("--buffers needs", ["bench", "--buffers", "offcache=1x"]),
+    ("more than", ["bench", "--buffers", "offcache=1T"]),
+    ("--align needs", ["bench", "--align", "3"]),
+    ("--align needs", ["bench", "--align", "2M"]),
+    ("--align needs", ["bench", "--align", "4"]),
     ("unknown operation 'barier'", ["imbalance", "--op", "barier"]),
     ("--reps", ["imbalance", "--reps", "0"]),
     ("unknown option", ["imbalance", "--bogus"]),
@@ -437,6 +446,29 @@ def case_launches():
                            "nope"], capture_output=True, text=True)
         check(p.returncode == 1 and "unknown operation 'nope'" in p.stderr,
               "a failing launch: exit 1 with its error line")
+
+
+def case_buffers():
+    """--buffers cached, rotate, offcache with --align and --validate, under a scheme with a
+    common start and one without; rotate with --root-shift (every root's buffers)."""
+    for mode, size in [("cached", 0), ("rotate=1M", 1 << 20), ("offcache=1M", 1 << 20)]:
+        for scheme in ["roundtime", "barrier"]:
+            d, _ = bench_json(2, ["--op", "bcast,allreduce,alltoall,gather,iallreduce",
+                                  "--sizes", "8,4K", "--buffers", mode, "--align", "4K",
+                                  "--root-shift", "--validate", "--scheme", scheme,
+                                  "--max-reps", "30", "--time-slice", "0.05", "--sync", "none"])
+            if d:
+                check(d["buffers"] == mode.split("=")[0] and d["buffer_bytes"] == size and
+                      d["align"] == 4096 and len(d["results"]) == 10 and
+                      all(r["valid"] > 0 for r in d["results"]),
+                      "--buffers %s --align 4K, %s: every measurement validated and measured"
+                      % (mode, scheme))
+    d, _ = bench_json(2, ["--op", "bcast", "--sizes", "8", "--buffers", "rotate",
+                          "--max-reps", "10", "--sync", "none"])
+    if d:
+        check(1 << 20 <= d["buffer_bytes"] <= 64 << 20,
+              "rotate's default SIZE: 2 x the last-level cache, at most 64 MiB (%d)" %
+              d["buffer_bytes"])
 
 
 def case_bad_input():
