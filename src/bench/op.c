@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench/op.h"
 #include "hclock_api.h"
@@ -519,8 +520,56 @@ static void human(char *buf, size_t len, double bytes)
 	snprintf(buf, len, "%.4g %s", bytes, u[k]);
 }
 
-int bench_buf_check(const struct bench_op *op, int nprocs, int in_place, size_t bytes,
-                    size_t max_bytes)
+/* The send and receive bytes of b at message size n: with a shifting root, the most of
+ * being the root and not (b->root is left as it was). */
+static void buf_bytes(struct bench_buf *b, size_t n, size_t *s, size_t *r)
+{
+	b->op->sizes(b, n, s, r);
+	if (b->root_shift && (b->op->flags & OP_ROOTED) && b->nprocs > 1) {
+		int root = b->root;
+		size_t s2, r2;
+		b->root = b->rank == root ? (root + 1) % b->nprocs : b->rank;
+		b->op->sizes(b, n, &s2, &r2);
+		b->root = root;
+		*s = *s > s2 ? *s : s2;
+		*r = *r > r2 ? *r : r2;
+	}
+}
+
+size_t bench_cache_bytes(void)
+{
+	long c = -1;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+	c = sysconf(_SC_LEVEL3_CACHE_SIZE);
+	if (c <= 0)
+		c = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+	size_t cap = (size_t)64 << 20; /* a VM may report the whole host's cache */
+	return c > 0 && 2 * (size_t)c < cap ? 2 * (size_t)c : cap;
+}
+
+static size_t round_up(size_t n, size_t a)
+{
+	return (n + a - 1) / a * a;
+}
+
+/* The layout of b's buffers under bo at its message size: strides and sets. */
+static void layout(struct bench_buf *b, const struct bench_buf_opts *bo)
+{
+	size_t a = bo->align > 64 ? bo->align : 64; /* sets never share a cache line */
+	buf_bytes(b, b->bytes, &b->sbytes, &b->rbytes);
+	b->sstride = round_up(b->sbytes ? b->sbytes : 1, a);
+	b->rstride = round_up(b->rbytes ? b->rbytes : 1, a);
+	b->nsets = 1;
+	if (bo->mode == BUF_ROTATE && b->sbytes + b->rbytes > 0) {
+		size_t per = b->sstride + b->rstride, want = (bo->mode_bytes + per - 1) / per;
+		b->nsets = want < 2 ? 2 : want > ((size_t)1 << 24) ? (size_t)1 << 24 : want;
+	}
+	b->flush_bytes = bo->mode == BUF_OFFCACHE ? bo->mode_bytes : 0;
+}
+
+int bench_buf_check(const struct bench_op *op, int nprocs, const struct bench_buf_opts *bo,
+                    size_t bytes, size_t max_bytes)
 {
 	if (op->flags & OP_NOSIZE)
 		return 0;
@@ -529,12 +578,13 @@ int bench_buf_check(const struct bench_op *op, int nprocs, int in_place, size_t 
 		               "of 4 bytes", op->name, bytes);
 	/* the largest buffers are the root's: size them as if this rank were the root */
 	struct bench_buf b = {.op = op, .rank = 0, .root = 0, .nprocs = nprocs,
-	                      .in_place = in_place && (op->flags & OP_INPLACE), .bytes = bytes};
-	size_t s, r;
-	double need = 2.0 * (double)bytes * nprocs; /* an upper bound, before size_t could wrap */
+	                      .in_place = bo->in_place && (op->flags & OP_INPLACE), .bytes = bytes,
+	                      .root_shift = bo->root_shift && (op->flags & OP_ROOTED)};
+	/* an upper bound first, before size_t could wrap */
+	double need = 2.0 * (double)bytes * nprocs + 2.0 * (double)bo->mode_bytes;
 	if (need < (double)max_bytes) {
-		op->sizes(&b, bytes, &s, &r);
-		need = (double)s + (double)r;
+		layout(&b, bo);
+		need = (double)(b.sstride + b.rstride) * (double)b.nsets + (double)b.flush_bytes;
 	}
 	if (need > (double)max_bytes) {
 		char hn[32], hm[32];
@@ -551,37 +601,65 @@ int bench_buf_check(const struct bench_op *op, int nprocs, int in_place, size_t 
 	return 0;
 }
 
-int bench_buf_init(struct bench_buf *b, const struct bench_op *op, MPI_Comm comm, int root,
-                   int in_place, size_t bytes)
+static void *alloc_aligned(size_t align, size_t n)
+{
+	void *p = NULL;
+	if (align < sizeof(void *))
+		return malloc(n);
+	return posix_memalign(&p, align, n) ? NULL : p;
+}
+
+int bench_buf_init(struct bench_buf *b, const struct bench_op *op, MPI_Comm comm,
+                   const struct bench_buf_opts *bo, size_t bytes)
 {
 	memset(b, 0, sizeof(*b));
 	b->op = op;
 	b->comm = comm;
 	MPI_Comm_rank(comm, &b->rank);
 	MPI_Comm_size(comm, &b->nprocs);
-	b->root = root;
-	b->in_place = in_place && (op->flags & OP_INPLACE);
+	b->root = bo->root;
+	b->in_place = bo->in_place && (op->flags & OP_INPLACE);
 	b->bytes = (op->flags & OP_NOSIZE) ? 0 : bytes;
 	b->count = (int)((op->flags & OP_REDUCE) ? b->bytes / 4 : b->bytes);
-	op->sizes(b, b->bytes, &b->sbytes, &b->rbytes);
-	/* at least one byte each, so buffers are valid pointers; touch every page now */
-	b->sbuf = malloc(b->sbytes ? b->sbytes : 1);
-	b->rbuf = malloc(b->rbytes ? b->rbytes : 1);
-	if (!b->sbuf || !b->rbuf) {
+	b->root_shift = bo->root_shift && (op->flags & OP_ROOTED);
+	layout(b, bo);
+	size_t a = bo->mode == BUF_CACHED ? bo->align : (bo->align > 64 ? bo->align : 64);
+	/* every set at least one byte, so buffers are valid pointers; touch every page now */
+	b->sbase = b->sbuf = alloc_aligned(a, b->sstride * b->nsets);
+	b->rbase = b->rbuf = alloc_aligned(a, b->rstride * b->nsets);
+	if (b->flush_bytes)
+		b->flush = alloc_aligned(64, b->flush_bytes);
+	if (!b->sbuf || !b->rbuf || (b->flush_bytes && !b->flush)) {
 		bench_buf_free(b);
 		return err_set(HCLOCK_ENOMEM, "out of memory for the buffers of %s at %zu bytes "
-		               "(%zu + %zu bytes)", op->name, bytes, b->sbytes, b->rbytes);
+		               "(%zu sets of %zu + %zu bytes)", op->name, bytes, b->nsets, b->sbytes,
+		               b->rbytes);
 	}
-	memset(b->sbuf, 1, b->sbytes ? b->sbytes : 1);
-	memset(b->rbuf, 0, b->rbytes ? b->rbytes : 1);
+	memset(b->sbase, 1, b->sstride * b->nsets);
+	memset(b->rbase, 0, b->rstride * b->nsets);
+	if (b->flush_bytes)
+		memset(b->flush, 0, b->flush_bytes);
 	return 0;
+}
+
+int bench_buf_prepare(struct bench_buf *b)
+{
+	/* ReproMPI's --clear-cache: write more than the caches hold, so that the operation's
+	 * buffers (and the MPI library's) are evicted; then wait for the others, whose writes
+	 * take different times, so that the next start is not late for the slowest */
+	if (!b->flush_bytes)
+		return 0;
+	memset(b->flush, ++b->flush_val, b->flush_bytes);
+	return comm_check(MPI_Barrier(b->comm), "MPI_Barrier (after --buffers offcache)");
 }
 
 void bench_buf_free(struct bench_buf *b)
 {
-	free(b->sbuf);
-	free(b->rbuf);
-	b->sbuf = b->rbuf = NULL;
+	free(b->sbase);
+	free(b->rbase);
+	free(b->flush);
+	b->sbase = b->rbase = b->sbuf = b->rbuf = NULL;
+	b->flush = NULL;
 }
 
 /* ---- validation and errors ---------------------------------------------------------- */
@@ -589,8 +667,16 @@ void bench_buf_free(struct bench_buf *b)
 int bench_op_validate(struct bench_buf *b)
 {
 	char msg[256] = "";
+	int root = b->root;
+	void *sbuf = b->sbuf, *rbuf = b->rbuf;
+	size_t set = b->set;
 	b->op->fill(b);
 	int rc = bench_op_call(b);
+	/* the check looks at the root and the buffers of this call */
+	b->root = root;
+	b->sbuf = sbuf;
+	b->rbuf = rbuf;
+	b->set = set;
 	if (rc) {
 		snprintf(msg, sizeof(msg), "%s", hclock_last_error());
 		return err_set(rc, "%s of %zu bytes: %s", b->op->name, b->bytes, msg);

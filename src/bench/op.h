@@ -56,12 +56,38 @@ struct bench_buf {
 	MPI_Comm comm;
 	int rank, nprocs;
 	int root;      /* root of rooted operations */
+	int root_shift; /* 1: the root moves on to the next rank after every call (rooted ops) */
+	/* --buffers: nsets buffer sets at sbase + k sstride and rbase + k rstride, the next one
+	 * used after every call (rotate; 1 set: cached); flush_bytes of flush are written
+	 * before every repetition (offcache, bench_buf_prepare) */
+	void *sbase, *rbase;
+	size_t sstride, rstride;
+	size_t nsets, set;
+	unsigned char *flush;
+	size_t flush_bytes;
+	unsigned char flush_val;
 	int in_place;  /* use MPI_IN_PLACE where the operation allows it */
 	size_t bytes;  /* message size, bytes (see above) */
 	int count;     /* elements per block: bytes for MPI_BYTE, bytes / 4 for reductions */
 	void *sbuf, *rbuf;
 	size_t sbytes, rbytes; /* allocated sizes, bytes */
 };
+
+/* How bench_buf_init lays out the buffers. */
+enum bench_buffers { BUF_CACHED, BUF_ROTATE, BUF_OFFCACHE };
+struct bench_buf_opts {
+	int root;
+	int in_place;
+	int root_shift;           /* rooted operations move their root on after every call */
+	enum bench_buffers mode;
+	size_t mode_bytes;        /* rotate: the sets together cover at least this; offcache:
+	                             bytes written before every repetition */
+	size_t align;             /* buffers start at multiples of this (power of two, >= 8;
+	                             0: malloc's) */
+};
+/* 2 x the last-level cache (sysconf), at most 64 MiB (also when unknown), bytes:
+ * --buffers' default SIZE */
+size_t bench_cache_bytes(void);
 
 /* The operation called name, or NULL. */
 const struct bench_op *bench_op_find(const char *name);
@@ -81,11 +107,16 @@ const struct bench_op *bench_op_at(size_t i);
  * max_bytes: 0, or HCLOCK_EINVAL with hclock_last_error() saying what is wrong. No
  * allocation, no MPI.
  */
-int bench_buf_check(const struct bench_op *op, int nprocs, int in_place, size_t bytes,
-                    size_t max_bytes);
-/* Allocate and touch the buffers (not collective). 0 or HCLOCK_ENOMEM. */
-int bench_buf_init(struct bench_buf *b, const struct bench_op *op, MPI_Comm comm, int root,
-                   int in_place, size_t bytes);
+int bench_buf_check(const struct bench_op *op, int nprocs, const struct bench_buf_opts *bo,
+                    size_t bytes, size_t max_bytes);
+/* Allocate and touch the buffers (not collective); root_shift: rooted operations move
+ * their root on after every call (every rank's buffers fit being the root). 0 or
+ * HCLOCK_ENOMEM. */
+int bench_buf_init(struct bench_buf *b, const struct bench_op *op, MPI_Comm comm,
+                   const struct bench_buf_opts *bo, size_t bytes);
+/* Collective under offcache: before a repetition, outside the timed region, write the
+ * flush bytes, then MPI_Barrier. 0 or HCLOCK_EMPI (nothing and 0 otherwise). */
+int bench_buf_prepare(struct bench_buf *b);
 void bench_buf_free(struct bench_buf *b);
 
 /* Collective: fill the inputs with the validation pattern, call once, check this rank's
@@ -101,6 +132,13 @@ int bench_op_error(const struct bench_buf *b, int mpi_rc);
 static inline int bench_op_call(struct bench_buf *b)
 {
 	int rc = b->op->call(b);
+	if (b->root_shift) /* IMB's -root_shift: every rank makes the same calls */
+		b->root = (b->root + 1) % b->nprocs;
+	if (b->nsets > 1) {
+		b->set = b->set + 1 < b->nsets ? b->set + 1 : 0;
+		b->sbuf = (char *)b->sbase + b->set * b->sstride;
+		b->rbuf = (char *)b->rbase + b->set * b->rstride;
+	}
 	if (fault_hit(FAULT_OP)) /* the test hook HCLOCK_FAULT=rank=R,at=op */
 		rc = MPI_ERR_OTHER;
 	return rc == MPI_SUCCESS ? 0 : bench_op_error(b, rc);

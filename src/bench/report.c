@@ -46,6 +46,14 @@ void report_table(FILE *f, const struct bench_report *r)
 	fprintf(f, "hclock bench: %d processes, sync %s, MPI_Bcast latency %.2f us, slack factor "
 	        "%g, time slice %g s\n", r->nprocs, r->sync, r->bcast_latency_s * 1e6,
 	        r->slack_factor, r->time_slice_s);
+	fprintf(f, "order %s (%d pass%s, seed %llu)%s, buffers %s", r->order, r->passes,
+	        r->passes > 1 ? "es" : "", (unsigned long long)r->seed,
+	        r->root_shift ? ", root shifted after every call" : "", r->buffers);
+	if (r->buffer_bytes)
+		fprintf(f, "=%zu", r->buffer_bytes);
+	if (r->align)
+		fprintf(f, ", aligned to %zu", r->align);
+	fputc('\n', f);
 	fprintf(f, "latency = last exit - common start (%s) or - first entry (%s), global "
 	        "clock; osu = mean of local times; us\n", r->common_schemes, r->local_schemes);
 	fprintf(f, "%-9s %-22s %9s %8s %7s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "scheme", "op",
@@ -99,6 +107,13 @@ void report_json(FILE *f, const struct bench_report *r)
 	json_num(f, r->slack_factor);
 	fputs(",\"time_slice_s\":", f);
 	json_num(f, r->time_slice_s);
+	fputs(",\"order\":", f);
+	json_str(f, r->order);
+	fprintf(f, ",\"passes\":%d,\"seed\":%llu,\"root_shift\":%s", r->passes,
+	        (unsigned long long)r->seed, r->root_shift ? "true" : "false");
+	fputs(",\"buffers\":", f);
+	json_str(f, r->buffers);
+	fprintf(f, ",\"buffer_bytes\":%zu,\"align\":%zu", r->buffer_bytes, r->align);
 	fputs(",\"results\":[", f);
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct bench_row *w = &r->rows[i];

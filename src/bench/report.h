@@ -34,6 +34,13 @@ struct bench_report {
 	double bcast_latency_s;
 	double slack_factor;
 	double time_slice_s;
+	const char *order;    /* "sequential", "shuffled", "interleaved" */
+	int passes;           /* interleaved: passes over all measurements (else 1) */
+	uint64_t seed;        /* of the shuffled orders */
+	int root_shift;
+	const char *buffers;  /* "cached", "rotate", "offcache" */
+	size_t buffer_bytes;  /* rotate: bytes the sets cover; offcache: bytes written */
+	size_t align;         /* buffer alignment, bytes (0: malloc's) */
 	const struct bench_row *rows;
 	size_t nrows;
 };

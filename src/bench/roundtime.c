@@ -59,8 +59,10 @@ static int roundtime_measure(struct bench_scheme *s, const struct bench_params *
 	stop_begin(&stop, p);
 	for (int done = 0; !done;) {
 		int64_t common = 0, late = 0, t0, t1, inv, first, last;
+		int prc = bench_buf_prepare(b); /* --buffers offcache, before the start is set */
 		force_late(p, out->n, slack.cur_ns);
 		int hrc = hclock_harmonize(p->comm, p->clk, slack.cur_ns, &common, &late);
+		hrc = hrc ? hrc : prc;
 		t0 = hclock_now(p->clk);
 		int c = bench_op_call(b);
 		t1 = hclock_now(p->clk);

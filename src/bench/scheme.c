@@ -372,7 +372,9 @@ int scheme_local_batches(struct bench_scheme *s, const struct bench_params *p,
 		if (p->max_reps > 0 && p->max_reps - (long)stop.nvalid < k)
 			k = (int)(p->max_reps - (long)stop.nvalid);
 		for (int i = 0; i < k; i++) {
-			int c = before ? before(s, p->comm) : 0;
+			int c = bench_buf_prepare(b); /* --buffers offcache */
+			int cb = before ? before(s, p->comm) : 0;
+			c = c ? c : cb;
 			st[i] = hclock_now(p->clk);
 			int c2 = bench_op_call(b);
 			en[i] = hclock_now(p->clk);

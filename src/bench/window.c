@@ -96,7 +96,9 @@ static int window_measure(struct bench_scheme *s, const struct bench_params *p,
 	stop_begin(&stop, p);
 	for (int done = 0; !done;) {
 		int64_t t0 = 0, late = 0;
+		int prc = bench_buf_prepare(b); /* --buffers offcache: once per batch */
 		int hrc = hclock_harmonize(p->comm, p->clk, slack.cur_ns, &t0, &late);
+		hrc = hrc ? hrc : prc;
 		int brc = window_batch(p, b, nb, t0, late || hrc, w, st, en, fl);
 		rc = rc ? rc : hrc ? hrc : brc;
 		int oot = stop_out_of_time(&stop, p->clk) || rc;

@@ -3,6 +3,7 @@
  * (last exit minus the common start), with the measurement schemes of src/bench.
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "bench/collect.h"
 #include "bench/help.h"
 #include "bench/op.h"
+#include "bench/order.h"
 #include "bench/report.h"
 #include "bench/scheme.h"
 #include "bench/sizes.h"
@@ -55,8 +57,21 @@ static void usage(FILE *f)
 	                                        sizeof(rooted)), 28, 21, 79);
 	fprintf(f,
 	        "                     and their nonblocking forms (default 0)\n"
+	        "  --buffers B        cached (default: one set of buffers), rotate[=SIZE] (sets\n"
+	        "                     covering SIZE, the next one for every call) or\n"
+	        "                     offcache[=SIZE] (SIZE bytes written before every\n"
+	        "                     repetition); SIZE defaults to 2 x the last-level cache\n"
+	        "  --align BYTES      buffers start at multiples of BYTES (8 to 1M, a power of 2)\n"
 	        "  --in-place         use MPI_IN_PLACE where the operation allows it\n"
+	        "  --root-shift       move the root to the next rank after every call (as IMB's\n"
+	        "                     -root_shift)\n"
 	        "  --validate         check each operation's result once per size first\n"
+	        "  --order ORDER      sequential, shuffled or interleaved[=N] (default\n"
+	        "                     interleaved: N = %d passes over all measurements, each with\n"
+	        "                     1/N of the time slice, in a new random order)\n"
+	        "  --seed N           seed of the random orders (default: drawn, and reported)\n"
+	        "  --quick            a short run: time slice 100ms and at most 1000 valid\n"
+	        "                     repetitions, unless given\n"
 	        "  --format FMT       table (default), csv or json\n"
 	        "  --raw FILE         every repetition of every rank (CSV: start and end on the\n"
 	        "                     global clock, ns)\n"
@@ -64,7 +79,7 @@ static void usage(FILE *f)
 	        "  --emulate SPEC     emulated clocks with known truth, e.g.\n"
 	        "                     skew=100e-6,offset=1,noise=20e-9,seed=7\n"
 	        "  --clock NAME       base clock: monotonic (default), realtime, wtime, tsc\n"
-	        "  --help             this text\n");
+	        "  --help             this text\n", BENCH_ORDER_PASSES);
 }
 
 struct opts {
@@ -73,7 +88,11 @@ struct opts {
 	int64_t slice_ns;
 	long max_reps, warmup, root;
 	double rse, slack_factor;
-	int in_place, validate;
+	int in_place, validate, root_shift, quick;
+	int slice_set, max_reps_set; /* given explicitly (--quick leaves them) */
+	struct bench_order order;
+	long seed;                   /* -1: drawn by rank 0 */
+	struct bench_buf_opts buf;   /* --buffers, --align (root, in_place, root_shift: above) */
 };
 
 /* Split a comma list into at most max pointers into copy (strdup'ed, caller frees). */
@@ -94,6 +113,32 @@ static int split(const char *s, char **copy, char **items, int max)
 	return n;
 }
 
+/* --buffers cached|rotate[=SIZE]|offcache[=SIZE]: NULL, or the error line */
+static const char *parse_buffers(const char *arg, struct bench_buf_opts *b)
+{
+	static const char *const names[] = {"cached", "rotate", "offcache"};
+	const char *eq = strchr(arg, '=');
+	size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+	for (int k = 0; k < 3; k++) {
+		if (strlen(names[k]) != n || strncmp(arg, names[k], n) || (eq && k == BUF_CACHED))
+			continue;
+		size_t *v = NULL, nv = 0;
+		b->mode = (enum bench_buffers)k;
+		b->mode_bytes = k == BUF_CACHED ? 0 : bench_cache_bytes();
+		if (!eq)
+			return NULL;
+		int bad = bench_sizes_parse(eq + 1, &v, &nv) || nv != 1 || v[0] < 1;
+		if (!bad)
+			b->mode_bytes = v[0];
+		free(v);
+		if (!bad)
+			return NULL;
+		break;
+	}
+	return "--buffers needs cached, rotate[=SIZE] or offcache[=SIZE] (SIZE in bytes, "
+	       "K/M/G suffixes, e.g. offcache=64M)";
+}
+
 /* cmd_bench's own options */
 static const char *bench_opt(int c, const char *arg, void *ctx)
 {
@@ -106,11 +151,29 @@ static const char *bench_opt(int c, const char *arg, void *ctx)
 	case 'P': o->plot = arg; return NULL;
 	case 'I': o->in_place = 1; return NULL;
 	case 'V': o->validate = 1; return NULL;
+	case 'H': o->root_shift = 1; return NULL;
+	case 'F': return parse_buffers(arg, &o->buf);
+	case 'A': {
+		size_t *v = NULL, n = 0;
+		int bad = bench_sizes_parse(arg, &v, &n) || n != 1 || v[0] < 8 || v[0] > (1 << 20) ||
+		          (v[0] & (v[0] - 1));
+		o->buf.align = bad ? 0 : v[0];
+		free(v);
+		return bad ? "--align needs a power of two from 8 to 1M, e.g. 64 or 4K" : NULL;
+	}
+	case 'Q': o->quick = 1; return NULL;
+	case 'O':
+		return bench_order_parse(arg, &o->order) ? hclock_last_error() : NULL;
+	case 'S':
+		return parse_int_str(arg, 0, 0x7fffffffffffffffL, &o->seed)
+		       ? "--seed needs an integer from 0 to 9223372036854775807" : NULL;
 	case 'T':
+		o->slice_set = 1;
 		return parse_duration_ns(arg, strlen(arg), 1, MAX_SLICE_NS, &o->slice_ns)
 		       ? "--time-slice needs a duration above zero and at most a day, e.g. 1s, "
 		         "300ms or 10m; a bare number is seconds" : NULL;
 	case 'n':
+		o->max_reps_set = 1;
 		return parse_int_str(arg, 0, 1000000000L, &o->max_reps)
 		       ? "--max-reps needs an integer from 0 (no limit) to 1000000000" : NULL;
 	case 'w':
@@ -140,7 +203,10 @@ static const char *parse(int argc, char **argv, const struct mpitool *t, struct 
 		{"rse", required_argument, 0, 'E'},        {"slack-factor", required_argument, 0, 'B'},
 		{"root", required_argument, 0, 'r'},       {"in-place", no_argument, 0, 'I'},
 		{"validate", no_argument, 0, 'V'},         {"raw", required_argument, 0, 'R'},
-		{"plot", required_argument, 0, 'P'},       {0, 0, 0, 0},
+		{"plot", required_argument, 0, 'P'},       {"root-shift", no_argument, 0, 'H'},
+		{"order", required_argument, 0, 'O'},      {"seed", required_argument, 0, 'S'},
+		{"quick", no_argument, 0, 'Q'},            {"buffers", required_argument, 0, 'F'},
+		{"align", required_argument, 0, 'A'},      {0, 0, 0, 0},
 	};
 	return mpitool_parse(argc, argv, t, longopts, &o->common, bench_opt, o, buf, len);
 }
@@ -149,13 +215,15 @@ struct raw_ctx {
 	FILE *f;
 	const char *scheme, *op;
 	size_t size;
+	size_t first_rep; /* repetitions of the job's earlier passes */
 };
 
 static void raw_row(void *arg, int rank, size_t rep, int64_t common_ns, int64_t start_ns,
                     int64_t end_ns, int valid)
 {
 	struct raw_ctx *c = arg;
-	fprintf(c->f, "%s,%s,%zu,%zu,%d,%d,", c->scheme, c->op, c->size, rep, rank, valid);
+	fprintf(c->f, "%s,%s,%zu,%zu,%d,%d,", c->scheme, c->op, c->size, c->first_rep + rep, rank,
+	        valid);
 	if (common_ns != BENCH_NO_COMMON)
 		fprintf(c->f, "%lld", (long long)common_ns);
 	fprintf(c->f, ",%lld,%lld\n", (long long)start_ns, (long long)end_ns);
@@ -260,10 +328,17 @@ static const char *read_input(struct mpitool *t, int argc, char **argv, struct o
 	const char *bad = parse(argc, argv, t, o, buf, len);
 	if (!bad && !o->common.help)
 		bad = make_plan(o, t->size, pl, buf, len);
+	o->buf.root = (int)o->root;
+	o->buf.in_place = o->in_place;
+	o->buf.root_shift = o->root_shift;
+	if (o->quick && !o->slice_set)
+		o->slice_ns = 100000000;
+	if (o->quick && !o->max_reps_set)
+		o->max_reps = 1000;
 	size_t maxmem = memory_per_process();
 	for (int i = 0; !bad && i < pl->nops; i++)
 		for (size_t k = 0; !bad && k < pl->nsizes; k++)
-			if (bench_buf_check(pl->ops[i], t->size, o->in_place, pl->sizes[k], maxmem)) {
+			if (bench_buf_check(pl->ops[i], t->size, &o->buf, pl->sizes[k], maxmem)) {
 				snprintf(buf, len, "%s", hclock_last_error());
 				bad = buf;
 			}
@@ -272,65 +347,108 @@ static const char *read_input(struct mpitool *t, int argc, char **argv, struct o
 
 /* ---- run: every (scheme, op, size) ------------------------------------------------- */
 
+/* One (scheme, op, size) and, on rank 0, its merged passes. */
+struct job {
+	int si, oi;
+	size_t zi;
+	size_t nreps;    /* repetitions recorded over the passes (every rank) */
+	size_t nvalid;
+	double *lat_ns;  /* rank 0: the valid latencies of all passes, ns */
+	double osu_sum;  /* rank 0: osu_mean_ns x nvalid summed over the passes */
+	double dur_s;    /* rank 0: wall time over the passes */
+	int64_t slack_ns, window_ns; /* of the last pass */
+};
+
 struct run {
 	struct mpitool *t;
 	const struct opts *o;
 	const struct plan *pl;
 	struct bench_params p; /* p.comm: the measurement communicator (bench_comm_create) */
+	uint64_t seed;          /* of the shuffled orders (agreed) */
 	FILE *raw;             /* rank 0, --raw */
-	struct bench_row *rows; /* rank 0: the results so far */
+	struct job *jobs;      /* in the plan's order: scheme, op, size */
+	size_t njobs;
+	struct bench_row *rows; /* rank 0: the results, in the plan's order */
 	size_t nrows;
 };
 
-/* Rank 0: the result row of one measurement. */
-static void add_row(struct run *r, const char *scheme, const struct bench_buf *b,
-                    const struct bench_series *s, const struct bench_result *res, double dur)
+/* Rank 0: the result row of a job whose passes are all in. */
+static void add_row(struct run *r, const struct job *j)
 {
 	struct bench_row *w = &r->rows[r->nrows++];
-	w->scheme = scheme;
-	w->op = b->op->name;
-	w->size = b->bytes;
-	w->valid = res->nvalid;
-	w->invalid = res->nreps - res->nvalid;
-	w->have_stats = res->nvalid > 0 && !stats_summarize(res->lat_ns, res->nvalid, &w->st);
-	w->osu_mean_ns = res->osu_mean_ns;
-	w->duration_s = dur;
-	w->slack_ns = s->slack_ns;
-	w->window_ns = s->window_ns;
+	w->scheme = bench_scheme_spec(r->pl->schemes[j->si]);
+	w->op = r->pl->ops[j->oi]->name;
+	w->size = (r->pl->ops[j->oi]->flags & OP_NOSIZE) ? 0 : r->pl->sizes[j->zi];
+	w->valid = j->nvalid;
+	w->invalid = j->nreps - j->nvalid;
+	w->have_stats = j->nvalid > 0 && !stats_summarize(j->lat_ns, j->nvalid, &w->st);
+	w->osu_mean_ns = j->nvalid ? j->osu_sum / (double)j->nvalid : NAN;
+	w->duration_s = j->dur_s;
+	w->slack_ns = j->slack_ns;
+	w->window_ns = j->window_ns;
 }
 
-/* Collective: the measured series to rank 0's rows and to --raw. 0, or the agreed rc. */
-static int gather_one(struct run *r, const char *scheme, const struct bench_buf *b,
+/* Collective: one pass's series into its job (rank 0's latencies) and to --raw. 0, or the
+ * agreed rc. */
+static int gather_one(struct run *r, struct job *j, const struct bench_buf *b,
                       const struct bench_series *s, double dur)
 {
 	struct bench_result res;
+	const char *scheme = bench_scheme_spec(r->pl->schemes[j->si]);
 	int rc = agree_line(r->t, bench_collect(r->p.comm, s, &res), "collecting the repetitions");
 	if (rc)
 		return rc;
-	if (r->t->rank == 0)
-		add_row(r, scheme, b, s, &res, dur);
+	if (r->t->rank == 0 && res.nvalid) {
+		double *l = realloc(j->lat_ns, (j->nvalid + res.nvalid) * sizeof(*l));
+		if (!l)
+			rc = err_set(HCLOCK_ENOMEM, "out of memory for %zu latencies",
+			             j->nvalid + res.nvalid);
+		else
+			memcpy(l + j->nvalid, res.lat_ns, res.nvalid * sizeof(*l));
+		j->lat_ns = l ? l : j->lat_ns;
+		j->osu_sum += res.osu_mean_ns * (double)res.nvalid;
+	}
+	if ((rc = agree_line(r->t, rc, "collecting the repetitions"))) {
+		bench_result_free(&res);
+		return rc;
+	}
+	size_t first = j->nreps;
+	j->nreps += res.nreps;
+	j->nvalid += res.nvalid;
+	j->dur_s += dur;
+	j->slack_ns = s->slack_ns;
+	j->window_ns = s->window_ns;
 	bench_result_free(&res);
 	if (r->o->raw) {
-		struct raw_ctx ctx = {r->raw, scheme, b->op->name, b->bytes};
+		struct raw_ctx ctx = {r->raw, scheme, b->op->name, b->bytes, first};
 		rc = agree_line(r->t, bench_collect_raw(r->p.comm, s, raw_row, &ctx), "--raw");
 	}
 	return rc;
 }
 
-/* Collective: measure one operation at one size with one scheme. 0, or the agreed rc
- * (its line printed). */
-static int measure_one(struct run *r, struct bench_scheme *sc, const struct bench_op *op,
-                       size_t size)
+/* Collective: one pass of one job. 0, or the agreed rc (its line printed). */
+static int measure_one(struct run *r, struct job *j)
 {
+	struct bench_scheme *sc = r->pl->schemes[j->si];
+	const struct bench_op *op = r->pl->ops[j->oi];
 	struct bench_buf b;
 	struct bench_series s;
 	char what[256];
-	int rc = bench_buf_init(&b, op, r->p.comm, (int)r->o->root, r->o->in_place, size);
-	if ((rc = agree_line(r->t, rc, "")) ||
-	    (r->o->validate && (rc = agree_line(r->t, bench_op_validate(&b), "--validate")))) {
+	int rc = bench_buf_init(&b, op, r->p.comm, &r->o->buf, r->pl->sizes[j->zi]);
+	/* with --root-shift, --validate checks every root the measurement will use */
+	int nroots = b.root_shift ? b.nprocs : 1;
+	b.root_shift = 0;
+	rc = agree_line(r->t, rc, "");
+	for (int k = 0; !rc && r->o->validate && k < nroots; k++) {
+		b.root = (int)((r->o->root + k) % b.nprocs);
+		rc = agree_line(r->t, bench_op_validate(&b), "--validate");
+	}
+	if (rc) {
 		bench_buf_free(&b);
 		return rc;
 	}
+	b.root = (int)r->o->root;
+	b.root_shift = nroots > 1;
 	bench_series_init(&s);
 	int64_t t0 = real_now_ns();
 	rc = bench_scheme_measure(sc, &r->p, &b, &s);
@@ -338,31 +456,65 @@ static int measure_one(struct run *r, struct bench_scheme *sc, const struct benc
 	snprintf(what, sizeof(what), "%s of %s at %zu bytes", bench_scheme_spec(sc), op->name,
 	         b.bytes);
 	if (!(rc = agree_line(r->t, rc, what)))
-		rc = gather_one(r, bench_scheme_spec(sc), &b, &s, dur);
+		rc = gather_one(r, j, &b, &s, dur);
 	bench_series_free(&s);
 	bench_buf_free(&b);
 	return rc;
 }
 
-/* Collective: the whole plan, rows on rank 0. 0, or the agreed rc of the first failure. */
-static int measure_all(struct run *r)
+/* The jobs of the plan in its order (barrier: one size). 0 or HCLOCK_ENOMEM. */
+static int make_jobs(struct run *r)
 {
 	const struct plan *pl = r->pl;
-	size_t maxrows = (size_t)pl->nschemes * (size_t)pl->nops * pl->nsizes;
-	if (r->t->rank == 0)
-		r->rows = calloc(maxrows ? maxrows : 1, sizeof(*r->rows));
-	int rc = 0;
-	if (r->t->rank == 0 && !r->rows)
-		rc = err_set(HCLOCK_ENOMEM, "out of memory for %zu results", maxrows);
-	rc = agree_line(r->t, rc, "");
-	for (int si = 0; !rc && si < pl->nschemes; si++)
-		for (int oi = 0; !rc && oi < pl->nops; oi++)
-			for (size_t zi = 0; !rc && zi < pl->nsizes; zi++) {
+	r->jobs = calloc((size_t)pl->nschemes * (size_t)pl->nops * pl->nsizes + 1,
+	                 sizeof(*r->jobs));
+	if (!r->jobs)
+		return err_set(HCLOCK_ENOMEM, "out of memory for the measurements");
+	for (int si = 0; si < pl->nschemes; si++)
+		for (int oi = 0; oi < pl->nops; oi++)
+			for (size_t zi = 0; zi < pl->nsizes; zi++) {
 				if ((pl->ops[oi]->flags & OP_NOSIZE) && zi > 0)
-					break; /* barrier: one row */
-				rc = measure_one(r, pl->schemes[si], pl->ops[oi], pl->sizes[zi]);
+					break;
+				r->jobs[r->njobs++] = (struct job){.si = si, .oi = oi, .zi = zi};
 			}
+	return 0;
+}
+
+/* Collective: every pass of every job in --order's order, then rank 0's rows in the
+ * plan's order. 0, or the agreed rc of the first failure. */
+static int measure_all(struct run *r)
+{
+	const struct bench_order *ord = &r->o->order;
+	int rc = make_jobs(r);
+	size_t *idx = NULL;
+	if (!rc && !(idx = calloc(r->njobs + 1, sizeof(*idx))))
+		rc = err_set(HCLOCK_ENOMEM, "out of memory for the measurements");
+	if (!rc && r->t->rank == 0 && !(r->rows = calloc(r->njobs + 1, sizeof(*r->rows))))
+		rc = err_set(HCLOCK_ENOMEM, "out of memory for %zu results", r->njobs);
+	rc = agree_line(r->t, rc, "");
+	/* each pass gets its share of the slice and of --max-reps */
+	r->p.time_slice_ns = r->o->slice_ns / ord->passes;
+	if (r->o->max_reps)
+		r->p.max_reps = (r->o->max_reps + ord->passes - 1) / ord->passes;
+	for (int pass = 0; !rc && pass < ord->passes; pass++) {
+		bench_order_pass(ord, r->seed, pass, idx, r->njobs);
+		for (size_t k = 0; !rc && k < r->njobs; k++)
+			rc = measure_one(r, &r->jobs[idx[k]]);
+	}
+	for (size_t k = 0; !rc && r->t->rank == 0 && k < r->njobs; k++)
+		add_row(r, &r->jobs[k]);
+	free(idx);
 	return rc;
+}
+
+/* Collective: the seed of the orders, --seed or drawn by rank 0. */
+static uint64_t agree_seed(const struct opts *o)
+{
+	uint64_t seed = o->seed >= 0 ? (uint64_t)o->seed
+	                             : (uint64_t)real_now_ns() ^ ((uint64_t)getpid() << 32);
+	seed &= 0x7fffffffffffffffULL; /* as --seed takes it */
+	MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	return seed;
 }
 
 /* Collective: the global clock, the measurement communicator and the MPI_Bcast latency,
@@ -385,6 +537,7 @@ static int run(struct run *r, hclock_sync *sync)
 	if (!rc)
 		rc = agree_line(r->t, bench_bcast_latency(r->p.comm, g, 31, &r->p.bcast_lat_ns),
 		                "measuring the MPI_Bcast latency");
+	r->seed = agree_seed(r->o);
 	if (!rc)
 		rc = measure_all(r);
 	int src = hclock_sync_stop(sync); /* collective: a continuous sync ends here */
@@ -402,6 +555,8 @@ static int run(struct run *r, hclock_sync *sync)
 
 /* ---- report ------------------------------------------------------------------------ */
 
+static const char *const buffer_names[] = {"cached", "rotate", "offcache"};
+
 /* Rank 0: print the rows in the chosen format, and the plot. 0 or HCLOCK_EIO. */
 static int report(const struct run *r, hclock_sync *sync)
 {
@@ -412,6 +567,9 @@ static int report(const struct run *r, hclock_sync *sync)
 		.nprocs = r->t->size, .root = (int)o->root, .in_place = o->in_place,
 		.bcast_latency_s = (double)r->p.bcast_lat_ns * 1e-9, .slack_factor = o->slack_factor,
 		.time_slice_s = (double)o->slice_ns * 1e-9, .rows = r->rows, .nrows = r->nrows,
+		.order = bench_order_name(&o->order), .passes = o->order.passes, .seed = r->seed,
+		.root_shift = o->root_shift, .buffers = buffer_names[o->buf.mode],
+		.buffer_bytes = o->buf.mode_bytes, .align = o->buf.align,
 	};
 	if (o->common.fmt == FMT_JSON)
 		report_json(stdout, &rep);
@@ -459,7 +617,8 @@ int cmd_bench(int argc, char **argv)
 	struct mpitool t;
 	struct opts o = {
 		.ops = "allreduce", .sizes = "8:1M", .schemes = "roundtime", .slice_ns = 1000000000,
-		.warmup = 10, .slack_factor = BENCH_DEFAULT_SLACK_FACTOR,
+		.warmup = 10, .slack_factor = BENCH_DEFAULT_SLACK_FACTOR, .seed = -1,
+		.order = {ORDER_INTERLEAVED, BENCH_ORDER_PASSES},
 	};
 	struct plan pl = {0};
 	struct run r = {.t = &t, .o = &o, .pl = &pl};
@@ -487,6 +646,9 @@ int cmd_bench(int argc, char **argv)
 	int crc = close_raw(&r);
 	rc = mpitool_agree(&t, rc ? rc : crc);
 	free(r.rows);
+	for (size_t k = 0; k < r.njobs; k++)
+		free(r.jobs[k].lat_ns);
+	free(r.jobs);
 	hclock_sync_free(sync);
 	free_plan(&pl);
 	return mpitool_finish(&t, rc ? 1 : 0);

@@ -124,7 +124,7 @@ static const char *read_input(const struct mpitool *t, int argc, char **argv,
 		snprintf(buf, len, "--root %ld is not a rank of the %d processes", k->root, t->size);
 		return buf;
 	}
-	if (bench_buf_check(k->op, t->size, 0, k->size, (size_t)1 << 34)) {
+	if (bench_buf_check(k->op, t->size, &(struct bench_buf_opts){0}, k->size, (size_t)1 << 34)) {
 		snprintf(buf, len, "%s", hclock_last_error());
 		return buf;
 	}
@@ -235,7 +235,7 @@ static int run(struct mpitool *t, hclock_clock *g, const struct imbalance_cli *k
 	if (!rc) {
 		int arc = reps_alloc(r, k->reps, t->rank);
 		if (!arc)
-			arc = bench_buf_init(&b, k->op, comm, (int)k->root, 0, k->size);
+			arc = bench_buf_init(&b, k->op, comm, &(struct bench_buf_opts){.root = (int)k->root}, k->size);
 		rc = agree_line(t, arc, "");
 	}
 	if (!rc)

@@ -30,7 +30,8 @@ RESULT_KEYS = ["scheme", "op", "size", "valid", "invalid", "mean_s", "median_s",
                "max_s", "p90_s", "p99_s", "std_s", "ci95_median_s", "osu_mean_s",
                "ci95_median_coverage", "duration_s", "slack_s", "window_s"]
 TOP_KEYS = ["tool", "scheme", "sync", "nprocs", "root", "in_place", "bcast_latency_s",
-            "slack_factor", "time_slice_s", "results"]
+            "slack_factor", "time_slice_s", "order", "passes", "seed", "root_shift", "buffers",
+            "buffer_bytes", "align", "results"]
 CSV_COLS = ["scheme", "op", "size", "valid", "invalid", "mean_s", "median_s", "min_s", "max_s",
             "p90_s", "p99_s", "std_s", "ci95_median_lo_s", "ci95_median_hi_s", "osu_mean_s",
             "duration_s", "slack_s", "window_s"]
@@ -125,8 +126,10 @@ def case_roundtime_late():
     with tempfile.TemporaryDirectory() as tmp:
         raw = os.path.join(tmp, "raw.csv")
         for np in (2, 4):
+            # one pass: the hook counts rounds within a pass, raw numbers them over passes
             d, _ = bench_json(np, ["--op", "bcast", "--sizes", "8", "--time-slice", "0.5",
-                                   "--raw", raw, "--sync", "hca3/20/skampi/5"], A.hooks)
+                                   "--raw", raw, "--sync", "hca3/20/skampi/5",
+                                   "--order", "sequential"], A.hooks)
             if not d:
                 continue
             r = d["results"][0]
@@ -322,10 +325,150 @@ BAD = [
     ("'hca4'", ["bench", "--sync", "hca4/10/skampi/5"]),
     ("unexpected argument", ["bench", "extra"]),
     ("--raw", ["bench", "--raw", "/nonexistent/dir/raw.csv", "--sync", "none"]),
+    ("--order needs", ["bench", "--order", "random"]),
+    ("--order needs", ["bench", "--order", "interleaved=1"]),
+    ("--order needs", ["bench", "--order", "shuffled=3"]),
+    ("--seed", ["bench", "--seed", "-1"]),
+    ("--seed", ["bench", "--seed", "0x"]),
+    ("--buffers needs", ["bench", "--buffers", "hot"]),
+    ("--buffers needs", ["bench", "--buffers", "rotate=0"]),
+    ("--buffers needs", ["bench", "--buffers", "cached=1M"]),
+    ("--buffers needs", ["bench", "--buffers", "offcache=1x"]),
+    ("more than", ["bench", "--buffers", "offcache=1T"]),
+    ("--align needs", ["bench", "--align", "3"]),
+    ("--align needs", ["bench", "--align", "2M"]),
+    ("--align needs", ["bench", "--align", "4"]),
     ("unknown operation 'barier'", ["imbalance", "--op", "barier"]),
     ("--reps", ["imbalance", "--reps", "0"]),
     ("unknown option", ["imbalance", "--bogus"]),
 ]
+
+
+def run_order(args, raw):
+    """The (op, size) sequence in which a run measured, from its --raw file (rank 0 writes
+    each pass of each measurement as it is collected), and its JSON."""
+    d, _ = bench_json(2, ["--op", "bcast,allreduce,alltoall", "--sizes", "8,64,1K",
+                          "--max-reps", "8", "--time-slice", "0.05", "--sync", "none",
+                          "--raw", raw] + args)
+    seq = []
+    for w in read_raw(raw):
+        key = (w["op"], int(w["size"]))
+        if w["rank"] == "0" and (not seq or seq[-1] != key):
+            seq.append(key)
+    return d, seq
+
+
+def case_order():
+    """--order: sequential is the plan's order; shuffled is a permutation reproducible from
+    --seed; interleaved visits every measurement once per pass and merges the passes."""
+    plan = [(op, z) for op in ["bcast", "allreduce", "alltoall"] for z in [8, 64, 1024]]
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = os.path.join(tmp, "raw.csv")
+        d, seq = run_order(["--order", "sequential"], raw)
+        check(seq == plan, "sequential runs the plan's order: %s" % seq)
+        d1, s1 = run_order(["--order", "shuffled", "--seed", "42"], raw)
+        d2, s2 = run_order(["--order", "shuffled", "--seed", "42"], raw)
+        d3, s3 = run_order(["--order", "shuffled", "--seed", "7"], raw)
+        check(sorted(s1) == sorted(plan) and len(s1) == len(plan),
+              "shuffled runs every measurement once: %s" % s1)
+        check(s1 == s2, "the same seed gives the same order: %s / %s" % (s1, s2))
+        check(s1 != s3, "another seed another order: %s / %s" % (s1, s3))
+        if d1:
+            check(d1["order"] == "shuffled" and d1["seed"] == 42 and d1["passes"] == 1,
+                  "JSON names order, seed and passes")
+            check([(r["op"], r["size"]) for r in d1["results"]] == plan,
+                  "results come in the plan's order whatever the run's")
+        d, s = run_order(["--order", "interleaved=3", "--seed", "5"], raw)
+        passes = [s[i:i + len(plan)] for i in range(0, len(s), len(plan))]
+        check(len(s) == 3 * len(plan) and all(sorted(p) == sorted(plan) for p in passes)
+              and len(set(tuple(p) for p in passes)) > 1,
+              "interleaved=3: 3 passes over all measurements, each in its own order")
+        rows = [w for w in read_raw(raw) if w["op"] == "bcast" and w["size"] == "64"
+                and w["rank"] == "1"]
+        reps = [int(w["rep"]) for w in rows]
+        check(reps == list(range(len(reps))), "raw numbers a measurement's repetitions "
+              "across its passes (0..%d)" % (len(reps) - 1))
+        if d:
+            r = [r for r in d["results"] if r["op"] == "bcast" and r["size"] == 64][0]
+            check(r["valid"] + r["invalid"] == len(reps) and r["valid"] <= 3 * 3,
+                  "merged passes: %d repetitions, --max-reps 8 split as 3 per pass" %
+                  len(reps))
+        # the default is interleaved with a drawn seed, which the output reports
+        dd, _ = bench_json(2, ["--op", "bcast", "--sizes", "8", "--time-slice", "0.05",
+                               "--sync", "none"])
+        if dd:
+            check(dd["order"] == "interleaved" and dd["passes"] == 4 and dd["seed"] >= 0,
+                  "default: interleaved, 4 passes, seed %s" % dd["seed"])
+
+
+def case_root_shift():
+    """--root-shift with --validate checks every root on 3 ranks, and measures; --quick
+    gives the short preset unless the options are given."""
+    d, _ = bench_json(3, ["--op", "bcast,reduce,gather,scatter,ibcast,igather", "--sizes",
+                          "8,1K", "--root-shift", "--root", "1", "--validate",
+                          "--max-reps", "20", "--time-slice", "0.05", "--sync", "none"])
+    if d:
+        check(d["root_shift"] is True and len(d["results"]) == 12 and
+              all(r["valid"] > 0 for r in d["results"]), "--root-shift measures every op")
+    d, dt = bench_json(2, ["--op", "allreduce", "--sizes", "8:1K", "--quick", "--sync", "none"])
+    if d:
+        check(d["time_slice_s"] == 0.1 and all(r["valid"] <= 1000 for r in d["results"]),
+              "--quick: 0.1 s slice, at most 1000 valid repetitions (%.1f s)" % dt)
+    d, _ = bench_json(2, ["--op", "allreduce", "--sizes", "8", "--quick", "--time-slice",
+                          "0.05", "--max-reps", "40", "--sync", "none"])
+    if d:
+        check(d["time_slice_s"] == 0.05 and d["results"][0]["valid"] <= 40,
+              "--quick leaves --time-slice and --max-reps given")
+
+
+def case_launches():
+    """scripts/bench-launches: N fresh launches, spread across them beside the interval."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
+                          "bench-launches")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "l.json")
+        cmd = [script, "--json", out, "2", "--", A.mpirun, A.mpiexec, "2", A.hclock, "bench",
+               "--op", "bcast", "--sizes", "8,64", "--quick", "--sync", "none"]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        print(p.stdout + p.stderr)
+        if check(p.returncode == 0, "bench-launches exits 0"):
+            d = json.load(open(out))
+            check(len(d["launches"]) == 2 and [x["seed"] for x in d["launches"]] == [1, 2],
+                  "two launches with seeds 1 and 2")
+            check(len(d["summary"]) == 2 and all(
+                s["launches"] == 2 and s["min_median_s"] <= s["median_of_medians_s"] <=
+                s["max_median_s"] and s["spread_rel"] >= 0 for s in d["summary"]),
+                "summary: median of medians within min and max, spread >= 0")
+        p = subprocess.run([script, "0", "--", "true"], capture_output=True, text=True)
+        check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 2,
+              "N = 0: exit 2 with the line and the usage (%s)" % p.stderr.strip())
+        p = subprocess.run(cmd[:5] + [A.mpirun, A.mpiexec, "2", A.hclock, "bench", "--op",
+                           "nope"], capture_output=True, text=True)
+        check(p.returncode == 1 and "unknown operation 'nope'" in p.stderr,
+              "a failing launch: exit 1 with its error line")
+
+
+def case_buffers():
+    """--buffers cached, rotate, offcache with --align and --validate, under a scheme with a
+    common start and one without; rotate with --root-shift (every root's buffers)."""
+    for mode, size in [("cached", 0), ("rotate=1M", 1 << 20), ("offcache=1M", 1 << 20)]:
+        for scheme in ["roundtime", "barrier"]:
+            d, _ = bench_json(2, ["--op", "bcast,allreduce,alltoall,gather,iallreduce",
+                                  "--sizes", "8,4K", "--buffers", mode, "--align", "4K",
+                                  "--root-shift", "--validate", "--scheme", scheme,
+                                  "--max-reps", "30", "--time-slice", "0.05", "--sync", "none"])
+            if d:
+                check(d["buffers"] == mode.split("=")[0] and d["buffer_bytes"] == size and
+                      d["align"] == 4096 and len(d["results"]) == 10 and
+                      all(r["valid"] > 0 for r in d["results"]),
+                      "--buffers %s --align 4K, %s: every measurement validated and measured"
+                      % (mode, scheme))
+    d, _ = bench_json(2, ["--op", "bcast", "--sizes", "8", "--buffers", "rotate",
+                          "--max-reps", "10", "--sync", "none"])
+    if d:
+        check(1 << 20 <= d["buffer_bytes"] <= 64 << 20,
+              "rotate's default SIZE: 2 x the last-level cache, at most 64 MiB (%d)" %
+              d["buffer_bytes"])
 
 
 def case_bad_input():
