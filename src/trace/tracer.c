@@ -94,8 +94,8 @@ static struct {
 	char failed_path[4200];      /* DIR/raw/failed: the first process or launcher to see the
 	                                program fail creates it and says so (one line a job) */
 	int64_t slow_writer_ns;      /* settings.h's slow_writer_ns, ns (tests only) */
-	struct trace_stream *stream; /* the process's outputs, fed by the writer (stream.h) */
-	int stream_err;              /* the outputs failed (said once, at MPI_Finalize) */
+	char dir[4100];              /* the trace's directory */
+	uint64_t json_limit;         /* stream.h's json_limit */
 	uint64_t records, dropped;
 	uint64_t drop_unsaid;        /* dropped since the last REC_DROP record */
 	int64_t rec_cost_ns, overhead_ns, sync_ns;
@@ -197,8 +197,6 @@ static void *writer_main(void *arg)
 			real_sleep_ns(T.slow_writer_ns);
 		if (write_all(T.fd, T.buf[b], n * sizeof(struct rec)))
 			T.write_err = errno ? errno : EIO;
-		if (T.stream)
-			stream_feed(T.stream, T.buf[b], n);
 		pthread_mutex_lock(&T.mu);
 		__atomic_store_n(&T.pending, -1, __ATOMIC_RELEASE); /* read by flush_now unlocked */
 	}
@@ -823,16 +821,8 @@ void trace_init(void)
 		}
 		free(nb);
 	}
-	if (ok) {
-		/* the outputs, written as the buffers are (a failure leaves the raw file, from which
-		 * the launcher or --convert writes them) */
-		struct stream_opts so = {.dir = dir, .rank = T.rank, .size = T.size,
-		                         .nfuncs = TF_COUNT, .names = trace_func_names,
-		                         .t0_g = T.t0_g, .json_limit = set.json ? 0 : STREAM_JSON_LIMIT};
-		if (stream_open(&so, &T.stream))
-			fprintf(stderr, "hclock trace (rank %d): %s; the outputs are written from the raw "
-			        "records after the run\n", T.rank, hclock_last_error());
-	}
+	snprintf(T.dir, sizeof(T.dir), "%s", dir);
+	T.json_limit = set.json ? 0 : STREAM_JSON_LIMIT;
 	if (ok && PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_attr, &T.keyval, NULL))
 		ok = 0;
 	if (ok && !(T.world = calloc(1, sizeof(*T.world))))
@@ -968,8 +958,6 @@ void trace_finalize(void)
 		pthread_join(T.writer, NULL);
 		if (T.n && write_all(T.fd, T.buf[T.cur], T.n * sizeof(struct rec)))
 			T.write_err = errno;
-		if (T.stream)
-			stream_feed(T.stream, T.buf[T.cur], T.n);
 		tr.records = T.records;
 		tr.dropped = T.dropped;
 		tr.rec_cost_ns = T.rec_cost_ns;
@@ -990,15 +978,15 @@ void trace_finalize(void)
 				bad = !w || write_all(T.fd, w, ((n + 1) & ~(size_t)1) * sizeof(int32_t));
 			free(w);
 		}
-		off_t raw_bytes = lseek(T.fd, 0, SEEK_CUR);
 		if (bad || T.write_err || close(T.fd))
 			fprintf(stderr, "hclock trace (rank %d): writing the trace failed: %s\n", T.rank,
 			        strerror(T.write_err ? T.write_err : errno));
 		T.fd = -1;
-		if (T.stream && stream_close(T.stream, bad || T.write_err ? NULL : &tr,
-		                             raw_bytes > 0 ? (uint64_t)raw_bytes : 0))
+		/* this process's part of each output, from its raw file a chunk at a time, in
+		 * parallel with the other processes (a failure leaves the raw file, from which the
+		 * launcher or --convert writes them) */
+		if (stream_convert_raw(T.dir, T.rank, T.json_limit))
 			fprintf(stderr, "hclock trace (rank %d): %s\n", T.rank, hclock_last_error());
-		T.stream = NULL;
 	}
 	for (size_t i = 0; i < T.ncomms; i++) {
 		free(T.comms[i]->world);
