@@ -1,7 +1,7 @@
 /*
- * stream.h - one process's outputs, written by that process as its records come (MPI-free):
- * the tracer feeds every buffer it writes to DIR/raw (tracer.c), `hclock trace --convert`
- * feeds a raw file read a chunk at a time (cmd_trace.c). Memory is bounded by the number of
+ * stream.h - one process's outputs, written from its records in the order they were made
+ * (MPI-free): the tracer at MPI_Finalize and the launcher or `hclock trace --convert` for a
+ * rank without them both read the raw file back a chunk at a time (stream_convert_raw). Memory is bounded by the number of
  * threads, message channels and functions, never by the number of records.
  *
  * Per process R, in DIR/parts (the launcher only concatenates them, cmd_trace.c):
