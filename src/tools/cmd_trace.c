@@ -3,7 +3,7 @@
  * then turn the raw records into the outputs.
  *
  *   mpirun -np P hclock trace [-o DIR] [--sync SPEC] [--emulate SPEC] [--filter LIST]
- *                             [--buffer N] [--event-truth] -- PROGRAM [ARGS...]
+ *                             [--buffer N] [--event-truth] [--json] -- PROGRAM [ARGS...]
  *   hclock trace --convert DIR
  *
  * Under mpirun every process is one `hclock trace` launcher: it never calls MPI itself; it
@@ -13,7 +13,9 @@
  * waits for it, passing signals on. The program's stdin, stdout and stderr are its own and
  * its exit status comes back unchanged (a signal as 128 + its number). Then each launcher
  * marks its rank done (DIR/raw/done.R) and the launcher of rank 0 waits (up to 60 s) for
- * every rank's mark, reads DIR/raw, writes DIR/trace.json and prints the summary on stderr;
+ * every rank's mark, assembles the outputs the processes wrote (DIR/parts: stream.h; a rank
+ * without them, its program dead, is converted from its raw file a chunk at a time) and
+ * prints the summary on stderr;
  * the others wait for its mark (DIR/raw/merged) before they exit, so that mpirun does not
  * kill rank 0's launcher while it writes. After a program failed (non-zero exit, a signal)
  * nobody waits long: the other programs may hang on their lost partner until mpirun ends
@@ -44,6 +46,7 @@
 #include "tools/cmd.h"
 #include "trace/merge.h"
 #include "trace/settings.h"
+#include "trace/stream.h"
 #include "util/err.h"
 #include "util/path.h"
 #include "util/timeutil.h"
@@ -61,8 +64,12 @@ static void usage(FILE *f)
 	        "(enter and leave), point-to-point messages, collectives and communicators, on a\n"
 	        "global clock synchronized at MPI_Init and kept right by the program's own MPI\n"
 	        "calls. The program's output and exit code pass through unchanged.\n\n"
-	        "  -o, --output DIR   where the trace goes (default hclock-trace): DIR/trace.json\n"
-	        "                     (Perfetto / Chrome trace events) and DIR/raw (the records)\n"
+	        "  -o, --output DIR   where the trace goes (default hclock-trace): DIR/trace.pftrace\n"
+	        "                     (Perfetto's protobuf format, written by each process as it\n"
+	        "                     records), DIR/trace.json (Chrome trace events) and\n"
+	        "                     DIR/traces.otf2 for traces of at most 1000000 events, DIR/raw\n"
+	        "                     (the records)\n"
+	        "  --json             trace.json, the pairing check and OTF2 whatever the size\n"
 	        "  --sync SPEC        the global clock (default cont(" HCLOCK_SYNC_DEFAULT_SPEC "));\n"
 	        "                     a cont(...) spec is driven by the program's MPI calls\n"
 	        "                     (drive=progress): no thread is started; none: local clocks\n"
@@ -182,29 +189,142 @@ static int marked(const char *dir, const char *name)
 	return !access(p, F_OK);
 }
 
-/* read DIR/raw, write DIR/trace.json, print the summary; returns 0 or 1 */
-static int convert(const char *dir)
+/* One process's counters (stream.h's DIR/parts/rank.R.stats). */
+struct pstats {
+	int have, finished, json, size;
+	uint64_t records, dropped, raw_bytes, pf_bytes, json_bytes, sends, recvs, calls;
+	int64_t t_first, t_last, mpi_ns, overhead_ns, rec_cost_ns;
+	double drift_max, drift_true; /* rank 0's drift check (NAN: none), ns */
+};
+
+static int read_stats(const char *dir, int r, struct pstats *p)
+{
+	char path[PATH_MAX + 64], key[64];
+	memset(p, 0, sizeof(*p));
+	path_fmt(path, sizeof(path), "%s/parts/rank.%d.stats", dir, r);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	long long v;
+	p->drift_max = p->drift_true = NAN;
+	while (fscanf(f, "%63s", key) == 1) {
+		if (!strcmp(key, "drift_max") || !strcmp(key, "drift_true")) {
+			char num[64];
+			if (fscanf(f, "%63s", num) == 1)
+				*(key[6] == 'm' ? &p->drift_max : &p->drift_true) = strtod(num, NULL);
+			continue;
+		}
+		if (!strcmp(key, "func") || !strcmp(key, "hist")) {
+			int c;
+			while ((c = fgetc(f)) != EOF && c != '\n')
+				;
+			continue;
+		}
+		if (fscanf(f, "%lld", &v) != 1)
+			break;
+#define K(name, field) else if (!strcmp(key, name)) p->field = v
+		if (0) {
+		}
+		K("size", size); K("finished", finished); K("json", json); K("records", records);
+		K("dropped", dropped); K("raw_bytes", raw_bytes); K("pftrace_bytes", pf_bytes);
+		K("json_bytes", json_bytes); K("sends", sends); K("recvs", recvs); K("calls", calls);
+		K("t_first", t_first); K("t_last", t_last); K("mpi_ns", mpi_ns);
+		K("overhead_ns", overhead_ns); K("rec_cost_ns", rec_cost_ns);
+#undef K
+	}
+	fclose(f);
+	p->have = 1;
+	return 0;
+}
+
+/* the processes of the trace in DIR: the largest size a raw header gives (0: none) */
+static int trace_size(const char *dir)
+{
+	int size = 0;
+	for (int r = 0; r < (size ? size : 1) && r < (1 << 20); r++) {
+		char path[PATH_MAX + 64];
+		struct rec_header h;
+		path_fmt(path, sizeof(path), "%s/raw/rank.%d", dir, r);
+		if (!rec_read_header(path, &h) && h.size > size)
+			size = h.size;
+	}
+	return size;
+}
+
+/* append the file at path (from byte skip) to fd; a byte copy, no per-event work */
+static int append_file(int fd, const char *path, off_t skip)
+{
+	int in = open(path, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -1;
+	char *b = malloc(1 << 20);
+	int rc = b ? 0 : -1;
+	if (!rc && lseek(in, skip, SEEK_SET) < 0)
+		rc = -1;
+	for (ssize_t n; !rc && (n = read(in, b, 1 << 20)) != 0;) {
+		if (n < 0) {
+			rc = errno == EINTR ? 0 : -1;
+			continue;
+		}
+		for (ssize_t o = 0; !rc && o < n;) {
+			ssize_t w = write(fd, b + o, (size_t)(n - o));
+			if (w <= 0)
+				rc = -1;
+			else
+				o += w;
+		}
+	}
+	free(b);
+	close(in);
+	return rc;
+}
+
+/* DIR/NAME from the parts' EXT files in rank order, between head and tail (the first part
+ * from byte skip0); written to NAME.part and renamed. Returns 0 or -1 */
+static int concat(const char *dir, const char *name, const char *ext, int size, const char *head,
+                  off_t skip0, const char *tail)
+{
+	char out[PATH_MAX + 64], tmp[PATH_MAX + 80], part[PATH_MAX + 64];
+	path_fmt(out, sizeof(out), "%s/%s", dir, name);
+	path_fmt(tmp, sizeof(tmp), "%s.part", out);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return -1;
+	int rc = head && write(fd, head, strlen(head)) != (ssize_t)strlen(head) ? -1 : 0;
+	for (int r = 0, first = 1; !rc && r < size; r++) {
+		path_fmt(part, sizeof(part), "%s/parts/rank.%d.%s", dir, r, ext);
+		if (access(part, R_OK))
+			continue;
+		rc = append_file(fd, part, first ? skip0 : 0);
+		first = 0;
+	}
+	if (!rc && tail && write(fd, tail, strlen(tail)) != (ssize_t)strlen(tail))
+		rc = -1;
+	if (close(fd) || rc || rename(tmp, out)) {
+		remove(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* the old in-memory pass, for small traces only: pairs counted, inversions, OTF2 */
+static int small_pass(const char *dir, int *pairs_ok, size_t *nm, uint64_t *unmatched,
+                      uint64_t *inv)
 {
 	struct rec_set ts;
+	int rc = 0;
+	*pairs_ok = 0;
 	if (rec_load(dir, &ts)) {
 		fprintf(stderr, "hclock trace: %s\n", hclock_last_error());
 		return 1;
 	}
 	struct rec_msg *m = NULL;
-	size_t nm = 0;
-	uint64_t unmatched = 0, inv = 0;
-	int rc = 0;
-	if (rec_match(&ts, &m, &nm, &unmatched)) {
+	if (rec_match(&ts, &m, nm, unmatched)) {
 		fprintf(stderr, "hclock trace: %s\n", hclock_last_error());
 		rc = 1;
 	} else {
-		inv = rec_inversions(&ts, m, nm);
-		char path[PATH_MAX + 32];
-		path_fmt(path, sizeof(path), "%s/trace.json", dir);
-		if (rec_write_perfetto(&ts, m, nm, path)) {
-			fprintf(stderr, "hclock trace: %s\n", hclock_last_error());
-			rc = 1;
-		}
+		*pairs_ok = 1;
+		*inv = rec_inversions(&ts, m, *nm);
 #ifdef HCLOCK_HAVE_ALIGN
 		if (rec_write_otf2(&ts, dir)) {
 			fprintf(stderr, "hclock trace: %s\n", hclock_last_error());
@@ -212,50 +332,139 @@ static int convert(const char *dir)
 		}
 #endif
 	}
-	/* summary */
-	uint64_t recs = 0, dropped = 0, bytes = 0;
-	int64_t over_max = 0, cost = 0;
-	int finished = 0;
-	for (int r = 0; r < ts.size; r++) {
-		struct rec_proc *p = &ts.p[r];
-		recs += p->nrec;
-		bytes += p->file_bytes;
-		dropped += p->dropped;
-		if (p->have_trailer) {
-			finished++;
-			if (p->tr.overhead_ns > over_max)
-				over_max = p->tr.overhead_ns;
-			cost = p->tr.rec_cost_ns > cost ? p->tr.rec_cost_ns : cost;
-		}
+	free(m);
+	rec_set_free(&ts);
+	return rc;
+}
+
+/* DIR's outputs from what the processes wrote (DIR/parts), each rank without its parts (a
+ * program that died, or redo) converted from its raw file first, one at a time; print the
+ * summary. Returns 0 or 1 */
+static int convert(const char *dir, int redo, int json_forced)
+{
+	int size = trace_size(dir), rc = 0;
+	if (!size) {
+		fprintf(stderr, "hclock trace: %s/raw: no readable rank.N file (the program never "
+		        "called the C MPI_Init the tracer wraps: Open MPI's Fortran bindings call "
+		        "PMPI_Init directly; or it died before MPI_Init finished)\n", dir);
+		return 1;
 	}
-	struct rec_proc *p0 = &ts.p[0];
+	struct pstats *ps = calloc((size_t)size, sizeof(*ps)), tot = {0};
+	if (!ps)
+		return 1;
+	int missing = 0, finished = 0, json_ok = 1;
+	int64_t t_first = INT64_MAX, t_last = INT64_MIN, over_max = 0, cost = 0;
+	for (int r = 0; r < size; r++) {
+		char raw[PATH_MAX + 64];
+		path_fmt(raw, sizeof(raw), "%s/raw/rank.%d", dir, r);
+		if ((redo || read_stats(dir, r, &ps[r])) && !access(raw, R_OK) &&
+		    stream_convert_raw(dir, r, json_forced ? 0 : STREAM_JSON_LIMIT))
+			fprintf(stderr, "hclock trace: %s\n", hclock_last_error());
+		if (!ps[r].have && read_stats(dir, r, &ps[r])) {
+			missing++;
+			continue;
+		}
+		struct pstats *p = &ps[r];
+		tot.records += p->records;
+		tot.dropped += p->dropped;
+		tot.raw_bytes += p->raw_bytes;
+		tot.pf_bytes += p->pf_bytes;
+		tot.sends += p->sends;
+		tot.recvs += p->recvs;
+		finished += p->finished;
+		json_ok &= p->json;
+		if (p->records && p->t_first < t_first)
+			t_first = p->t_first;
+		if (p->records && p->t_last > t_last)
+			t_last = p->t_last;
+		over_max = p->overhead_ns > over_max ? p->overhead_ns : over_max;
+		cost = p->rec_cost_ns > cost ? p->rec_cost_ns : cost;
+	}
+	/* Perfetto: the processes' packet streams one after the other (the format allows it) */
+	if (concat(dir, "trace.pftrace", "pftrace", size, NULL, 0, NULL)) {
+		fprintf(stderr, "hclock trace: writing %s/trace.pftrace failed: %s\n", dir,
+		        strerror(errno));
+		rc = 1;
+	}
+	char json_note[200] = "";
+	char jpath[PATH_MAX + 32];
+	path_fmt(jpath, sizeof(jpath), "%s/trace.json", dir);
+	/* above the limit, trace.json, the pairing check and OTF2 (in memory) only on --json */
+	int big = tot.records > STREAM_JSON_LIMIT && !json_forced;
+	if (json_ok && !big) {
+		if (concat(dir, "trace.json", "json", size, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n",
+		           2, "\n]}\n")) {
+			fprintf(stderr, "hclock trace: writing %s failed: %s\n", jpath, strerror(errno));
+			rc = 1;
+		}
+	} else {
+		remove(jpath);
+		snprintf(json_note, sizeof(json_note), "; trace.json skipped (%llu events, above %llu: "
+		         "too big for a JSON viewer; --json writes it)", (unsigned long long)tot.records,
+		         (unsigned long long)STREAM_JSON_LIMIT);
+	}
+	/* the parts are in the outputs now; the counters stay (the summary of --convert) */
+	for (int r = 0; r < size; r++) {
+		char part[PATH_MAX + 64];
+		path_fmt(part, sizeof(part), "%s/parts/rank.%d.pftrace", dir, r);
+		remove(part);
+		path_fmt(part, sizeof(part), "%s/parts/rank.%d.json", dir, r);
+		remove(part);
+	}
+	/* small traces: every message paired and its order checked, and OTF2, in memory */
+	int pairs_ok = 0;
+	size_t nm = 0;
+	uint64_t unmatched = 0, inv = 0;
+	if (!big)
+		rc |= small_pass(dir, &pairs_ok, &nm, &unmatched, &inv);
+	double span = t_last > t_first ? (t_last - t_first) * 1e-9 : 0;
 	fprintf(stderr, "hclock trace: %d processes (%d finished MPI_Finalize, %d left no file), "
-	        "%llu events, %llu bytes of records, %llu dropped; %zu messages paired, %llu "
-	        "unpaired, %llu inversions (receive before send on the global clock)\n",
-	        ts.size, finished, ts.missing, (unsigned long long)recs, (unsigned long long)bytes,
-	        (unsigned long long)dropped, nm, (unsigned long long)unmatched,
-	        (unsigned long long)inv);
-	if (p0->h.rank == 0 && p0->h.magic[0])
-		fprintf(stderr, "hclock trace: clock %s on %s; sync at MPI_Init %.3f s", p0->h.sync,
-		        p0->h.clock, p0->h.sync_ns * 1e-9);
-	if (p0->have_trailer && !isnan(p0->tr.drift_max_ns)) {
+	        "%llu events (%.0f per second per process), %llu bytes of records (%.0f per "
+	        "process), %llu dropped; ", size, finished, missing,
+	        (unsigned long long)tot.records,
+	        span > 0 && size > missing ? tot.records / span / (size - missing) : 0.0,
+	        (unsigned long long)tot.raw_bytes,
+	        size > missing ? (double)tot.raw_bytes / (size - missing) : 0.0,
+	        (unsigned long long)tot.dropped);
+	if (pairs_ok)
+		fprintf(stderr, "%zu messages paired, %llu unpaired, %llu inversions (receive before "
+		        "send on the global clock)\n", nm, (unsigned long long)unmatched,
+		        (unsigned long long)inv);
+	else
+		fprintf(stderr, "%llu sends, %llu receives (paired by their ids; unpaired ones and "
+		        "inversions are counted for traces of at most %llu events, or with --json)\n",
+		        (unsigned long long)tot.sends, (unsigned long long)tot.recvs,
+		        (unsigned long long)STREAM_JSON_LIMIT);
+	/* rank 0's header and trailer: the clock and the drift check */
+	char p0[PATH_MAX + 64];
+	path_fmt(p0, sizeof(p0), "%s/raw/rank.0", dir);
+	struct rec_header h;
+	if (rec_read_header(p0, &h))
+		h.magic[0] = 0;
+	if (h.magic[0])
+		fprintf(stderr, "hclock trace: clock %s on %s; sync at MPI_Init %.3f s", h.sync,
+		        h.clock, h.sync_ns * 1e-9);
+	if (ps[0].finished && !isnan(ps[0].drift_max)) {
 		fprintf(stderr, "; drift check at MPI_Finalize: largest offset %.0f ns",
-		        p0->tr.drift_max_ns);
-		if (!isnan(p0->tr.drift_true_ns))
-			fprintf(stderr, ", true error %.0f ns", p0->tr.drift_true_ns);
+		        ps[0].drift_max);
+		if (!isnan(ps[0].drift_true))
+			fprintf(stderr, ", true error %.0f ns", ps[0].drift_true);
 	} else {
 		fprintf(stderr, "; no drift check (rank 0 did not finish MPI_Finalize)");
 	}
 	fprintf(stderr, "\nhclock trace: tracer time (largest process): %.3f s (%lld ns per event); "
-	        "written to %s/trace.json%s\n", over_max * 1e-9, (long long)cost, dir,
+	        "written to %s/trace.pftrace (%llu bytes, %.1f per event)%s%s%s\n", over_max * 1e-9,
+	        (long long)cost, dir, (unsigned long long)tot.pf_bytes,
+	        tot.records ? (double)tot.pf_bytes / tot.records : 0.0,
+	        json_note[0] ? "" : ", trace.json",
 #ifdef HCLOCK_HAVE_ALIGN
-	        " and traces.otf2"
+	        big ? "; traces.otf2 skipped (the in-memory writer is for traces of at most 1000000 "
+	              "events, or --json)" : ", traces.otf2",
 #else
-	        ""
+	        "",
 #endif
-	);
-	free(m);
-	rec_set_free(&ts);
+	        json_note);
+	free(ps);
 	return rc;
 }
 
@@ -267,7 +476,7 @@ int cmd_trace(int argc, char **argv)
 		{"output", required_argument, 0, 'o'}, {"sync", required_argument, 0, 's'},
 		{"emulate", required_argument, 0, 'e'}, {"filter", required_argument, 0, 'f'},
 		{"buffer", required_argument, 0, 'b'}, {"convert", required_argument, 0, 'c'},
-		{"event-truth", no_argument, 0, 't'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+		{"event-truth", no_argument, 0, 't'}, {"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
@@ -279,6 +488,7 @@ int cmd_trace(int argc, char **argv)
 		case 'b': given[TS_BUFFER] = optarg; break;
 		case 'c': conv = optarg; break;
 		case 't': given[TS_TRUTH] = "1"; break;
+		case 'j': given[TS_JSON] = "1"; break;
 		case 'h': usage(stdout); return 0;
 		default:
 			line("%s: unknown option or missing value (hclock trace --help)",
@@ -287,7 +497,7 @@ int cmd_trace(int argc, char **argv)
 		}
 	}
 	if (conv)
-		return convert(conv);
+		return convert(conv, 1, given[TS_JSON] != NULL);
 	if (optind >= argc) {
 		line("no program to run: hclock trace [OPTIONS] -- PROGRAM [ARGS...]");
 		return 2;
@@ -415,7 +625,7 @@ int cmd_trace(int argc, char **argv)
 				break;
 			real_delay_ns(20000000);
 		}
-		convert(absdir);
+		convert(absdir, 0, set.json);
 		mark(absdir, "merged", 0);
 	} else if (!prc) {
 		for (int waited = 0; waited < 120000 && !marked(absdir, "merged"); waited += 20)

@@ -147,12 +147,8 @@ int rec_load(const char *dir, struct rec_set *ts)
 			continue;
 		struct rec_header h;
 		snprintf(path, sizeof(path), "%s/raw/%s", dir, e->d_name);
-		FILE *f = fopen(path, "rb");
-		if (f && fread(&h, sizeof(h), 1, f) == 1 && !memcmp(h.magic, REC_MAGIC, 8) &&
-		    h.size > size && h.size < (1 << 24))
+		if (!rec_read_header(path, &h) && h.size > size)
 			size = h.size;
-		if (f)
-			fclose(f);
 	}
 	closedir(d);
 	if (!size)

@@ -121,6 +121,16 @@ static int set_truth(struct trace_settings *s, const char *v, const char *name, 
 	return 0;
 }
 
+static int set_json(struct trace_settings *s, const char *v, const char *name, char *err,
+                    size_t len)
+{
+	if (strcmp(v, "0") && strcmp(v, "1"))
+		return say(err, len, "%s '%.100s': expected 1 (always) or 0 (small traces only)", name,
+		           v);
+	s->json = v[0] == '1';
+	return 0;
+}
+
 static int set_slow_writer(struct trace_settings *s, const char *v, const char *name, char *err,
                            size_t len)
 {
@@ -143,6 +153,7 @@ static const struct field {
 	[TS_BUFFER] = {"--buffer", "HCLOCK_TRACE_BUFFER", set_buffer},
 	[TS_TRUTH] = {"--event-truth", "HCLOCK_TRACE_TRUTH", set_truth},
 	[TS_SLOW_WRITER] = {NULL, "HCLOCK_TRACE_TEST_SLOW_WRITER", set_slow_writer},
+	[TS_JSON] = {"--json", "HCLOCK_TRACE_JSON", set_json},
 };
 
 int trace_settings_load(struct trace_settings *s, const char *const *given, char *err,
@@ -185,7 +196,8 @@ int trace_settings_to_env(const struct trace_settings *s)
 	int rc = put(TS_DIR, s->dir) | put(TS_SYNC, s->sync) | put(TS_EMULATE, s->emulate) |
 	         put(TS_FILTER, s->filter) | put(TS_BUFFER, buf) |
 	         put(TS_TRUTH, s->event_truth ? "1" : NULL) |
-	         put(TS_SLOW_WRITER, s->slow_writer_ns ? us : NULL);
+	         put(TS_SLOW_WRITER, s->slow_writer_ns ? us : NULL) |
+	         put(TS_JSON, s->json ? "1" : NULL);
 	return rc ? -1 : 0;
 }
 

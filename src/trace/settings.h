@@ -24,6 +24,8 @@ struct trace_settings {
 	const char *filter;  /* which calls are recorded (filter.h); NULL: every call */
 	long buffer;         /* records per buffer, two buffers a process (64 B a record):
 	                        16 to 2^26 */
+	int json;            /* 1: DIR/trace.json whatever the trace's size (--json); 0: only
+	                        for a trace of at most STREAM_JSON_LIMIT records (stream.h) */
 	int event_truth;     /* 1: the true error of every reading, summarized at MPI_Finalize
 	                        (emulated clocks only) */
 	int64_t slow_writer_ns; /* tests only: the writer thread sleeps this long before each
@@ -33,7 +35,7 @@ struct trace_settings {
 /* The fields, in the order they are read; each has an option and a variable (settings.c's
  * table): -o HCLOCK_TRACE_DIR, --sync HCLOCK_TRACE_SYNC, --emulate HCLOCK_TRACE_EMULATE,
  * --filter HCLOCK_TRACE_FILTER, --buffer HCLOCK_TRACE_BUFFER, --event-truth
- * HCLOCK_TRACE_TRUTH (1 or 0), and HCLOCK_TRACE_TEST_SLOW_WRITER (microseconds) alone. */
+ * HCLOCK_TRACE_TRUTH (1 or 0), --json HCLOCK_TRACE_JSON (1 or 0), and HCLOCK_TRACE_TEST_SLOW_WRITER (microseconds) alone. */
 enum trace_field {
 	TS_DIR,
 	TS_SYNC,
@@ -42,6 +44,7 @@ enum trace_field {
 	TS_BUFFER,
 	TS_TRUTH,
 	TS_SLOW_WRITER,
+	TS_JSON,
 	TS_COUNT
 };
 

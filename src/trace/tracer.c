@@ -32,10 +32,12 @@
 #include "hclock.h"
 #include "trace/filter.h"
 #include "trace/settings.h"
+#include "trace/stream.h"
 #include "trace/tracer.h"
 #include "transport/yield.h"
 #include "util/err.h"
 #include "util/path.h"
+#include "util/rng.h"
 #include "util/timeutil.h"
 
 #define TLS __thread __attribute__((tls_model("initial-exec")))
@@ -44,6 +46,8 @@
                                   work (hclock_sync_progress_due), and at least this often */
 
 static TLS int in_tracer; /* the tracer's own MPI calls pass through */
+static TLS int my_tid = -1; /* this thread's index in the records (record.h's tid) */
+static atomic_int next_tid = 1;
 
 /* HCLOCK_TRACE_TRUTH=1 (hclock trace --event-truth; emulated clocks only): the true error
  * of every global reading the tracer makes, |reading - the reference's clock at that
@@ -90,9 +94,12 @@ static struct {
 	char failed_path[4200];      /* DIR/raw/failed: the first process or launcher to see the
 	                                program fail creates it and says so (one line a job) */
 	int64_t slow_writer_ns;      /* settings.h's slow_writer_ns, ns (tests only) */
+	char dir[4100];              /* the trace's directory */
+	uint64_t json_limit;         /* stream.h's json_limit */
 	uint64_t records, dropped;
 	uint64_t drop_unsaid;        /* dropped since the last REC_DROP record */
 	int64_t rec_cost_ns, overhead_ns, sync_ns;
+	int64_t t0_g;                /* record.h's header t0_g, ns */
 	_Atomic int64_t progress_ns; /* time in the clock's progress calls (drive), ns */
 	/* communicators */
 	int keyval;
@@ -148,7 +155,10 @@ static void append(const struct rec *r)
 		                                   .t_l = r->t_l, .bytes = T.drop_unsaid};
 		T.drop_unsaid = 0;
 	}
-	T.buf[T.cur][T.n++] = *r;
+	if (my_tid < 0)
+		my_tid = atomic_fetch_add_explicit(&next_tid, 1, memory_order_relaxed);
+	T.buf[T.cur][T.n] = *r;
+	T.buf[T.cur][T.n++].tid = (uint32_t)my_tid;
 	T.records++;
 	atomic_flag_clear_explicit(&T.lock, memory_order_release);
 }
@@ -371,6 +381,7 @@ static void flush_now(int cut)
 	if (c && c->func != FILTERED) {
 		/* c may be another thread's: read, never written */
 		struct rec r = call_rec(c, REC_F_CUT);
+		r.tid = c == cur_call && my_tid >= 0 ? (uint32_t)my_tid : 0;
 		read2(&r.t2_g, &r.t2_l);
 		if (r.t2_g < r.t_g)
 			r.t2_g = r.t_g;
@@ -482,15 +493,6 @@ void trace_abort(struct trace_call *c, int errorcode)
 
 /* ---- communicators ---------------------------------------------------------------------------- */
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 31;
-	x *= 0x7fb5d329728ea185ULL;
-	x ^= x >> 27;
-	x *= 0x81dadef4bc2dd44dULL;
-	x ^= x >> 33;
-	return x;
-}
 
 static int del_attr(MPI_Comm comm, int keyval, void *val, void *extra)
 {
@@ -566,7 +568,7 @@ static struct tcomm *lookup(MPI_Comm comm)
 		return NULL;
 	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)t->size;
 	for (int i = 0; t->world && i < t->size; i++)
-		h = mix64(h ^ (uint64_t)(uint32_t)t->world[i]);
+		h = rng_mix64(h ^ (uint64_t)(uint32_t)t->world[i]);
 	t->id = h | 1ULL << 63;
 	return t;
 }
@@ -578,7 +580,7 @@ void trace_comm_created(MPI_Comm parent, MPI_Comm newcomm)
 	in_tracer = 1;
 	struct tcomm *p = lookup(parent);
 	pthread_mutex_lock(&T.comm_mu);
-	uint64_t id = mix64((p ? p->id : 0) * 0x100000001b3ULL + (p ? ++p->nchildren : 0)) &
+	uint64_t id = rng_mix64((p ? p->id : 0) * 0x100000001b3ULL + (p ? ++p->nchildren : 0)) &
 	              ~(1ULL << 63);
 	pthread_mutex_unlock(&T.comm_mu);
 	if (newcomm != MPI_COMM_NULL)
@@ -726,6 +728,7 @@ void trace_init(void)
 {
 	in_tracer = 1;
 	main_thread = 1;
+	my_tid = 0;
 	int64_t t0 = real_now_ns();
 	PMPI_Comm_rank(MPI_COMM_WORLD, &T.rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &T.size);
@@ -761,6 +764,12 @@ void trace_init(void)
 			warn_line("sync: %s; tracing off", hclock_last_error());
 		all = rc;
 	}
+	/* the job's origin of relative times (JSON): the least reading right after the sync */
+	int64_t t0_mine = 0;
+	if (!all) {
+		t0_mine = hclock_now(T.g);
+		PMPI_Allreduce(&t0_mine, &T.t0_g, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+	}
 	T.progress = !all && strstr(hclock_sync_spec(T.s), "drive=progress") != NULL;
 	TT.on = !all && T.emu && set.event_truth && T.base->ops->truth; /* alike everywhere */
 	/* the output: DIR/raw/rank.R */
@@ -795,7 +804,7 @@ void trace_init(void)
 		size_t padded = (names + 7) & ~(size_t)7;
 		struct rec_header h = {.magic = REC_MAGIC, .rank = T.rank, .size = T.size,
 		                       .nfuncs = TF_COUNT, .names_bytes = (uint32_t)padded,
-		                       .sync_ns = T.sync_ns};
+		                       .sync_ns = T.sync_ns, .t0_g = T.t0_g};
 		memcpy(h.magic, REC_MAGIC, 8);
 		snprintf(h.sync, sizeof(h.sync), "%s", hclock_sync_spec(T.s));
 		hclock_clock_describe(T.base, h.clock, sizeof(h.clock));
@@ -812,6 +821,8 @@ void trace_init(void)
 		}
 		free(nb);
 	}
+	snprintf(T.dir, sizeof(T.dir), "%s", dir);
+	T.json_limit = set.json ? 0 : STREAM_JSON_LIMIT;
 	if (ok && PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_attr, &T.keyval, NULL))
 		ok = 0;
 	if (ok && !(T.world = calloc(1, sizeof(*T.world))))
@@ -971,6 +982,11 @@ void trace_finalize(void)
 			fprintf(stderr, "hclock trace (rank %d): writing the trace failed: %s\n", T.rank,
 			        strerror(T.write_err ? T.write_err : errno));
 		T.fd = -1;
+		/* this process's part of each output, from its raw file a chunk at a time, in
+		 * parallel with the other processes (a failure leaves the raw file, from which the
+		 * launcher or --convert writes them) */
+		if (stream_convert_raw(T.dir, T.rank, T.json_limit))
+			fprintf(stderr, "hclock trace (rank %d): %s\n", T.rank, hclock_last_error());
 	}
 	for (size_t i = 0; i < T.ncomms; i++) {
 		free(T.comms[i]->world);

@@ -1,4 +1,5 @@
 /* record.c - a raw trace file of the tracer located in memory (record.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,4 +95,14 @@ struct rec rec_get(const struct rec_file *f, size_t i)
 
 	memcpy(&r, f->buf + f->first + i * sizeof(r), sizeof(r));
 	return r;
+}
+
+int rec_read_header(const char *path, struct rec_header *h)
+{
+	FILE *f = fopen(path, "rb");
+	int ok = f && fread(h, sizeof(*h), 1, f) == 1 && !memcmp(h->magic, REC_MAGIC, 8) &&
+	         h->size > 0 && h->size < MAX_SIZE;
+	if (f)
+		fclose(f);
+	return ok ? 0 : -1;
 }

@@ -34,7 +34,9 @@ struct rec_header {
 	char sync[192];      /* the sync spec the global clock came from */
 	char clock[64];      /* the base clock's description */
 	int64_t sync_ns;     /* time the sync at MPI_Init took (global clock), ns */
-	int64_t reserved[4];
+	int64_t t0_g;        /* the job's origin for relative times: the least global clock
+	                        reading over the processes right after the sync, ns (0: none) */
+	int64_t reserved[3];
 };
 
 enum rec_kind {
@@ -68,7 +70,8 @@ struct rec {
 	int32_t peer;      /* world rank of the partner (send: destination, receive: source,
 	                      collective: root), -1 none, -2 not resolvable (intercommunicator) */
 	int32_t tag;
-	uint32_t pad;
+	uint32_t tid;      /* the recording thread: 0 the one that called MPI_Init, 1, 2, ...
+	                      the others in the order of their first record */
 	uint64_t comm;     /* the communicator's id (same on every member, see trailer) */
 	int64_t t_g, t_l;  /* ns: global, local */
 	int64_t t2_g, t2_l;/* ns: leave (CALL, COLL), else 0 */
@@ -129,6 +132,10 @@ struct rec_file {
  */
 int rec_parse(const char *path, const char *buf, size_t len, struct rec_file *f);
 void rec_file_free(struct rec_file *f);
+
+/* The header of the raw file at path into *h. Returns 0 when it is one (the magic, a size
+ * below 2^24), else -1. */
+int rec_read_header(const char *path, struct rec_header *h);
 
 /* Record i of f (i < f->nrec). */
 struct rec rec_get(const struct rec_file *f, size_t i);

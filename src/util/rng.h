@@ -16,4 +16,16 @@ double rng_uniform(struct rng *r);
 /* standard normal (Box-Muller) */
 double rng_normal(struct rng *r);
 
+/* A 64-bit mixer (a bijection; the one of splitmix64's style with the moremur constants):
+ * hashes of ids, e.g. the tracer's communicator and message ids. */
+static inline uint64_t rng_mix64(uint64_t x)
+{
+	x ^= x >> 31;
+	x *= 0x7fb5d329728ea185ULL;
+	x ^= x >> 27;
+	x *= 0x81dadef4bc2dd44dULL;
+	x ^= x >> 33;
+	return x;
+}
+
 #endif

@@ -78,7 +78,7 @@ for mode in ("plain", "traced"):
     if app == "hpcc":
         open(os.path.join(d, "hpccinf.txt"), "w").write("\n".join(src) + "\n")
     sync = ["--sync", SYNC] if SYNC != "default" else []
-    args = cmd if mode == "plain" else [hc, "trace", "-o", tdir] + sync + ["--emulate", EMU] + extra + ["--"] + cmd
+    args = cmd if mode == "plain" else [hc, "trace", "-o", tdir, "--json"] + sync + ["--emulate", EMU] + extra + ["--"] + cmd
     p = tracecheck.launch(run, mpiexec, 2, args, 300, d)
     check(p.returncode == 0, f"{mode}: exit {p.returncode} {p.stderr[-600:]}")
     outs[mode] = (p, keep(d, p.stdout) if p.returncode == 0 else [])

@@ -14,7 +14,8 @@
 
 static const char *const vars[TS_COUNT] = {
 	"HCLOCK_TRACE_DIR", "HCLOCK_TRACE_SYNC", "HCLOCK_TRACE_EMULATE", "HCLOCK_TRACE_FILTER",
-	"HCLOCK_TRACE_BUFFER", "HCLOCK_TRACE_TRUTH", "HCLOCK_TRACE_TEST_SLOW_WRITER"};
+	"HCLOCK_TRACE_BUFFER", "HCLOCK_TRACE_TRUTH", "HCLOCK_TRACE_TEST_SLOW_WRITER",
+	"HCLOCK_TRACE_JSON"};
 
 static void clear_env(void)
 {
@@ -52,14 +53,14 @@ int main(void)
 
 	/* options -> struct -> environment -> struct */
 	const char *given[TS_COUNT] = {"d/x", "cont(hca3/100/skampi/20)", "skew=1e-4,nodes=2",
-	                               "MPI_Allreduce,!MPI_Comm_*", "32", "1", "2000"};
+	                               "MPI_Allreduce,!MPI_Comm_*", "32", "1", "2000", "1"};
 	TEST_CHECK(!trace_settings_load(&s, given, err, sizeof(err)), "options: %s", err);
 	TEST_CHECK(!trace_settings_to_env(&s), "to_env");
 	TEST_CHECK(!trace_settings_from_env(&back, err, sizeof(err)), "back: %s", err);
 	TEST_CHECK(same(s.dir, back.dir) && same(s.sync, back.sync) &&
 	           same(s.emulate, back.emulate) && same(s.filter, back.filter) &&
 	           s.buffer == back.buffer && back.buffer == 32 && back.event_truth == 1 &&
-	           back.slow_writer_ns == 2000000, "round trip");
+	           back.slow_writer_ns == 2000000 && back.json == 1, "round trip");
 	TEST_CHECK(!strcmp(trace_settings_sync(&back, spec, sizeof(spec)),
 	                   "cont(hca3/100/skampi/20,drive=progress)"), "%s", spec);
 	/* an empty variable is unset; the option wins over its variable */
@@ -82,7 +83,7 @@ int main(void)
 		{TS_BUFFER, "--buffer", "15"}, {TS_BUFFER, "--buffer", "67108865"},
 		{TS_BUFFER, "--buffer", "64k"}, {TS_BUFFER, "--buffer", ""},
 		{TS_TRUTH, "--event-truth", "2"}, {TS_SLOW_WRITER, NULL, "10000001"},
-		{TS_SLOW_WRITER, NULL, "-1"},
+		{TS_SLOW_WRITER, NULL, "-1"}, {TS_JSON, "--json", "yes"},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		const char *g[TS_COUNT] = {0};

@@ -62,7 +62,148 @@ def load_checked(d):
         return []
     bad = perfetto_problems(ev)
     check(not bad, f"trace.json keeps Perfetto's import rules ({len(ev)} events): {bad[:5]}")
+    if os.path.exists(os.path.join(d, "trace.pftrace")):
+        check_pftrace_against_json(d, ev)
+    elif "HCLOCK_TRACE_NEED_PFTRACE" in os.environ:
+        check(False, "no trace.pftrace written")
     return ev
+
+
+_pb = None
+
+
+def pftrace_module():
+    """the test's schema (pftrace.proto) compiled with protoc, imported"""
+    global _pb
+    if _pb is None:
+        import importlib
+        import tempfile
+        here = os.path.dirname(os.path.abspath(__file__))
+        out = tempfile.mkdtemp(prefix="hclock-pb-")
+        subprocess.run(["protoc", "-I", here, "--python_out", out,
+                        os.path.join(here, "pftrace.proto")], check=True)
+        sys.path.insert(0, out)
+        try:
+            import google.protobuf  # noqa: F401
+        except ImportError:  # a Python of its own (pyenv): Debian's python3-protobuf
+            sys.path.append("/usr/lib/python3/dist-packages")
+        _pb = importlib.import_module("pftrace_pb2")
+    return _pb
+
+
+def load_pftrace(d):
+    """DIR/trace.pftrace decoded and checked as Perfetto's importer reads it: per sequence,
+    a packet that clears the incremental state before any that uses it, the incremental
+    clock summed, names interned before use; every end of a slice closes a begin on its
+    track (one begin per end, none left open), each flow id started at most once and ended
+    at most once, on a slice. Returns (problems, slices {(pid, name): n}, flows with both
+    ends, events, bytes)."""
+    pb = pftrace_module()
+    data = open(os.path.join(d, "trace.pftrace"), "rb").read()
+    tr = pb.Trace()
+    tr.ParseFromString(data)
+    probs, seqs, tracks, pid_of, per_track = [], {}, {}, {}, {}
+    for p in tr.packet:
+        if p.HasField("track_descriptor"):
+            td = p.track_descriptor
+            if td.uuid in tracks:
+                probs.append(f"track {td.uuid} described twice")
+            tracks[td.uuid] = td
+    for td in tracks.values():
+        if td.HasField("process"):
+            pid_of[td.uuid] = td.process.pid
+    for td in tracks.values():
+        if not td.HasField("process"):
+            if td.parent_uuid not in pid_of:
+                probs.append(f"track {td.uuid}: parent {td.parent_uuid} not a process track")
+            pid_of[td.uuid] = pid_of.get(td.parent_uuid, -1)
+    events = 0
+    for i, p in enumerate(tr.packet):
+        sid = p.trusted_packet_sequence_id
+        if p.sequence_flags & 1:
+            seqs[sid] = {"clock": None, "inc": 0, "names": {}, "track": None}
+        st = seqs.get(sid)
+        if p.HasField("clock_snapshot"):
+            for c in p.clock_snapshot.clocks:
+                if c.is_incremental and st is not None:
+                    st["inc"] = c.timestamp
+        if p.HasField("trace_packet_defaults") and st is not None:
+            st["clock"] = p.trace_packet_defaults.timestamp_clock_id
+            st["track"] = p.trace_packet_defaults.track_event_defaults.track_uuid
+        if p.HasField("interned_data") and st is not None:
+            for n in p.interned_data.event_names:
+                st["names"][n.iid] = n.name
+        if not p.HasField("track_event"):
+            continue
+        events += 1
+        if st is None:
+            probs.append(f"packet {i}: sequence {sid} used before its state was cleared")
+            continue
+        if p.HasField("timestamp_clock_id") and p.timestamp_clock_id != st["clock"]:
+            ts = p.timestamp
+        else:
+            st["inc"] += p.timestamp
+            ts = st["inc"]
+        te = p.track_event
+        tk = te.track_uuid if te.HasField("track_uuid") else st["track"]
+        if tk not in tracks:
+            probs.append(f"packet {i}: track {tk} not described")
+        name = None
+        if te.type == 1:
+            if te.name_iid not in st["names"]:
+                probs.append(f"packet {i}: name {te.name_iid} not interned on sequence {sid}")
+            name = st["names"].get(te.name_iid, "?")
+        per_track.setdefault(tk, []).append((ts, i, te.type, name, list(te.flow_ids),
+                                             list(te.terminating_flow_ids)))
+    slices_n, starts, ends = {}, {}, {}
+    for tk, evs in per_track.items():
+        evs.sort(key=lambda e: (e[0], e[1]))
+        stack = []
+        for ts, i, typ, name, fl, tf in evs:
+            if typ == 1:
+                stack.append((ts, name))
+                key = (pid_of.get(tk, -1), name)
+                slices_n[key] = slices_n.get(key, 0) + 1
+            elif typ == 2:
+                if not stack:
+                    probs.append(f"track {tk}: an end at {ts} without a begin")
+                    continue
+                stack.pop()
+            for f in fl:
+                starts[f] = starts.get(f, 0) + 1
+            for f in tf:
+                ends[f] = ends.get(f, 0) + 1
+        if stack:
+            probs.append(f"track {tk}: {len(stack)} slices never ended")
+    probs += [f"flow {f} started {n} times" for f, n in starts.items() if n > 1]
+    probs += [f"flow {f} ended {n} times" for f, n in ends.items() if n > 1]
+    both = sum(1 for f in starts if f in ends)
+    return probs, slices_n, both, events, len(data)
+
+
+def check_pftrace_against_json(d, ev):
+    """trace.pftrace keeps the import rules and has the slices and arrows of trace.json"""
+    try:
+        probs, sl, flows, events, nbytes = load_pftrace(d)
+    except Exception as e:  # noqa: BLE001 - any decoding error is the finding
+        check(False, f"trace.pftrace decodes with the schema from Perfetto's .proto: {e}")
+        return
+    js = {}
+    for e in ev:
+        if e.get("ph") in ("X", "b"):
+            k = (e["pid"] + 1, e["name"])
+            js[k] = js.get(k, 0) + 1
+    ids = {}
+    for e in ev:
+        if e.get("ph") in ("s", "f"):
+            ids.setdefault(e["id"], set()).add(e["ph"])
+    jflows = sum(1 for v in ids.values() if v == {"s", "f"})
+    diff = {k: (sl.get(k), js.get(k)) for k in set(sl) | set(js) if sl.get(k) != js.get(k)}
+    check(not probs and not diff and flows == jflows,
+          f"trace.pftrace decodes ({nbytes} bytes, {events} track events) and keeps Perfetto's "
+          f"import rules: {probs[:4]}; the slices of trace.json per process and name "
+          f"{'' if not diff else list(diff.items())[:4]}, {flows} flows with both ends "
+          f"(trace.json {jflows})")
 
 
 def perfetto_problems(ev):
@@ -73,7 +214,8 @@ def perfetto_problems(ev):
     partial overlap is dropped; intervals closed on the left, open on the right); an async
     pair ('b'/'e') has a cat and an id, one end per begin, not before it; a flow start ('s')
     and a flow end bound to its enclosing slice ('f', "bp":"e") lie inside a complete event
-    of their thread (else the arrow has no slice to leave or reach), each flow id once each."""
+    of their thread (else the arrow has no slice to leave or reach), each flow id at most once each
+    (one end alone: its partner is not in the trace, and Perfetto leaves the arrow undrawn)."""
     import bisect
     probs = []
 
@@ -130,8 +272,10 @@ def perfetto_problems(ev):
         if len(b) != len(e) or any(y < x for x, y in zip(b, e)):
             probs.append(f"async {k}: {len(b)} begins, {len(e)} ends")
     for k, v in flows.items():
-        if sorted(ph for ph, _, _ in v) != ["f", "s"]:
-            probs.append(f"flow {k}: {[ph for ph, _, _ in v]} (one s and one f expected)")
+        # one end alone (its partner filtered out, or lost with a process that died) is a
+        # flow Perfetto leaves undrawn; two of one kind would join the wrong slices
+        if sorted(ph for ph, _, _ in v) not in (["f", "s"], ["s"], ["f"]):
+            probs.append(f"flow {k}: {[ph for ph, _, _ in v]} (at most one s and one f expected)")
             continue
         for ph, key, t in v:
             sl, st = tracks.get(key, []), starts.get(key, [])

@@ -1,0 +1,803 @@
+/*
+ * stream.c - one process's outputs as its records come (stream.h): Perfetto's protobuf
+ * format, Chrome JSON, the counters.
+ *
+ * The protobuf (Perfetto's TracePacket stream; field numbers from its published
+ * trace_packet.proto, track_event.proto, track_descriptor.proto, clock_snapshot.proto,
+ * interned_data.proto): each thread of the process is one packet sequence (trusted
+ * sequence id 1 + rank * 1024 + thread) whose first packet clears its incremental state,
+ * declares a sequence-scoped incremental clock (id 64, ns, deltas from the previous packet)
+ * tied to the absolute clock 6 (the global clock's ns), and sets the packet defaults (that
+ * clock, the thread's track). A call is a slice begin and a slice end of a few bytes each: a
+ * delta timestamp, the sequence id, the event type, the interned name (interned once per
+ * sequence). A packet whose time is before its sequence's previous one (a nonblocking
+ * collective, which is recorded when it completes) carries its absolute time on clock 6.
+ * Nonblocking collectives go to lanes, a track each, so that they never partly overlap.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hclock_api.h"
+#include "trace/stream.h"
+#include "util/err.h"
+#include "util/path.h"
+#include "util/rng.h"
+
+#define MAX_THREADS 1024   /* a record's thread index above this shares the last track */
+#define MAX_PENDING 64     /* flow ids waiting for their call's record, per thread */
+#define NB_LANES 16
+#define OUT_CAP (1 << 20)  /* bytes buffered per output before a write */
+#define HIST_BINS 64       /* message sizes: bin 0 empty, bin k in [2^(k-1), 2^k) */
+
+/* protobuf field numbers */
+enum {
+	TRACE_PACKET = 1,
+	TP_CLOCK_SNAPSHOT = 6, TP_TIMESTAMP = 8, TP_SEQ_ID = 10, TP_TRACK_EVENT = 11,
+	TP_INTERNED = 12, TP_SEQ_FLAGS = 13, TP_TS_CLOCK = 58, TP_DEFAULTS = 59,
+	TP_TRACK_DESC = 60,
+	CS_CLOCKS = 1, CLK_ID = 1, CLK_TS = 2, CLK_INCREMENTAL = 3,
+	DEF_TS_CLOCK = 58, DEF_TRACK_EVENT = 11, TED_TRACK_UUID = 11,
+	TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK_UUID = 11, TE_FLOW = 47, TE_FLOW_END = 48,
+	ID_EVENT_NAMES = 2, EN_IID = 1, EN_NAME = 2,
+	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5,
+	PD_PID = 1, PD_NAME = 6, THD_PID = 1, THD_TID = 2, THD_NAME = 5,
+};
+enum { SLICE_BEGIN = 1, SLICE_END = 2 };
+enum { SEQ_CLEARED = 1 };
+enum { CLOCK_ABS = 6, CLOCK_INC = 64 };
+
+struct out {
+	int fd;
+	char *buf;
+	size_t n;
+	uint64_t bytes;  /* written and buffered */
+	int err;         /* errno of the first failure; the output stops there */
+};
+
+struct thr {
+	int up;
+	int64_t last_ts;           /* the incremental clock's value, ns */
+	uint8_t *named;            /* per function: its name interned on this sequence */
+	uint64_t flow[MAX_PENDING], end[MAX_PENDING];
+	int nflow, nend;
+	int64_t p_t0, p_t1;        /* the pending messages' first and last time, ns */
+	uint16_t p_func;
+	/* a call's end is held until the thread's next record: the receives it completed
+	 * are recorded after it (calls.c), at its leave time */
+	int held;
+	uint16_t held_func;
+	int64_t held_t2;
+};
+
+struct chan {
+	uint64_t key;    /* hash of (comm, src, dst, tag); 0 empty */
+	uint64_t comm;
+	int32_t src, dst, tag, pad;
+	uint64_t n;      /* messages so far */
+};
+
+struct fprof {
+	uint64_t calls;
+	int64_t total_ns, max_ns;
+};
+
+struct trace_stream {
+	int rank, size;
+	uint32_t nfuncs;
+	char **names;
+	int64_t t0;
+	uint64_t json_limit;
+	char dir[4200];
+	struct out pf, js;
+	int json_on;
+	struct thr *thr[MAX_THREADS];
+	struct chan *ch;
+	size_t nch, chcap;
+	int64_t lane_end[NB_LANES];
+	uint64_t nb_id;
+	/* counters */
+	uint64_t records, drops, sends, recvs, coll, calls, json_events;
+	int64_t t_first, t_last, mpi_ns;
+	struct fprof *prof;
+	uint64_t hist[HIST_BINS];
+	uint64_t hist_bytes;
+};
+
+/* ---- outputs ---------------------------------------------------------------------------------- */
+
+static void out_flush(struct out *o)
+{
+	size_t off = 0;
+	while (!o->err && off < o->n) {
+		ssize_t w = write(o->fd, o->buf + off, o->n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			o->err = w < 0 ? errno : ENOSPC;
+		else
+			off += (size_t)w;
+	}
+	o->n = 0;
+}
+
+static void out_put(struct out *o, const void *p, size_t n)
+{
+	if (o->err || o->fd < 0)
+		return;
+	if (o->n + n > OUT_CAP)
+		out_flush(o);
+	memcpy(o->buf + o->n, p, n);
+	o->n += n;
+	o->bytes += n;
+}
+
+static int out_open(struct out *o, const char *path)
+{
+	o->buf = malloc(OUT_CAP);
+	o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (!o->buf || o->fd < 0)
+		return -1;
+	return 0;
+}
+
+static int out_close(struct out *o)
+{
+	if (o->fd >= 0) {
+		out_flush(o);
+		if (close(o->fd) && !o->err)
+			o->err = errno;
+		o->fd = -1;
+	}
+	free(o->buf);
+	o->buf = NULL;
+	return o->err;
+}
+
+/* ---- protobuf encoding ----------------------------------------------------------------------- */
+
+/* a message under construction (packets are small: 1 KiB covers the largest, a first packet
+ * with its interned names; longer names are cut) */
+struct pb {
+	uint8_t b[1024];
+	size_t n;
+};
+
+static void pb_varint(struct pb *p, uint64_t v)
+{
+	while (v >= 0x80 && p->n < sizeof(p->b)) {
+		p->b[p->n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	if (p->n < sizeof(p->b))
+		p->b[p->n++] = (uint8_t)v;
+}
+
+static void pb_uint(struct pb *p, int field, uint64_t v)
+{
+	pb_varint(p, (uint64_t)field << 3);
+	pb_varint(p, v);
+}
+
+static void pb_fixed64(struct pb *p, int field, uint64_t v)
+{
+	pb_varint(p, (uint64_t)field << 3 | 1);
+	if (p->n + 8 <= sizeof(p->b)) {
+		for (int i = 0; i < 8; i++)
+			p->b[p->n++] = (uint8_t)(v >> (8 * i));
+	}
+}
+
+static void pb_bytes(struct pb *p, int field, const void *d, size_t n)
+{
+	pb_varint(p, (uint64_t)field << 3 | 2);
+	pb_varint(p, n);
+	if (p->n + n <= sizeof(p->b)) {
+		memcpy(p->b + p->n, d, n);
+		p->n += n;
+	}
+}
+
+static void pb_msg(struct pb *p, int field, const struct pb *m)
+{
+	pb_bytes(p, field, m->b, m->n);
+}
+
+static void pb_str(struct pb *p, int field, const char *s)
+{
+	size_t n = strlen(s);
+	pb_bytes(p, field, s, n > 200 ? 200 : n);
+}
+
+/* a packet into the Trace: field 1 of the outer message */
+static void put_packet(struct trace_stream *s, const struct pb *p)
+{
+	struct pb h = {.n = 0};
+	pb_varint(&h, TRACE_PACKET << 3 | 2);
+	pb_varint(&h, p->n);
+	out_put(&s->pf, h.b, h.n);
+	out_put(&s->pf, p->b, p->n);
+}
+
+static uint32_t seq_id(const struct trace_stream *s, int t)
+{
+	return 1u + (uint32_t)s->rank * MAX_THREADS + (uint32_t)t;
+}
+
+static uint64_t proc_uuid(const struct trace_stream *s)
+{
+	return ((uint64_t)s->rank + 1) << 32;
+}
+
+static uint64_t thread_uuid(const struct trace_stream *s, int t)
+{
+	return proc_uuid(s) + 1 + (uint64_t)t;
+}
+
+static uint64_t lane_uuid(const struct trace_stream *s, int l)
+{
+	return proc_uuid(s) + 0x10000 + (uint64_t)l;
+}
+
+static void track_desc(struct trace_stream *s, int t, uint64_t uuid, const char *name, int thread)
+{
+	struct pb p = {.n = 0}, td = {.n = 0}, d = {.n = 0};
+	pb_uint(&td, TD_UUID, uuid);
+	if (thread) {
+		pb_uint(&td, TD_PARENT, proc_uuid(s));
+		pb_uint(&d, THD_PID, (uint64_t)s->rank + 1);
+		pb_uint(&d, THD_TID, (uint64_t)(s->rank + 1) * MAX_THREADS + (uint64_t)thread - 1);
+		pb_str(&d, THD_NAME, name);
+		pb_msg(&td, TD_THREAD, &d);
+	} else if (uuid == proc_uuid(s)) {
+		pb_uint(&d, PD_PID, (uint64_t)s->rank + 1);
+		pb_str(&d, PD_NAME, name);
+		pb_msg(&td, TD_PROCESS, &d);
+	} else {
+		pb_uint(&td, TD_PARENT, proc_uuid(s));
+		pb_str(&td, TD_NAME, name);
+	}
+	pb_uint(&p, TP_SEQ_ID, seq_id(s, t));
+	pb_msg(&p, TP_TRACK_DESC, &td);
+	put_packet(s, &p);
+}
+
+/* thread t's sequence, started at its first event (time ts) */
+static struct thr *thread_at(struct trace_stream *s, int t, int64_t ts)
+{
+	if (t < 0 || t >= MAX_THREADS)
+		t = MAX_THREADS - 1;
+	struct thr *h = s->thr[t];
+	if (h)
+		return h->up ? h : NULL;
+	h = s->thr[t] = calloc(1, sizeof(*h));
+	if (!h || !(h->named = calloc(s->nfuncs ? s->nfuncs : 1, 1)))
+		return NULL;
+	h->up = 1;
+	h->last_ts = ts;
+	struct pb p = {.n = 0}, cs = {.n = 0}, c = {.n = 0}, def = {.n = 0}, ted = {.n = 0};
+	pb_uint(&p, TP_TIMESTAMP, (uint64_t)ts);
+	pb_uint(&p, TP_TS_CLOCK, CLOCK_ABS);
+	pb_uint(&p, TP_SEQ_ID, seq_id(s, t));
+	pb_uint(&p, TP_SEQ_FLAGS, SEQ_CLEARED);
+	pb_uint(&c, CLK_ID, CLOCK_INC);
+	pb_uint(&c, CLK_TS, (uint64_t)ts);
+	pb_uint(&c, CLK_INCREMENTAL, 1);
+	pb_msg(&cs, CS_CLOCKS, &c);
+	c.n = 0;
+	pb_uint(&c, CLK_ID, CLOCK_ABS);
+	pb_uint(&c, CLK_TS, (uint64_t)ts);
+	pb_msg(&cs, CS_CLOCKS, &c);
+	pb_msg(&p, TP_CLOCK_SNAPSHOT, &cs);
+	pb_uint(&def, DEF_TS_CLOCK, CLOCK_INC);
+	pb_uint(&ted, TED_TRACK_UUID, thread_uuid(s, t));
+	pb_msg(&def, DEF_TRACK_EVENT, &ted);
+	pb_msg(&p, TP_DEFAULTS, &def);
+	put_packet(s, &p);
+	char name[32];
+	snprintf(name, sizeof(name), t ? "thread %d" : "main", t);
+	track_desc(s, t, thread_uuid(s, t), name, t + 1);
+	return h;
+}
+
+/* a slice event of thread t at ts (track: 0 the thread's own), with the pending flows */
+static void slice_event(struct trace_stream *s, int t, struct thr *h, int type, int64_t ts,
+                        int func, uint64_t track, const uint64_t *flows, int nflows,
+                        const uint64_t *ends, int nends)
+{
+	struct pb p = {.n = 0}, te = {.n = 0}, in = {.n = 0}, en = {.n = 0};
+	if (ts >= h->last_ts) {
+		pb_uint(&p, TP_TIMESTAMP, (uint64_t)(ts - h->last_ts));
+		h->last_ts = ts;
+	} else {
+		pb_uint(&p, TP_TIMESTAMP, (uint64_t)ts);
+		pb_uint(&p, TP_TS_CLOCK, CLOCK_ABS);
+	}
+	pb_uint(&p, TP_SEQ_ID, seq_id(s, t));
+	pb_uint(&te, TE_TYPE, (uint64_t)type);
+	if (track)
+		pb_uint(&te, TE_TRACK_UUID, track);
+	if (func >= 0) {
+		pb_uint(&te, TE_NAME_IID, (uint64_t)func + 1);
+		if ((uint32_t)func < s->nfuncs && !h->named[func]) {
+			h->named[func] = 1;
+			pb_uint(&en, EN_IID, (uint64_t)func + 1);
+			pb_str(&en, EN_NAME, s->names[func]);
+			pb_msg(&in, ID_EVENT_NAMES, &en);
+			pb_msg(&p, TP_INTERNED, &in);
+		}
+	}
+	for (int i = 0; i < nflows; i++)
+		pb_fixed64(&te, TE_FLOW, flows[i]);
+	for (int i = 0; i < nends; i++)
+		pb_fixed64(&te, TE_FLOW_END, ends[i]);
+	pb_msg(&p, TP_TRACK_EVENT, &te);
+	put_packet(s, &p);
+}
+
+/* ---- JSON ------------------------------------------------------------------------------------- */
+
+static void js_printf(struct trace_stream *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void js_printf(struct trace_stream *s, const char *fmt, ...)
+{
+	char b[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(b, sizeof(b), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		out_put(&s->js, b, (size_t)n < sizeof(b) ? (size_t)n : sizeof(b) - 1);
+}
+
+/* microseconds with three decimals since t0: the ns exactly */
+static void js_us(struct trace_stream *s, int64_t ns)
+{
+	ns -= s->t0;
+	js_printf(s, "%s%" PRId64 ".%03d", ns < 0 ? "-" : "", (ns < 0 ? -ns : ns) / 1000,
+	          (int)((ns < 0 ? -ns : ns) % 1000));
+}
+
+static const char *fname(const struct trace_stream *s, unsigned f)
+{
+	return f < s->nfuncs ? s->names[f] : "?";
+}
+
+/* ---- messages --------------------------------------------------------------------------------- */
+
+
+static uint64_t chan_key(uint64_t comm, int32_t src, int32_t dst, int32_t tag)
+{
+	uint64_t k = rng_mix64(rng_mix64(comm) ^ ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst));
+	k = rng_mix64(k ^ (uint64_t)(uint32_t)tag * 0x9e3779b97f4a7c15ULL);
+	return k ? k : 1;
+}
+
+uint64_t stream_msg_id(uint64_t comm, int32_t src, int32_t dst, int32_t tag, uint64_t n)
+{
+	uint64_t id = rng_mix64(chan_key(comm, src, dst, tag) + n * 0xbf58476d1ce4e5b9ULL);
+	return id ? id : 1;
+}
+
+/* the channel's count so far, counted up; NULL without memory */
+static struct chan *chan_get(struct trace_stream *s, uint64_t comm, int32_t src, int32_t dst,
+                             int32_t tag)
+{
+	if (2 * (s->nch + 1) > s->chcap) {
+		size_t cap = s->chcap ? 2 * s->chcap : 64;
+		struct chan *c = calloc(cap, sizeof(*c));
+		if (!c)
+			return NULL;
+		for (size_t i = 0; i < s->chcap; i++) {
+			if (!s->ch[i].key)
+				continue;
+			size_t j = s->ch[i].key & (cap - 1);
+			while (c[j].key)
+				j = (j + 1) & (cap - 1);
+			c[j] = s->ch[i];
+		}
+		free(s->ch);
+		s->ch = c;
+		s->chcap = cap;
+	}
+	uint64_t k = chan_key(comm, src, dst, tag);
+	size_t j = k & (s->chcap - 1);
+	for (; s->ch[j].key; j = (j + 1) & (s->chcap - 1))
+		if (s->ch[j].key == k && s->ch[j].comm == comm && s->ch[j].src == src &&
+		    s->ch[j].dst == dst && s->ch[j].tag == tag)
+			return &s->ch[j];
+	s->ch[j] = (struct chan){.key = k, .comm = comm, .src = src, .dst = dst, .tag = tag};
+	s->nch++;
+	return &s->ch[j];
+}
+
+static void message(struct trace_stream *s, const struct rec *r, int t, struct thr *h)
+{
+	int send = r->kind == REC_SEND;
+	if (send) {
+		s->sends++;
+		int b = r->bytes ? 64 - __builtin_clzll(r->bytes) : 0;
+		s->hist[b < HIST_BINS ? b : HIST_BINS - 1]++;
+		s->hist_bytes += r->bytes;
+	} else {
+		s->recvs++;
+	}
+	if (r->peer < 0)
+		return;
+	int32_t src = send ? s->rank : r->peer, dst = send ? r->peer : s->rank;
+	struct chan *c = chan_get(s, r->comm, src, dst, r->tag);
+	if (!c)
+		return;
+	uint64_t id = stream_msg_id(r->comm, src, dst, r->tag, c->n++);
+	if (h && !send && h->held && h->held_func == r->func && h->held_t2 == r->t_g) {
+		if (h->nend < MAX_PENDING)
+			h->end[h->nend++] = id;
+		h = NULL; /* taken */
+	}
+	if (h && !h->nflow && !h->nend) {
+		h->p_t0 = r->t_g;
+		h->p_func = r->func;
+	}
+	if (h)
+		h->p_t1 = r->t_g;
+	if (h && send && h->nflow < MAX_PENDING)
+		h->flow[h->nflow++] = id;
+	else if (h && !send && h->nend < MAX_PENDING)
+		h->end[h->nend++] = id;
+	if (s->json_on) {
+		s->json_events += 1;
+		if (send) {
+			js_printf(s, ",\n{\"ph\":\"s\",\"cat\":\"p2p\",\"name\":\"message\",\"id\":%" PRIu64
+			          ",\"pid\":%d,\"tid\":%d,\"ts\":", id >> 11, s->rank, t);
+			js_us(s, r->t_g);
+			js_printf(s, ",\"args\":{\"to\":%d,\"tag\":%d,\"bytes\":%" PRIu64 "}}", r->peer,
+			          r->tag, r->bytes);
+		} else {
+			js_printf(s, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"p2p\",\"name\":\"message\","
+			          "\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%d,\"ts\":", id >> 11, s->rank, t);
+			js_us(s, r->t_g);
+			js_printf(s, "}");
+		}
+	}
+}
+
+/* ---- records ---------------------------------------------------------------------------------- */
+
+static void profile_call(struct trace_stream *s, const struct rec *r)
+{
+	int64_t d = r->t2_g - r->t_g;
+	s->calls++;
+	s->mpi_ns += d;
+	if (r->func < s->nfuncs) {
+		struct fprof *f = &s->prof[r->func];
+		f->calls++;
+		f->total_ns += d;
+		if (d > f->max_ns)
+			f->max_ns = d;
+	}
+}
+
+static void nb_coll(struct trace_stream *s, const struct rec *r, int t, struct thr *h)
+{
+	int l = 0;
+	while (l < NB_LANES - 1 && s->lane_end[l] > r->t_g)
+		l++;
+	if (s->lane_end[l] == 0) {
+		char name[48];
+		snprintf(name, sizeof(name), "nonblocking collectives %d", l);
+		track_desc(s, t, lane_uuid(s, l), name, 0);
+	}
+	if (r->t2_g > s->lane_end[l])
+		s->lane_end[l] = r->t2_g;
+	slice_event(s, t, h, SLICE_BEGIN, r->t_g, r->func, lane_uuid(s, l), NULL, 0, NULL, 0);
+	slice_event(s, t, h, SLICE_END, r->t2_g, -1, lane_uuid(s, l), NULL, 0, NULL, 0);
+	if (s->json_on) {
+		s->json_events += 2;
+		uint64_t id = (uint64_t)s->rank << 32 | s->nb_id++;
+		js_printf(s, ",\n{\"ph\":\"b\",\"cat\":\"nbc\",\"name\":\"%s\",\"id\":%" PRIu64
+		          ",\"pid\":%d,\"tid\":%d,\"ts\":", fname(s, r->func), id, s->rank, t);
+		js_us(s, r->t_g);
+		js_printf(s, ",\"args\":{\"root\":%d,\"bytes\":%" PRIu64 ",\"comm\":\"%016" PRIx64
+		          "\"}}", r->peer, r->bytes, r->comm);
+		js_printf(s, ",\n{\"ph\":\"e\",\"cat\":\"nbc\",\"name\":\"%s\",\"id\":%" PRIu64
+		          ",\"pid\":%d,\"tid\":%d,\"ts\":", fname(s, r->func), id, s->rank, t);
+		js_us(s, r->t2_g);
+		js_printf(s, "}");
+	}
+}
+
+/* the end of thread t's held call, with the receives it completed */
+static void release(struct trace_stream *s, int t, struct thr *h)
+{
+	if (!h || !h->held)
+		return;
+	slice_event(s, t, h, SLICE_END, h->held_t2, -1, 0, NULL, 0, h->end, h->nend);
+	h->held = 0;
+	h->nend = 0;
+}
+
+static void call(struct trace_stream *s, const struct rec *r, int t, struct thr *h)
+{
+	profile_call(s, r);
+	if (h) {
+		release(s, t, h);
+		slice_event(s, t, h, SLICE_BEGIN, r->t_g, r->func, 0, h->flow, h->nflow, NULL, 0);
+		h->nflow = 0;
+		h->held = 1;
+		h->held_func = r->func;
+		h->held_t2 = r->t2_g;
+	}
+	if (s->json_on) {
+		s->json_events++;
+		js_printf(s, ",\n{\"ph\":\"X\",\"cat\":\"mpi\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,"
+		          "\"ts\":", fname(s, r->func), s->rank, t);
+		js_us(s, r->t_g);
+		int64_t d = r->t2_g - r->t_g;
+		js_printf(s, ",\"dur\":%" PRId64 ".%03d", d / 1000, (int)(d % 1000));
+		if (r->kind == REC_COLL)
+			js_printf(s, ",\"args\":{\"root\":%d,\"bytes\":%" PRIu64 ",\"comm\":\"%016" PRIx64
+			          "\"}", r->peer, r->bytes, r->comm);
+		else if (r->flags & REC_F_CUT)
+			js_printf(s, ",\"args\":{\"returned\":false}");
+		js_printf(s, "}");
+	}
+}
+
+void stream_feed(struct trace_stream *s, const struct rec *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++, r++) {
+		if (r->kind == REC_DROP) {
+			s->drops += r->bytes;
+			continue;
+		}
+		s->records++;
+		if (s->json_on && s->json_limit && s->records > s->json_limit)
+			s->json_on = 0; /* too big for JSON: the launcher leaves it out */
+		int t = (int)r->tid;
+		struct thr *h = thread_at(s, t, r->t_g);
+		if (t < 0 || t >= MAX_THREADS)
+			t = MAX_THREADS - 1;
+		if (r->t_g < s->t_first)
+			s->t_first = r->t_g;
+		int64_t end = r->kind == REC_CALL || r->kind == REC_COLL ? r->t2_g : r->t_g;
+		if (end > s->t_last)
+			s->t_last = end;
+		if (h && h->held && !(r->kind == REC_RECV && r->func == h->held_func &&
+		                      r->t_g == h->held_t2))
+			release(s, t, h);
+		switch (r->kind) {
+		case REC_SEND:
+		case REC_RECV:
+			message(s, r, t, h);
+			break;
+		case REC_COLL:
+			s->coll++;
+			if (r->flags & REC_F_NB) {
+				if (h)
+					nb_coll(s, r, t, h);
+				break;
+			}
+			call(s, r, t, h);
+			break;
+		case REC_CALL:
+			call(s, r, t, h);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* ---- open and close --------------------------------------------------------------------------- */
+
+static int part_path(char *out, size_t len, const char *dir, int rank, const char *ext)
+{
+	int n = snprintf(out, len, "%s/parts/rank.%d.%s", dir, rank, ext);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int stream_open(const struct stream_opts *o, struct trace_stream **out)
+{
+	*out = NULL;
+	struct trace_stream *s = calloc(1, sizeof(*s));
+	if (!s)
+		return err_set(HCLOCK_ENOMEM, "out of memory for the trace's outputs");
+	s->rank = o->rank;
+	s->size = o->size;
+	s->nfuncs = o->nfuncs;
+	s->t0 = o->t0_g;
+	s->json_limit = o->json_limit;
+	s->json_on = 1;
+	s->pf.fd = s->js.fd = -1;
+	s->t_first = INT64_MAX;
+	s->t_last = INT64_MIN;
+	snprintf(s->dir, sizeof(s->dir), "%s", o->dir);
+	s->names = calloc(s->nfuncs ? s->nfuncs : 1, sizeof(char *));
+	s->prof = calloc(s->nfuncs ? s->nfuncs : 1, sizeof(*s->prof));
+	int rc = s->names && s->prof ? 0 : err_set(HCLOCK_ENOMEM, "out of memory for the outputs");
+	for (uint32_t i = 0; !rc && i < s->nfuncs; i++)
+		if (!(s->names[i] = strdup(o->names[i] ? o->names[i] : "?")))
+			rc = err_set(HCLOCK_ENOMEM, "out of memory for the outputs");
+	char path[4300];
+	snprintf(path, sizeof(path), "%s/parts", o->dir);
+	if (!rc && path_mkdirs(path))
+		rc = err_set(HCLOCK_EIO, "cannot create %s: %s", path, strerror(errno));
+	if (!rc && (part_path(path, sizeof(path), o->dir, o->rank, "pftrace") ||
+	            out_open(&s->pf, path)))
+		rc = err_set(HCLOCK_EIO, "cannot write %s: %s", path, strerror(errno));
+	if (!rc && (part_path(path, sizeof(path), o->dir, o->rank, "json") ||
+	            out_open(&s->js, path)))
+		rc = err_set(HCLOCK_EIO, "cannot write %s: %s", path, strerror(errno));
+	if (rc) {
+		stream_close(s, NULL, 0);
+		return rc;
+	}
+	char name[32];
+	snprintf(name, sizeof(name), "rank %d", s->rank);
+	track_desc(s, 0, proc_uuid(s), name, 0);
+	js_printf(s, ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"tid\":0,"
+	          "\"args\":{\"name\":\"rank %d\"}}", s->rank, s->rank);
+	js_printf(s, ",\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%d,\"tid\":0,"
+	          "\"args\":{\"sort_index\":%d}}", s->rank, s->rank);
+	*out = s;
+	return 0;
+}
+
+static void write_stats(struct trace_stream *s, const struct rec_trailer *tr, uint64_t raw_bytes,
+                        int pf_err, int js_err, char *path)
+{
+	char tmp[4400];
+	snprintf(tmp, sizeof(tmp), "%s.part", path);
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return;
+	fprintf(f, "hclock-trace-stats 1\nrank %d\nsize %d\n", s->rank, s->size);
+	fprintf(f, "records %" PRIu64 "\ndropped %" PRIu64 "\nfinished %d\n", s->records,
+	        tr ? tr->dropped : s->drops, tr != NULL);
+	fprintf(f, "raw_bytes %" PRIu64 "\npftrace_bytes %" PRIu64 "\npftrace_error %d\n", raw_bytes,
+	        s->pf.bytes, pf_err);
+	fprintf(f, "json %d\njson_bytes %" PRIu64 "\njson_error %d\n", s->json_on && !js_err,
+	        s->js.bytes, js_err);
+	fprintf(f, "sends %" PRIu64 "\nrecvs %" PRIu64 "\ncalls %" PRIu64 "\n", s->sends, s->recvs,
+	        s->calls);
+	fprintf(f, "t_first %" PRId64 "\nt_last %" PRId64 "\nmpi_ns %" PRId64 "\n",
+	        s->records ? s->t_first : 0, s->records ? s->t_last : 0, s->mpi_ns);
+	if (tr)
+		fprintf(f, "overhead_ns %" PRId64 "\nrec_cost_ns %" PRId64 "\ndrift_max %.17g\n"
+		        "drift_true %.17g\n", tr->overhead_ns, tr->rec_cost_ns, tr->drift_max_ns,
+		        tr->drift_true_ns);
+	for (uint32_t i = 0; i < s->nfuncs; i++)
+		if (s->prof[i].calls)
+			fprintf(f, "func %s %" PRIu64 " %" PRId64 " %" PRId64 "\n", s->names[i],
+			        s->prof[i].calls, s->prof[i].total_ns, s->prof[i].max_ns);
+	for (int b = 0; b < HIST_BINS; b++)
+		if (s->hist[b])
+			fprintf(f, "hist %d %" PRIu64 "\n", b, s->hist[b]);
+	int bad = ferror(f);
+	if (!fclose(f) && !bad)
+		rename(tmp, path);
+	else
+		remove(tmp);
+}
+
+int stream_close(struct trace_stream *s, const struct rec_trailer *tr, uint64_t raw_bytes)
+{
+	if (!s)
+		return 0;
+	/* a file cut short (SIGKILL loses the buffer being filled) can end in message records
+	 * whose call's record was lost: a call marked cut around them, so that every message
+	 * lies inside its call */
+	for (int t = 0; t < MAX_THREADS; t++) {
+		struct thr *h = s->thr[t];
+		if (h && h->up && (h->nflow || (h->nend && !h->held))) {
+			struct rec c = {.kind = REC_CALL, .flags = REC_F_CUT, .func = h->p_func,
+			                .peer = -1, .t_g = h->p_t0, .t2_g = h->p_t1};
+			call(s, &c, t, h);
+		}
+		if (h && h->up)
+			release(s, t, h);
+	}
+	int pf_err = out_close(&s->pf), js_err = out_close(&s->js);
+	char path[4300];
+	int rc = 0;
+	if (s->names && s->prof && !part_path(path, sizeof(path), s->dir, s->rank, "stats"))
+		write_stats(s, tr, raw_bytes, pf_err, js_err, path);
+	if (pf_err || js_err)
+		rc = err_set(HCLOCK_EIO, "rank %d's outputs in %s/parts: %s", s->rank, s->dir,
+		             strerror(pf_err ? pf_err : js_err));
+	for (int t = 0; t < MAX_THREADS; t++) {
+		if (s->thr[t])
+			free(s->thr[t]->named);
+		free(s->thr[t]);
+	}
+	for (uint32_t i = 0; s->names && i < s->nfuncs; i++)
+		free(s->names[i]);
+	free(s->names);
+	free(s->prof);
+	free(s->ch);
+	free(s);
+	return rc;
+}
+
+/* ---- from a raw file -------------------------------------------------------------------------- */
+
+int stream_convert_raw(const char *dir, int rank, uint64_t json_limit)
+{
+	enum { CHUNK = 16384 }; /* records per read: 1 MiB */
+	char path[4300];
+	snprintf(path, sizeof(path), "%s/raw/rank.%d", dir, rank);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(HCLOCK_EIO, "%s: %s", path, strerror(errno));
+	struct rec_header h;
+	char *head = NULL;
+	struct rec *chunk = malloc(CHUNK * sizeof(struct rec));
+	struct rec_file f = {0};
+	struct trace_stream *s = NULL;
+	int rc = HCLOCK_EIO;
+	if (!chunk) {
+		rc = err_set(HCLOCK_ENOMEM, "out of memory converting %s", path);
+		goto out;
+	}
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || h.names_bytes > (1u << 24)) {
+		rc = err_set(HCLOCK_EINVAL, "%s: no header of a raw trace", path);
+		goto out;
+	}
+	size_t first = sizeof(h) + h.names_bytes;
+	if (!(head = malloc(first))) {
+		rc = err_set(HCLOCK_ENOMEM, "out of memory converting %s", path);
+		goto out;
+	}
+	if (pread(fd, head, first, 0) != (ssize_t)first) {
+		rc = err_set(HCLOCK_EINVAL, "%s: cut inside its header", path);
+		goto out;
+	}
+	if ((rc = rec_parse(path, head, first, &f)))
+		goto out;
+	if (f.h.rank != rank) {
+		rc = err_set(HCLOCK_EINVAL, "%s: the header says rank %d", path, (int)f.h.rank);
+		goto out;
+	}
+	struct stream_opts o = {.dir = dir, .rank = rank, .size = f.h.size, .nfuncs = f.h.nfuncs,
+	                        .names = f.names, .t0_g = f.h.t0_g, .json_limit = json_limit};
+	if ((rc = stream_open(&o, &s)))
+		goto out;
+	struct rec_trailer tr;
+	int have_tr = 0;
+	off_t off = (off_t)first;
+	for (;;) {
+		ssize_t got = pread(fd, chunk, CHUNK * sizeof(struct rec), off);
+		if (got <= 0)
+			break;
+		size_t n = (size_t)got / sizeof(struct rec), k = 0;
+		for (; k < n; k++) {
+			const unsigned char *b = (const unsigned char *)&chunk[k];
+			if (!memcmp(b, REC_TRAILER_MAGIC, 8)) {
+				memcpy(&tr, b, sizeof(tr));
+				have_tr = 1;
+				break;
+			}
+			if (b[0] < REC_CALL || b[0] > REC_DROP)
+				break;
+		}
+		stream_feed(s, chunk, k);
+		if (k < n || (size_t)got < CHUNK * sizeof(struct rec))
+			break;
+		off += got;
+	}
+	struct stat sb;
+	rc = stream_close(s, have_tr ? &tr : NULL, fstat(fd, &sb) ? 0 : (uint64_t)sb.st_size);
+out:
+	rec_file_free(&f);
+	free(head);
+	free(chunk);
+	close(fd);
+	return rc;
+}
