@@ -26,7 +26,7 @@
  *   The functions with an err buffer then fill it with one line "FILE:LINE: what is wrong;
  *   what is right" (err may be NULL, errlen 0); every failure also leaves that line in
  *   hclock_last_error() of the calling thread. The library never prints: warnings are
- *   collected (hclock_align_warnings).
+ *   collected (hclock_align_warnings), and so is information (hclock_align_notes).
  * - Threads: a handle is used by one thread at a time; handles are independent of each
  *   other, except that OTF2 archives must not be read or written by two threads at once
  *   (libotf2's error handler is process-wide).
@@ -107,6 +107,11 @@ HCLOCK_API int hclock_align_run(hclock_align *a, const struct hclock_align_opts 
  * in a partial record), of the last run and of writes since, "" if none. Owned by a,
  * valid until the next hclock_align_run, hclock_align_write or hclock_align_free. */
 HCLOCK_API const char *hclock_align_warnings(const hclock_align *a);
+
+/* Newline-separated information lines of reading (hclock_align_open: e.g. a CTF trace's
+ * clock name and uuid, its numbers of events and streams, what its TCP segments were matched
+ * on), "" if none: no warnings, nothing wrong. Owned by a, valid until hclock_align_free. */
+HCLOCK_API const char *hclock_align_notes(const hclock_align *a);
 
 /* Number of nodes (traces) read. */
 HCLOCK_API size_t hclock_align_nnodes(const hclock_align *a);

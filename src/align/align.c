@@ -25,20 +25,35 @@
 #define FALLBACK_PENALTY 1e12 /* ns added to a path weight per non-strict hop */
 #define TIME_LIMIT (INT64_C(1) << 62) /* |t| below it: every difference fits an int64 */
 
+/* append line and a newline to the string *buf of *len bytes (dropped if out of memory) */
+static void append_line(char **buf, size_t *len, const char *line)
+{
+	size_t n = strlen(line);
+	char *w = realloc(*buf, *len + n + 2);
+
+	if (!w)
+		return;
+	memcpy(w + *len, line, n);
+	*len += n;
+	w[(*len)++] = '\n';
+	w[*len] = 0;
+	*buf = w;
+}
+
 /* append one line to the warnings (hclock_align_warnings); the formats' trace_warn too */
 static void warn_line(void *ctx, const char *line)
 {
 	struct hclock_align *a = ctx;
-	size_t n = strlen(line);
-	char *w = realloc(a->warn, a->warnlen + n + 2);
 
-	if (!w)
-		return;
-	memcpy(w + a->warnlen, line, n);
-	a->warnlen += n;
-	w[a->warnlen++] = '\n';
-	w[a->warnlen] = 0;
-	a->warn = w;
+	append_line(&a->warn, &a->warnlen, line);
+}
+
+/* the formats' information lines (trace_note), for hclock_align_notes */
+static void note_line(void *ctx, const char *line)
+{
+	struct hclock_align *a = ctx;
+
+	append_line(&a->note, &a->notelen, line);
 }
 
 static void warn(struct hclock_align *a, const char *fmt, ...)
@@ -106,6 +121,7 @@ static int align_open(const char *const *inputs, size_t n, hclock_align **out)
 	if (!a)
 		return err_set(HCLOCK_ENOMEM, "out of memory");
 	a->set.warn = warn_line;
+	a->set.note = note_line;
 	a->set.warn_ctx = a;
 	r = align_inputs(inputs, n, &paths, &fmt);
 	if (!r)
@@ -668,6 +684,11 @@ const char *hclock_align_warnings(const hclock_align *a)
 	return a->warn ? a->warn : "";
 }
 
+const char *hclock_align_notes(const hclock_align *a)
+{
+	return a->note ? a->note : "";
+}
+
 size_t hclock_align_nnodes(const hclock_align *a)
 {
 	return a->set.nnodes;
@@ -738,6 +759,7 @@ void hclock_align_free(hclock_align *a)
 	free(a->msg);
 	free(a->unmatched);
 	free(a->warn);
+	free(a->note);
 	if (a->set.fmt && a->set.fmt->release)
 		a->set.fmt->release(&a->set);
 	free(a);

@@ -65,6 +65,8 @@ struct hclock_align {
 	char *warn;
 	size_t warnlen;
 	size_t read_warnlen;    /* the first bytes of warn: the reader's, kept by every run */
+	char *note;             /* the reader's information lines (trace_note), "\n" after each */
+	size_t notelen;
 };
 
 /* a growing list of strings (malloc'd) */

@@ -1,5 +1,6 @@
 /*
- * format.c - the table of trace formats, and the error and warning helpers of every format.
+ * format.c - the table of trace formats, and the warning and information helpers of every
+ * format.
  *
  * Adding a format: one file reader_NAME.c that defines
  *   const struct trace_format trace_format_NAME = { .name = "NAME", .usage = ..., ... };
@@ -61,15 +62,32 @@ const char *hclock_align_format(size_t i, const char **usage)
 	return i < NFORMATS ? formats[i]->name : NULL;
 }
 
-void trace_warn(const struct trace_set *set, const char *fmt, ...)
+/* one line of fmt through fn (warnings, information), dropped if fn is NULL */
+static void __attribute__((format(printf, 3, 0)))
+line_to(void (*fn)(void *, const char *), void *ctx, const char *fmt, va_list ap)
 {
 	char line[512];
+
+	if (!fn)
+		return;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	fn(ctx, line);
+}
+
+void trace_warn(const struct trace_set *set, const char *fmt, ...)
+{
 	va_list ap;
 
-	if (!set->warn)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	line_to(set->warn, set->warn_ctx, fmt, ap);
 	va_end(ap);
-	set->warn(set->warn_ctx, line);
+}
+
+void trace_note(const struct trace_set *set, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	line_to(set->note, set->warn_ctx, fmt, ap);
+	va_end(ap);
 }

@@ -1,6 +1,7 @@
 /* format.h - the table of trace formats (format.c), and the error and warning helpers every
  * format and the engine use: errors go through err_set (util/err.h: return 0 or a negative
- * HCLOCK_E*, one line for hclock_last_error()), warnings through trace_warn. */
+ * HCLOCK_E*, one line for hclock_last_error()), warnings through trace_warn, information
+ * through trace_note. */
 #ifndef HCLOCK_ALIGN_FORMAT_H
 #define HCLOCK_ALIGN_FORMAT_H
 
@@ -23,6 +24,11 @@ const char *trace_format_list(char *buf, size_t len);
 /* One warning line through set->warn (dropped if none): what a format has to say that is
  * not an error, e.g. times clamped while writing. */
 void trace_warn(const struct trace_set *set, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* One information line through set->note (dropped if none): what a reader found that is
+ * neither wrong nor doubtful, e.g. a trace's clock and its numbers of events. */
+void trace_note(const struct trace_set *set, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 #endif

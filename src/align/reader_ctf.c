@@ -16,7 +16,9 @@
  * A key seen n times (retransmissions) pairs its k-th receive with its k-th send: a receive
  * paired with an earlier copy than its own only loosens its constraint, never breaks it.
  * Segments over the loopback device, of other protocols, or whose other side is not among
- * the traces are not messages; one-sided segments go to the engine's count.
+ * the traces are not messages; one-sided segments go to the engine's count. What the reader
+ * found (each host's clock and counts, what the segments were matched on, the packets that are
+ * no messages) goes out as information lines (trace_note), not as warnings.
  *
  * Every stream is read in its own order, without a global sort (events of old LTTng versions
  * overlap across packets of one stream; a muxer would refuse them): one sink per stream. Only
@@ -41,6 +43,19 @@
 #include <unistd.h>
 
 #include <babeltrace2/babeltrace.h>
+
+/* AddressSanitizer builds (HCLOCK_SANITIZE, the fuzzers): see read_isolated */
+#if defined(__SANITIZE_ADDRESS__)
+#define CTF_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CTF_ASAN 1
+#endif
+#endif
+#ifdef CTF_ASAN
+#include <sanitizer/common_interface_defs.h>
+#include <sanitizer/lsan_interface.h>
+#endif
 
 #include "align/format.h"
 #include "align/outbuf.h"
@@ -604,6 +619,15 @@ static void *get(FILE *f, size_t *n)
 	return p;
 }
 
+#define CHILD_SANITIZER 86 /* the child's exit status after a sanitizer's report */
+
+#ifdef CTF_ASAN
+static void child_died(void)
+{
+	_exit(CHILD_SANITIZER);
+}
+#endif
+
 static void child(FILE *f, struct ctf_read *rd, const char *const *paths, size_t npaths)
 {
 	int r = read_graph(rd, paths, npaths), bad = 0;
@@ -620,6 +644,12 @@ static void child(FILE *f, struct ctf_read *rd, const char *const *paths, size_t
 	}
 	bad |= put(f, rd->p, r ? 0 : rd->np * sizeof(*rd->p)) ||
 	       put(f, rd->c, r ? 0 : rd->nc * sizeof(*rd->c));
+#ifdef CTF_ASAN
+	/* _exit skips LeakSanitizer's check at exit: the child's leaks, checked here (those of
+	 * libbabeltrace2's ctf plugin and of GLib are suppressed, tests/align/lsan_libs.supp) */
+	if (__lsan_do_recoverable_leak_check())
+		_exit(CHILD_SANITIZER);
+#endif
 	_exit(bad || fflush(f) ? 1 : 0);
 }
 
@@ -691,8 +721,19 @@ static int read_isolated(struct ctf_read *rd, const char *const *paths, size_t n
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
-		/* die of the signal, not in a handler of the parent's (a fuzzer's, a sanitizer's) */
+		/* die of the signal, not in a handler of the parent's (a fuzzer's, a sanitizer's);
+		 * with AddressSanitizer, of libbabeltrace2's assertions only: a fault is the
+		 * sanitizer's report, as are memory errors and leaks, on the parent's stderr, and
+		 * the child's exit status CHILD_SANITIZER (a bug of hclock's until shown otherwise) */
+#ifdef CTF_ASAN
+		static const int sig[] = {SIGABRT};
+		int rep = dup(2);
+		if (rep >= 0)
+			__sanitizer_set_report_fd((void *)(intptr_t)rep);
+		__sanitizer_set_death_callback(child_died);
+#else
 		static const int sig[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+#endif
 		int null = open("/dev/null", O_WRONLY);
 		for (size_t i = 0; i < sizeof(sig) / sizeof(*sig); i++)
 			signal(sig[i], SIG_DFL);
@@ -704,6 +745,10 @@ static int read_isolated(struct ctf_read *rd, const char *const *paths, size_t n
 		fclose(f);
 		return err_set(HCLOCK_EIO, "%s: cannot start the reader: %s", what, strerror(errno));
 	}
+#ifdef CTF_ASAN
+	if (WIFEXITED(st) && WEXITSTATUS(st) == CHILD_SANITIZER)
+		abort(); /* the report is above; the tests and the fuzzers must see it */
+#endif
 	if (WIFSIGNALED(st)) {
 		fclose(f);
 		return err_set(HCLOCK_EINVAL, "%s: libbabeltrace2 stopped (signal %d) while decoding "
@@ -736,14 +781,31 @@ static const struct conn *find_conn(const struct ctf_read *rd, uint32_t node, ui
 	return NULL;
 }
 
+/* what the keys were made of, for the line that says it */
+struct keyinfo {
+	size_t na, nb;       /* packets of layout (a), (b) */
+	int conn;            /* (b) keyed with the connection */
+	int64_t miss_node;   /* the first (b) packet whose socket has no connection: its node */
+	uint64_t miss_sk;    /* and its socket */
+};
+
 /* the key of every packet; layout (b) with the connection only if all have one */
-static void keys(struct ctf_read *rd)
+static void keys(struct ctf_read *rd, struct keyinfo *ki)
 {
 	int all = rd->nc > 0;
 
-	for (size_t i = 0; all && i < rd->np; i++)
-		if (rd->p[i].layout == 'b' && !find_conn(rd, rd->p[i].node, rd->p[i].sk))
+	*ki = (struct keyinfo){0, 0, 0, -1, 0};
+	for (size_t i = 0; i < rd->np; i++) {
+		const struct pkt *p = &rd->p[i];
+		ki->na += p->layout == 'a';
+		ki->nb += p->layout == 'b';
+		if (all && p->layout == 'b' && !find_conn(rd, p->node, p->sk)) {
 			all = 0;
+			ki->miss_node = p->node;
+			ki->miss_sk = p->sk;
+		}
+	}
+	ki->conn = all;
 	for (size_t i = 0; i < rd->np; i++) {
 		struct pkt *p = &rd->p[i];
 		uint64_t h = mix(mix(mix(p->layout, p->seq), p->ack), p->flags);
@@ -908,10 +970,40 @@ static void ctf_release(struct trace_set *set)
 	set->priv = NULL;
 }
 
+/* the information lines: every host's clock and counts, what the segments were matched on,
+ * the packets that are no messages */
+static void summary(const struct trace_set *set, const struct ctf_node *cn,
+                    const struct keyinfo *ki, size_t other)
+{
+	for (size_t v = 0; v < set->nnodes; v++)
+		trace_note(set, "%s: clock %s (uuid %s), %" PRIu64 " events in %" PRIu64 " streams, "
+		           "%zu TCP packets", set->nodes[v].name,
+		           cn[v].clock_name && *cn[v].clock_name ? cn[v].clock_name : "?",
+		           cn[v].clock_uuid[0] ? cn[v].clock_uuid : "none", cn[v].events,
+		           cn[v].streams, set->nodes[v].nev);
+	if (ki->na)
+		trace_note(set, "%zu TCP packets of net_dev_queue/netif_receive_skb: segments matched "
+		           "on addresses, ports, seq, ack_seq and flags", ki->na);
+	if (ki->nb && ki->conn)
+		trace_note(set, "%zu TCP packets of inet_sock_local_out/in: segments matched on seq, "
+		           "ack_seq, flags and the connection (inet_connect/inet_accept)", ki->nb);
+	else if (ki->nb && ki->miss_node < 0)
+		trace_note(set, "%zu TCP packets of inet_sock_local_out/in: segments matched on seq, "
+		           "ack_seq and flags only (no inet_connect/inet_accept events)", ki->nb);
+	else if (ki->nb)
+		trace_note(set, "%zu TCP packets of inet_sock_local_out/in: segments matched on seq, "
+		           "ack_seq and flags only (%s's socket 0x%" PRIx64 " has no inet_connect/"
+		           "inet_accept event)", ki->nb, set->nodes[ki->miss_node].name, ki->miss_sk);
+	if (other)
+		trace_note(set, "%zu TCP packets are no messages between the traced hosts (loopback, "
+		           "or the other side not traced or not seen): not used", other);
+}
+
 static int ctf_read(const char *const *paths, size_t npaths, struct trace_set *set)
 {
 	struct ctf_read *rd = calloc(1, sizeof(*rd));
 	struct ctf_set *cs = calloc(1, sizeof(*cs));
+	struct keyinfo ki;
 	size_t other = 0;
 	int r;
 
@@ -929,20 +1021,13 @@ static int ctf_read(const char *const *paths, size_t npaths, struct trace_set *s
 		r = err_set(HCLOCK_EINVAL, "%s: no events in this trace; expected an LTTng kernel "
 		            "trace with network events", paths[0]);
 	if (!r) {
-		keys(rd);
+		keys(rd, &ki);
 		r = match(rd, &other) ? err_set(HCLOCK_ENOMEM, "out of memory") : 0;
 	}
 	if (!r)
 		r = fill_nodes(rd) ? err_set(HCLOCK_ENOMEM, "out of memory") : 0;
-	for (size_t v = 0; !r && v < set->nnodes; v++)
-		trace_warn(set, "%s: %" PRIu64 " events in %" PRIu64 " streams; clock %s uuid %s; "
-		           "%zu TCP packets", set->nodes[v].name, rd->cn[v].events,
-		           rd->cn[v].streams, rd->cn[v].clock_name ? rd->cn[v].clock_name : "?",
-		           rd->cn[v].clock_uuid[0] ? rd->cn[v].clock_uuid : "none",
-		           set->nodes[v].nev);
-	if (!r && other)
-		trace_warn(set, "%zu TCP packets are no messages between the traced hosts (loopback, "
-		           "or the other side not traced or not seen): not used", other);
+	if (!r)
+		summary(set, rd->cn, &ki, other);
 	cs->p = rd->p;
 	cs->np = rd->np;
 	free(rd->c);

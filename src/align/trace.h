@@ -45,9 +45,11 @@ struct trace_set {
 	int partial_ok;                 /* unused: the engine skips and counts one-sided messages
 	                                   of every format (hclock_align_opts.unmatched_fail makes
 	                                   them fatal) */
-	/* where a format's warnings go (trace_warn in format.h): set by the engine before read;
-	 * NULL drops them. A format never prints. */
+	/* where a format's warnings (trace_warn in format.h) and information lines (trace_note)
+	 * go, both with warn_ctx: set by the engine before read; NULL drops them. A format never
+	 * prints. */
 	void (*warn)(void *ctx, const char *line);
+	void (*note)(void *ctx, const char *line);
 	void *warn_ctx;
 };
 
@@ -70,7 +72,7 @@ struct trace_format {
 	/* nonzero if this format recognises the file or directory at path (required) */
 	int (*probe)(const char *path);
 	/* read all inputs (one per node, or one archive) into set; set is zeroed by the caller
-	 * but for warn/warn_ctx, which the reader keeps */
+	 * but for warn/note/warn_ctx, which the reader keeps */
 	int (*read)(const char *const *paths, size_t npaths, struct trace_set *set);
 	/* write the corrected traces into outdir, an existing directory, atomically (temporary
 	 * files, then renamed); NULL if the format cannot be written */

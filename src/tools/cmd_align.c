@@ -192,17 +192,21 @@ static int fail(int code, const char *err)
 	return 1;
 }
 
-/* the warnings not printed yet, one "warning:" line each */
-static void print_warnings(const hclock_align *a, size_t *done)
+/* the newline-separated lines of w on stderr, each "hclock align: " tag line */
+static void print_lines(const char *w, const char *tag)
 {
-	const char *w = hclock_align_warnings(a) + *done;
-
 	while (*w) {
 		const char *nl = strchr(w, '\n');
 		int len = nl ? (int)(nl - w) : (int)strlen(w);
-		fprintf(stderr, "hclock align: warning: %.*s\n", len, w);
+		fprintf(stderr, "hclock align: %s%.*s\n", tag, len, w);
 		w += len + (nl != NULL);
 	}
+}
+
+/* the warnings not printed yet, one "warning:" line each */
+static void print_warnings(const hclock_align *a, size_t *done)
+{
+	print_lines(hclock_align_warnings(a) + *done, "warning: ");
 	*done = strlen(hclock_align_warnings(a));
 }
 
@@ -285,8 +289,10 @@ static int run(struct args *g)
 	size_t warned = 0;
 	int r = hclock_align_open(g->inputs, g->nin, &a, err, sizeof(err));
 
-	if (!r)
+	if (!r) {
+		print_lines(hclock_align_notes(a), "");
 		r = hclock_align_run(a, &g->o, err, sizeof(err));
+	}
 	if (r) {
 		r = fail(r, err);
 	} else {

@@ -2,14 +2,17 @@
 """ctf_test.py - hclock align on LTTng kernel traces (CTF) of simulated hosts (gen_ctf.py).
 
 usage: ctf_test.py HCLOCK
-For 2-4 hosts, both of LTTng's network layouts, IPv4 and IPv6, and a trace whose packets
-overlap: the truth inside the bounds at every packet event, the fitted slope and offset
-against the truth, the messages and one-sided segments per pair as the simulation made them,
-0 inversions, the corrected output; then damaged traces: one line naming the trace, exit 1.
-Every failure prints the seed.
+For 2-4 hosts, both of LTTng's network layouts (the old one also without the connection
+events, or with some), IPv4 and IPv6, and a trace whose packets overlap: the truth inside the
+bounds at every packet event, the fitted slope and offset against the truth, the messages and
+one-sided segments per pair as the simulation made them, 0 inversions, the corrected output,
+the reader's information lines (each host's clock and counts, what the segments were matched
+on, the packets that are no messages), no warning; then damaged traces: one line naming the
+trace, exit 1. Every failure prints the seed.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -34,12 +37,53 @@ def align(hclock, args, rc=0):
     return p
 
 
-def case(hclock, tmp, hosts, layout, seed, v6=False, overlap=False, whole_dir=False):
+# what the reader says it matched on, by layout and connection events
+MATCHED = {
+    ("a", "all"): r"(\d+) TCP packets of net_dev_queue/netif_receive_skb: segments matched on "
+                  r"addresses, ports, seq, ack_seq and flags",
+    ("b", "all"): r"(\d+) TCP packets of inet_sock_local_out/in: segments matched on seq, "
+                  r"ack_seq, flags and the connection \(inet_connect/inet_accept\)",
+    ("b", "none"): r"(\d+) TCP packets of inet_sock_local_out/in: segments matched on seq, "
+                   r"ack_seq and flags only \(no inet_connect/inet_accept events\)",
+    ("b", "some"): r"(\d+) TCP packets of inet_sock_local_out/in: segments matched on seq, "
+                   r"ack_seq and flags only \(host\d+'s socket 0x[0-9a-f]+ has no "
+                   r"inet_connect/inet_accept event\)",
+}
+
+
+def stderr_lines(tag, truth, layout, conn, stderr):
+    """the information lines, exactly; no warning"""
+    lines = stderr.splitlines()
+    want = [f"hclock align: {h}: clock monotonic (uuid {truth['clock_uuid'][h]}), "
+            f"{truth['nevents'][h]} events in 2 streams, {len(truth['events'][h])} TCP packets"
+            for h in truth["hosts"]]
+    if sorted(x for x in lines if re.match(r"hclock align: host\d+: clock ", x)) != sorted(want):
+        fail(f"{tag}: host lines {lines}, expected {want}")
+    ntcp = sum(len(e) for e in truth["events"].values())
+    m = [re.fullmatch("hclock align: " + MATCHED[(layout, conn)], x) for x in lines]
+    m = [x for x in m if x]
+    if len(m) != 1 or int(m[0].group(1)) != ntcp or \
+            sum("matched on" in x for x in lines) != 1:
+        fail(f"{tag}: no line 'matched on' for {ntcp} packets of layout {layout}, connections "
+             f"{conn}: {lines}")
+    other = [x for x in lines if "are no messages" in x]
+    if other != ([f"hclock align: {truth['other']} TCP packets are no messages between the "
+                  "traced hosts (loopback, or the other side not traced or not seen): not used"]
+                 if truth["other"] else []):
+        fail(f"{tag}: {truth['other']} packets are no messages, reported {other}")
+    if any("warning:" in x for x in lines) or len(lines) != len(want) + 1 + len(other):
+        fail(f"{tag}: unexpected lines on stderr: {lines}")
+
+
+def case(hclock, tmp, hosts, layout, seed, v6=False, overlap=False, whole_dir=False,
+         conn="all"):
     tag = f"seed {seed} ({hosts} hosts, layout {layout}{', IPv6' if v6 else ''}" \
-          f"{', overlapping packets' if overlap else ''})"
+          f"{', overlapping packets' if overlap else ''}" \
+          f"{', no connection events' if conn == 'none' else ''}" \
+          f"{', connection events for some sockets' if conn == 'some' else ''})"
     d = os.path.join(tmp, f"c{seed}")
     truth = gen_ctf.generate(d + "/in", hosts=hosts, layout=layout, seed=seed, v6=v6,
-                             overlap=overlap)
+                             overlap=overlap, conn=conn)
     inputs = [d + "/in"] if whole_dir else [f"{d}/in/{h}" for h in truth["hosts"]]
     p = align(hclock, inputs + ["--out", d + "/out", "--bounds", d + "/b.csv", "--format",
                                 "json", "--reference", "host0", "--plot", d + "/p.svg"])
@@ -75,10 +119,9 @@ def case(hclock, tmp, hosts, layout, seed, v6=False, overlap=False, whole_dir=Fa
                 len(times) != len(truth["events"][h]):
             fail(f"{tag}: corrected {h}.csv: {len(times)} lines, "
                  f"{len(truth['events'][h])} packets")
-    if "clock monotonic uuid" not in p.stderr:
-        fail(f"{tag}: clock not reported: {p.stderr}")
+    stderr_lines(tag, truth, layout, conn, p.stderr)
     print(f"ok {tag}: {n} events inside their bounds (largest error {worst} ns), "
-          f"pairs {got}")
+          f"pairs {got}, {truth['other']} packets no messages")
     return d
 
 
@@ -97,7 +140,8 @@ def damaged(hclock, tmp, d):
         p = subprocess.run([hclock, "align", e + "/in/host0", e + "/in/host1", "--out",
                             e + "/out"], capture_output=True, text=True)
         lines = p.stderr.strip().splitlines()
-        errs = [x for x in lines if "warning:" not in x]
+        errs = [x for x in lines if not re.match(r"hclock align: (warning: |host\d+: clock |"
+                                                 r"\d+ TCP packets )", x)]
         if name == "empty-stream":  # an empty stream file is a valid, empty stream
             if p.returncode:
                 fail(f"damaged {name}: rc {p.returncode}: {p.stderr}")
@@ -139,6 +183,11 @@ def main():
     case(hclock, tmp, 2, "b", 4)
     case(hclock, tmp, 3, "b", 5)
     case(hclock, tmp, 2, "a", 6, overlap=True)
+    # the old layout without connection events: seq, ack_seq and flags only; with lost
+    # segments and retransmissions (gen_ctf.py), one-sided segments no messages
+    case(hclock, tmp, 2, "b", 7, conn="none")
+    case(hclock, tmp, 3, "b", 8, conn="none")
+    case(hclock, tmp, 3, "b", 9, conn="some")
     if d:
         damaged(hclock, tmp, d)
     if failures:

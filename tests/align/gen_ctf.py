@@ -8,13 +8,17 @@ and every other host (both directions), with lost segments, retransmissions (the
 twice), UDP and loopback packets, and a tracing window per host so that segments at the ends
 have one side only. Layout "a": net_dev_queue/netif_receive_skb with IPv4 or IPv6 and TCP
 headers (lttng-modules >= 2.9); layout "b": inet_sock_local_out/in with seq, ack_seq, flags,
-and inet_connect/inet_accept giving each socket's connection (the old network add-ons).
+and inet_connect/inet_accept giving each socket's connection (the old network add-ons):
+conn="all" for every socket, "some" for the first connection's only, "none" for no socket
+(the reader then matches on seq, ack_seq and flags only, and a segment seen on one side has
+no known other side: it is no message).
 Each host has 2 streams (CPUs) and other events (sched_switch). With overlap=True, the
 packets of one stream overlap in time (old LTTng versions).
 
 generate(out, ...) writes out/HOST/kernel/{metadata,chan_0,chan_1} and returns the truth:
 {"hosts": [...], "s": [...], "o": [...], "T0", "events": {host: [[local, true], ...]},
- "pairs": {"a>b": [messages, unmatched_sends, unmatched_recvs]}}.
+ "pairs": {"a>b": [messages, unmatched_sends, unmatched_recvs]}, "other": TCP packets that are
+ no messages, "nevents": {host: events of every kind}, "clock_uuid": {host: uuid}}.
 """
 import os
 import random
@@ -133,8 +137,9 @@ def write_stream(path, trace_uuid, cpu, events, overlap):
 
 
 def generate(out, hosts=2, layout="a", seed=1, msgs=400, duration_s=20, v6=False,
-             overlap=False, others=200):
+             overlap=False, others=200, conn="all"):
     rnd = random.Random(seed)
+    by_addr = layout == "a" or conn == "all"  # one-sided segments: other side known
     T0 = 1_700_000_000_000_000_000
     names = [f"host{k}" for k in range(hosts)]
     s = [0] + [rnd.randint(-60000, 60000) for _ in range(hosts - 1)]
@@ -147,6 +152,7 @@ def generate(out, hosts=2, layout="a", seed=1, msgs=400, duration_s=20, v6=False
             for k in range(hosts)]
     ev = [[] for _ in range(hosts)]  # (true t, cpu, event id, payload, is a TCP packet)
     pairs = {}
+    other = 0  # TCP packets that are no messages
 
     def emit(k, t, eid, payload, net):
         if win[k][0] <= t <= win[k][1]:
@@ -172,7 +178,8 @@ def generate(out, hosts=2, layout="a", seed=1, msgs=400, duration_s=20, v6=False
             conn_id += 1
             sport, dport = 40000 + conn_id, 5000 + conn_id
             sk_a, sk_b = 0xffff888000000000 + conn_id * 64, 0xffff888100000000 + conn_id * 64
-            if layout == "b":  # the connection, as tracing starts
+            if layout == "b" and (conn == "all" or conn == "some" and conn_id == 1):
+                # the connection, as tracing starts
                 emit(a, win[a][0], 5, struct.pack("<QIIHH", sk_a, int.from_bytes(bytes(addr[a]), "big"),
                                           int.from_bytes(bytes(addr[b]), "big"), sport, dport),
                      False)
@@ -208,6 +215,9 @@ def generate(out, hosts=2, layout="a", seed=1, msgs=400, duration_s=20, v6=False
                     stat[0] += sent and got
                     stat[1] += sent and not got
                     stat[2] += got and not sent
+            if not by_addr:  # one-sided segments are no messages
+                other += stat[1] + stat[2]
+                stat[1] = stat[2] = 0
     # noise: UDP between the hosts, loopback TCP, scheduler events
     if layout == "a":
         for k in range(hosts):
@@ -220,13 +230,14 @@ def generate(out, hosts=2, layout="a", seed=1, msgs=400, duration_s=20, v6=False
                 lo = {"proto": "tcp", "v6": v6, "saddr": addr[k], "daddr": addr[k], "sport": 1,
                       "dport": 2, "seq": rnd.getrandbits(32), "ack": 0, "flags": 0x10,
                       "dev": "lo"}
-                emit(k, t + 5, 1, dev_payload(lo), True)
-                emit(k, t + 9, 2, dev_payload(lo), True)
+                other += emit(k, t + 5, 1, dev_payload(lo), True)
+                other += emit(k, t + 9, 2, dev_payload(lo), True)
     for k in range(hosts):
         for i in range(others):
             emit(k, rnd.randrange(0, dur), 0, s_("a") + struct.pack("<I", i) + s_("b") +
                  struct.pack("<I", i + 1), False)
-    truth = {"hosts": names, "s": s, "o": o, "T0": T0, "events": {}, "pairs": pairs}
+    truth = {"hosts": names, "s": s, "o": o, "T0": T0, "events": {}, "pairs": pairs,
+             "other": other, "nevents": {}, "clock_uuid": {}}
     for k in range(hosts):
         d = os.path.join(out, names[k], "kernel")
         os.makedirs(d, exist_ok=True)
@@ -249,6 +260,8 @@ def generate(out, hosts=2, layout="a", seed=1, msgs=400, duration_s=20, v6=False
                     rows.append([base + local, t])
             write_stream(os.path.join(d, f"chan_{cpu}"), tu, cpu, evs, overlap)
         truth["events"][names[k]] = rows
+        truth["nevents"][names[k]] = len(ev[k])
+        truth["clock_uuid"][names[k]] = cu
     return truth
 
 
@@ -285,6 +298,9 @@ if __name__ == "__main__":
     ap.add_argument("--msgs", type=int, default=400, help="segments per direction and pair")
     ap.add_argument("--v6", action="store_true")
     ap.add_argument("--overlap", action="store_true")
+    ap.add_argument("--conn", choices=["all", "some", "none"], default="all",
+                    help="layout b: the sockets with an inet_connect/inet_accept event")
     a = ap.parse_args()
-    t = generate(a.out, a.hosts, a.layout, a.seed, a.msgs, v6=a.v6, overlap=a.overlap)
+    t = generate(a.out, a.hosts, a.layout, a.seed, a.msgs, v6=a.v6, overlap=a.overlap,
+                 conn=a.conn)
     print(json.dumps(t["pairs"]))
