@@ -45,6 +45,7 @@
 #include "hclock.h"
 #include "tools/cmd.h"
 #include "trace/merge.h"
+#include "trace/profile.h"
 #include "trace/settings.h"
 #include "trace/stream.h"
 #include "util/err.h"
@@ -68,7 +69,9 @@ static void usage(FILE *f)
 	        "                     (Perfetto's protobuf format, written by each process as it\n"
 	        "                     records), DIR/trace.json (Chrome trace events) and\n"
 	        "                     DIR/traces.otf2 for traces of at most 1000000 events, DIR/raw\n"
-	        "                     (the records)\n"
+	        "                     (the records), DIR/profile.txt and DIR/profile.json (per MPI\n"
+	        "                     function calls, time, share, spread over processes; message\n"
+	        "                     sizes; per process the time in MPI and outside)\n"
 	        "  --json             trace.json, the pairing check and OTF2 whatever the size\n"
 	        "  --sync SPEC        the global clock (default cont(" HCLOCK_SYNC_DEFAULT_SPEC "));\n"
 	        "                     a cont(...) spec is driven by the program's MPI calls\n"
@@ -352,6 +355,7 @@ static int convert(const char *dir, int redo, int json_forced)
 	struct pstats *ps = calloc((size_t)size, sizeof(*ps)), tot = {0};
 	if (!ps)
 		return 1;
+	struct trace_profile *prof = profile_create();
 	int missing = 0, finished = 0, json_ok = 1;
 	int64_t t_first = INT64_MAX, t_last = INT64_MIN, over_max = 0, cost = 0;
 	for (int r = 0; r < size; r++) {
@@ -365,6 +369,12 @@ static int convert(const char *dir, int redo, int json_forced)
 			continue;
 		}
 		struct pstats *p = &ps[r];
+		char sp[PATH_MAX + 64];
+		path_fmt(sp, sizeof(sp), "%s/parts/rank.%d.stats", dir, r);
+		if (prof && profile_add(prof, sp)) {
+			profile_free(prof);
+			prof = NULL;
+		}
 		tot.records += p->records;
 		tot.dropped += p->dropped;
 		tot.raw_bytes += p->raw_bytes;
@@ -464,6 +474,16 @@ static int convert(const char *dir, int redo, int json_forced)
 	        "",
 #endif
 	        json_note);
+	/* the profile, from the counters */
+	if (!prof || profile_write(prof, dir)) {
+		fprintf(stderr, "hclock trace: writing %s/profile.txt and profile.json failed: %s\n",
+		        dir, prof ? strerror(errno) : "out of memory");
+		rc = 1;
+	} else {
+		profile_summary(prof, stderr, 5);
+		fprintf(stderr, "hclock trace: profile in %s/profile.txt and profile.json\n", dir);
+	}
+	profile_free(prof);
 	free(ps);
 	return rc;
 }

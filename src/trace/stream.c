@@ -677,6 +677,7 @@ static void write_stats(struct trace_stream *s, const struct rec_trailer *tr, ui
 		if (s->prof[i].calls)
 			fprintf(f, "func %s %" PRIu64 " %" PRId64 " %" PRId64 "\n", s->names[i],
 			        s->prof[i].calls, s->prof[i].total_ns, s->prof[i].max_ns);
+	fprintf(f, "hist_bytes %" PRIu64 "\n", s->hist_bytes);
 	for (int b = 0; b < HIST_BINS; b++)
 		if (s->hist[b])
 			fprintf(f, "hist %d %" PRIu64 "\n", b, s->hist[b]);

@@ -9,7 +9,10 @@
  *                   : a slice per call, flows for messages
  *   rank.R.json     Chrome trace-event JSON objects, each preceded by ",\n" (only while the
  *                   process has at most json_limit records, or always with json_limit 0)
- *   rank.R.stats    the counters: records, bytes, messages, the profile (profile.h)
+ *   rank.R.stats    the counters: records, bytes, messages, the profile (profile.h): per
+ *                   function its calls, total and largest call (blocking calls, not the
+ *                   nonblocking collectives' start-to-completion slices), the time in MPI,
+ *                   the sizes of the messages sent
  *
  * Messages are paired without a global matcher: each end numbers the messages of a channel
  * (communicator, sender, receiver, tag) in the order it made its records of them (sends in

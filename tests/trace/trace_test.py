@@ -93,6 +93,7 @@ if case == "basic":
     s = sum(1 for e in ev if e.get("ph") == "s")
     f = sum(1 for e in ev if e.get("ph") == "f")
     check(s == f == 2 * 2 * ITER, f"{s} flow starts, {f} flow ends (expected {4 * ITER} each)")
+    tracecheck.check_profile(d, ev, traced.stderr)
     bad = [e for e in ev if e.get("ph") == "X" and (e["dur"] < 0 or e["ts"] < 0)]
     check(not bad, f"no slice with a negative time or duration ({len(bad)})")
     err = traced.stderr
@@ -277,6 +278,7 @@ elif case == "requests":
     s = sum(1 for e in ev if e.get("ph") == "s")
     f = sum(1 for e in ev if e.get("ph") == "f")
     check(s == f == nmsg, f"{s} flow starts, {f} flow ends (expected {nmsg} each)")
+    tracecheck.check_profile(d, ev, err)
     # nonblocking collectives: name -> (per rank, root, bytes)
     once = ["MPI_Igather", "MPI_Igatherv", "MPI_Iscatter", "MPI_Iscatterv", "MPI_Iallgather",
             "MPI_Iallgatherv", "MPI_Ialltoall", "MPI_Ialltoallv", "MPI_Ireduce",

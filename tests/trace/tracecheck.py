@@ -317,3 +317,68 @@ def finish(tmp):
     else:
         shutil.rmtree(tmp, ignore_errors=True)
     sys.exit(1 if failed else 0)
+
+
+def check_profile(d, ev, err):
+    """DIR/profile.json (summed from the counters) against the trace's events ev: per function
+    and process the calls equal the slices and the total their durations (within rounding),
+    the functions' totals and largest calls agree, the shares sum to <= 100 %, the size
+    histogram counts the messages sent; the summary has the profile's table."""
+    with open(os.path.join(d, "profile.json")) as f:
+        prof = json.load(f)
+    check(os.path.getsize(os.path.join(d, "profile.txt")) > 0, "profile.txt written")
+    xs = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "mpi"]
+    per = {}  # (rank, name) -> [slices, total ns, largest ns]
+    for e in xs:
+        v = per.setdefault((e["pid"], e["name"]), [0, 0.0, 0.0])
+        ns = e["dur"] * 1000
+        v[0] += 1
+        v[1] += ns
+        v[2] = max(v[2], ns)
+    ranks = sorted({r for r, _ in per})
+    # per process: the counters in parts/rank.R.stats
+    bad = []
+    for r in ranks:
+        got = {}
+        with open(os.path.join(d, "parts", f"rank.{r}.stats")) as f:
+            for line in f:
+                w = line.split()
+                if w and w[0] == "func":
+                    got[w[1]] = (int(w[2]), int(w[3]))
+        want = {n: v for (q, n), v in per.items() if q == r}
+        for n in set(got) | set(want):
+            g, t = got.get(n, (0, 0)), want.get(n, [0, 0.0])
+            if g[0] != t[0] or abs(g[1] - t[1]) > 1 + 1e-9 * t[1]:
+                bad.append(f"rank {r} {n}: profile {g}, trace {t[:2]}")
+    check(not bad, f"per process and function: the counters' calls equal the trace's slices and "
+          f"the totals agree ({len(per)} pairs) {bad[:4]}")
+    funcs = {f["name"]: f for f in prof["functions"]}
+    bad = []
+    for n in {n for _, n in per} | set(funcs):
+        mine = [v for (q, m), v in per.items() if m == n]
+        calls, tot = sum(v[0] for v in mine), sum(v[1] for v in mine)
+        most = max((v[1] for v in mine), default=0)
+        big = max((v[2] for v in mine), default=0)
+        f = funcs.get(n, {})
+        if (f.get("calls") != calls or abs(f.get("total_ns", 0) - tot) > len(mine) + 1e-9 * tot
+                or abs(f.get("most_ns", 0) - most) > 1 + 1e-9 * most
+                or abs(f.get("max_ns", 0) - big) > 1 or not 0 <= f.get("imbalance", -1) < 1):
+            bad.append(f"{n}: profile {f}, trace {calls} slices {tot} ns most {most} max {big}")
+    check(prof["processes"] == len(ranks) and not bad,
+          f"profile.json: {len(funcs)} functions, calls, totals, most and largest call as in the "
+          f"trace ({len(xs)} slices) {bad[:3]}")
+    share = sum(f["share"] for f in prof["functions"])
+    check(0 < share <= 1.0 + 1e-9 and abs(share - prof["mpi_share"]) < 1e-4,
+          f"the functions' shares sum to {100 * share:.3f} % (<= 100 %, the time in MPI "
+          f"{100 * prof['mpi_share']:.3f} %)")
+    outside = [p for p in prof["ranks"] if p["outside_ns"] < 0 or
+               p["outside_ns"] + p["mpi_ns"] != p["run_ns"]]
+    check(not outside, f"per process: time in MPI plus outside is the run ({outside[:2]})")
+    sends = sum(1 for e in ev if e.get("ph") == "s")
+    hist = sum(b["count"] for b in prof["messages"]["sizes"])
+    nbytes = sum(e["args"]["bytes"] for e in ev if e.get("ph") == "s")
+    check(hist == prof["messages"]["count"] == sends and prof["messages"]["bytes"] == nbytes,
+          f"the size histogram counts {hist} messages, {prof['messages']['bytes']} bytes "
+          f"(the trace sent {sends}, {nbytes} bytes)")
+    check("top MPI functions" in err and "profile.txt" in err,
+          "the summary has the profile's table")

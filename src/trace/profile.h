@@ -1,0 +1,36 @@
+/*
+ * profile.h - the trace's profile, summed from the processes' counters (DIR/parts/rank.R.stats,
+ * which stream.c counts as the records come: no pass over the trace). MPI-free.
+ *
+ * Per MPI function: calls, total, mean and largest call, share of the run (its total over the
+ * processes' run times summed), and its spread over processes: the least and most time a
+ * process spent in it and the imbalance (most - mean) / most, mean over all processes
+ * (0: even; near 1: one process holds it all). Per process: the run (first record to last),
+ * the time in MPI and outside. The sizes of the messages sent in power-of-two bins.
+ * Written as DIR/profile.txt and DIR/profile.json (docs/trace.md gives the keys).
+ */
+#ifndef HCLOCK_TRACE_PROFILE_H
+#define HCLOCK_TRACE_PROFILE_H
+
+#include <stdio.h>
+
+struct trace_profile;
+
+/* An empty profile, or NULL without memory. Free it with profile_free. */
+struct trace_profile *profile_create(void);
+
+/* Add one process's counters from its stats file at path. Returns 0, or -1 when the file
+ * cannot be read or memory runs out (the profile then lacks that process). */
+int profile_add(struct trace_profile *p, const char *path);
+
+/* DIR/profile.txt and DIR/profile.json (each written to NAME.part and renamed). Returns 0
+ * or -1 (errno set). */
+int profile_write(const struct trace_profile *p, const char *dir);
+
+/* The top functions by total time, a line each after a heading, on f ("hclock trace: "
+ * prefixed). */
+void profile_summary(const struct trace_profile *p, FILE *f, int top);
+
+void profile_free(struct trace_profile *p);
+
+#endif
