@@ -3,11 +3,11 @@
  *
  * Validation patterns are functions of (source rank r, block j, index i) that every rank
  * can compute, so each rank checks its own result without further communication:
- * bytes8() for the data-movement operations, ival() (int32) for the reductions, whose
- * expected value is the sum of ival() over the contributing ranks.
+ * bytes8() for the data-movement operations, bench_dtype_val() (bench/dtype.h) for the
+ * reductions, whose expected value is bench_dtype_expect() over the contributing ranks.
  *
  * A test build defines HCLOCK_BENCH_BREAK_REDUCE: every reduction then adds 1 to the first
- * element of its result, so a test can prove that --validate catches a wrong reduction.
+ * value of its result, so a test can prove that --validate catches a wrong reduction.
  */
 #include <ctype.h>
 #include <limits.h>
@@ -28,19 +28,14 @@ static uint8_t bytes8(int r, int j, size_t i)
 	return (uint8_t)(r * 131 + j * 17 + (int)(i % 251) * 7 + 1);
 }
 
-static int32_t ival(int r, int j, size_t i)
-{
-	return (int32_t)((r + 1) * 3 + (int)(i % 11) + 5 * j);
-}
-
-static void corrupt(void *res, int count)
+static void corrupt(const struct bench_buf *b, void *res)
 {
 #ifdef HCLOCK_BENCH_BREAK_REDUCE
-	if (count > 0)
-		((int32_t *)res)[0] += 1;
+	if (b->count > 0)
+		bench_dtype_store(b->type, res, 0, (int64_t)bench_dtype_load(b->type, res, 0) + 1);
 #else
+	(void)b;
 	(void)res;
-	(void)count;
 #endif
 }
 
@@ -54,21 +49,18 @@ static uint8_t *blk8(void *buf, const struct bench_buf *b, int j)
 	return (uint8_t *)buf + (size_t)j * b->bytes;
 }
 
-static int32_t *blk32(void *buf, const struct bench_buf *b, int j)
-{
-	return (int32_t *)((uint8_t *)buf + (size_t)j * b->bytes);
-}
-
 static void fill8(uint8_t *p, size_t n, int r, int j)
 {
 	for (size_t i = 0; i < n; i++)
 		p[i] = bytes8(r, j, i);
 }
 
-static void fill32(int32_t *p, int count, int r, int j)
+/* the count elements of block j of rank r (of the reductions) */
+static void fillv(const struct bench_buf *b, void *p, int r, int j)
 {
-	for (int i = 0; i < count; i++)
-		p[i] = ival(r, j, (size_t)i);
+	size_t n = (size_t)b->count * (size_t)b->type->nvals;
+	for (size_t i = 0; i < n; i++)
+		bench_dtype_store(b->type, p, i, bench_dtype_val(b->rop, r, j, i));
 }
 
 static int check8(const uint8_t *p, size_t n, int r, int j, const char *what, char *msg,
@@ -82,16 +74,18 @@ static int check8(const uint8_t *p, size_t n, int r, int j, const char *what, ch
 	return 0;
 }
 
-/* p[i] must be the sum of ival(r, j, i) over r in [r0, r1) */
-static int check_sum(const int32_t *p, int count, int r0, int r1, int j, char *msg, size_t len)
+/* value i of p must be the reduction of the values (r, j, i) over r in [r0, r1) */
+static int check_red(const struct bench_buf *b, const void *p, int r0, int r1, int j,
+                     char *msg, size_t len)
 {
-	for (int i = 0; i < count; i++) {
-		int64_t want = 0;
-		for (int r = r0; r < r1; r++)
-			want += ival(r, j, (size_t)i);
-		if (p[i] != (int32_t)want) {
-			snprintf(msg, len, "element %d is %d, expected %lld (sum over ranks %d..%d)", i,
-			         (int)p[i], (long long)want, r0, r1 - 1);
+	size_t n = (size_t)b->count * (size_t)b->type->nvals;
+	for (size_t i = 0; i < n; i++) {
+		int64_t want = bench_dtype_expect(b->rop, r0, r1, j, i);
+		double got = bench_dtype_load(b->type, p, i);
+		if (got != (double)want) {
+			snprintf(msg, len, "%s value %zu is %.17g, expected %lld (%s over ranks %d..%d)",
+			         b->type->name, i, got, (long long)want, bench_rop_name(b->rop), r0,
+			         r1 - 1);
 			return -1;
 		}
 	}
@@ -156,7 +150,7 @@ static int check_bcast(const struct bench_buf *b, char *msg, size_t len)
 	return check8(b->rbuf, b->bytes, b->root, 0, "received", msg, len);
 }
 
-/* ---- reduce, allreduce, scan, exscan (vectors of int32) ----------------------------- */
+/* ---- reduce, allreduce, scan, exscan (vectors of --datatype) -------------------------- */
 
 static void sizes_vec(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
 {
@@ -176,11 +170,11 @@ static int reduce_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	int root = b->rank == b->root;
 	const void *s = b->in_place && root ? MPI_IN_PLACE : b->sbuf;
-	int rc = nb ? wait_req(MPI_Ireduce(s, b->rbuf, b->count, MPI_INT32_T, MPI_SUM, b->root,
+	int rc = nb ? wait_req(MPI_Ireduce(s, b->rbuf, b->count, b->mtype, b->mop, b->root,
 	                                   b->comm, &q), &q)
-	            : MPI_Reduce(s, b->rbuf, b->count, MPI_INT32_T, MPI_SUM, b->root, b->comm);
+	            : MPI_Reduce(s, b->rbuf, b->count, b->mtype, b->mop, b->root, b->comm);
 	if (root)
-		corrupt(b->rbuf, b->count);
+		corrupt(b, b->rbuf);
 	return rc;
 }
 
@@ -188,10 +182,10 @@ static int allreduce_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
-	int rc = nb ? wait_req(MPI_Iallreduce(s, b->rbuf, b->count, MPI_INT32_T, MPI_SUM, b->comm,
+	int rc = nb ? wait_req(MPI_Iallreduce(s, b->rbuf, b->count, b->mtype, b->mop, b->comm,
 	                                      &q), &q)
-	            : MPI_Allreduce(s, b->rbuf, b->count, MPI_INT32_T, MPI_SUM, b->comm);
-	corrupt(b->rbuf, b->count);
+	            : MPI_Allreduce(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
+	corrupt(b, b->rbuf);
 	return rc;
 }
 
@@ -199,10 +193,10 @@ static int scan_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
-	int rc = nb ? wait_req(MPI_Iscan(s, b->rbuf, b->count, MPI_INT32_T, MPI_SUM, b->comm, &q),
+	int rc = nb ? wait_req(MPI_Iscan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm, &q),
 	                       &q)
-	            : MPI_Scan(s, b->rbuf, b->count, MPI_INT32_T, MPI_SUM, b->comm);
-	corrupt(b->rbuf, b->count);
+	            : MPI_Scan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
+	corrupt(b, b->rbuf);
 	return rc;
 }
 
@@ -210,11 +204,11 @@ static int exscan_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
-	int rc = nb ? wait_req(MPI_Iexscan(s, b->rbuf, b->count, MPI_INT32_T, MPI_SUM, b->comm,
+	int rc = nb ? wait_req(MPI_Iexscan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm,
 	                                   &q), &q)
-	            : MPI_Exscan(s, b->rbuf, b->count, MPI_INT32_T, MPI_SUM, b->comm);
+	            : MPI_Exscan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
 	if (b->rank > 0)
-		corrupt(b->rbuf, b->count);
+		corrupt(b, b->rbuf);
 	return rc;
 }
 
@@ -223,9 +217,9 @@ static void fill_vec(struct bench_buf *b)
 	/* reduce (the rooted one) takes its input from rbuf in place only at the root */
 	int in_rbuf = b->in_place && (!(b->op->flags & OP_ROOTED) || b->rank == b->root);
 	if (in_rbuf) {
-		fill32(b->rbuf, b->count, b->rank, 0);
+		fillv(b, b->rbuf, b->rank, 0);
 	} else {
-		fill32(b->sbuf, b->count, b->rank, 0);
+		fillv(b, b->sbuf, b->rank, 0);
 		memset(b->rbuf, GARBAGE, b->rbytes);
 	}
 }
@@ -234,24 +228,24 @@ static int check_reduce(const struct bench_buf *b, char *msg, size_t len)
 {
 	if (b->rank != b->root)
 		return 0;
-	return check_sum(b->rbuf, b->count, 0, b->nprocs, 0, msg, len);
+	return check_red(b, b->rbuf, 0, b->nprocs, 0, msg, len);
 }
 
 static int check_allreduce(const struct bench_buf *b, char *msg, size_t len)
 {
-	return check_sum(b->rbuf, b->count, 0, b->nprocs, 0, msg, len);
+	return check_red(b, b->rbuf, 0, b->nprocs, 0, msg, len);
 }
 
 static int check_scan(const struct bench_buf *b, char *msg, size_t len)
 {
-	return check_sum(b->rbuf, b->count, 0, b->rank + 1, 0, msg, len);
+	return check_red(b, b->rbuf, 0, b->rank + 1, 0, msg, len);
 }
 
 static int check_exscan(const struct bench_buf *b, char *msg, size_t len)
 {
 	if (b->rank == 0) /* undefined on rank 0 */
 		return 0;
-	return check_sum(b->rbuf, b->count, 0, b->rank, 0, msg, len);
+	return check_red(b, b->rbuf, 0, b->rank, 0, msg, len);
 }
 
 /* ---- gather, scatter, allgather, alltoall ------------------------------------------ */
@@ -404,10 +398,10 @@ static int rsb_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
-	int rc = nb ? wait_req(MPI_Ireduce_scatter_block(s, b->rbuf, b->count, MPI_INT32_T,
-	                                                 MPI_SUM, b->comm, &q), &q)
-	            : MPI_Reduce_scatter_block(s, b->rbuf, b->count, MPI_INT32_T, MPI_SUM, b->comm);
-	corrupt(b->rbuf, b->count);
+	int rc = nb ? wait_req(MPI_Ireduce_scatter_block(s, b->rbuf, b->count, b->mtype,
+	                                                 b->mop, b->comm, &q), &q)
+	            : MPI_Reduce_scatter_block(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
+	corrupt(b, b->rbuf);
 	return rc;
 }
 
@@ -417,12 +411,12 @@ static void fill_rsb(struct bench_buf *b)
 	if (!b->in_place)
 		memset(b->rbuf, GARBAGE, b->rbytes);
 	for (int j = 0; j < b->nprocs; j++)
-		fill32(blk32(in, b, j), b->count, b->rank, j);
+		fillv(b, blk8(in, b, j), b->rank, j);
 }
 
 static int check_rsb(const struct bench_buf *b, char *msg, size_t len)
 {
-	return check_sum(b->rbuf, b->count, 0, b->nprocs, b->rank, msg, len);
+	return check_red(b, b->rbuf, 0, b->nprocs, b->rank, msg, len);
 }
 
 /* ---- the table ---------------------------------------------------------------------- */
@@ -573,9 +567,10 @@ int bench_buf_check(const struct bench_op *op, int nprocs, const struct bench_bu
 {
 	if (op->flags & OP_NOSIZE)
 		return 0;
-	if ((op->flags & OP_REDUCE) && bytes % 4)
-		return err_set(HCLOCK_EINVAL, "%s works on int32 elements: size %zu is not a multiple "
-		               "of 4 bytes", op->name, bytes);
+	const struct bench_dtype *t = bo->type ? bo->type : bench_dtype_find("int32");
+	if ((op->flags & OP_REDUCE) && bytes % t->extent)
+		return err_set(HCLOCK_EINVAL, "%s works on %s elements: size %zu is not a multiple "
+		               "of %zu bytes", op->name, t->name, bytes, t->extent);
 	/* the largest buffers are the root's: size them as if this rank were the root */
 	struct bench_buf b = {.op = op, .rank = 0, .root = 0, .nprocs = nprocs,
 	                      .in_place = bo->in_place && (op->flags & OP_INPLACE), .bytes = bytes,
@@ -594,7 +589,7 @@ int bench_buf_check(const struct bench_op *op, int nprocs, const struct bench_bu
 		               "ranks, more than the %s of memory each process here can have", bytes,
 		               op->name, hn, nprocs, hm);
 	}
-	size_t elems = (op->flags & OP_REDUCE) ? bytes / 4 : bytes;
+	size_t elems = (op->flags & OP_REDUCE) ? bytes / t->extent : bytes;
 	if (elems > INT_MAX)
 		return err_set(HCLOCK_EINVAL, "size %zu of %s is beyond MPI's int element count (%d "
 		               "elements)", bytes, op->name, INT_MAX);
@@ -620,7 +615,13 @@ int bench_buf_init(struct bench_buf *b, const struct bench_op *op, MPI_Comm comm
 	b->root = bo->root;
 	b->in_place = bo->in_place && (op->flags & OP_INPLACE);
 	b->bytes = (op->flags & OP_NOSIZE) ? 0 : bytes;
-	b->count = (int)((op->flags & OP_REDUCE) ? b->bytes / 4 : b->bytes);
+	b->type = bo->type ? bo->type : bench_dtype_find("int32");
+	b->rop = bo->rop;
+	if (op->flags & OP_REDUCE) {
+		b->mtype = bench_dtype_mpi(b->type);
+		b->mop = bench_rop_mpi(b->type, b->rop);
+	}
+	b->count = (int)((op->flags & OP_REDUCE) ? b->bytes / b->type->extent : b->bytes);
 	b->root_shift = bo->root_shift && (op->flags & OP_ROOTED);
 	layout(b, bo);
 	size_t a = bo->mode == BUF_CACHED ? bo->align : (bo->align > 64 ? bo->align : 64);

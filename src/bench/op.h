@@ -6,8 +6,9 @@
  * Message size: "size" is the bytes one process contributes to or receives from one other
  * process: the broadcast message, one block of gather/scatter/allgather/alltoall, the
  * reduced vector of reduce/allreduce/scan/exscan, the block each process receives from
- * reduce_scatter_block. Reductions work on int32 elements (MPI_INT32_T, MPI_SUM), so their
- * sizes must be multiples of 4. barrier has no message; its size is reported as 0.
+ * reduce_scatter_block. Reductions work on elements of --datatype with --reduce-op
+ * (bench/dtype.h; int32 and sum by default), so their sizes must be multiples of the type's
+ * extent. barrier has no message; its size is reported as 0.
  *
  * Adding an operation: its hooks below and one OPS(...) line in the table of op.c; the help
  * texts, the error lines and the --root list are made from the table.
@@ -24,11 +25,12 @@
 
 #include <mpi.h>
 
+#include "bench/dtype.h"
 #include "util/fault.h"
 
 enum {
 	OP_ROOTED = 1,      /* has a root (--root) */
-	OP_REDUCE = 2,      /* reduction on int32 elements */
+	OP_REDUCE = 2,      /* reduction on elements of --datatype */
 	OP_INPLACE = 4,     /* MPI_IN_PLACE applies */
 	OP_NOSIZE = 8,      /* no message (barrier) */
 	OP_NONBLOCKING = 16 /* i-form completed with MPI_Wait */
@@ -68,7 +70,11 @@ struct bench_buf {
 	unsigned char flush_val;
 	int in_place;  /* use MPI_IN_PLACE where the operation allows it */
 	size_t bytes;  /* message size, bytes (see above) */
-	int count;     /* elements per block: bytes for MPI_BYTE, bytes / 4 for reductions */
+	int count;     /* elements per block: bytes for MPI_BYTE, bytes / extent for reductions */
+	const struct bench_dtype *type; /* reductions: the element type and operation */
+	int rop;
+	MPI_Datatype mtype;
+	MPI_Op mop;
 	void *sbuf, *rbuf;
 	size_t sbytes, rbytes; /* allocated sizes, bytes */
 };
@@ -84,6 +90,8 @@ struct bench_buf_opts {
 	                             bytes written before every repetition */
 	size_t align;             /* buffers start at multiples of this (power of two, >= 8;
 	                             0: malloc's) */
+	const struct bench_dtype *type; /* reductions' element type (NULL: int32) */
+	int rop;                  /* and operation (enum bench_rop; 0: sum) */
 };
 /* 2 x the last-level cache (sysconf), at most 64 MiB (also when unknown), bytes:
  * --buffers' default SIZE */

@@ -53,6 +53,8 @@ void report_table(FILE *f, const struct bench_report *r)
 		fprintf(f, "=%zu", r->buffer_bytes);
 	if (r->align)
 		fprintf(f, ", aligned to %zu", r->align);
+	if (r->datatype)
+		fprintf(f, ", reductions %s on %s", r->reduce_op, r->datatype);
 	fputc('\n', f);
 	fprintf(f, "latency = last exit - common start (%s) or - first entry (%s), global "
 	        "clock; osu = mean of local times; us\n", r->common_schemes, r->local_schemes);
@@ -114,6 +116,12 @@ void report_json(FILE *f, const struct bench_report *r)
 	fputs(",\"buffers\":", f);
 	json_str(f, r->buffers);
 	fprintf(f, ",\"buffer_bytes\":%zu,\"align\":%zu", r->buffer_bytes, r->align);
+	if (r->datatype) {
+		fputs(",\"datatype\":", f);
+		json_str(f, r->datatype);
+		fputs(",\"reduce_op\":", f);
+		json_str(f, r->reduce_op);
+	}
 	fputs(",\"results\":[", f);
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct bench_row *w = &r->rows[i];

@@ -41,6 +41,7 @@ struct bench_report {
 	const char *buffers;  /* "cached", "rotate", "offcache" */
 	size_t buffer_bytes;  /* rotate: bytes the sets cover; offcache: bytes written */
 	size_t align;         /* buffer alignment, bytes (0: malloc's) */
+	const char *datatype, *reduce_op; /* of the reductions: "int32", "sum", ... */
 	const struct bench_row *rows;
 	size_t nrows;
 };

@@ -37,7 +37,12 @@ static void usage(FILE *f)
 	bench_help_wrap(f, bench_op_names(), 0, 21, 79);
 	fprintf(f,
 	        "  --sizes LIST       bytes per process: 8,64,1K,1M or 8:1M (powers of two);\n"
-	        "                     default 8:1M; reductions need multiples of 4 (int32 sum)\n"
+	        "                     default 8:1M; reductions need multiples of the extent of\n"
+	        "                     --datatype\n"
+	        "  --datatype T       element type of the reductions: int32 (default), int64,\n"
+	        "                     float, double or vec (2 doubles at stride 2, extent 32)\n"
+	        "  --reduce-op R      their operation: sum (default), max, min, prod, band\n"
+	        "                     (integer types only) or user (a + b + 1, MPI_Op_create)\n"
 	        "  --scheme LIST      comma list of schemes NAME[/ARG...] (default roundtime);\n"
 	        "                     several, e.g. barrier,roundtime, to compare them:\n");
 	bench_help_schemes(f, 21, 79);
@@ -162,6 +167,13 @@ static const char *bench_opt(int c, const char *arg, void *ctx)
 		return bad ? "--align needs a power of two from 8 to 1M, e.g. 64 or 4K" : NULL;
 	}
 	case 'Q': o->quick = 1; return NULL;
+	case 'D':
+		o->buf.type = bench_dtype_find(arg);
+		return o->buf.type ? NULL : "--datatype needs one of int32, int64, float, double, vec";
+	case 'X':
+		o->buf.rop = bench_rop_find(arg);
+		return o->buf.rop >= 0 ? NULL
+		       : "--reduce-op needs one of sum, max, min, prod, band, user";
 	case 'O':
 		return bench_order_parse(arg, &o->order) ? hclock_last_error() : NULL;
 	case 'S':
@@ -206,7 +218,8 @@ static const char *parse(int argc, char **argv, const struct mpitool *t, struct 
 		{"plot", required_argument, 0, 'P'},       {"root-shift", no_argument, 0, 'H'},
 		{"order", required_argument, 0, 'O'},      {"seed", required_argument, 0, 'S'},
 		{"quick", no_argument, 0, 'Q'},            {"buffers", required_argument, 0, 'F'},
-		{"align", required_argument, 0, 'A'},      {0, 0, 0, 0},
+		{"align", required_argument, 0, 'A'},      {"datatype", required_argument, 0, 'D'},
+		{"reduce-op", required_argument, 0, 'X'},  {0, 0, 0, 0},
 	};
 	return mpitool_parse(argc, argv, t, longopts, &o->common, bench_opt, o, buf, len);
 }
@@ -294,6 +307,11 @@ static const char *make_plan(const struct opts *o, int nprocs, struct plan *pl, 
 		return buf;
 	if (bench_sizes_parse(o->sizes, &pl->sizes, &pl->nsizes)) {
 		snprintf(buf, len, "%s", hclock_last_error());
+		return buf;
+	}
+	if (o->buf.type && !bench_rop_allowed(o->buf.type, o->buf.rop)) {
+		snprintf(buf, len, "--reduce-op %s needs an integer --datatype (int32 or int64), not "
+		         "%s", bench_rop_name(o->buf.rop), o->buf.type->name);
 		return buf;
 	}
 	if (o->root >= nprocs) {
@@ -570,6 +588,8 @@ static int report(const struct run *r, hclock_sync *sync)
 		.order = bench_order_name(&o->order), .passes = o->order.passes, .seed = r->seed,
 		.root_shift = o->root_shift, .buffers = buffer_names[o->buf.mode],
 		.buffer_bytes = o->buf.mode_bytes, .align = o->buf.align,
+		.datatype = o->buf.type ? o->buf.type->name : "int32",
+		.reduce_op = bench_rop_name(o->buf.rop),
 	};
 	if (o->common.fmt == FMT_JSON)
 		report_json(stdout, &rep);

@@ -31,7 +31,7 @@ RESULT_KEYS = ["scheme", "op", "size", "valid", "invalid", "mean_s", "median_s",
                "ci95_median_coverage", "duration_s", "slack_s", "window_s"]
 TOP_KEYS = ["tool", "scheme", "sync", "nprocs", "root", "in_place", "bcast_latency_s",
             "slack_factor", "time_slice_s", "order", "passes", "seed", "root_shift", "buffers",
-            "buffer_bytes", "align", "results"]
+            "buffer_bytes", "align", "datatype", "reduce_op", "results"]
 CSV_COLS = ["scheme", "op", "size", "valid", "invalid", "mean_s", "median_s", "min_s", "max_s",
             "p90_s", "p99_s", "std_s", "ci95_median_lo_s", "ci95_median_hi_s", "osu_mean_s",
             "duration_s", "slack_s", "window_s"]
@@ -188,6 +188,35 @@ def case_validate_all():
             check(d["in_place"] == ("--in-place" in extra), "in_place recorded")
 
 
+TYPES = ["int32", "int64", "float", "double", "vec"]
+ROPS = ["sum", "max", "min", "prod", "band", "user"]
+
+
+def case_datatypes():
+    # every type under every operation it takes, validated, on 2 and 3 ranks
+    for np, extra in [(2, []), (3, ["--in-place", "--root", "2"])]:
+        for t in TYPES:
+            for o in ROPS:
+                if o == "band" and t not in ("int32", "int64"):
+                    continue
+                d, _ = bench_json(np, ["--op", "allreduce,reduce", "--sizes", "32,256",
+                                       "--datatype", t, "--reduce-op", o, "--validate",
+                                       "--time-slice", "0.002", "--warmup", "1",
+                                       "--max-reps", "5", "--order", "sequential",
+                                       "--sync", "none"] + extra)
+                check(d is not None and len(d["results"]) == 4 and d["datatype"] == t and
+                      d["reduce_op"] == o,
+                      "np %d %s %s %s validated" % (np, t, o, " ".join(extra)))
+    # a wrong result is caught for each type (the hook build breaks every reduction)
+    for t in TYPES:
+        rc, _, err, _ = run(2, ["bench", "--op", "allreduce", "--sizes", "32", "--datatype",
+                                t, "--reduce-op", "max", "--validate", "--sync", "none"],
+                            A.hooks)
+        lines = one_error_line(err)
+        check(rc != 0 and rc < 124 and len(lines) == 1 and "wrong result: %s value 0" % t
+              in lines[0], "broken allreduce on %s caught: exit %d, %s" % (t, rc, lines))
+
+
 def case_json():
     d, _ = bench_json(2, ["--op", "allreduce,bcast", "--sizes", "8,64", "--scheme",
                           "barrier,roundtime", "--time-slice", "0.1", "--emulate", EMU,
@@ -309,6 +338,11 @@ BAD = [
     ("--sizes item ''", ["bench", "--sizes", "8,,16"]),
     ("more than", ["bench", "--op", "alltoall", "--sizes", "512G"]),
     ("multiple of 4", ["bench", "--op", "allreduce", "--sizes", "6"]),
+    ("not a multiple of 32", ["bench", "--datatype", "vec", "--sizes", "48"]),
+    ("--datatype needs one of", ["bench", "--datatype", "complex"]),
+    ("--reduce-op needs one of", ["bench", "--reduce-op", "bxor"]),
+    ("--reduce-op band needs an integer --datatype (int32 or int64), not float",
+     ["bench", "--datatype", "float", "--reduce-op", "band"]),
     ("--time-slice", ["bench", "--time-slice", "0"]),
     ("--time-slice", ["bench", "--time-slice", "25h"]),
     ("--time-slice", ["bench", "--time-slice", "1d"]),
