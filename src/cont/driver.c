@@ -45,7 +45,7 @@ static void *loop(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1000UL); /* naps from 50 us: the default slack is as long */
 	for (;;) {
 		int64_t sleep_ns;
-		int rc = engine_drive(d->e, &sleep_ns);
+		int rc = engine_drive(d->e, &sleep_ns, NULL);
 		if (rc) {
 			d->rc = rc;
 			break;

@@ -89,7 +89,8 @@ struct engine {
 	/* as a parent */
 	int nchildren;
 	struct child_exp *children;
-	struct cont_stats stats;
+	struct hclock_sync_stats stats; /* its own counters: exchanges, timeouts, served,
+	                                   max_corr_ns (the servo keeps the rest) */
 };
 
 static int64_t base_now(struct engine *e)
@@ -329,15 +330,19 @@ static int engine_busy(const struct engine *e)
 	return 0;
 }
 
-int engine_drive(struct engine *e, int64_t *sleep_ns)
+int engine_drive(struct engine *e, int64_t *sleep_ns, int64_t *now_ns)
 {
 	int64_t wake;
 	if (__atomic_exchange_n(&e->busy_flag, 1, __ATOMIC_ACQUIRE)) {
 		*sleep_ns = 0; /* another thread drives: at once again */
+		if (now_ns)
+			*now_ns = base_now(e);
 		return 0;
 	}
 	int rc = engine_progress(e, &wake);
 	int64_t now = base_now(e);
+	if (now_ns)
+		*now_ns = now;
 	if (rc) {
 		*sleep_ns = MAX_SLEEP_NS;
 	} else if (engine_busy(e) || wake - now <= 0) {
@@ -551,9 +556,11 @@ void engine_destroy(struct engine *e)
 	free_engine(e);
 }
 
-void engine_stats(const struct engine *e, struct cont_stats *st)
+void engine_stats(const struct engine *e, struct hclock_sync_stats *st)
 {
 	*st = e->stats;
+	st->thread_cpu_s = -1;
+	st->running = 1;
 	st->period_s = e->cfg.min_s;
 	if (e->servo) {
 		struct servo_stats ss;

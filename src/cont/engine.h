@@ -43,20 +43,6 @@ struct cont_cfg {
 	int thread;          /* 1: a background thread drives; 0: hclock_sync_progress */
 };
 
-/* What one process's engine did (for the tools and the benchmarks). */
-struct cont_stats {
-	uint64_t exchanges;  /* completed exchanges as a child */
-	uint64_t timeouts;   /* exchanges given up (the parent did not answer in time) */
-	uint64_t served;     /* pings answered as a parent */
-	uint64_t halvings, doublings; /* adaptive period changes */
-	uint64_t shrinks;    /* fits whose window shrank (hulls intersected) */
-	uint64_t kept_inside; /* new estimates moved into the old bound (keep_inside_old) */
-	double period_s;     /* current period, s */
-	double max_corr_ns;  /* largest |correction| slewed in, ns */
-	double last_dev_ns;  /* |projected - measured| of the last exchange beyond half its excess
-	                        round trip (what the adaptive period compares), ns */
-};
-
 struct engine;
 
 /*
@@ -76,15 +62,18 @@ int engine_create(MPI_Comm comm, hclock_clock *base, const struct cont_cfg *cfg,
  * flow, at once (100 us after the last), then after naps of 50 us doubling up to 1 ms;
  * otherwise until the engine's next exchange (or a child's, less 50 us; at most 1 s).
  * Several threads may call it: one finding another in it returns 0 with *sleep_ns 0.
- * Returns 0 or the engine's first error (it stops exchanging then).
+ * Returns 0 or the engine's first error (it stops exchanging then). *now_ns (may be NULL):
+ * the base time *sleep_ns counts from (the caller need not read the clock again).
  */
-int engine_drive(struct engine *e, int64_t *sleep_ns);
+int engine_drive(struct engine *e, int64_t *sleep_ns, int64_t *now_ns);
 /* Collective: stop (give up whatever is in flight), freeze every clock on its last model,
  * agree on the first error. The clocks stay usable after engine_destroy. */
 int engine_stop(struct engine *e);
 /* Local: free (after engine_stop, or alone: stops this process's exchanges only). */
 void engine_destroy(struct engine *e);
-void engine_stats(const struct engine *e, struct cont_stats *st);
+/* What this process's engine and servo did (hclock.h's struct hclock_sync_stats; the
+ * thread's CPU time, which the engine does not know, is -1 and running 1). */
+void engine_stats(const struct engine *e, struct hclock_sync_stats *st);
 hclock_clock *engine_base(const struct engine *e);
 
 #endif

@@ -49,7 +49,7 @@ struct servo_out {
 	int64_t x_ns;          /* base time of the exchange's latest message, ns */
 };
 
-/* What the servo did (cont_stats takes these). */
+/* What the servo did (engine_stats passes these on in struct hclock_sync_stats). */
 struct servo_stats {
 	uint64_t halvings, doublings; /* adaptive period changes */
 	uint64_t shrinks;      /* fits whose window shrank (hulls intersected, a step) */

@@ -69,12 +69,9 @@ static int cont_stats(const struct hclock_sync *s, struct hclock_sync_stats *out
 		*out = c->last;
 		return 0;
 	}
-	struct cont_stats st;
-	engine_stats(c->eng, &st);
+	engine_stats(c->eng, out);
 	int64_t cpu = driver_cpu_ns(c->drv);
-	*out = (struct hclock_sync_stats){st.exchanges, st.timeouts, st.served, st.halvings,
-	                           st.doublings, st.shrinks, st.kept_inside, st.period_s,
-	                           st.max_corr_ns, st.last_dev_ns, cpu < 0 ? -1 : cpu * 1e-9, 1};
+	out->thread_cpu_s = cpu < 0 ? -1 : cpu * 1e-9;
 	return 0;
 }
 
@@ -155,11 +152,11 @@ static int cont_stop(struct hclock_sync *s)
 static int cont_progress(struct hclock_sync *s)
 {
 	struct cont_sync *c = (struct cont_sync *)s;
-	int64_t sleep_ns;
+	int64_t sleep_ns, now;
 	if (!c->eng || c->cfg.thread)
 		return 0;
-	int rc = engine_drive(c->eng, &sleep_ns);
-	__atomic_store_n(&c->due_ns, hclock_now(c->clk->base) + sleep_ns, __ATOMIC_RELAXED);
+	int rc = engine_drive(c->eng, &sleep_ns, &now);
+	__atomic_store_n(&c->due_ns, now + sleep_ns, __ATOMIC_RELAXED);
 	return rc;
 }
 
