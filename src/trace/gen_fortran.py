@@ -10,7 +10,13 @@ What the Fortran libraries define and call is read from their dynamic symbols:
     arguments stay the library's to read (MPI_IN_PLACE, MPI_STATUS_IGNORE, LOGICALs,
     1-based indices);
   - whether the Fortran library calls the C MPI_Name (undefined there): MPICH's bindings do,
-    so the C wrapper records the call and no Fortran wrapper is made (no double records).
+    so the C wrapper records the call and no Fortran wrapper is made (no double records);
+  - the mpi_f08 entries (mpi_name_f08_) of the functions Open MPI's mpi_f08 library
+    implements over the pmpi_name_ Fortran entry (those with LOGICAL arguments: MPI_Test,
+    MPI_Cart_create, ...), which no other wrapper sees: wrapped too. One fcalls.c wraps by
+    hand is done as that library does it: fw_name called with the same arguments and an
+    IERROR of its own when the program leaves the optional one out; any other records enter
+    and leave around the library's pmpi_name_f08_.
 """
 import os
 import re
@@ -82,8 +88,9 @@ def generate(fc, funcs, names, split_params, fcalls, out):
         if not fwd[name]:
             s = []
         syms[name] = s
-        if s and f"pmpi_{b}_" in undef:
-            f08_pmpi.append(name)  # mpi_f08 calls pmpi_name_: not seen
+        if s and f"pmpi_{b}_" in undef and f"mpi_{b}_f08_" in defined and \
+                f"pmpi_{b}_f08_" in defined:
+            f08_pmpi.append(name)  # mpi_f08 calls pmpi_name_: wrapped on its own
     wrapped = [n for n in names if syms[n]]
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "trace_fnames.h"), "w") as f:
@@ -92,6 +99,8 @@ def generate(fc, funcs, names, split_params, fcalls, out):
                 "enum fortran_fwd {\n")
         for n in names:
             f.write(f"\tFP_{n[4:].lower()},\n")
+        for n in f08_pmpi:
+            f.write(f"\tFP_{n[4:].lower()}_f08,\n")
         f.write("\tFP_COUNT\n};\n\nextern const char *const fortran_fwd_names[FP_COUNT];\n\n")
         for n in names:
             b = n[4:].lower()
@@ -99,6 +108,21 @@ def generate(fc, funcs, names, split_params, fcalls, out):
                     + "".join(f" F(f, {s})" for s in syms[n]) + "\n")
         f.write("\n#endif\n")
     generic = []
+    for n in f08_pmpi:
+        ps = [p for p in split_params(funcs[n]) if p not in ("...", "void")]
+        nw = len(ps) + 1 + sum("char" in p for p in ps) + SLACK
+        b = n[4:].lower()
+        a = [f"a{i}" for i in range(nw)]
+        sig = f"void f8_{b}({', '.join(f'W a{i}' for i in range(nw))})\n{{\n"
+        if b in hand:
+            ie = len(ps)  # IERROR: after the C prototype's parameters
+            a[ie] = f"a{ie} ? a{ie} : (W)&e"
+            body = (f"\tvoid fw_{b}();\n\tMPI_Fint e = MPI_SUCCESS;\n"
+                    f"\tfw_{b}({', '.join(a)});\n")
+        else:
+            body = (f"\tstruct trace_call c;\n\tint on = trace_enter(TF_{n}, &c);\n"
+                    f"\tFWD({b}_f08)({', '.join(a)});\n\tif (on)\n\t\ttrace_leave(&c);\n")
+        generic.append(sig + body + f"}}\nFALIAS(f8_{b}, mpi_{b}_f08_)\n")
     for n in wrapped:
         if n[4:].lower() in hand:
             continue
@@ -120,7 +144,9 @@ def generate(fc, funcs, names, split_params, fcalls, out):
                 "const char *const fortran_fwd_names[FP_COUNT] = {\n")
         for n in names:
             f.write(f'\t"{fwd[n]}",\n')
+        for n in f08_pmpi:
+            f.write(f'\t"pmpi_{n[4:].lower()}_f08_",\n')
         f.write("};\n\n" + "\n".join(generic))
     print(f"gen_fortran: {len(wrapped)} functions wrapped in Fortran "
-          f"({len(wrapped) - len(generic)} by hand), {len(calls_c)} left to the C wrappers, "
-          f"{len(f08_pmpi)} mpi_f08 forms not seen")
+          f"({len(wrapped) + len(f08_pmpi) - len(generic)} by hand), {len(calls_c)} left to the C wrappers, "
+          f"{len(f08_pmpi)} mpi_f08 forms wrapped on their own")
