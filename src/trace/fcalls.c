@@ -30,15 +30,17 @@
 
 /* ---- the library's entries and sentinels ------------------------------------------------- */
 
+#ifndef FORTRAN_F08 /* once in the library */
 static struct {
 	pthread_once_t once;
 	fortran_proc fwd[FP_COUNT];
-	const void *status_ignore[4], *statuses_ignore[4], *in_place[4]; /* NULL: none */
+	const void *status_ignore[5], *statuses_ignore[5], *in_place[5]; /* NULL: none */
 } F = {.once = PTHREAD_ONCE_INIT};
 
-/* the manglings of Open MPI's Fortran sentinels (its OMPI_IS_FORTRAN_* macros compare the
- * same four); in the global scope, as the library's own references resolve them */
-static void sentinels(const void *out[4], const char *name)
+/* the addresses of a Fortran sentinel: the manglings of Open MPI's common block (its
+ * OMPI_IS_FORTRAN_* macros compare the same four) and MPICH's mpi_f08 object (f08), in the
+ * global scope, as the library's own references resolve them */
+static void sentinels(const void *out[5], const char *name, const char *f08)
 {
 	char s[64], u[64];
 	size_t n = strlen(name);
@@ -49,6 +51,7 @@ static void sentinels(const void *out[4], const char *name)
 		snprintf(s, sizeof(s), forms[i], i == 3 ? u : name);
 		out[i] = dlsym(RTLD_DEFAULT, s);
 	}
+	out[4] = dlsym(RTLD_DEFAULT, f08);
 }
 
 static void resolve(void)
@@ -56,9 +59,10 @@ static void resolve(void)
 	for (int i = 0; i < FP_COUNT; i++)
 		if (fortran_fwd_names[i][0])
 			F.fwd[i] = (fortran_proc)dlsym(RTLD_DEFAULT, fortran_fwd_names[i]);
-	sentinels(F.status_ignore, "mpi_fortran_status_ignore");
-	sentinels(F.statuses_ignore, "mpi_fortran_statuses_ignore");
-	sentinels(F.in_place, "mpi_fortran_in_place");
+	sentinels(F.status_ignore, "mpi_fortran_status_ignore", "MPIR_F08_MPI_STATUS_IGNORE_OBJ");
+	sentinels(F.statuses_ignore, "mpi_fortran_statuses_ignore",
+	          "MPIR_F08_MPI_STATUSES_IGNORE_OBJ");
+	sentinels(F.in_place, "mpi_fortran_in_place", "MPIR_F08_MPI_IN_PLACE");
 }
 
 fortran_proc fortran_fwd(enum fortran_fwd i)
@@ -76,10 +80,13 @@ fortran_proc fortran_fwd(enum fortran_fwd i)
 	return F.fwd[i];
 }
 
-static int among(const void *const s[4], const void *p)
+static int among(const void *const s[5], const void *p)
 {
 	pthread_once(&F.once, resolve);
-	return p && (p == s[0] || p == s[1] || p == s[2] || p == s[3]);
+	for (int i = 0; p && i < 5; i++)
+		if (p == s[i])
+			return 1;
+	return 0;
 }
 
 int fortran_status_ignore(const void *p)
@@ -96,11 +103,22 @@ int fortran_in_place(const void *p)
 {
 	return among(F.in_place, p);
 }
+#endif
 
 /* ---- conversions ------------------------------------------------------------------------- */
 
+#ifdef FORTRAN_F08
+/* f8w_NAME, called by the generated f8_NAME (an mpi_f08 entry, IERROR never NULL) */
+#define FWRAP(NAME) void f8w_##NAME
+#define FEXPORT(NAME)
+#define FPID(NAME) FP_##NAME##_f08
+#else
 #define FWRAP(NAME) void fw_##NAME
 #define FEXPORT(NAME) FNAMES_##NAME(FALIAS, fw_##NAME)
+#define FPID(NAME) FP_##NAME
+#endif
+#undef FWD
+#define FWD(NAME) fortran_fwd(FPID(NAME))
 #define C(h) PMPI_Comm_f2c(*(h))
 #define T(h) PMPI_Type_f2c(*(h))
 #define RQ(h) PMPI_Request_f2c(h)
@@ -509,18 +527,32 @@ static void fall(enum fortran_fwd fp, enum trace_func tf, MPI_Fint *count, MPI_F
 
 FWRAP(waitall)(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *statuses, MPI_Fint *ierr)
 {
-	fall(FP_waitall, FTF_waitall, count, requests, NULL, statuses, ierr);
+	fall(FPID(waitall), FTF_waitall, count, requests, NULL, statuses, ierr);
 }
 FEXPORT(waitall)
 
 FWRAP(testall)(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag, MPI_Fint *statuses,
                MPI_Fint *ierr)
 {
-	fall(FP_testall, FTF_testall, count, requests, flag, statuses, ierr);
+	fall(FPID(testall), FTF_testall, count, requests, flag, statuses, ierr);
 }
 FEXPORT(testall)
 
-/* Waitany and Testany (flag NULL: Waitany); the index is 1-based */
+/* The base of the indices n completed requests have among count (1, as the standard says; 0
+ * where the library returns them 0-based, as MPICH 4.0's mpi_f08 MPI_Waitany does), told by
+ * the requests, which a completed non-persistent request shows by being MPI_REQUEST_NULL */
+static int ibase(const MPI_Fint *idx, int n, const MPI_Fint *reqs, int count)
+{
+	MPI_Fint null = PMPI_Request_c2f(MPI_REQUEST_NULL);
+	int one = 1, zero = 1;
+	for (int i = 0; i < n; i++) {
+		one &= idx[i] >= 1 && idx[i] <= count && reqs[idx[i] - 1] == null;
+		zero &= idx[i] >= 0 && idx[i] < count && reqs[idx[i]] == null;
+	}
+	return one || !zero;
+}
+
+/* Waitany and Testany (flag NULL: Waitany) */
 static void fany(enum fortran_fwd fp, enum trace_func tf, MPI_Fint *count, MPI_Fint *requests,
                  MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
 {
@@ -541,9 +573,11 @@ static void fany(enum fortran_fwd fp, enum trace_func tf, MPI_Fint *count, MPI_F
 	OWN_STATUS(status);
 	CALL(st);
 	trace_leave(&c);
-	if (*ierr == MPI_SUCCESS && (!flag || *flag) && *index != MPI_UNDEFINED && *index >= 1 &&
-	    *index <= *count)
-		fdone(&c, MPI_SUCCESS, d.old[*index - 1], st);
+	if (*ierr == MPI_SUCCESS && (!flag || *flag) && *index != MPI_UNDEFINED) {
+		int k = *index - ibase(index, 1, requests, *count);
+		if (k >= 0 && k < *count)
+			fdone(&c, MPI_SUCCESS, d.old[k], st);
+	}
 	fdone_end(&d);
 #undef CALL
 }
@@ -551,18 +585,18 @@ static void fany(enum fortran_fwd fp, enum trace_func tf, MPI_Fint *count, MPI_F
 FWRAP(waitany)(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *status,
                MPI_Fint *ierr)
 {
-	fany(FP_waitany, FTF_waitany, count, requests, index, NULL, status, ierr);
+	fany(FPID(waitany), FTF_waitany, count, requests, index, NULL, status, ierr);
 }
 FEXPORT(waitany)
 
 FWRAP(testany)(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *flag,
                MPI_Fint *status, MPI_Fint *ierr)
 {
-	fany(FP_testany, FTF_testany, count, requests, index, flag, status, ierr);
+	fany(FPID(testany), FTF_testany, count, requests, index, flag, status, ierr);
 }
 FEXPORT(testany)
 
-/* Waitsome and Testsome: the same arguments; the indices are 1-based */
+/* Waitsome and Testsome: the same arguments */
 static void fsome(enum fortran_fwd fp, enum trace_func tf, MPI_Fint *incount,
                   MPI_Fint *requests, MPI_Fint *outcount, MPI_Fint *indices,
                   MPI_Fint *statuses, MPI_Fint *ierr)
@@ -582,24 +616,26 @@ static void fsome(enum fortran_fwd fp, enum trace_func tf, MPI_Fint *incount,
 	f(incount, requests, outcount, indices, d.st, ierr);
 	trace_leave(&c);
 	int rc = *ierr;
-	if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED)
+	if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED) {
+		int b = ibase(indices, *outcount, requests, *incount);
 		for (int i = 0; i < *outcount; i++)
-			if (indices[i] >= 1 && indices[i] <= *incount)
-				fdone(&c, rc, d.old[indices[i] - 1], &d.st[(size_t)i * FSTATUS]);
+			if (indices[i] - b >= 0 && indices[i] - b < *incount)
+				fdone(&c, rc, d.old[indices[i] - b], &d.st[(size_t)i * FSTATUS]);
+	}
 	fdone_end(&d);
 }
 
 FWRAP(waitsome)(MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount, MPI_Fint *indices,
                 MPI_Fint *statuses, MPI_Fint *ierr)
 {
-	fsome(FP_waitsome, FTF_waitsome, incount, requests, outcount, indices, statuses, ierr);
+	fsome(FPID(waitsome), FTF_waitsome, incount, requests, outcount, indices, statuses, ierr);
 }
 FEXPORT(waitsome)
 
 FWRAP(testsome)(MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount, MPI_Fint *indices,
                 MPI_Fint *statuses, MPI_Fint *ierr)
 {
-	fsome(FP_testsome, FTF_testsome, incount, requests, outcount, indices, statuses, ierr);
+	fsome(FPID(testsome), FTF_testsome, incount, requests, outcount, indices, statuses, ierr);
 }
 FEXPORT(testsome)
 
