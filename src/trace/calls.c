@@ -338,6 +338,14 @@ struct done_ctx {
 	int own_st;
 };
 
+static void done_end(struct done_ctx *d)
+{
+	if (d->old != d->old_s)
+		free(d->old);
+	if (d->own_st && d->st != d->st_s)
+		free(d->st);
+}
+
 /* statuses: the program's array or MPI_STATUSES_IGNORE (the tracer's own then), if many
  * (a call that returns one status needs none) */
 static int done_begin(struct done_ctx *d, int n, const MPI_Request *reqs, MPI_Status *statuses,
@@ -348,22 +356,11 @@ static int done_begin(struct done_ctx *d, int n, const MPI_Request *reqs, MPI_St
 	d->own_st = many && statuses == MPI_STATUSES_IGNORE;
 	d->st = !d->own_st ? statuses : m <= SMALL ? d->st_s : malloc(m * sizeof(MPI_Status));
 	if (!d->old || (d->own_st && !d->st)) {
-		if (d->old != d->old_s)
-			free(d->old);
-		if (d->own_st && d->st != d->st_s)
-			free(d->st);
+		done_end(d);
 		return 0;
 	}
 	memcpy(d->old, reqs, m * sizeof(MPI_Request));
 	return 1;
-}
-
-static void done_end(struct done_ctx *d)
-{
-	if (d->old != d->old_s)
-		free(d->old);
-	if (d->own_st && d->st != d->st_s)
-		free(d->st);
 }
 
 int MPI_Wait(MPI_Request *request, MPI_Status *status)

@@ -429,6 +429,14 @@ struct fdone_ctx {
 	int own_st;
 };
 
+static void fdone_end(struct fdone_ctx *d)
+{
+	if (d->old != d->old_s)
+		free(d->old);
+	if (d->own_st && d->st != d->st_s)
+		free(d->st);
+}
+
 static int fdone_begin(struct fdone_ctx *d, int n, const MPI_Fint *reqs, MPI_Fint *statuses)
 {
 	size_t m = n > 0 ? (size_t)n : 0, fs = (size_t)FSTATUS;
@@ -437,23 +445,12 @@ static int fdone_begin(struct fdone_ctx *d, int n, const MPI_Fint *reqs, MPI_Fin
 	d->st = !d->own_st ? statuses
 	                   : m <= SMALL ? d->st_s : malloc(m * fs * sizeof(MPI_Fint));
 	if (!d->old || (d->own_st && !d->st)) {
-		if (d->old != d->old_s)
-			free(d->old);
-		if (d->own_st && d->st != d->st_s)
-			free(d->st);
+		fdone_end(d);
 		return 0;
 	}
 	for (size_t i = 0; i < m; i++)
 		d->old[i] = RQ(reqs[i]);
 	return 1;
-}
-
-static void fdone_end(struct fdone_ctx *d)
-{
-	if (d->old != d->old_s)
-		free(d->old);
-	if (d->own_st && d->st != d->st_s)
-		free(d->st);
 }
 
 FWRAP(wait)(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr)
