@@ -3,10 +3,11 @@
  * calls.c's, making the same records (every other Fortran entry is generated: enter and
  * leave only; fortran.h says how a wrapper is exported and forwards).
  *
- * Only where the MPI library's Fortran bindings call the C PMPI_ functions directly (Open
- * MPI): there the C wrappers never see a Fortran program's calls. MPICH's bindings call the
- * C MPI_ functions, which the C wrappers record; gen_fortran.py exports no Fortran wrapper
- * for those (no call is recorded twice).
+ * Exported only for the entries that bypass the C wrappers (gen_fortran.py decides per
+ * function from the Fortran libraries' symbols): Open MPI's, which call the C PMPI_
+ * functions directly; not MPICH's mpif.h entries, which call the C MPI_ functions the C
+ * wrappers record (no call is recorded twice). fcalls_f08.c compiles this file once more for
+ * the mpi_f08 entries that reach no other wrapper (f8w_NAME).
  *
  * Handles are read with MPI_*_f2c (the requests table is keyed by the C handle, so requests.c
  * follows a Fortran request like a C one); a status with MPI_Status_f2c. Where the program

@@ -8,7 +8,8 @@
  * ompi_send_f, which its mpi_f08 library calls). It records the call through the C
  * wrappers' runtime (tracer.h, requests.h), reading the arguments it needs with the
  * MPI_*_f2c functions, and forwards the call to the library's own PMPI Fortran entry
- * (pmpi_send_, looked up at the first call) with the program's arguments unchanged.
+ * (pmpi_send_, looked up at the first call) with the program's arguments unchanged. An
+ * mpi_f08 entry that reaches no other wrapper gets its own, f8_NAME (gen_fortran.py).
  *
  * The generated wrappers only record enter and leave: they forward the call's words as they
  * came. Every argument of a Fortran MPI binding is an address (mpif.h and `use mpi` pass
