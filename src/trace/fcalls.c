@@ -36,6 +36,7 @@ static struct {
 	pthread_once_t once;
 	fortran_proc fwd[FP_COUNT];
 	const void *status_ignore[5], *statuses_ignore[5], *in_place[5]; /* NULL: none */
+	int f08_base; /* the base of the indices mpi_f08's Waitany family returns */
 } F = {.once = PTHREAD_ONCE_INIT};
 
 /* the addresses of a Fortran sentinel: the manglings of Open MPI's common block (its
@@ -64,6 +65,24 @@ static void resolve(void)
 	sentinels(F.statuses_ignore, "mpi_fortran_statuses_ignore",
 	          "MPIR_F08_MPI_STATUSES_IGNORE_OBJ");
 	sentinels(F.in_place, "mpi_fortran_in_place", "MPIR_F08_MPI_IN_PLACE");
+	/* MPICH 4.0's mpi_f08 returns the indices of MPI_Waitany, MPI_Waitsome, ... 0-based
+	 * (pmodels/mpich#6270; 1-based again from 4.1) */
+	char v[MPI_MAX_LIBRARY_VERSION_STRING];
+	int n = 0, major = 0, minor = 0;
+	F.f08_base = 1;
+	if (PMPI_Get_library_version(v, &n) == MPI_SUCCESS && n > 0 && n < (int)sizeof(v)) {
+		v[n] = 0;
+		const char *s = strstr(v, "MPICH Version:");
+		if (s && sscanf(s + strlen("MPICH Version:"), "%d.%d", &major, &minor) == 2 &&
+		    major == 4 && minor == 0)
+			F.f08_base = 0;
+	}
+}
+
+int fortran_f08_index_base(void)
+{
+	pthread_once(&F.once, resolve);
+	return F.f08_base;
 }
 
 fortran_proc fortran_fwd(enum fortran_fwd i)
@@ -536,9 +555,9 @@ FWRAP(testall)(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag, MPI_Fint *st
 }
 FEXPORT(testall)
 
-/* The base of the indices n completed requests have among count (1, as the standard says; 0
- * where the library returns them 0-based, as MPICH 4.0's mpi_f08 MPI_Waitany does), told by
- * the requests, which a completed non-persistent request shows by being MPI_REQUEST_NULL */
+/* The base of the indices n completed requests have among count: 1, as the standard says,
+ * but for mpi_f08 the library's (fortran_f08_index_base); told by the requests where they
+ * can tell it (a completed non-persistent request is MPI_REQUEST_NULL) */
 static int ibase(const MPI_Fint *idx, int n, const MPI_Fint *reqs, int count)
 {
 	MPI_Fint null = PMPI_Request_c2f(MPI_REQUEST_NULL);
@@ -547,7 +566,12 @@ static int ibase(const MPI_Fint *idx, int n, const MPI_Fint *reqs, int count)
 		one &= idx[i] >= 1 && idx[i] <= count && reqs[idx[i] - 1] == null;
 		zero &= idx[i] >= 0 && idx[i] < count && reqs[idx[i]] == null;
 	}
-	return one || !zero;
+#ifdef FORTRAN_F08
+	int base = fortran_f08_index_base();
+#else
+	int base = 1;
+#endif
+	return one && !zero ? 1 : zero && !one ? 0 : base;
 }
 
 /* Waitany and Testany (flag NULL: Waitany) */

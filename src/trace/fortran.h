@@ -50,5 +50,8 @@ fortran_proc fortran_fwd(enum fortran_fwd i);
 int fortran_status_ignore(const void *p);
 int fortran_statuses_ignore(const void *p);
 int fortran_in_place(const void *p);
+/* the base of the indices the library's mpi_f08 MPI_Waitany, MPI_Waitsome, MPI_Testany and
+ * MPI_Testsome return: 1, as the standard says; 0 for MPICH 4.0 */
+int fortran_f08_index_base(void);
 
 #endif

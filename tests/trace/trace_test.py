@@ -53,15 +53,21 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             the default drive=progress clock, call for call per rank (the clock's own
             exchanges, made by its thread, are not recorded), 4 x 2000 MPI_Allreduce each
   fortran   2 ranks, MINI being a Fortran compiler wrapper (mpif90, mpif90.mpich), LIB
-            examples/fortran_mini.F90 and one more argument examples/allreduce_mini.f90:
+            examples/fortran_mini.F90, then examples/allreduce_mini.f90:
             fortran_mini built in each style (include 'mpif.h', use mpi, use mpi_f08):
             traced output equals untraced output, exit 0, every rank's trace has each MPI
             call the program made exactly once (MPI_Test: the count the program prints) and
             nothing else, 10 x ITER messages paired, none unpaired, each a flow (Open MPI:
-            the tracer's Fortran wrappers; MPICH: its bindings call the C MPI_ functions,
-            which the C wrappers record: no call twice); the profile of the mpi_f08 run
-            agrees with its trace; allreduce_mini.f90: its MPI_Allreduce and MPI_Sendrecv
-            recorded once each, every message paired
+            the tracer's Fortran wrappers; MPICH: the C wrappers, which its bindings call,
+            and the Fortran ones for its mpi_f08 calls that call PMPI_: no call twice); a
+            count one iteration off fails the check (it bites); the profile of the mpi_f08 run
+            agrees with its trace; a third argument examples/frequests_mini.F90, in each
+            style: every call once (the polling ones: the counts the program prints),
+            2 x (4 x ITER + 1) messages paired, 2 x ITER + 1 nonblocking collectives begun
+            and ended per rank, MPI_Gather's bytes those of the root's MPI_IN_PLACE block and
+            MPI_Alltoallv's its counts' (MPICH 4.0's mpi_f08 MPI_Waitsome returns 0-based
+            indices: unpaired messages if the wrapper took them 1-based); allreduce_mini.f90:
+            its MPI_Allreduce and MPI_Sendrecv recorded once each, every message paired
 Prints one line per check; exits 1 if any failed."""
 import os
 import re
@@ -444,8 +450,8 @@ elif case == "thread":
               f"(expected {4 * TIT})")
 elif case == "fortran":
     # MINI: this MPI's Fortran compiler wrapper; LIB: examples/fortran_mini.F90; then
-    # examples/allreduce_mini.f90
-    fc, src, src2 = mini, lib, sys.argv[7]
+    # examples/allreduce_mini.f90 and examples/frequests_mini.F90
+    fc, src, src2, src3 = mini, lib, sys.argv[7], sys.argv[8]
     FIT = 20
     flavor = "MPICH" if "mpich" in subprocess.run([fc, "-show"], capture_output=True,
                                                   text=True).stdout else "Open MPI"
@@ -469,7 +475,8 @@ elif case == "fortran":
               f"({cc.stderr.strip()[-400:]})")
         return cc.returncode == 0
 
-    for style, how in ((1, "include 'mpif.h'"), (2, "use mpi"), (3, "use mpi_f08")):
+    STYLES = ((1, "include 'mpif.h'"), (2, "use mpi"), (3, "use mpi_f08"))
+    for style, how in STYLES:
         exe = os.path.join(tmp, f"fortran_mini_{style}")
         if not build(["-cpp", f"-DSTYLE={style}"], src, exe):
             continue
@@ -499,6 +506,55 @@ elif case == "fortran":
               f"(expected {10 * FIT} paired, each a flow)")
         if style == 3:
             tracecheck.check_profile(d, ev, traced.stderr)
+    # persistent requests, matched probes, nonblocking collectives, communicators, MPI_IN_PLACE
+    # (mpif.h has no interfaces: gfortran takes MPI_IN_PLACE, an INTEGER, for a buffer only
+    # with -fallow-argument-mismatch, which mpif90.mpich passes anyway)
+    fwant = {"MPI_Comm_rank": 1, "MPI_Comm_size": 1, "MPI_Send_init": 1, "MPI_Ssend_init": 1,
+             "MPI_Recv_init": 2, "MPI_Startall": FIT, "MPI_Isend": 2 * FIT + 1,
+             "MPI_Mprobe": FIT, "MPI_Mrecv": FIT, "MPI_Imrecv": FIT, "MPI_Wait": FIT + 1,
+             "MPI_Iallreduce": FIT, "MPI_Ibarrier": FIT, "MPI_Waitall": FIT,
+             "MPI_Comm_split": 1, "MPI_Comm_dup": 1, "MPI_Allreduce": 2, "MPI_Gather": 1,
+             "MPI_Alltoallv": 1, "MPI_Ireduce": 1, "MPI_Request_free": 5, "MPI_Recv": 1,
+             "MPI_Comm_free": 2}
+    polls = {"waitsome": "MPI_Waitsome", "testall": "MPI_Testall", "improbe": "MPI_Improbe",
+             "testany": "MPI_Testany"}
+    for style, how in STYLES:
+        exe = os.path.join(tmp, f"frequests_mini_{style}")
+        if not build(["-cpp", f"-DSTYLE={style}", "-fallow-argument-mismatch"], src3, exe):
+            continue
+        plain = launch(2, [exe, str(FIT)])
+        d = os.path.join(tmp, f"r{style}")
+        traced = launch(2, [hc, "trace", "-o", d, "--", exe, str(FIT)])
+        check_exits(plain, traced)
+        check(plain.stdout == traced.stdout and " 0 wrong values" in plain.stdout,
+              f"{how}: traced output equals untraced output ({plain.stdout.strip()!r})")
+        ev = load_checked(d)
+        for r in (0, 1):
+            m = re.search(rf"frequests_mini: rank {r} waitsome (\d+) testall (\d+) improbe "
+                          rf"(\d+) testany (\d+)", traced.stderr)
+            exp = dict(fwant, **{polls[k]: int(v) for k, v in
+                                 zip(("waitsome", "testall", "improbe", "testany"),
+                                     m.groups() if m else (-1,) * 4)})
+            exp = {k: v for k, v in exp.items() if v}
+            got = calls(ev, r)
+            check(got == exp, f"{flavor}, {how} (requests): rank {r} has every call once: "
+                  f"{got} (expected {exp})")
+            mine = [e for e in ev if e.get("pid") == r]
+            nbc = [sum(1 for e in mine if e.get("ph") == ph and e.get("cat") == "nbc")
+                   for ph in ("b", "e")]
+            xs = {e["name"]: e.get("args", {}).get("bytes") for e in mine if e.get("ph") == "X"
+                  and e["name"] in ("MPI_Gather", "MPI_Alltoallv")}
+            check(nbc == [2 * FIT + 1] * 2 and xs == {"MPI_Gather": 8, "MPI_Alltoallv": 16},
+                  f"{flavor}, {how}: rank {r}: nonblocking collectives begun and ended {nbc} "
+                  f"(expected {2 * FIT + 1} each); bytes {xs} (expected MPI_Gather 8: root's "
+                  f"MPI_IN_PLACE block, MPI_Alltoallv 16)")
+        nmsg = 2 * (4 * FIT + 1)
+        flows = (sum(1 for e in ev if e.get("ph") == "s"), sum(1 for e in ev if e.get("ph") == "f"))
+        check(summary_num(traced.stderr, "messages paired") == nmsg and
+              summary_num(traced.stderr, "unpaired") == 0 and flows == (nmsg, nmsg),
+              f"{flavor}, {how} (requests): {summary_num(traced.stderr, 'messages paired')} "
+              f"messages paired, {summary_num(traced.stderr, 'unpaired')} unpaired, flows "
+              f"{flows} (expected {nmsg} paired, each a flow)")
     # the older example: MPI_Allreduce and MPI_Sendrecv with both ring neighbours
     exe = os.path.join(tmp, "allreduce_mini_f")
     if build([], src2, exe):
