@@ -475,20 +475,34 @@ elif case == "fortran":
               f"({cc.stderr.strip()[-400:]})")
         return cc.returncode == 0
 
+    def pair(exe, d, how, ok_text):
+        """exe untraced and traced into d: exits, the same output (with ok_text); the trace's
+        events and the traced run"""
+        plain = launch(2, [exe, str(FIT)])
+        traced = launch(2, [hc, "trace", "-o", d, "--", exe, str(FIT)])
+        check_exits(plain, traced)
+        check(plain.stdout == traced.stdout and ok_text in plain.stdout,
+              f"{how}: traced output equals untraced output ({plain.stdout.strip()!r})")
+        return load_checked(d), traced
+
+    def paired(ev, traced, nmsg, what):
+        """nmsg messages paired, none unpaired, each a flow"""
+        flows = (sum(1 for e in ev if e.get("ph") == "s"), sum(1 for e in ev if e.get("ph") == "f"))
+        check(summary_num(traced.stderr, "messages paired") == nmsg and
+              summary_num(traced.stderr, "unpaired") == 0 and flows == (nmsg, nmsg),
+              f"{flavor}, {what}: {summary_num(traced.stderr, 'messages paired')} messages "
+              f"paired, {summary_num(traced.stderr, 'unpaired')} unpaired, flows {flows} "
+              f"(expected {nmsg} paired, each a flow)")
+
     STYLES = ((1, "include 'mpif.h'"), (2, "use mpi"), (3, "use mpi_f08"))
     for style, how in STYLES:
         exe = os.path.join(tmp, f"fortran_mini_{style}")
         if not build(["-cpp", f"-DSTYLE={style}"], src, exe):
             continue
-        plain = launch(2, [exe, str(FIT)])
         d = os.path.join(tmp, f"f{style}")
-        traced = launch(2, [hc, "trace", "-o", d, "--", exe, str(FIT)])
-        check_exits(plain, traced)
-        check(plain.stdout == traced.stdout and ", errors 0" in plain.stdout,
-              f"{how}: traced output equals untraced output ({plain.stdout.strip()!r})")
+        ev, traced = pair(exe, d, how, ", errors 0")
         tests = {int(r): int(n) for r, n in
                  re.findall(r"fortran_mini: rank (\d+) tests (\d+)", traced.stderr)}
-        ev = load_checked(d)
         for r in (0, 1):
             exp = dict(want, MPI_Test=tests.get(r))
             got = calls(ev, r)
@@ -498,12 +512,7 @@ elif case == "fortran":
                 # the check bites: a run of one more iteration would not match
                 more = {k: v + (v >= FIT) for k, v in exp.items()}
                 check(got != more, "the calls checked against one more iteration's differ")
-        flows = (sum(1 for e in ev if e.get("ph") == "s"), sum(1 for e in ev if e.get("ph") == "f"))
-        check(summary_num(traced.stderr, "messages paired") == 10 * FIT and
-              summary_num(traced.stderr, "unpaired") == 0 and flows == (10 * FIT, 10 * FIT),
-              f"{flavor}, {how}: {summary_num(traced.stderr, 'messages paired')} messages "
-              f"paired, {summary_num(traced.stderr, 'unpaired')} unpaired, flows {flows} "
-              f"(expected {10 * FIT} paired, each a flow)")
+        paired(ev, traced, 10 * FIT, how)
         if style == 3:
             tracecheck.check_profile(d, ev, traced.stderr)
     # persistent requests, matched probes, nonblocking collectives, communicators, MPI_IN_PLACE
@@ -522,13 +531,7 @@ elif case == "fortran":
         exe = os.path.join(tmp, f"frequests_mini_{style}")
         if not build(["-cpp", f"-DSTYLE={style}", "-fallow-argument-mismatch"], src3, exe):
             continue
-        plain = launch(2, [exe, str(FIT)])
-        d = os.path.join(tmp, f"r{style}")
-        traced = launch(2, [hc, "trace", "-o", d, "--", exe, str(FIT)])
-        check_exits(plain, traced)
-        check(plain.stdout == traced.stdout and " 0 wrong values" in plain.stdout,
-              f"{how}: traced output equals untraced output ({plain.stdout.strip()!r})")
-        ev = load_checked(d)
+        ev, traced = pair(exe, os.path.join(tmp, f"r{style}"), how, " 0 wrong values")
         for r in (0, 1):
             m = re.search(rf"frequests_mini: rank {r} waitsome (\d+) testall (\d+) improbe "
                           rf"(\d+) testany (\d+)", traced.stderr)
@@ -548,31 +551,15 @@ elif case == "fortran":
                   f"{flavor}, {how}: rank {r}: nonblocking collectives begun and ended {nbc} "
                   f"(expected {2 * FIT + 1} each); bytes {xs} (expected MPI_Gather 8: root's "
                   f"MPI_IN_PLACE block, MPI_Alltoallv 16)")
-        nmsg = 2 * (4 * FIT + 1)
-        flows = (sum(1 for e in ev if e.get("ph") == "s"), sum(1 for e in ev if e.get("ph") == "f"))
-        check(summary_num(traced.stderr, "messages paired") == nmsg and
-              summary_num(traced.stderr, "unpaired") == 0 and flows == (nmsg, nmsg),
-              f"{flavor}, {how} (requests): {summary_num(traced.stderr, 'messages paired')} "
-              f"messages paired, {summary_num(traced.stderr, 'unpaired')} unpaired, flows "
-              f"{flows} (expected {nmsg} paired, each a flow)")
+        paired(ev, traced, 2 * (4 * FIT + 1), f"{how} (requests)")
     # the older example: MPI_Allreduce and MPI_Sendrecv with both ring neighbours
     exe = os.path.join(tmp, "allreduce_mini_f")
     if build([], src2, exe):
-        plain = launch(2, [exe, str(FIT)])
-        d = os.path.join(tmp, "f")
-        traced = launch(2, [hc, "trace", "-o", d, "--", exe, str(FIT)])
-        check_exits(plain, traced)
-        check(plain.stdout == traced.stdout and "checksum" in plain.stdout,
-              f"traced output equals untraced output ({plain.stdout.strip()!r})")
-        ev = load_checked(d)
+        ev, traced = pair(exe, os.path.join(tmp, "f"), "allreduce_mini.f90", "checksum")
         n = [(slices(ev, "MPI_Allreduce", r), slices(ev, "MPI_Sendrecv", r)) for r in (0, 1)]
-        check(n == [(FIT + 1, FIT)] * 2 and
-              summary_num(traced.stderr, "messages paired") == 2 * FIT and
-              summary_num(traced.stderr, "unpaired") == 0,
-              f"{flavor}: allreduce_mini.f90's calls are recorded once: (MPI_Allreduce, "
-              f"MPI_Sendrecv) per rank {n} (expected {(FIT + 1, FIT)}), "
-              f"{summary_num(traced.stderr, 'messages paired')} messages paired "
-              f"(expected {2 * FIT})")
+        check(n == [(FIT + 1, FIT)] * 2, f"{flavor}: allreduce_mini.f90's calls are recorded "
+              f"once: (MPI_Allreduce, MPI_Sendrecv) per rank {n} (expected {(FIT + 1, FIT)})")
+        paired(ev, traced, 2 * FIT, "allreduce_mini.f90")
 else:
     sys.exit(f"trace_test.py: unknown case {case}")
 tracecheck.finish(tmp)
