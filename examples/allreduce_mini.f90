@@ -5,9 +5,9 @@
 !
 !   mpirun -np P allreduce_mini_f [ITERATIONS]
 !
-! MPICH's Fortran bindings call the C MPI_ functions, so the tracer records this program's
-! calls; Open MPI 4.1's call PMPI_ directly, so it records none (tests/trace/trace_test.py,
-! case fortran).
+! The tracer records its calls once each and pairs its messages, under Open MPI (whose
+! Fortran bindings it wraps) and MPICH (whose bindings call the C MPI_ functions):
+! tests/trace/trace_test.py, case fortran, with examples/fortran_mini.F90.
 program allreduce_mini_f
   use mpi
   implicit none

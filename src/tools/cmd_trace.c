@@ -348,8 +348,9 @@ static int convert(const char *dir, int redo, int json_forced)
 	int size = trace_size(dir), rc = 0;
 	if (!size) {
 		fprintf(stderr, "hclock trace: %s/raw: no readable rank.N file (the program never "
-		        "called the C MPI_Init the tracer wraps: Open MPI's Fortran bindings call "
-		        "PMPI_Init directly; or it died before MPI_Init finished)\n", dir);
+		        "called an MPI_Init the tracer wraps: it is linked statically or built with "
+		        "another MPI library than the tracer; or it died before MPI_Init finished)\n",
+		        dir);
 		return 1;
 	}
 	struct pstats *ps = calloc((size_t)size, sizeof(*ps)), tot = {0};

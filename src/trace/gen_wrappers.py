@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""gen_wrappers.py PREPROCESSED_MPI_H HANDWRITTEN.c OUT_DIR [MPI_LIBRARY...] - the tracer's
-generated part.
+"""gen_wrappers.py [--fortran=MPIFORT] PREPROCESSED_MPI_H HANDWRITTEN.c OUT_DIR [MPI_LIBRARY...] -
+the tracer's generated part.
 
 Input: the MPI library's mpi.h run through the C preprocessor (so that exactly what this
 library declares is seen, Open MPI's or MPICH's), and the hand-written wrappers (calls.c):
@@ -18,14 +18,30 @@ another library (MPICH's MPI_Status_f082f and kin are in libmpichfort), and a re
 them would keep a program from linking with -lhclock_trace.
 Functions with variable arguments or an unnamed parameter are not wrapped (they reach the MPI
 library directly, untraced) and are listed in a comment at the top of trace_wrappers.c.
+
+With --fortran=MPIFORT (this MPI's Fortran compiler wrapper), also, from the symbols of the
+Fortran libraries it links (mpif90 --showme:link or -show):
+  trace_fnames.h    for every function of trace_funcs.h: FP_name (its index in
+                    fortran_fwd_names), FTF_name (its TF_ value) and FNAMES_name(F, f), which
+                    applies F(f, SYMBOL) to each Fortran symbol the tracer defines for it
+  trace_fwrappers.c fortran_fwd_names (the library's PMPI entry each wrapper forwards to) and,
+                    for every function fcalls.c does not wrap by hand, a wrapper recording
+                    enter and leave around it, which forwards the call's words unchanged
+A function is wrapped in Fortran when the Fortran library defines its PMPI entry
+(pmpi_name_ ...) and calls the C PMPI_ functions directly: Open MPI. One whose Fortran library
+calls the C MPI_Name (MPICH) is left alone: the C wrapper records it once.
 """
 import os
 import re
 import subprocess
 import sys
 
-src, hand, out = sys.argv[1:4]
-libs = sys.argv[4:]
+argv = sys.argv[1:]
+fortran = None
+if argv and argv[0].startswith("--fortran="):
+    fortran = argv.pop(0)[len("--fortran="):]
+src, hand, out = argv[0:3]
+libs = argv[3:]
 text = open(src).read()
 # one declaration per match: int NAME(PARAMS) [attributes];
 decl = re.compile(r"\bint\s+(P?MPI_\w+)\s*\(")
@@ -129,6 +145,10 @@ with open(os.path.join(out, "trace_wrappers.c"), "w") as f:
     f.write("/* a program may call deprecated functions: they are wrapped like any other */\n"
             "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"\n\n")
     f.write("\n".join(wrappers))
+if fortran is not None:
+    import gen_fortran
+    gen_fortran.generate(fortran, funcs, names, split_params,
+                         os.path.join(os.path.dirname(os.path.abspath(hand)), "fcalls.c"), out)
 print(f"gen_wrappers: {len(names)} functions, {len(wrappers)} generated, "
       f"{len(names) - len(wrappers) - len(skipped)} hand-written, {len(skipped)} not wrapped, "
       f"{len(absent)} not in the MPI library")

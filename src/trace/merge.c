@@ -153,8 +153,9 @@ int rec_load(const char *dir, struct rec_set *ts)
 	closedir(d);
 	if (!size)
 		return err_set(HCLOCK_EIO, "%s/raw: no readable rank.N file (the program never called "
-		               "the C MPI_Init the tracer wraps: Open MPI's Fortran bindings call "
-		               "PMPI_Init directly; or it died before MPI_Init finished)", dir);
+		               "an MPI_Init the tracer wraps: it is linked statically or built with "
+		               "another MPI library than the tracer; or it died before MPI_Init "
+		               "finished)", dir);
 	ts->size = size;
 	ts->p = calloc((size_t)size, sizeof(*ts->p));
 	if (!ts->p)

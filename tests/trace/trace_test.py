@@ -40,7 +40,8 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             Wait/Test call that completed it, with root and bytes; otf2-print finds every
             MpiSend/MpiRecv, the NonBlockingCollectiveRequest/Complete pairs and the blocking
             collectives, and hclock align reads the archive back
-  symbols   LIB exports MPI_ functions only
+  symbols   LIB exports MPI functions only: the C ones (MPI_), the Fortran entries (mpi_name_,
+            MPI_NAME, mpi_name_f08_) and Open MPI's C functions behind them (ompi_name_f)
   filter    2 ranks: --filter MPI_Allreduce,MPI_I*send records exactly the Allreduce and
             Isend calls (their sends unpaired: the Waitall that completes the receives is not
             recorded), --filter '!MPI_Allreduce' everything but them (every message paired);
@@ -56,11 +57,22 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             --sync 'cont(...,drive=thread)' the trace holds exactly the calls it holds with
             the default drive=progress clock, call for call per rank (the clock's own
             exchanges, made by its thread, are not recorded), 4 x 2000 MPI_Allreduce each
-  fortran   2 ranks, MINI being a Fortran compiler wrapper (mpif90, mpif90.mpich) and LIB
-            examples/allreduce_mini.f90: traced output equals untraced output, exit 0; under
-            MPICH (its Fortran bindings call the C MPI_ functions) every MPI_Allreduce and
-            MPI_Sendrecv is recorded and every message paired; under Open MPI (its bindings
-            call PMPI_ directly) nothing is, and the launcher says so in one line
+  fortran   2 ranks, MINI being a Fortran compiler wrapper (mpif90, mpif90.mpich), LIB
+            examples/fortran_mini.F90, then examples/allreduce_mini.f90:
+            fortran_mini built in each style (include 'mpif.h', use mpi, use mpi_f08):
+            traced output equals untraced output, exit 0, every rank's trace has each MPI
+            call the program made exactly once (MPI_Test: the count the program prints) and
+            nothing else, 10 x ITER messages paired, none unpaired, each a flow (Open MPI:
+            the tracer's Fortran wrappers; MPICH: the C wrappers, which its bindings call,
+            and the Fortran ones for its mpi_f08 calls that call PMPI_: no call twice); a
+            count one iteration off fails the check (it bites); the profile of the mpi_f08 run
+            agrees with its trace; a third argument examples/frequests_mini.F90, in each
+            style: every call once (the polling ones: the counts the program prints),
+            2 x (4 x ITER + 1) messages paired, 2 x ITER + 1 nonblocking collectives begun
+            and ended per rank, MPI_Gather's bytes those of the root's MPI_IN_PLACE block and
+            MPI_Alltoallv's its counts' (MPICH 4.0's mpi_f08 MPI_Waitsome returns 0-based
+            indices: unpaired messages if the wrapper took them 1-based); allreduce_mini.f90:
+            its MPI_Allreduce and MPI_Sendrecv recorded once each, every message paired
 Prints one line per check; exits 1 if any failed."""
 import os
 import re
@@ -383,8 +395,12 @@ elif case == "requests":
 elif case == "symbols":
     out = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, text=True).stdout
     syms = [l.split()[-1] for l in out.splitlines() if l.strip()]
-    stray = [s for s in syms if not s.startswith("MPI_")]
-    check(len(syms) > 100 and not stray, f"{len(syms)} exported symbols, not MPI_: {stray[:10]}")
+    # the C functions (MPI_Send), the Fortran entries (mpi_send_, MPI_SEND, mpi_send_f08_)
+    # and Open MPI's C functions behind them (ompi_send_f)
+    stray = [s for s in syms if not (s.startswith(("MPI_", "mpi_")) or
+                                     re.fullmatch(r"ompi_\w+_f", s))]
+    check(len(syms) > 100 and not stray, f"{len(syms)} exported symbols, not MPI_, mpi_ or "
+          f"ompi_*_f: {stray[:10]}")
 elif case == "filter":
     d = os.path.join(tmp, "inc")
     p = launch(2, [hc, "trace", "-o", d, "--filter", "MPI_Allreduce,MPI_I*send", "--",
@@ -476,34 +492,117 @@ elif case == "thread":
               f"rank {r}: {dict(counts['thread'][r]).get('MPI_Allreduce')} MPI_Allreduce "
               f"(expected {4 * TIT})")
 elif case == "fortran":
-    fc, src = mini, lib
-    exe = os.path.join(tmp, "allreduce_mini_f")
-    cc = subprocess.run([fc, "-O1", "-o", exe, src], capture_output=True, text=True)
-    check(cc.returncode == 0, f"{fc} builds {src} ({cc.stderr.strip()[-400:]})")
-    if cc.returncode == 0:
-        FIT = 50
-        mpich = "mpich" in subprocess.run([fc, "-show"], capture_output=True, text=True).stdout
+    # MINI: this MPI's Fortran compiler wrapper; LIB: examples/fortran_mini.F90; then
+    # examples/allreduce_mini.f90 and examples/frequests_mini.F90
+    fc, src, src2, src3 = mini, lib, sys.argv[7], sys.argv[8]
+    FIT = 20
+    flavor = "MPICH" if "mpich" in subprocess.run([fc, "-show"], capture_output=True,
+                                                  text=True).stdout else "Open MPI"
+    # fortran_mini's calls per rank, MPI_Test's count aside (the program prints it)
+    want = {"MPI_Comm_rank": 1, "MPI_Comm_size": 1, "MPI_Send": FIT, "MPI_Recv": FIT,
+            "MPI_Isend": 3 * FIT, "MPI_Irecv": 3 * FIT, "MPI_Waitall": FIT, "MPI_Wait": 2 * FIT,
+            "MPI_Waitany": FIT, "MPI_Sendrecv": FIT, "MPI_Allreduce": FIT + 1,
+            "MPI_Bcast": FIT, "MPI_Barrier": 1}
+
+    def calls(ev, r):
+        """every MPI call of rank r in the trace, by name"""
+        got = {}
+        for e in ev:
+            if e.get("ph") == "X" and e.get("pid") == r and e["name"].startswith("MPI_"):
+                got[e["name"]] = got.get(e["name"], 0) + 1
+        return got
+
+    def build(flags, s, exe):
+        cc = subprocess.run([fc, "-O1"] + flags + ["-o", exe, s], capture_output=True, text=True)
+        check(cc.returncode == 0, f"{fc} {' '.join(flags)} builds {s} "
+              f"({cc.stderr.strip()[-400:]})")
+        return cc.returncode == 0
+
+    def pair(exe, d, how, ok_text):
+        """exe untraced and traced into d: exits, the same output (with ok_text); the trace's
+        events and the traced run"""
         plain = launch(2, [exe, str(FIT)])
-        d = os.path.join(tmp, "f")
         traced = launch(2, [hc, "trace", "-o", d, "--", exe, str(FIT)])
         check_exits(plain, traced)
-        check(plain.stdout == traced.stdout and "checksum" in plain.stdout,
-              f"traced output equals untraced output ({plain.stdout.strip()!r})")
-        lines = [l for l in traced.stderr.splitlines() if l.startswith("hclock trace")]
-        if mpich:
-            ev = load_checked(d)
-            n = [(slices(ev, "MPI_Allreduce", r), slices(ev, "MPI_Sendrecv", r)) for r in (0, 1)]
-            check(n == [(FIT + 1, FIT)] * 2 and
-                  summary_num(traced.stderr, "messages paired") == 2 * FIT and
-                  summary_num(traced.stderr, "unpaired") == 0,
-                  f"MPICH: a Fortran program's calls are recorded: (MPI_Allreduce, "
-                  f"MPI_Sendrecv) per rank {n} (expected {(FIT + 1, FIT)}), "
-                  f"{summary_num(traced.stderr, 'messages paired')} messages paired "
-                  f"(expected {2 * FIT})")
-        else:
-            check(len(lines) == 1 and "Fortran" in lines[0] and
-                  not os.path.exists(os.path.join(d, "trace.json")),
-                  f"Open MPI: nothing recorded, and one line says why ({lines})")
+        check(plain.stdout == traced.stdout and ok_text in plain.stdout,
+              f"{how}: traced output equals untraced output ({plain.stdout.strip()!r})")
+        return load_checked(d), traced
+
+    def paired(ev, traced, nmsg, what):
+        """nmsg messages paired, none unpaired, each a flow"""
+        flows = (sum(1 for e in ev if e.get("ph") == "s"), sum(1 for e in ev if e.get("ph") == "f"))
+        check(summary_num(traced.stderr, "messages paired") == nmsg and
+              summary_num(traced.stderr, "unpaired") == 0 and flows == (nmsg, nmsg),
+              f"{flavor}, {what}: {summary_num(traced.stderr, 'messages paired')} messages "
+              f"paired, {summary_num(traced.stderr, 'unpaired')} unpaired, flows {flows} "
+              f"(expected {nmsg} paired, each a flow)")
+
+    STYLES = ((1, "include 'mpif.h'"), (2, "use mpi"), (3, "use mpi_f08"))
+    for style, how in STYLES:
+        exe = os.path.join(tmp, f"fortran_mini_{style}")
+        if not build(["-cpp", f"-DSTYLE={style}"], src, exe):
+            continue
+        d = os.path.join(tmp, f"f{style}")
+        ev, traced = pair(exe, d, how, ", errors 0")
+        tests = {int(r): int(n) for r, n in
+                 re.findall(r"fortran_mini: rank (\d+) tests (\d+)", traced.stderr)}
+        for r in (0, 1):
+            exp = dict(want, MPI_Test=tests.get(r))
+            got = calls(ev, r)
+            check(got == exp, f"{flavor}, {how}: rank {r} has every call once: {got} "
+                  f"(expected {exp})")
+            if style == 1 and r == 0:
+                # the check bites: a run of one more iteration would not match
+                more = {k: v + (v >= FIT) for k, v in exp.items()}
+                check(got != more, "the calls checked against one more iteration's differ")
+        paired(ev, traced, 10 * FIT, how)
+        if style == 3:
+            tracecheck.check_profile(d, ev, traced.stderr)
+    # persistent requests, matched probes, nonblocking collectives, communicators, MPI_IN_PLACE
+    # (mpif.h has no interfaces: gfortran takes MPI_IN_PLACE, an INTEGER, for a buffer only
+    # with -fallow-argument-mismatch, which mpif90.mpich passes anyway)
+    fwant = {"MPI_Comm_rank": 1, "MPI_Comm_size": 1, "MPI_Send_init": 1, "MPI_Ssend_init": 1,
+             "MPI_Recv_init": 2, "MPI_Startall": FIT, "MPI_Isend": 2 * FIT + 1,
+             "MPI_Mprobe": FIT, "MPI_Mrecv": FIT, "MPI_Imrecv": FIT, "MPI_Wait": FIT + 1,
+             "MPI_Iallreduce": FIT, "MPI_Ibarrier": FIT, "MPI_Waitall": FIT,
+             "MPI_Comm_split": 1, "MPI_Comm_dup": 1, "MPI_Allreduce": 2, "MPI_Gather": 1,
+             "MPI_Alltoallv": 1, "MPI_Ireduce": 1, "MPI_Request_free": 5, "MPI_Recv": 1,
+             "MPI_Comm_free": 2}
+    polls = {"waitsome": "MPI_Waitsome", "testall": "MPI_Testall", "improbe": "MPI_Improbe",
+             "testany": "MPI_Testany"}
+    for style, how in STYLES:
+        exe = os.path.join(tmp, f"frequests_mini_{style}")
+        if not build(["-cpp", f"-DSTYLE={style}", "-fallow-argument-mismatch"], src3, exe):
+            continue
+        ev, traced = pair(exe, os.path.join(tmp, f"r{style}"), how, " 0 wrong values")
+        for r in (0, 1):
+            m = re.search(rf"frequests_mini: rank {r} waitsome (\d+) testall (\d+) improbe "
+                          rf"(\d+) testany (\d+)", traced.stderr)
+            exp = dict(fwant, **{polls[k]: int(v) for k, v in
+                                 zip(("waitsome", "testall", "improbe", "testany"),
+                                     m.groups() if m else (-1,) * 4)})
+            exp = {k: v for k, v in exp.items() if v}
+            got = calls(ev, r)
+            check(got == exp, f"{flavor}, {how} (requests): rank {r} has every call once: "
+                  f"{got} (expected {exp})")
+            mine = [e for e in ev if e.get("pid") == r]
+            nbc = [sum(1 for e in mine if e.get("ph") == ph and e.get("cat") == "nbc")
+                   for ph in ("b", "e")]
+            xs = {e["name"]: e.get("args", {}).get("bytes") for e in mine if e.get("ph") == "X"
+                  and e["name"] in ("MPI_Gather", "MPI_Alltoallv")}
+            check(nbc == [2 * FIT + 1] * 2 and xs == {"MPI_Gather": 8, "MPI_Alltoallv": 16},
+                  f"{flavor}, {how}: rank {r}: nonblocking collectives begun and ended {nbc} "
+                  f"(expected {2 * FIT + 1} each); bytes {xs} (expected MPI_Gather 8: root's "
+                  f"MPI_IN_PLACE block, MPI_Alltoallv 16)")
+        paired(ev, traced, 2 * (4 * FIT + 1), f"{how} (requests)")
+    # the older example: MPI_Allreduce and MPI_Sendrecv with both ring neighbours
+    exe = os.path.join(tmp, "allreduce_mini_f")
+    if build([], src2, exe):
+        ev, traced = pair(exe, os.path.join(tmp, "f"), "allreduce_mini.f90", "checksum")
+        n = [(slices(ev, "MPI_Allreduce", r), slices(ev, "MPI_Sendrecv", r)) for r in (0, 1)]
+        check(n == [(FIT + 1, FIT)] * 2, f"{flavor}: allreduce_mini.f90's calls are recorded "
+              f"once: (MPI_Allreduce, MPI_Sendrecv) per rank {n} (expected {(FIT + 1, FIT)})")
+        paired(ev, traced, 2 * FIT, "allreduce_mini.f90")
 else:
     sys.exit(f"trace_test.py: unknown case {case}")
 tracecheck.finish(tmp)
