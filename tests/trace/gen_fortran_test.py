@@ -13,16 +13,11 @@ Each case also checks the rule the other way round, on purpose wrong inputs (it 
 MPICH pattern with MPI_Send not referenced gets a wrapper). Exits 1 if a check failed."""
 import sys
 
+import tracecheck
+from tracecheck import check
+
 sys.path.insert(0, sys.argv[1])
 import gen_fortran  # noqa: E402
-
-failed = 0
-
-
-def check(ok, what):
-    global failed
-    print(("ok   " if ok else "FAIL ") + what)
-    failed += not ok
 
 
 def manglings(b):
@@ -77,4 +72,4 @@ check(syms8["MPI_Wait"] == ["mpi_wait_f08_"] and fwd8["MPI_Wait"] == "pmpir_wait
 s = gen_fortran.decide(names, mpich_def, mpich_undef - {"MPI_Send"})[2]
 check(s["MPI_Send"] == ["mpi_send_", "mpi_send", "mpi_send__", "MPI_SEND"],
       f"the rule bites: MPICH's pattern without U MPI_Send wraps mpi_send_ ({s['MPI_Send']})")
-sys.exit(1 if failed else 0)
+sys.exit(1 if tracecheck.failed else 0)
