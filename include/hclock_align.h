@@ -110,7 +110,9 @@ HCLOCK_API const char *hclock_align_warnings(const hclock_align *a);
 
 /* Newline-separated information lines of reading (hclock_align_open: e.g. a CTF trace's
  * clock name and uuid, its numbers of events and streams, what its TCP segments were matched
- * on), "" if none: no warnings, nothing wrong. Owned by a, valid until hclock_align_free. */
+ * on) and of writing (hclock_align_write: e.g. the clock of a corrected CTF trace), appended
+ * in that order, "" if none: no warnings, nothing wrong. Owned by a, valid until the next
+ * hclock_align_write or hclock_align_free. */
 HCLOCK_API const char *hclock_align_notes(const hclock_align *a);
 
 /* Number of nodes (traces) read. */

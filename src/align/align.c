@@ -704,6 +704,33 @@ size_t hclock_align_reference(const hclock_align *a)
 	return a->ref;
 }
 
+/* the writers' conversion as one line (trace_line_fn): every hop of the node's path one
+ * segment of a usable fit, measured by composing exactly at both ends of [x0, x1] */
+static int line_cb(void *ctx, size_t node, int64_t x0, int64_t x1, struct trace_line *l)
+{
+	const struct hclock_align *a = ctx;
+	int64_t y0, y1;
+	long double f0, f1, m, p;
+	size_t v = node;
+
+	for (size_t guard = 0; v != a->ref; guard++) {
+		const struct pair_fit *f = a->node[v].hop;
+		if (guard > a->set.nnodes || !f || f->nseg != 1 || f->quality == PAIR_UNBOUNDED ||
+		    f->quality == PAIR_SEGMENTS)
+			return -1;
+		v = a->node[v].parent;
+	}
+	if (x1 <= x0)
+		x1 = x0 + 1000000000;
+	compose_exact(a, node, x0, &y0, &f0, &m, &p, NULL);
+	compose_exact(a, node, x1, &y1, &f1, &m, &p, NULL);
+	l->x0_ns = x0;
+	l->y0_ns = y0;
+	l->y0_frac = f0;
+	l->slope = ((long double)(y1 - y0) + (f1 - f0)) / (long double)(x1 - x0);
+	return 0;
+}
+
 static int align_write(hclock_align *a, const char *outdir)
 {
 	if (!a->ran)
@@ -715,6 +742,8 @@ static int align_write(hclock_align *a, const char *outdir)
 	if (mkdir(outdir, 0777) && errno != EEXIST)
 		return err_set(HCLOCK_EIO, "%s: cannot create output directory: %s",
 		               outdir, strerror(errno));
+	a->set.line = line_cb;
+	a->set.line_ctx = a;
 	return a->set.fmt->write(&a->set, conv_cb, &(struct conv_ctx){a, 0, 0}, outdir);
 }
 

@@ -26,12 +26,16 @@
  * ns from the clock's origin (offset_s, offset, frequency), as libbabeltrace2 computes them.
  *
  * Writing: OUTDIR/HOST.csv, hclock's native CSV of the packets read (send/recv with their
- * message ids, other TCP segments as "tcp") with corrected times; the CTF trace itself is not
- * rewritten (see docs/align-formats.md).
+ * message ids, other TCP segments as "tcp") with corrected times; and OUTDIR/HOST.ctf, the
+ * host's traces with their stream files copied and the metadata's clock replaced so that
+ * babeltrace2 reads corrected times, where the host's conversion is one line (ctf_clock.h; see
+ * docs/align-formats.md).
  */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -57,6 +61,7 @@
 #include <sanitizer/lsan_interface.h>
 #endif
 
+#include "align/ctf_clock.h"
 #include "align/format.h"
 #include "align/outbuf.h"
 #include "align/outset.h"
@@ -97,6 +102,9 @@ struct ctf_node {
 	char *clock_name;
 	char clock_uuid[40];
 	uint64_t events, streams;
+	int64_t tmin_ns, tmax_ns; /* first and last event's local time (tmin > tmax: none) */
+	char *dirs;               /* the host's trace directories, each followed by a NUL */
+	size_t dirs_len;          /* bytes of dirs */
 };
 
 struct ctf_read {
@@ -109,6 +117,7 @@ struct ctf_read {
 	size_t nc, ccap;
 	int err;             /* HCLOCK_E* set inside a sink */
 	const char *input;   /* for messages */
+	const char *dir;     /* the trace directory of the stream being started */
 	/* event class -> kind, open addressing on the class pointer */
 	struct { const bt_event_class *ec; int kind; } cls[1024];
 };
@@ -116,7 +125,9 @@ struct ctf_read {
 struct ctf_sink {
 	struct ctf_read *rd;
 	const char *input;   /* the input path the stream was found under */
+	const char *dir;     /* its trace directory */
 	int64_t node;        /* -1 before the stream beginning */
+	int timed;           /* the stream's events have a default clock */
 	const bt_stream *stream;
 };
 
@@ -285,6 +296,23 @@ static int grow(void **v, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
+/* dir added to c's trace directories if new; -1 out of memory */
+static int add_dir(struct ctf_node *c, const char *dir)
+{
+	size_t n = strlen(dir) + 1;
+	char *nd;
+
+	for (size_t at = 0; at < c->dirs_len; at += strlen(c->dirs + at) + 1)
+		if (!strcmp(c->dirs + at, dir))
+			return 0;
+	if (!(nd = realloc(c->dirs, c->dirs_len + n)))
+		return -1;
+	memcpy(nd + c->dirs_len, dir, n);
+	c->dirs = nd;
+	c->dirs_len += n;
+	return 0;
+}
+
 /* the node of a stream: its trace's host name (else the trace's name), added if new */
 static int64_t stream_node(struct ctf_read *rd, const bt_stream *s)
 {
@@ -311,8 +339,12 @@ static int64_t stream_node(struct ctf_read *rd, const bt_stream *s)
 		if (!(set->nodes[v].name = strdup(host)) ||
 		    !(set->nodes[v].path = strdup(rd->input)))
 			return -1;
+		rd->cn[v].tmin_ns = INT64_MAX;
+		rd->cn[v].tmax_ns = INT64_MIN;
 	}
 	rd->cn[v].streams++;
+	if (add_dir(&rd->cn[v], rd->dir))
+		return -1;
 	if (cc && !rd->cn[v].clock_name) {
 		bt_uuid u = bt_clock_class_get_uuid(cc);
 		const char *n = bt_clock_class_get_name(cc);
@@ -365,6 +397,14 @@ static int on_event(struct ctf_sink *k, const bt_message *m)
 	int64_t t;
 
 	rd->cn[k->node].events++;
+	if (k->timed && !bt_clock_snapshot_get_ns_from_origin(
+	            bt_message_event_borrow_default_clock_snapshot_const(m), &t)) {
+		struct ctf_node *c = &rd->cn[k->node];
+		if (t < c->tmin_ns)
+			c->tmin_ns = t;
+		if (t > c->tmax_ns)
+			c->tmax_ns = t;
+	}
 	if (kind == NK_NONE)
 		return 0;
 	if (bt_clock_snapshot_get_ns_from_origin(
@@ -432,8 +472,12 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
 	for (uint64_t i = 0; i < n; i++) {
 		const bt_message *m = msgs[i];
 		if (!r && bt_message_get_type(m) == BT_MESSAGE_TYPE_STREAM_BEGINNING) {
+			const bt_stream *st = bt_message_stream_beginning_borrow_stream_const(m);
 			k->rd->input = k->input;
-			k->node = stream_node(k->rd, bt_message_stream_beginning_borrow_stream_const(m));
+			k->rd->dir = k->dir;
+			k->timed = bt_stream_class_borrow_default_clock_class_const(
+			               bt_stream_borrow_class_const(st)) != NULL;
+			k->node = stream_node(k->rd, st);
 			if (k->node < 0)
 				r = HCLOCK_ENOMEM;
 		} else if (!r && bt_message_get_type(m) == BT_MESSAGE_TYPE_EVENT && k->node >= 0) {
@@ -472,6 +516,7 @@ static int bt_fail(const char *input, const char *what)
 struct source {
 	const bt_component_source *c;
 	const char *input; /* the input it was found under */
+	char *dir;         /* its trace directory (owned) */
 };
 
 /* a source.ctf.fs reading the trace in directory dir */
@@ -484,7 +529,8 @@ static int add_source(bt_graph *g, const bt_component_class_source *cls, const c
 
 	s->input = input;
 	snprintf(name, sizeof(name), "src%zu", i);
-	if (!params || !inputs || bt_value_array_append_string_element(inputs, dir) ||
+	if (!params || !inputs || !(s->dir = strdup(dir)) ||
+	    bt_value_array_append_string_element(inputs, dir) ||
 	    bt_value_map_insert_entry(params, "inputs", inputs))
 		r = err_set(HCLOCK_ENOMEM, "out of memory");
 	else if (bt_graph_add_source_component(g, cls, name, params, BT_LOGGING_LEVEL_NONE, &s->c))
@@ -542,7 +588,7 @@ static int read_graph(struct ctf_read *rd, const char *const *paths, size_t npat
 					r = err_set(HCLOCK_ENOMEM, "out of memory");
 				else
 					r = add_source(g, cls, dir, paths[i], nsrc, &src[nsrc]);
-				nsrc += !r;
+				nsrc += !r || src[nsrc].dir;
 				if (!r)
 					nports += bt_component_source_get_output_port_count(src[nsrc - 1].c);
 			}
@@ -559,7 +605,7 @@ static int read_graph(struct ctf_read *rd, const char *const *paths, size_t npat
 		for (uint64_t p = 0; p < bt_component_source_get_output_port_count(src[i].c); p++) {
 			const bt_component_sink *sink;
 			char name[48];
-			sinks[ns] = (struct ctf_sink){rd, src[i].input, -1, NULL};
+			sinks[ns] = (struct ctf_sink){rd, src[i].input, src[i].dir, -1, 0, NULL};
 			snprintf(name, sizeof(name), "sink%" PRIu64, ns);
 			if (bt_graph_add_simple_sink_component(g, name, NULL, consume, NULL, &sinks[ns],
 			                                       &sink) ||
@@ -589,6 +635,8 @@ static int read_graph(struct ctf_read *rd, const char *const *paths, size_t npat
 	}
 out:
 	bt_graph_put_ref(g);
+	for (size_t i = 0; i < nsrc; i++)
+		free(src[i].dir);
 	free(src);
 	free(sinks);
 	return r;
@@ -640,7 +688,8 @@ static void child(FILE *f, struct ctf_read *rd, const char *const *paths, size_t
 		const char *cl = c->clock_name ? c->clock_name : "";
 		bad |= put(f, rd->set->nodes[v].name, strlen(rd->set->nodes[v].name)) ||
 		       put(f, rd->set->nodes[v].path, strlen(rd->set->nodes[v].path)) ||
-		       put(f, cl, strlen(cl)) || put(f, c, sizeof(*c));
+		       put(f, cl, strlen(cl)) || put(f, c->dirs, c->dirs_len) ||
+		       put(f, c, sizeof(*c));
 	}
 	bad |= put(f, rd->p, r ? 0 : rd->np * sizeof(*rd->p)) ||
 	       put(f, rd->c, r ? 0 : rd->nc * sizeof(*rd->c));
@@ -683,7 +732,10 @@ static int adopt(FILE *f, struct ctf_read *rd)
 		struct ctf_node c;
 		set->nnodes = v + 1;
 		if (!(set->nodes[v].name = get(f, &n)) || !(set->nodes[v].path = get(f, &n)) ||
-		    !(rd->cn[v].clock_name = get(f, &n)) || !(p = get(f, &n)))
+		    !(rd->cn[v].clock_name = get(f, &n)) || !(rd->cn[v].dirs = get(f, &n)))
+			return LOST;
+		rd->cn[v].dirs_len = n;
+		if (!(p = get(f, &n)))
 			return LOST;
 		if (n != sizeof(c)) {
 			free(p);
@@ -695,6 +747,8 @@ static int adopt(FILE *f, struct ctf_read *rd)
 		rd->cn[v].clock_uuid[sizeof(c.clock_uuid) - 1] = 0;
 		rd->cn[v].events = c.events;
 		rd->cn[v].streams = c.streams;
+		rd->cn[v].tmin_ns = c.tmin_ns;
+		rd->cn[v].tmax_ns = c.tmax_ns;
 	}
 	if (!(rd->p = get(f, &n)) || n % sizeof(*rd->p))
 		return LOST;
@@ -956,8 +1010,10 @@ static void ctf_release(struct trace_set *set)
 		free(set->nodes[i].name);
 		free(set->nodes[i].path);
 		free(set->nodes[i].ev);
-		if (cs)
+		if (cs) {
 			free(cs->cn[i].clock_name);
+			free(cs->cn[i].dirs);
+		}
 	}
 	if (cs) {
 		free(cs->p);
@@ -1039,6 +1095,156 @@ static int ctf_read(const char *const *paths, size_t npaths, struct trace_set *s
 
 /* ---- writing --------------------------------------------------------------------------- */
 
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* dir and everything below it, removed (errors ignored: a leftover is no wrong output) */
+static void rm_tree(const char *dir)
+{
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* mkdir -p of rel's folders below base (each with mkdir's mode under the umask) */
+static int make_dirs(const char *base, const char *rel, char *out, size_t outlen)
+{
+	size_t n = (size_t)snprintf(out, outlen, "%s/%s", base, rel);
+
+	if (n >= outlen)
+		return err_set(HCLOCK_EIO, "%s/%s: path too long", base, rel);
+	for (char *p = out + strlen(base) + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			if (mkdir(out, 0777) && errno != EEXIST)
+				return err_set(HCLOCK_EIO, "%s: cannot create: %s", out, strerror(errno));
+			*p = '/';
+		}
+	if (*rel && mkdir(out, 0777) && errno != EEXIST)
+		return err_set(HCLOCK_EIO, "%s: cannot create: %s", out, strerror(errno));
+	return 0;
+}
+
+/* one trace directory of a host into dst, its clock replaced by the one for line l; 1 when
+ * the trace cannot be corrected that way (why in *why), else 0 or an error */
+static int copy_corrected(const char *dir, const char *dst, const struct trace_line *l,
+                          int64_t tmin, int64_t tmax, struct ctf_clock *nw, double *err,
+                          char *why, size_t whylen)
+{
+	char p[4096], *text = NULL, *out = NULL, *full = NULL;
+	size_t len;
+	struct ctf_clock old;
+	int r;
+
+	snprintf(p, sizeof(p), "%s/metadata", dir);
+	if ((r = ctf_metadata_read(p, &text, &len)))
+		return r == HCLOCK_EINVAL ? (snprintf(why, whylen, "%s", hclock_last_error()), 1) : r;
+	r = ctf_metadata_clock(text, &old, NULL, NULL);
+	if (!r)
+		r = ctf_clock_correct(&old, l, tmin, tmax, nw, err);
+	if (!r)
+		r = ctf_metadata_clock(text, &old, nw, &out);
+	if (r == HCLOCK_EINVAL) {
+		snprintf(why, whylen, "%.280s: %.300s", p, hclock_last_error());
+		free(text);
+		return 1;
+	}
+	if (!r && strncmp(out, "/* CTF", 6)) {
+		/* plain text metadata starts with its version */
+		if (!(full = malloc(strlen(out) + 16)))
+			r = err_set(HCLOCK_ENOMEM, "out of memory");
+		else
+			sprintf(full, "/* CTF 1.8 */\n%s", out);
+	}
+	if (!r)
+		r = ctf_copy_trace(dir, dst, full ? full : out, strlen(full ? full : out));
+	free(text);
+	free(out);
+	free(full);
+	return r;
+}
+
+/*
+ * outdir/HOST.ctf: the host's trace directories (as found below its input), the stream files
+ * copied byte for byte and the metadata's clock replaced so that babeltrace2 reads corrected
+ * times (ctf_clock.h). Only where the host's conversion is one line; a note says what was
+ * written or why not. Written under a temporary name, renamed into place.
+ */
+static int write_corrected_ctf(const struct trace_set *set, const struct ctf_node *c, size_t v,
+                               const char *outdir)
+{
+	const char *host = set->nodes[v].name, *in = set->nodes[v].path;
+	char tmp[4096], dst[4096], old[4096], why[600] = "";
+	struct trace_line l;
+	struct ctf_clock nw = {0, 0, 0};
+	double err = 0, e;
+	size_t inlen = strlen(in);
+	int r = 0, skip = 0;
+	struct stat st;
+
+	if (c->tmin_ns > c->tmax_ns || !c->dirs_len)
+		return 0;
+	if (!set->line || set->line(set->line_ctx, v, c->tmin_ns, c->tmax_ns, &l)) {
+		trace_note(set, "%s: no corrected CTF trace: its conversion is not one line (segments, "
+		           "or no fit); %s.csv has its packets corrected", host, host);
+		return 0;
+	}
+	if ((size_t)snprintf(dst, sizeof(dst), "%s/%s.ctf", outdir, host) >= sizeof(dst) ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.ctf.XXXXXX", outdir, host) >= sizeof(tmp))
+		return err_set(HCLOCK_EIO, "%s/%s.ctf: path too long", outdir, host);
+	if (!mkdtemp(tmp))
+		return err_set(HCLOCK_EIO, "%s: cannot create a directory there: %s", outdir,
+		               strerror(errno));
+	r = outset_mode(-1, tmp, 1);
+	for (size_t at = 0; !r && !skip && at < c->dirs_len; at += strlen(c->dirs + at) + 1) {
+		const char *d = c->dirs + at, *rel;
+		char target[4096];
+		struct ctf_clock k;
+		/* the trace's place below the input (the input itself: the top) */
+		if (!strncmp(d, in, inlen) && (d[inlen] == '/' || !d[inlen]))
+			rel = d[inlen] ? d + inlen + 1 : "";
+		else
+			rel = strrchr(d, '/') ? strrchr(d, '/') + 1 : d;
+		if (!(r = make_dirs(tmp, rel, target, sizeof(target)))) {
+			r = copy_corrected(d, target, &l, c->tmin_ns, c->tmax_ns, &k, &e, why, sizeof(why));
+			skip = r == 1;
+			if (!r) {
+				nw = k;
+				err = e > err ? e : err;
+			}
+		}
+	}
+	if (skip) {
+		rm_tree(tmp);
+		trace_note(set, "%s: no corrected CTF trace: %s; %s.csv has its packets corrected",
+		           host, why, host);
+		return 0;
+	}
+	if (!r && !lstat(dst, &st)) {
+		/* an earlier output of the same name goes, if it is one */
+		snprintf(old, sizeof(old), "%s/.%s.ctf.old.XXXXXX", outdir, host);
+		if (!S_ISDIR(st.st_mode) || list_traces(dst, 4, NULL) <= 0)
+			r = err_set(HCLOCK_EIO, "%s: exists and is no CTF trace; remove it or choose "
+			            "another --out", dst);
+		else if (!mkdtemp(old) || rename(dst, old))
+			r = err_set(HCLOCK_EIO, "%s: cannot replace it: %s", dst, strerror(errno));
+		else
+			rm_tree(old);
+	}
+	if (!r && rename(tmp, dst))
+		r = err_set(HCLOCK_EIO, "%s: cannot create: %s", dst, strerror(errno));
+	if (r) {
+		rm_tree(tmp);
+		return r;
+	}
+	trace_note(set, "%s: corrected CTF trace %s (clock freq %" PRIu64 " Hz, offset_s %" PRId64
+	           ", offset %" PRIu64 "): its event times within %.1f ns of the corrected times",
+	           host, dst, nw.freq_hz, nw.offset_s, nw.offset_cycles, err);
+	return 0;
+}
+
 static int ctf_write(const struct trace_set *set, trace_convert_fn conv, void *ctx,
                      const char *outdir)
 {
@@ -1080,6 +1286,8 @@ static int ctf_write(const struct trace_set *set, trace_convert_fn conv, void *c
 	if (ob)
 		outset_free(&os);
 	free(ob);
+	for (size_t v = 0; !r && v < set->nnodes; v++)
+		r = write_corrected_ctf(set, &((const struct ctf_set *)set->priv)->cn[v], v, outdir);
 	return r;
 }
 

@@ -37,6 +37,15 @@ struct trace_node {
 	void *priv;               /* the format's own per-node state for writing; owned by reader */
 };
 
+/* A conversion that is one line: corrected = y0_ns + y0_frac + slope * (local - x0_ns), in ns
+ * of the node's clock (local) and of the reference (corrected). */
+struct trace_line {
+	int64_t x0_ns;       /* local time the line is anchored at, ns */
+	int64_t y0_ns;       /* corrected time there, whole ns ... */
+	long double y0_frac; /* ... plus this fraction, ns */
+	long double slope;   /* d corrected / d local (dimensionless, ~1) */
+};
+
 struct trace_set {
 	const struct trace_format *fmt; /* who read it, who writes it */
 	struct trace_node *nodes;
@@ -51,6 +60,10 @@ struct trace_set {
 	void (*warn)(void *ctx, const char *line);
 	void (*note)(void *ctx, const char *line);
 	void *warn_ctx;
+	/* a node's conversion as one line (trace_line_fn below), with line_ctx: set by the engine
+	 * before write, for writers that rewrite a clock's parameters instead of each time */
+	int (*line)(void *ctx, size_t node, int64_t x0_ns, int64_t x1_ns, struct trace_line *l);
+	void *line_ctx;
 };
 
 /*
@@ -58,6 +71,13 @@ struct trace_set {
  * engine to the writers. Must be monotonic non-decreasing in t for a valid alignment.
  */
 typedef int64_t (*trace_convert_fn)(void *ctx, size_t node, int64_t local_ns);
+
+/*
+ * set->line(set->line_ctx, node, x0_ns, x1_ns, &l): node's conversion as one line anchored at
+ * x0_ns (the slope measured over [x0_ns, x1_ns], the range of times the writer cares about);
+ * 0, or -1 when it is no line (piecewise segments, no fit). Exact to long double precision:
+ * the rounded conversion (trace_convert_fn) differs from it by at most 1/2 ns.
+ */
 
 /*
  * Errors: readers and writers return 0, or a negative HCLOCK_E* code (hclock_api.h) with one

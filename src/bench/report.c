@@ -55,18 +55,25 @@ void report_table(FILE *f, const struct bench_report *r)
 		fprintf(f, ", aligned to %zu", r->align);
 	if (r->datatype)
 		fprintf(f, ", reductions %s on %s", r->reduce_op, r->datatype);
+	if (r->sweep)
+		fprintf(f, ", process counts placed %s", r->placement);
 	fputc('\n', f);
 	fprintf(f, "latency = last exit - common start (%s) or - first entry (%s), global "
 	        "clock; osu = mean of local times; us\n", r->common_schemes, r->local_schemes);
-	fprintf(f, "%-9s %-22s %9s %8s %7s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "scheme", "op",
-	        "size", "valid", "invalid", "median", "ci95_lo", "ci95_hi", "mean", "min", "p90",
-	        "p99", "std", "osu_mean");
+	fprintf(f, "%-9s %-22s ", "scheme", "op");
+	if (r->sweep)
+		fprintf(f, "%6s %5s ", "procs", "nodes");
+	fprintf(f, "%9s %8s %7s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "size", "valid", "invalid",
+	        "median", "ci95_lo", "ci95_hi", "mean", "min", "p90", "p99", "std", "osu_mean");
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct bench_row *w = &r->rows[i];
 		const struct stats_summary *s = &w->st;
 		double ci_lo = s->ci_ok ? s->ci_lo : NAN, ci_hi = s->ci_ok ? s->ci_hi : NAN;
-		fprintf(f, "%-9s %-22s %9zu %8zu %7zu %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f "
-		        "%9.3f\n", w->scheme, w->op, w->size, w->valid, w->invalid,
+		fprintf(f, "%-9s %-22s ", w->scheme, w->op);
+		if (r->sweep)
+			fprintf(f, "%6d %5d ", w->nprocs, w->nodes);
+		fprintf(f, "%9zu %8zu %7zu %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f "
+		        "%9.3f\n", w->size, w->valid, w->invalid,
 		        usec(w, s->median), usec(w, ci_lo), usec(w, ci_hi), usec(w, s->mean),
 		        usec(w, s->min), usec(w, s->p90), usec(w, s->p99), usec(w, s->std),
 		        usec(w, w->osu_mean_ns));
@@ -76,7 +83,8 @@ void report_table(FILE *f, const struct bench_report *r)
 void report_csv(FILE *f, const struct bench_report *r)
 {
 	fprintf(f, "scheme,op,size,valid,invalid,mean_s,median_s,min_s,max_s,p90_s,p99_s,std_s,"
-	        "ci95_median_lo_s,ci95_median_hi_s,osu_mean_s,duration_s,slack_s,window_s\n");
+	        "ci95_median_lo_s,ci95_median_hi_s,osu_mean_s,duration_s,slack_s,window_s,nprocs,"
+	        "nodes\n");
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct bench_row *w = &r->rows[i];
 		const struct stats_summary *s = &w->st;
@@ -92,7 +100,7 @@ void report_csv(FILE *f, const struct bench_report *r)
 			else
 				fputs(",", f);
 		}
-		fputc('\n', f);
+		fprintf(f, ",%d,%d\n", w->nprocs, w->nodes);
 	}
 }
 
@@ -122,6 +130,8 @@ void report_json(FILE *f, const struct bench_report *r)
 		fputs(",\"reduce_op\":", f);
 		json_str(f, r->reduce_op);
 	}
+	fprintf(f, ",\"sweep\":%s,\"placement\":", r->sweep ? "true" : "false");
+	json_str(f, r->placement);
 	fputs(",\"results\":[", f);
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct bench_row *w = &r->rows[i];
@@ -151,7 +161,7 @@ void report_json(FILE *f, const struct bench_report *r)
 		json_num(f, (double)w->slack_ns * 1e-9);
 		fputs(",\"window_s\":", f);
 		json_num(f, (double)w->window_ns * 1e-9);
-		fputc('}', f);
+		fprintf(f, ",\"nprocs\":%d,\"nodes\":%d}", w->nprocs, w->nodes);
 	}
 	fputs("]}\n", f);
 }
@@ -218,9 +228,11 @@ struct axes {
 	double y0, y1; /* log10 latency in us */
 };
 
-static double xpos(const struct axes *a, size_t size)
+static double xval(const struct bench_report *r, const struct bench_row *w);
+
+static double xpos(const struct axes *a, const struct bench_report *r, const struct bench_row *w)
 {
-	double lx = size ? log2((double)size) : a->x0;
+	double lx = r->sweep || w->size ? xval(r, w) : a->x0;
 	return ML + (lx - a->x0) / (a->x1 - a->x0) * (W - ML - MR);
 }
 
@@ -257,18 +269,29 @@ static void xml_text(FILE *f, const char *s)
 	}
 }
 
-/* rows of series k: the k-th distinct (scheme, op) pair in order of appearance */
-static int same_series(const struct bench_row *a, const struct bench_row *b)
+/* rows of series k: the k-th distinct (scheme, op) pair in order of appearance; in a sweep
+ * (scheme, op, size) */
+static int same_series(const struct bench_report *r, const struct bench_row *a,
+                       const struct bench_row *b)
 {
-	return !strcmp(a->scheme, b->scheme) && !strcmp(a->op, b->op);
+	return !strcmp(a->scheme, b->scheme) && !strcmp(a->op, b->op) &&
+	       (!r->sweep || a->size == b->size);
 }
 
 static int first_of_series(const struct bench_report *r, size_t i)
 {
 	for (size_t j = 0; j < i; j++)
-		if (same_series(&r->rows[j], &r->rows[i]))
+		if (same_series(r, &r->rows[j], &r->rows[i]))
 			return 0;
 	return 1;
+}
+
+/* the x of a row: log2 of its size (0 for none), or in a sweep of its process count */
+static double xval(const struct bench_report *r, const struct bench_row *w)
+{
+	if (r->sweep)
+		return log2((double)(w->nprocs > 0 ? w->nprocs : 1));
+	return w->size ? log2((double)w->size) : 0;
 }
 
 int report_svg(const char *path, const struct bench_report *r)
@@ -281,7 +304,7 @@ int report_svg(const char *path, const struct bench_report *r)
 		const struct bench_row *w = &r->rows[i];
 		if (!w->have_stats)
 			continue;
-		double lx = w->size ? log2((double)w->size) : 0;
+		double lx = xval(r, w);
 		double lo = w->st.ci_ok ? w->st.ci_lo : w->st.median;
 		double hi = w->st.ci_ok ? w->st.ci_hi : w->st.median;
 		if (lo <= 0)
@@ -321,15 +344,18 @@ int report_svg(const char *path, const struct bench_report *r)
 	for (int e = (int)ceil(a.x0); e <= (int)floor(a.x1); e += step > 0 ? step : 1) {
 		char lab[32];
 		double x = ML + (e - a.x0) / (a.x1 - a.x0) * (W - ML - MR);
-		size_label(lab, sizeof(lab), e);
+		if (r->sweep)
+			snprintf(lab, sizeof(lab), "%g", exp2(e));
+		else
+			size_label(lab, sizeof(lab), e);
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n"
 		        "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", x, MT, x, H - MB,
 		        x, H - MB + 16, lab);
 	}
 	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
 	        "stroke=\"black\"/>\n", ML, MT, W - ML - MR, H - MT - MB);
-	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">message size (bytes)</text>\n",
-	        (ML + W - MR) / 2, H - 18);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+	        (ML + W - MR) / 2, H - 18, r->sweep ? "processes" : "message size (bytes)");
 	fprintf(f, "<text transform=\"translate(22,%d) rotate(-90)\" text-anchor=\"middle\">"
 	        "latency (last exit - start)</text>\n", (MT + H - MB) / 2);
 
@@ -342,28 +368,28 @@ int report_svg(const char *path, const struct bench_report *r)
 		fprintf(f, "<polygon fill=\"%s\" fill-opacity=\"0.2\" stroke=\"none\" points=\"", c);
 		for (size_t j = i; j < r->nrows; j++) {
 			const struct bench_row *w = &r->rows[j];
-			if (same_series(w, &r->rows[i]) && w->have_stats)
-				fprintf(f, "%.1f,%.1f ", xpos(&a, w->size),
+			if (same_series(r, w, &r->rows[i]) && w->have_stats)
+				fprintf(f, "%.1f,%.1f ", xpos(&a, r, w),
 				        ypos(&a, fmax(w->st.ci_ok ? w->st.ci_hi : w->st.median, 1)));
 		}
 		for (size_t j = r->nrows; j-- > i;) {
 			const struct bench_row *w = &r->rows[j];
-			if (same_series(w, &r->rows[i]) && w->have_stats)
-				fprintf(f, "%.1f,%.1f ", xpos(&a, w->size),
+			if (same_series(r, w, &r->rows[i]) && w->have_stats)
+				fprintf(f, "%.1f,%.1f ", xpos(&a, r, w),
 				        ypos(&a, fmax(w->st.ci_ok ? w->st.ci_lo : w->st.median, 1)));
 		}
 		fprintf(f, "\"/>\n<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", c);
 		for (size_t j = i; j < r->nrows; j++) {
 			const struct bench_row *w = &r->rows[j];
-			if (same_series(w, &r->rows[i]) && w->have_stats)
-				fprintf(f, "%.1f,%.1f ", xpos(&a, w->size), ypos(&a, fmax(w->st.median, 1)));
+			if (same_series(r, w, &r->rows[i]) && w->have_stats)
+				fprintf(f, "%.1f,%.1f ", xpos(&a, r, w), ypos(&a, fmax(w->st.median, 1)));
 		}
 		fputs("\"/>\n", f);
 		for (size_t j = i; j < r->nrows; j++) {
 			const struct bench_row *w = &r->rows[j];
-			if (same_series(w, &r->rows[i]) && w->have_stats)
+			if (same_series(r, w, &r->rows[i]) && w->have_stats)
 				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
-				        xpos(&a, w->size), ypos(&a, fmax(w->st.median, 1)), c);
+				        xpos(&a, r, w), ypos(&a, fmax(w->st.median, 1)), c);
 		}
 		int ly = MT + 10 + 20 * k;
 		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" "
@@ -372,6 +398,11 @@ int report_svg(const char *path, const struct bench_report *r)
 		xml_text(f, r->rows[i].scheme);
 		fputc(' ', f);
 		xml_text(f, r->rows[i].op);
+		if (r->sweep) {
+			char lab[32];
+			size_label(lab, sizeof(lab), r->rows[i].size ? log2((double)r->rows[i].size) : 0);
+			fprintf(f, " %s", r->rows[i].size ? lab : "");
+		}
 		fputs("</text>\n", f);
 		k++;
 	}

@@ -1,6 +1,6 @@
 /*
  * report.h - hclock bench's output: table, CSV, JSON and an SVG plot of latency against
- * message size. No MPI here: rows are plain numbers gathered by the MPI layer.
+ * message size (or process count). No MPI here: rows are plain numbers gathered by the MPI layer.
  */
 #ifndef HCLOCK_BENCH_REPORT_H
 #define HCLOCK_BENCH_REPORT_H
@@ -22,6 +22,8 @@ struct bench_row {
 	double duration_s;    /* wall time of the measurement, s */
 	int64_t slack_ns;     /* start slack, ns (window, roundtime) */
 	int64_t window_ns;    /* final window, ns (window) */
+	int nprocs;           /* processes measured on (all of them without a sweep) */
+	int nodes;            /* nodes they span */
 };
 
 struct bench_report {
@@ -42,6 +44,8 @@ struct bench_report {
 	size_t buffer_bytes;  /* rotate: bytes the sets cover; offcache: bytes written */
 	size_t align;         /* buffer alignment, bytes (0: malloc's) */
 	const char *datatype, *reduce_op; /* of the reductions: "int32", "sum", ... */
+	int sweep;            /* rows at several process counts (--nprocs, --subsets) */
+	const char *placement; /* of the sweep's processes: "packed", "spread" */
 	const struct bench_row *rows;
 	size_t nrows;
 };
@@ -49,7 +53,8 @@ struct bench_report {
 void report_table(FILE *f, const struct bench_report *r);
 void report_csv(FILE *f, const struct bench_report *r);
 void report_json(FILE *f, const struct bench_report *r);
-/* Latency (median with its 95% CI band) against size, one line per scheme and op.
+/* Latency (median with its 95% CI band) against size, one line per scheme and op; in a
+ * sweep, against the process count, one line per scheme, op and size.
  * Returns 0, or HCLOCK_EIO when the file cannot be written. */
 int report_svg(const char *path, const struct bench_report *r);
 

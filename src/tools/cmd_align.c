@@ -265,7 +265,7 @@ static void out_discard(struct outpath *o)
 }
 
 /* the outputs: nothing appears under its final name until everything is complete */
-static int write_outputs(struct args *g, hclock_align *a, size_t *warned)
+static int write_outputs(struct args *g, hclock_align *a, size_t *warned, size_t noted)
 {
 	char err[1024] = "";
 	int r;
@@ -275,6 +275,7 @@ static int write_outputs(struct args *g, hclock_align *a, size_t *warned)
 	if (g->plot.path && out_prepare(&g->plot, a, hclock_align_plot_svg))
 		return 1;
 	r = hclock_align_write(a, g->outdir, err, sizeof(err));
+	print_lines(hclock_align_notes(a) + noted, ""); /* what the writer said */
 	print_warnings(a, warned);
 	if (r)
 		return fail(r, err);
@@ -286,18 +287,19 @@ static int run(struct args *g)
 {
 	hclock_align *a = NULL;
 	char err[1024] = "";
-	size_t warned = 0;
+	size_t warned = 0, noted = 0;
 	int r = hclock_align_open(g->inputs, g->nin, &a, err, sizeof(err));
 
 	if (!r) {
 		print_lines(hclock_align_notes(a), "");
+		noted = strlen(hclock_align_notes(a));
 		r = hclock_align_run(a, &g->o, err, sizeof(err));
 	}
 	if (r) {
 		r = fail(r, err);
 	} else {
 		print_warnings(a, &warned);
-		r = write_outputs(g, a, &warned);
+		r = write_outputs(g, a, &warned, noted);
 	}
 	if (!r && (hclock_align_report(a, stdout, g->json) || fflush(stdout))) {
 		fprintf(stderr, "hclock align: cannot write the report\n");

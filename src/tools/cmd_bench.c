@@ -16,6 +16,7 @@
 #include "bench/report.h"
 #include "bench/scheme.h"
 #include "bench/sizes.h"
+#include "bench/subsets.h"
 #include "tools/cmd.h"
 #include "tools/mpitool.h"
 #include "transport/comm.h"
@@ -71,6 +72,13 @@ static void usage(FILE *f)
 	        "  --root-shift       move the root to the next rank after every call (as IMB's\n"
 	        "                     -root_shift)\n"
 	        "  --validate         check each operation's result once per size first\n"
+	        "  --nprocs LIST      also measure on the first P processes for each P of LIST\n"
+	        "                     (e.g. 2,4,8; each from 1 to the processes started), the\n"
+	        "                     others waiting\n"
+	        "  --subsets          the same for P = 2, 4, 8, ... below the processes started\n"
+	        "                     and all of them (as IMB's -npmin 2)\n"
+	        "  --placement PL     which processes make the first P: packed (default: node by\n"
+	        "                     node) or spread (round robin over the nodes)\n"
 	        "  --order ORDER      sequential, shuffled or interleaved[=N] (default\n"
 	        "                     interleaved: N = %d passes over all measurements, each with\n"
 	        "                     1/N of the time slice, in a new random order)\n"
@@ -94,6 +102,9 @@ struct opts {
 	long max_reps, warmup, root;
 	double rse, slack_factor;
 	int in_place, validate, root_shift, quick;
+	const char *nprocs;          /* --nprocs LIST, NULL */
+	int subsets;                 /* --subsets */
+	enum bench_placement placement;
 	int slice_set, max_reps_set; /* given explicitly (--quick leaves them) */
 	struct bench_order order;
 	long seed;                   /* -1: drawn by rank 0 */
@@ -167,6 +178,11 @@ static const char *bench_opt(int c, const char *arg, void *ctx)
 		return bad ? "--align needs a power of two from 8 to 1M, e.g. 64 or 4K" : NULL;
 	}
 	case 'Q': o->quick = 1; return NULL;
+	case 'N': o->nprocs = arg; return NULL;
+	case 'U': o->subsets = 1; return NULL;
+	case 'L':
+		return bench_placement_parse(arg, &o->placement)
+		       ? "--placement needs packed or spread" : NULL;
 	case 'D':
 		o->buf.type = bench_dtype_find(arg);
 		return o->buf.type ? NULL : "--datatype needs one of int32, int64, float, double, vec";
@@ -219,7 +235,9 @@ static const char *parse(int argc, char **argv, const struct mpitool *t, struct 
 		{"order", required_argument, 0, 'O'},      {"seed", required_argument, 0, 'S'},
 		{"quick", no_argument, 0, 'Q'},            {"buffers", required_argument, 0, 'F'},
 		{"align", required_argument, 0, 'A'},      {"datatype", required_argument, 0, 'D'},
-		{"reduce-op", required_argument, 0, 'X'},  {0, 0, 0, 0},
+		{"reduce-op", required_argument, 0, 'X'},  {"nprocs", required_argument, 0, 'N'},
+		{"subsets", no_argument, 0, 'U'},          {"placement", required_argument, 0, 'L'},
+		{0, 0, 0, 0},
 	};
 	return mpitool_parse(argc, argv, t, longopts, &o->common, bench_opt, o, buf, len);
 }
@@ -229,6 +247,7 @@ struct raw_ctx {
 	const char *scheme, *op;
 	size_t size;
 	size_t first_rep; /* repetitions of the job's earlier passes */
+	int nprocs;       /* a sweep: the processes measured on (the column nprocs), else 0 */
 };
 
 static void raw_row(void *arg, int rank, size_t rep, int64_t common_ns, int64_t start_ns,
@@ -239,14 +258,18 @@ static void raw_row(void *arg, int rank, size_t rep, int64_t common_ns, int64_t 
 	        valid);
 	if (common_ns != BENCH_NO_COMMON)
 		fprintf(c->f, "%lld", (long long)common_ns);
-	fprintf(c->f, ",%lld,%lld\n", (long long)start_ns, (long long)end_ns);
+	fprintf(c->f, ",%lld,%lld", (long long)start_ns, (long long)end_ns);
+	if (c->nprocs)
+		fprintf(c->f, ",%d", c->nprocs);
+	fputc('\n', c->f);
 }
 
-/* Collective: agree on rc (every rank gets the first failing rank's code and line,
- * "rank R: ...", transport/comm.h); on a failure rank 0 prints "what: " and that line. */
-static int agree_line(struct mpitool *t, int rc, const char *what)
+/* Collective over comm: agree on rc (every rank gets the first failing rank's code and line,
+ * "rank R: ...", transport/comm.h); on a failure world rank 0 (rank 0 of every measurement
+ * communicator) prints "what: " and that line. */
+static int agree_on(struct mpitool *t, MPI_Comm comm, int rc, const char *what)
 {
-	if ((rc = comm_agree(MPI_COMM_WORLD, rc)))
+	if ((rc = comm_agree(comm, rc)))
 		mpitool_error(t, "%s%s%s", what, what[0] ? ": " : "", hclock_last_error());
 	return rc;
 }
@@ -258,6 +281,8 @@ struct plan {
 	const struct bench_op *ops[MAX_LIST];
 	int nschemes, nops;
 	size_t *sizes, nsizes;
+	int *counts, ncounts; /* process counts measured on (one: all, without a sweep) */
+	int sweep;            /* --nprocs or --subsets */
 };
 
 static void free_plan(struct plan *pl)
@@ -265,6 +290,7 @@ static void free_plan(struct plan *pl)
 	for (int i = 0; i < pl->nschemes; i++)
 		bench_scheme_free(pl->schemes[i]);
 	free(pl->sizes);
+	free(pl->counts);
 }
 
 /* The operations of list into pl: 0, or -1 with the error line in buf. */
@@ -314,8 +340,22 @@ static const char *make_plan(const struct opts *o, int nprocs, struct plan *pl, 
 		         "%s", bench_rop_name(o->buf.rop), o->buf.type->name);
 		return buf;
 	}
-	if (o->root >= nprocs) {
-		snprintf(buf, len, "--root %ld is not a rank of the %d processes", o->root, nprocs);
+	if (o->nprocs && o->subsets) {
+		snprintf(buf, len, "--nprocs and --subsets both give the process counts; give one");
+		return buf;
+	}
+	pl->sweep = o->nprocs || o->subsets;
+	if (!pl->sweep && (pl->counts = malloc(sizeof(int)))) {
+		pl->counts[0] = nprocs;
+		pl->ncounts = 1;
+	} else if (!pl->sweep || bench_counts_parse(o->nprocs, nprocs, &pl->counts,
+	                                              &pl->ncounts)) {
+		snprintf(buf, len, "%s", pl->sweep ? hclock_last_error() : "out of memory");
+		return buf;
+	}
+	if (o->root >= pl->counts[0]) {
+		snprintf(buf, len, "--root %ld is not a rank of the %d processes%s", o->root,
+		         pl->counts[0], pl->sweep ? " of the smallest count" : "");
 		return buf;
 	}
 	return NULL;
@@ -368,6 +408,7 @@ static const char *read_input(struct mpitool *t, int argc, char **argv, struct o
 /* One (scheme, op, size) and, on rank 0, its merged passes. */
 struct job {
 	int si, oi;
+	int ci;          /* the process count: plan counts[ci], run subsets[ci] */
 	size_t zi;
 	size_t nreps;    /* repetitions recorded over the passes (every rank) */
 	size_t nvalid;
@@ -381,11 +422,13 @@ struct run {
 	struct mpitool *t;
 	const struct opts *o;
 	const struct plan *pl;
-	struct bench_params p; /* p.comm: the measurement communicator (bench_comm_create) */
+	struct bench_params p; /* p.comm: the measurement communicator of the job measured */
+	struct bench_subset *sub; /* per process count of the plan: its communicator */
 	uint64_t seed;          /* of the shuffled orders (agreed) */
 	FILE *raw;             /* rank 0, --raw */
 	struct job *jobs;      /* in the plan's order: scheme, op, size */
 	size_t njobs;
+	int64_t *bcast_ns;     /* per process count: its MPI_Bcast latency, ns */
 	struct bench_row *rows; /* rank 0: the results, in the plan's order */
 	size_t nrows;
 };
@@ -397,6 +440,8 @@ static void add_row(struct run *r, const struct job *j)
 	w->scheme = bench_scheme_spec(r->pl->schemes[j->si]);
 	w->op = r->pl->ops[j->oi]->name;
 	w->size = (r->pl->ops[j->oi]->flags & OP_NOSIZE) ? 0 : r->pl->sizes[j->zi];
+	w->nprocs = r->pl->counts[j->ci];
+	w->nodes = r->sub[j->ci].nodes;
 	w->valid = j->nvalid;
 	w->invalid = j->nreps - j->nvalid;
 	w->have_stats = j->nvalid > 0 && !stats_summarize(j->lat_ns, j->nvalid, &w->st);
@@ -413,7 +458,8 @@ static int gather_one(struct run *r, struct job *j, const struct bench_buf *b,
 {
 	struct bench_result res;
 	const char *scheme = bench_scheme_spec(r->pl->schemes[j->si]);
-	int rc = agree_line(r->t, bench_collect(r->p.comm, s, &res), "collecting the repetitions");
+	int rc = agree_on(r->t, r->p.comm, bench_collect(r->p.comm, s, &res),
+	                  "collecting the repetitions");
 	if (rc)
 		return rc;
 	if (r->t->rank == 0 && res.nvalid) {
@@ -426,7 +472,7 @@ static int gather_one(struct run *r, struct job *j, const struct bench_buf *b,
 		j->lat_ns = l ? l : j->lat_ns;
 		j->osu_sum += res.osu_mean_ns * (double)res.nvalid;
 	}
-	if ((rc = agree_line(r->t, rc, "collecting the repetitions"))) {
+	if ((rc = agree_on(r->t, r->p.comm, rc, "collecting the repetitions"))) {
 		bench_result_free(&res);
 		return rc;
 	}
@@ -438,8 +484,10 @@ static int gather_one(struct run *r, struct job *j, const struct bench_buf *b,
 	j->window_ns = s->window_ns;
 	bench_result_free(&res);
 	if (r->o->raw) {
-		struct raw_ctx ctx = {r->raw, scheme, b->op->name, b->bytes, first};
-		rc = agree_line(r->t, bench_collect_raw(r->p.comm, s, raw_row, &ctx), "--raw");
+		struct raw_ctx ctx = {r->raw, scheme, b->op->name, b->bytes, first,
+		                      r->pl->sweep ? r->pl->counts[j->ci] : 0};
+		rc = agree_on(r->t, r->p.comm, bench_collect_raw(r->p.comm, s, raw_row, &ctx),
+		              "--raw");
 	}
 	return rc;
 }
@@ -456,10 +504,10 @@ static int measure_one(struct run *r, struct job *j)
 	/* with --root-shift, --validate checks every root the measurement will use */
 	int nroots = b.root_shift ? b.nprocs : 1;
 	b.root_shift = 0;
-	rc = agree_line(r->t, rc, "");
+	rc = agree_on(r->t, r->p.comm, rc, "");
 	for (int k = 0; !rc && r->o->validate && k < nroots; k++) {
 		b.root = (int)((r->o->root + k) % b.nprocs);
-		rc = agree_line(r->t, bench_op_validate(&b), "--validate");
+		rc = agree_on(r->t, r->p.comm, bench_op_validate(&b), "--validate");
 	}
 	if (rc) {
 		bench_buf_free(&b);
@@ -473,7 +521,7 @@ static int measure_one(struct run *r, struct job *j)
 	double dur = (double)(real_now_ns() - t0) * 1e-9;
 	snprintf(what, sizeof(what), "%s of %s at %zu bytes", bench_scheme_spec(sc), op->name,
 	         b.bytes);
-	if (!(rc = agree_line(r->t, rc, what)))
+	if (!(rc = agree_on(r->t, r->p.comm, rc, what)))
 		rc = gather_one(r, j, &b, &s, dur);
 	bench_series_free(&s);
 	bench_buf_free(&b);
@@ -484,17 +532,19 @@ static int measure_one(struct run *r, struct job *j)
 static int make_jobs(struct run *r)
 {
 	const struct plan *pl = r->pl;
-	r->jobs = calloc((size_t)pl->nschemes * (size_t)pl->nops * pl->nsizes + 1,
-	                 sizeof(*r->jobs));
+	r->jobs = calloc((size_t)pl->nschemes * (size_t)pl->nops * (size_t)pl->ncounts *
+	                 pl->nsizes + 1, sizeof(*r->jobs));
 	if (!r->jobs)
 		return err_set(HCLOCK_ENOMEM, "out of memory for the measurements");
 	for (int si = 0; si < pl->nschemes; si++)
 		for (int oi = 0; oi < pl->nops; oi++)
-			for (size_t zi = 0; zi < pl->nsizes; zi++) {
-				if ((pl->ops[oi]->flags & OP_NOSIZE) && zi > 0)
-					break;
-				r->jobs[r->njobs++] = (struct job){.si = si, .oi = oi, .zi = zi};
-			}
+			for (int ci = 0; ci < pl->ncounts; ci++)
+				for (size_t zi = 0; zi < pl->nsizes; zi++) {
+					if ((pl->ops[oi]->flags & OP_NOSIZE) && zi > 0)
+						break;
+					r->jobs[r->njobs++] = (struct job){.si = si, .oi = oi, .ci = ci,
+					                                   .zi = zi};
+				}
 	return 0;
 }
 
@@ -509,15 +559,24 @@ static int measure_all(struct run *r)
 		rc = err_set(HCLOCK_ENOMEM, "out of memory for the measurements");
 	if (!rc && r->t->rank == 0 && !(r->rows = calloc(r->njobs + 1, sizeof(*r->rows))))
 		rc = err_set(HCLOCK_ENOMEM, "out of memory for %zu results", r->njobs);
-	rc = agree_line(r->t, rc, "");
+	rc = agree_on(r->t, MPI_COMM_WORLD, rc, "");
 	/* each pass gets its share of the slice and of --max-reps */
 	r->p.time_slice_ns = r->o->slice_ns / ord->passes;
 	if (r->o->max_reps)
 		r->p.max_reps = (r->o->max_reps + ord->passes - 1) / ord->passes;
 	for (int pass = 0; !rc && pass < ord->passes; pass++) {
 		bench_order_pass(ord, r->seed, pass, idx, r->njobs);
-		for (size_t k = 0; !rc && k < r->njobs; k++)
-			rc = measure_one(r, &r->jobs[idx[k]]);
+		for (size_t k = 0; !rc && k < r->njobs; k++) {
+			const struct bench_subset *ss = &r->sub[r->jobs[idx[k]].ci];
+			int member = ss->comm != MPI_COMM_NULL;
+			r->p.comm = ss->comm;
+			r->p.bcast_lat_ns = r->bcast_ns[r->jobs[idx[k]].ci];
+			if (member)
+				rc = measure_one(r, &r->jobs[idx[k]]);
+			/* a sweep: the processes outside the subset wait for its members */
+			if (r->pl->sweep)
+				rc = bench_subsets_join(MPI_COMM_WORLD, rc, member);
+		}
 	}
 	for (size_t k = 0; !rc && r->t->rank == 0 && k < r->njobs; k++)
 		add_row(r, &r->jobs[k]);
@@ -551,10 +610,25 @@ static int run(struct run *r, hclock_sync *sync)
 		.max_reps = r->o->max_reps, .warmup = r->o->warmup, .rse = r->o->rse,
 		.slack_factor = r->o->slack_factor, .min_slack_ns = BENCH_MIN_SLACK_NS,
 	};
-	rc = agree_line(r->t, bench_comm_create(MPI_COMM_WORLD, &r->p.comm), "");
+	int nc = r->pl->ncounts;
+	r->sub = calloc((size_t)nc, sizeof(*r->sub));
+	r->bcast_ns = calloc((size_t)nc, sizeof(*r->bcast_ns));
+	rc = agree_on(r->t, MPI_COMM_WORLD, r->sub && r->bcast_ns ? 0 :
+	              err_set(HCLOCK_ENOMEM, "out of memory"), "");
 	if (!rc)
-		rc = agree_line(r->t, bench_bcast_latency(r->p.comm, g, 31, &r->p.bcast_lat_ns),
-		                "measuring the MPI_Bcast latency");
+		rc = agree_on(r->t, MPI_COMM_WORLD, bench_subsets_create(MPI_COMM_WORLD,
+		              r->t->base, r->o->placement, r->pl->counts, nc,
+		              r->sub), "");
+	/* the MPI_Bcast latency of each process count, which the start slack is made of */
+	for (int i = 0; !rc && i < nc; i++) {
+		int member = r->sub[i].comm != MPI_COMM_NULL;
+		if (member)
+			rc = agree_on(r->t, r->sub[i].comm, bench_bcast_latency(r->sub[i].comm, g, 31,
+			              &r->bcast_ns[i]), "measuring the MPI_Bcast latency");
+		if (r->pl->sweep)
+			rc = bench_subsets_join(MPI_COMM_WORLD, rc, member);
+	}
+	r->p.bcast_lat_ns = rc ? 0 : r->bcast_ns[nc - 1];
 	r->seed = agree_seed(r->o);
 	if (!rc)
 		rc = measure_all(r);
@@ -564,8 +638,12 @@ static int run(struct run *r, hclock_sync *sync)
 	rc = rc ? rc : src;
 	struct mpitool_cont cs;
 	mpitool_cont_report(r->t, sync, &cs); /* a clock whose exchanges failed: one line */
-	if (r->p.comm != MPI_COMM_NULL)
-		MPI_Comm_free(&r->p.comm);
+	if (r->sub)
+		bench_subsets_free(r->sub, nc);
+	free(r->sub);
+	r->sub = NULL;
+	r->p.comm = MPI_COMM_NULL;
+	r->p.bcast_lat_ns = r->bcast_ns ? r->bcast_ns[nc - 1] : 0;
 	hclock_clock_free(g);
 	r->p.clk = NULL;
 	return rc;
@@ -590,6 +668,7 @@ static int report(const struct run *r, hclock_sync *sync)
 		.buffer_bytes = o->buf.mode_bytes, .align = o->buf.align,
 		.datatype = o->buf.type ? o->buf.type->name : "int32",
 		.reduce_op = bench_rop_name(o->buf.rop),
+		.sweep = r->pl->sweep, .placement = bench_placement_name(o->placement),
 	};
 	if (o->common.fmt == FMT_JSON)
 		report_json(stdout, &rep);
@@ -615,7 +694,8 @@ static int open_raw(struct run *r)
 		return rc;
 	}
 	if (r->raw)
-		fprintf(r->raw, "scheme,op,size,rep,rank,valid,common_start_ns,start_ns,end_ns\n");
+		fprintf(r->raw, "scheme,op,size,rep,rank,valid,common_start_ns,start_ns,end_ns%s\n",
+		        r->pl->sweep ? ",nprocs" : "");
 	return 0;
 }
 
@@ -666,6 +746,7 @@ int cmd_bench(int argc, char **argv)
 	int crc = close_raw(&r);
 	rc = mpitool_agree(&t, rc ? rc : crc);
 	free(r.rows);
+	free(r.bcast_ns);
 	for (size_t k = 0; k < r.njobs; k++)
 		free(r.jobs[k].lat_ns);
 	free(r.jobs);

@@ -18,14 +18,20 @@
  * messages, by theirs, in a second table (MPI_Mrecv/Imrecv do not name the communicator).
  * Open addressing with linear probing and backward-shift deletion, one mutex for both tables
  * (programs calling MPI from several threads). A handle may be there twice: MPI may hand a
- * just-freed handle out again before the thread that completed it has looked it up; the
- * older entry is found first. `work` counts what a completion call looks for: when zero, the
+ * just-freed handle out again (to any thread) before the thread that completed it has looked
+ * it up. A lookup takes the oldest entry of the handle that the calling thread made, else the
+ * oldest of all: a thread completing its own requests always finds its own (with 4 threads
+ * each completing its receives, the older-first rule alone gave another thread's
+ * communicator to 15 % of the receives); only a request completed by another thread than the
+ * one that started it, while its handle is in use twice, may still be taken for the other
+ * one. `work` counts what a completion call looks for: when zero, the
  * Wait and Test families skip their bookkeeping (no copy of the handles, no lock).
  */
 struct rq {
 	uint64_t key;          /* the handle's bytes */
 	uint8_t kind;          /* enum rq_kind */
 	uint8_t active;        /* RQ_PRECV: started, not completed yet */
+	uintptr_t thread;      /* the thread that added it (the address of its rq_me) */
 	MPI_Comm comm;         /* RQ_RECV, RQ_PRECV, RQ_MSG: the source's world rank is resolved
 	                          at completion, from the status */
 	MPI_Datatype type;     /* RQ_RECV, RQ_PRECV: the count is read from the status with it */
@@ -66,15 +72,25 @@ static size_t home(const struct rtab *t, uint64_t k)
 	return (size_t)k & (t->cap - 1);
 }
 
-/* the first entry of key k (probe order: the oldest), SIZE_MAX none */
+/* a per-thread variable: its address tells the threads apart */
+static __thread char rq_me;
+#define ME ((uintptr_t)&rq_me)
+
+/* the first entry of key k (probe order: the oldest) that this thread added, else the first
+ * of any thread; SIZE_MAX none */
 static size_t tab_find(const struct rtab *t, uint64_t k)
 {
+	size_t any = SIZE_MAX;
 	if (!t->n)
 		return SIZE_MAX;
 	for (size_t i = home(t, k); t->e[i].kind != RQ_FREE; i = (i + 1) & (t->cap - 1))
-		if (t->e[i].key == k)
-			return i;
-	return SIZE_MAX;
+		if (t->e[i].key == k) {
+			if (t->e[i].thread == ME)
+				return i;
+			if (any == SIZE_MAX)
+				any = i;
+		}
+	return any;
 }
 
 static void put(struct rtab *t, const struct rq *x)
@@ -150,7 +166,8 @@ static void inc(atomic_size_t *a, int d)
 void rq_add(MPI_Request req, enum rq_kind kind, MPI_Comm comm, MPI_Datatype type,
                    const struct rec *rec)
 {
-	struct rq x = {.key = KEY(req), .kind = (uint8_t)kind, .comm = comm, .type = type};
+	struct rq x = {.key = KEY(req), .kind = (uint8_t)kind, .comm = comm, .type = type,
+	               .thread = ME};
 	if (rec)
 		x.rec = *rec;
 	pthread_mutex_lock(&R.mu);
@@ -272,7 +289,7 @@ void rq_msg_add(MPI_Message msg, MPI_Comm comm)
 {
 	if (msg == MPI_MESSAGE_NULL || msg == MPI_MESSAGE_NO_PROC)
 		return;
-	struct rq x = {.key = KEY(msg), .kind = RQ_MSG, .comm = comm};
+	struct rq x = {.key = KEY(msg), .kind = RQ_MSG, .comm = comm, .thread = ME};
 	pthread_mutex_lock(&R.mu);
 	tab_add(&R.msg, &x);
 	pthread_mutex_unlock(&R.mu);

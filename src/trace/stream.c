@@ -463,7 +463,9 @@ static void message(struct trace_stream *s, const struct rec *r, int t, struct t
 			js_printf(s, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"p2p\",\"name\":\"message\","
 			          "\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%d,\"ts\":", id >> 11, s->rank, t);
 			js_us(s, r->t_g);
-			js_printf(s, "}");
+			/* the receive's own view (its status): a test can hold it against the send's */
+			js_printf(s, ",\"args\":{\"from\":%d,\"tag\":%d,\"bytes\":%" PRIu64 "}}", r->peer,
+			          r->tag, r->bytes);
 		}
 	}
 }

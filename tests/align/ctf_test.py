@@ -7,13 +7,19 @@ events, or with some), IPv4 and IPv6, and a trace whose packets overlap: the tru
 bounds at every packet event, the fitted slope and offset against the truth, the messages and
 one-sided segments per pair as the simulation made them, 0 inversions, the corrected output,
 the reader's information lines (each host's clock and counts, what the segments were matched
-on, the packets that are no messages), no warning; then damaged traces: one line naming the
-trace, exit 1. Every failure prints the seed.
+on, the packets that are no messages), no warning; the corrected CTF copy of every host
+(OUT/HOST.ctf, read back with babeltrace2): every event within the error the note states of
+the fitted relation, the truth of every packet event inside its bounds widened by that error,
+the files' modes under the umask, a second run replacing the copies, and no copy where the
+conversion is piecewise (--segments); then damaged traces: one line naming the trace, exit 1.
+Every failure prints the seed.
 """
+from fractions import Fraction
 import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -71,19 +77,110 @@ def stderr_lines(tag, truth, layout, conn, stderr):
                   "traced hosts (loopback, or the other side not traced or not seen): not used"]
                  if truth["other"] else []):
         fail(f"{tag}: {truth['other']} packets are no messages, reported {other}")
-    if any("warning:" in x for x in lines) or len(lines) != len(want) + 1 + len(other):
+    ctf = [x for x in lines if re.match(r"hclock align: host\d+: corrected CTF trace ", x)]
+    if len(ctf) != len(want):
+        fail(f"{tag}: {len(ctf)} lines about corrected CTF traces, expected {len(want)}")
+    if any("warning:" in x for x in lines) or \
+            len(lines) != len(want) + 1 + len(other) + len(ctf):
         fail(f"{tag}: unexpected lines on stderr: {lines}")
 
 
+STAMP = re.compile(r"^\[(\d+)\.(\d{9})\]")
+
+
+def bt_times(path):
+    """the time of every event babeltrace2 reads in the traces under path, in its order; None
+    if babeltrace2 cannot read them"""
+    p = subprocess.run(["babeltrace2", "--clock-seconds", path], capture_output=True, text=True)
+    if p.returncode:
+        return None
+    return [int(m.group(1)) * 10**9 + int(m.group(2))
+            for m in map(STAMP.match, p.stdout.splitlines()) if m]
+
+
+def ctf_copy(tag, d, truth, report, stderr, inputs):
+    """OUT/HOST.ctf read back: every event within the stated error of the fitted relation;
+    the truth of every packet event inside its bounds widened by that error; modes"""
+    T0, s, o = truth["T0"], truth["s"], truth["o"]
+    bounds = {}
+    for line in open(d + "/b.csv").read().splitlines()[1:]:
+        host, lt, c, dm, dp = line.split(",")
+        bounds[(host, int(lt))] = (int(c), int(dm), int(dp))
+    true_t = {(h, lt): t for h, rows in truth["events"].items() for lt, t in rows}
+    umask = os.umask(0)
+    os.umask(umask)
+    for node in report["nodes"]:
+        h = node["node"]
+        m = re.search(rf"hclock align: {h}: corrected CTF trace \S+ \(clock freq (\d+) Hz, "
+                      r"offset_s (-?\d+), offset (\d+)\): its event times within ([\d.]+) ns",
+                      stderr)
+        if not m:
+            fail(f"{tag}: no corrected CTF trace of {h}: {stderr[-400:]}")
+            continue
+        err = float(m.group(4))
+        src = [x for x in inputs if x.endswith("/" + h)] or [os.path.dirname(inputs[0]) + "/in/" + h]
+        before, after = bt_times(src[0]), bt_times(f"{d}/out/{h}.ctf")
+        if before is None and after is None:
+            # packets that overlap in one stream: babeltrace2's muxer refuses the input and
+            # the copy alike (hclock's reader reads every stream in order without it)
+            print(f"ok {tag}: {h}.ctf: babeltrace2 cannot read the input nor the copy in order")
+            continue
+        if before is None or after is None or len(before) != truth["nevents"][h] or len(after) != len(before):
+            fail(f"{tag}: {h}.ctf has {after and len(after)} events, the input "
+                 f"{before and len(before)}, "
+                 f"generated {truth['nevents'][h]}")
+            continue
+        x0, off, sl = node["x0_ns"], Fraction(str(node["offset_ns"])), Fraction(str(node["slope"]))
+        worst = max(abs(a - (b + off + (sl - 1) * (b - x0))) for b, a in zip(before, after))
+        span = (max(before) - min(before)) / 1e9
+        if worst > err + Fraction(1, 100) or err > 0.5 * span + 2:
+            fail(f"{tag}: {h}.ctf: an event {float(worst):.2f} ns from the relation, stated "
+                 f"{err} ns (span {span:.1f} s)")
+        ref = truth["hosts"].index(report["reference"])
+        out = 0
+        for b, a in zip(before, after):
+            if (h, b) in true_t:
+                t = true_t[(h, b)]
+                expect = T0 + o[ref] + t + (s[ref] * t) // 10**9
+                _, dm, dp = bounds[(h, b)]
+                if not -dm - err - 1 <= expect - a <= dp + err + 1:
+                    out += 1
+        if out:
+            fail(f"{tag}: {h}.ctf: {out} packet events with the truth outside bounds + {err} ns")
+        for root, dirs, files in os.walk(f"{d}/out/{h}.ctf"):
+            for x, want in [(root, 0o777)] + [(os.path.join(root, f), 0o666) for f in files]:
+                if os.stat(x).st_mode & 0o777 != want & ~umask:
+                    fail(f"{tag}: {x} mode {oct(os.stat(x).st_mode & 0o777)}, umask {oct(umask)}")
+        print(f"ok {tag}: {h}.ctf: {len(after)} events within {float(worst):.2f} ns of the "
+              f"relation (stated {err} ns over {span:.1f} s)")
+
+
+def packetize(meta):
+    """meta rewritten as LTTng writes it: packets of text behind 37-byte headers, padded"""
+    text = open(meta, "rb").read()
+    u = re.search(rb'trace \{[^}]*uuid = "([0-9a-f-]+)"', text)
+    uid = bytes.fromhex(u.group(1).decode().replace("-", "")) if u else bytes(16)
+    out = b""
+    for at in range(0, len(text), 4000):
+        chunk = text[at:at + 4000]
+        out += struct.pack("<I16sIIIBBBBB", 0x75d11d57, uid, 0, (37 + len(chunk)) * 8,
+                           4096 * 8, 0, 0, 0, 1, 8) + chunk + bytes(4096 - 37 - len(chunk))
+    open(meta, "wb").write(out)
+
+
 def case(hclock, tmp, hosts, layout, seed, v6=False, overlap=False, whole_dir=False,
-         conn="all"):
+         conn="all", packetized=False):
     tag = f"seed {seed} ({hosts} hosts, layout {layout}{', IPv6' if v6 else ''}" \
           f"{', overlapping packets' if overlap else ''}" \
           f"{', no connection events' if conn == 'none' else ''}" \
-          f"{', connection events for some sockets' if conn == 'some' else ''})"
+          f"{', connection events for some sockets' if conn == 'some' else ''}" \
+          f"{', packetized metadata' if packetized else ''})"
     d = os.path.join(tmp, f"c{seed}")
     truth = gen_ctf.generate(d + "/in", hosts=hosts, layout=layout, seed=seed, v6=v6,
                              overlap=overlap, conn=conn)
+    if packetized:
+        for h in truth["hosts"]:
+            packetize(f"{d}/in/{h}/kernel/metadata")
     inputs = [d + "/in"] if whole_dir else [f"{d}/in/{h}" for h in truth["hosts"]]
     p = align(hclock, inputs + ["--out", d + "/out", "--bounds", d + "/b.csv", "--format",
                                 "json", "--reference", "host0", "--plot", d + "/p.svg"])
@@ -120,9 +217,29 @@ def case(hclock, tmp, hosts, layout, seed, v6=False, overlap=False, whole_dir=Fa
             fail(f"{tag}: corrected {h}.csv: {len(times)} lines, "
                  f"{len(truth['events'][h])} packets")
     stderr_lines(tag, truth, layout, conn, p.stderr)
+    ctf_copy(tag, d, truth, r, p.stderr, inputs)
     print(f"ok {tag}: {n} events inside their bounds (largest error {worst} ns), "
           f"pairs {got}, {truth['other']} packets no messages")
     return d
+
+
+def again(hclock, d):
+    """a second run into the same --out replaces the CTF copies; a piecewise conversion
+    (--segments) gives none, and says why"""
+    first = {h: os.stat(f"{d}/out/{h}.ctf").st_ino for h in ("host0", "host1")}
+    p = align(hclock, [d + "/in/host0", d + "/in/host1", "--out", d + "/out"])
+    if p.returncode == 0 and (any(os.stat(f"{d}/out/{h}.ctf").st_ino == i
+                                  for h, i in first.items()) or
+                              [x for x in os.listdir(d + "/out") if x.startswith(".")]):
+        fail(f"second run: copies not replaced, or leftovers: {os.listdir(d + '/out')}")
+    p = align(hclock, [d + "/in/host0", d + "/in/host1", "--out", d + "/seg", "--segments",
+                       "2s"])
+    lines = [x for x in p.stderr.splitlines() if "CTF trace" in x]
+    if p.returncode or not any("no corrected CTF trace: its conversion is not one line" in x
+                               for x in lines) or os.path.exists(d + "/seg/host0.ctf"):
+        fail(f"--segments: rc {p.returncode}, {lines}")
+    else:
+        print(f"ok --segments: {lines}")
 
 
 def damaged(hclock, tmp, d):
@@ -178,7 +295,7 @@ def main():
     hclock = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="hclock-ctf-")
     d = case(hclock, tmp, 2, "a", 1)
-    case(hclock, tmp, 3, "a", 2, v6=True)
+    case(hclock, tmp, 3, "a", 2, v6=True, packetized=True)
     case(hclock, tmp, 4, "a", 3, whole_dir=True)
     case(hclock, tmp, 2, "b", 4)
     case(hclock, tmp, 3, "b", 5)
@@ -189,6 +306,7 @@ def main():
     case(hclock, tmp, 3, "b", 8, conn="none")
     case(hclock, tmp, 3, "b", 9, conn="some")
     if d:
+        again(hclock, d)
         damaged(hclock, tmp, d)
     if failures:
         print(f"{failures} failures; files kept in {tmp}")

@@ -28,13 +28,13 @@ SYNC = "hca3/50/skampi/10/span=0.1"
 # every field of a result that docs/bench.md documents
 RESULT_KEYS = ["scheme", "op", "size", "valid", "invalid", "mean_s", "median_s", "min_s",
                "max_s", "p90_s", "p99_s", "std_s", "ci95_median_s", "osu_mean_s",
-               "ci95_median_coverage", "duration_s", "slack_s", "window_s"]
+               "ci95_median_coverage", "duration_s", "slack_s", "window_s", "nprocs", "nodes"]
 TOP_KEYS = ["tool", "scheme", "sync", "nprocs", "root", "in_place", "bcast_latency_s",
             "slack_factor", "time_slice_s", "order", "passes", "seed", "root_shift", "buffers",
-            "buffer_bytes", "align", "datatype", "reduce_op", "results"]
+            "buffer_bytes", "align", "datatype", "reduce_op", "sweep", "placement", "results"]
 CSV_COLS = ["scheme", "op", "size", "valid", "invalid", "mean_s", "median_s", "min_s", "max_s",
             "p90_s", "p99_s", "std_s", "ci95_median_lo_s", "ci95_median_hi_s", "osu_mean_s",
-            "duration_s", "slack_s", "window_s"]
+            "duration_s", "slack_s", "window_s", "nprocs", "nodes"]
 RAW_COLS = ["scheme", "op", "size", "rep", "rank", "valid", "common_start_ns", "start_ns",
             "end_ns"]
 STATS_KEYS = ["mean_s", "median_s", "min_s", "max_s", "p90_s", "p99_s", "std_s",
@@ -364,6 +364,15 @@ BAD = [
     ("--order needs", ["bench", "--order", "shuffled=3"]),
     ("--seed", ["bench", "--seed", "-1"]),
     ("--seed", ["bench", "--seed", "0x"]),
+    ("--nprocs: '3' is no process count from 1 to 2", ["bench", "--nprocs", "2,3"]),
+    ("--nprocs: '0' is no process count", ["bench", "--nprocs", "0"]),
+    ("--nprocs needs a comma list", ["bench", "--nprocs", "1,,2"]),
+    ("--nprocs needs a comma list", ["bench", "--nprocs", "2,"]),
+    ("--nprocs: 'two' is no process count", ["bench", "--nprocs", "two"]),
+    ("--nprocs and --subsets both", ["bench", "--nprocs", "2", "--subsets"]),
+    ("--placement needs packed or spread", ["bench", "--placement", "scatter"]),
+    ("--root 1 is not a rank of the 1 processes of the smallest count",
+     ["bench", "--nprocs", "1,2", "--root", "1"]),
     ("--buffers needs", ["bench", "--buffers", "hot"]),
     ("--buffers needs", ["bench", "--buffers", "rotate=0"]),
     ("--buffers needs", ["bench", "--buffers", "cached=1M"]),
@@ -503,6 +512,63 @@ def case_buffers():
         check(1 << 20 <= d["buffer_bytes"] <= 64 << 20,
               "rotate's default SIZE: 2 x the last-level cache, at most 64 MiB (%d)" %
               d["buffer_bytes"])
+
+
+def case_subsets():
+    """--nprocs and --subsets: every count measured and validated in one launch, the others
+    waiting; placement by the emulation's virtual nodes (4 ranks as 2 nodes of 2): packed
+    keeps 2 processes on one node, spread puts them on two; the table, CSV, --raw and the
+    plot against P."""
+    emu = "offset=1,skew=100e-6,noise=20e-9,seed=7,nodes=2"
+    for place, nodes2 in [("packed", 1), ("spread", 2)]:
+        d, _ = bench_json(4, ["--op", "allreduce,bcast,gather", "--sizes", "8,1K", "--nprocs",
+                              "4,2", "--placement", place, "--validate", "--emulate", emu,
+                              "--sync", SYNC, "--max-reps", "30", "--time-slice", "0.05"])
+        if not d:
+            continue
+        got = sorted((r["op"], r["size"], r["nprocs"], r["nodes"]) for r in d["results"])
+        want = sorted((op, z, p, nodes2 if p == 2 else 2) for op in ("allreduce", "bcast",
+                      "gather") for z in (8, 1024) for p in (2, 4))
+        check(d["sweep"] is True and d["placement"] == place and got == want and
+              all(r["valid"] > 0 for r in d["results"]),
+              "--nprocs 4,2 --placement %s: every op and size at 2 and 4 processes, 2 on %d "
+              "node(s), validated and measured" % (place, nodes2))
+        # oversubscribed (4 ranks, 2 cores) few rounds may be valid: no interval asked for;
+        # a latency near a second would mean no global clock
+        check(all(number(r["median_s"]) and 0 < r["median_s"] < 0.1 for r in d["results"]),
+              "every median a plausible latency (%s)" % [r["median_s"] for r in d["results"]])
+    d, _ = bench_json(3, ["--op", "bcast", "--sizes", "8", "--subsets", "--max-reps", "20",
+                          "--time-slice", "0.05", "--sync", "none"])
+    if d:
+        check([r["nprocs"] for r in d["results"]] == [2, 3],
+              "--subsets on 3 processes: 2 and 3 (%s)" % [r["nprocs"] for r in d["results"]])
+    d, _ = bench_json(2, ["--op", "bcast", "--sizes", "8", "--max-reps", "20", "--sync",
+                          "none"])
+    if d:
+        check(d["sweep"] is False and [r["nprocs"] for r in d["results"]] == [2],
+              "without a sweep: one count, all the processes")
+    with tempfile.TemporaryDirectory() as tmp:
+        raw, svg = os.path.join(tmp, "raw.csv"), os.path.join(tmp, "p.svg")
+        rc, out, err, _ = run(3, ["bench", "--op", "allreduce", "--sizes", "8,64", "--nprocs",
+                                  "1,2,3", "--max-reps", "20", "--time-slice", "0.05", "--sync",
+                                  "none", "--format", "csv", "--raw", raw, "--plot", svg])
+        if check(rc == 0, "--nprocs 1,2,3 with csv, --raw and --plot exits 0"):
+            rows = list(csv.DictReader(io.StringIO(out)))
+            check(sorted((int(r["nprocs"]), int(r["size"])) for r in rows) ==
+                  [(p, z) for p in (1, 2, 3) for z in (8, 64)], "CSV: a row per count and size")
+            rr = read_raw(raw)
+            check(rr and set(int(x["nprocs"]) for x in rr) == {1, 2, 3} and
+                  all(int(x["rank"]) < int(x["nprocs"]) for x in rr),
+                  "--raw: the nprocs column, ranks within each count")
+            root = ET.parse(svg).getroot()
+            text = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
+            lines = root.findall("{http://www.w3.org/2000/svg}polyline")
+            check("processes" in text and len(lines) == 2,
+                  "the plot: latency against processes, one line per size (%d)" % len(lines))
+        rc, out, err, _ = run(2, ["bench", "--op", "allreduce", "--sizes", "8", "--subsets",
+                                  "--max-reps", "10", "--sync", "none"])
+        check(rc == 0 and re.search(r"procs\s+nodes", out) and
+              "process counts placed packed" in out, "the table has procs and nodes")
 
 
 def case_bad_input():

@@ -2,6 +2,12 @@
 which hclock and launcher, how many ranks, the sync spec, the emulation and its read noise,
 the waits, the seeds and the tree levels."""
 import argparse
+import json
+import os
+
+# the smallest round trip a run over TCP can show here (the kernel's loopback stack: 8-30 us;
+# shared memory: 0.4-2 us): a run whose smallest is below was not over TCP
+TCP_RTT_FLOOR_NS = 3000
 
 
 def parser(emulate, wait):
@@ -34,4 +40,23 @@ def checks(a, failed):
             print(f"FAIL seed={seed}: exit {p.returncode}: {' '.join(cmd)}\n{p.stderr[-2000:]}")
             failed[0] += 1
             continue
+        if not over_tcp(seed, p.stdout):
+            failed[0] += 1
+            continue
         yield seed, cmd, p
+
+
+def over_tcp(seed, stdout):
+    """False (with a FAIL line) when the run should have gone over TCP (HCLOCK_TEST_NET=tcp,
+    set by CTest for the mpi_tcp_* tests, or HCLOCK_TEST_NET_EXPECT=tcp) but its smallest
+    round trip says shared memory"""
+    if "tcp" not in (os.environ.get("HCLOCK_TEST_NET"), os.environ.get("HCLOCK_TEST_NET_EXPECT")):
+        return True
+    rtts = [c["rtt_min_s"] * 1e9 for r in json.loads(stdout)["runs"] for c in r["checks"]
+            if c.get("measured", 1) and c["rtt_min_s"] > 0]
+    if rtts and min(rtts) >= TCP_RTT_FLOOR_NS:
+        print(f"ok seed={seed}: over TCP (smallest round trip {min(rtts):.0f} ns)")
+        return True
+    print(f"FAIL seed={seed}: the messages did not go over TCP: smallest round trip "
+          f"{min(rtts) if rtts else 0:.0f} ns, TCP's is >= {TCP_RTT_FLOOR_NS} ns here")
+    return False

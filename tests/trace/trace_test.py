@@ -26,6 +26,16 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             the option overrides is not read. With LIB preloaded by hand (no launcher), each
             bad variable: the same line as the launcher's, once, exit 2, no rank past MPI_Init
             and no stack trace or abort; also when only rank 1 has it
+  ids       3 ranks, MINI being examples/ids_mini.c (wildcard receives of interleaved tags on
+            two communicators, completed by every call and in every order MPI allows, each
+            message's length unique on its channel): traced output equals untraced output,
+            every message paired, and every flow's two ends agree on sender, receiver, tag
+            and bytes; two flow ends of one channel swapped are both caught
+  threads   2 ranks, MINI being examples/threads_mini.c (4 threads at MPI_THREAD_MULTIPLE,
+            each exchanging with both neighbours and reducing on its own communicator):
+            traced output equals untraced output, nothing dropped, every message paired and
+            each flow's ends agreeing, each worker thread's calls on its own track, the
+            Perfetto trace valid with every flow
   requests  2 ranks, MINI being examples/requests_mini.c (persistent sends and receives,
             nonblocking collectives, matched probes, MPI_Request_free, MPI_Cancel): traced
             output equals untraced output; the summary pairs every message (7 x RITER + 2 per
@@ -88,6 +98,26 @@ def launch(np_, args, timeout=120, env=None):
 
 
 tmp = tempfile.mkdtemp(prefix="hclock-trace-test.")
+
+
+def check_paired(err, nmsg):
+    """the summary: nmsg messages paired, none unpaired, no inversion, nothing dropped"""
+    got = {k: summary_num(err, k) for k in ("messages paired", "unpaired", "inversions",
+                                            "dropped")}
+    check(got == {"messages paired": nmsg, "unpaired": 0, "inversions": 0, "dropped": 0},
+          f"summary: {got} (expected {nmsg} messages paired, 0 of the rest)")
+
+
+def plain_and_traced(np_, args, name, seed):
+    """the program run untraced, then traced into tmp/name under emulated clocks (1 s
+    offsets, 100 ppm skew); both must exit alike. Returns (plain, traced, trace dir)"""
+    plain = launch(np_, args)
+    d = os.path.join(tmp, name)
+    traced = launch(np_, [hc, "trace", "-o", d, "--emulate",
+                          f"offset=1,skew=100e-6,seed={seed}", "--"] + args)
+    check_exits(plain, traced)
+    return plain, traced, d
+
 if case == "basic":
     plain = launch(2, [mini, str(ITER), "20"])
     d = os.path.join(tmp, "t")
@@ -269,23 +299,41 @@ elif case == "settings":
             got = one_line(p, var)
             check(got is None or got == want, f"{var}={val} preloaded"
                   f"{' on rank 1' if only else ''}: the launcher's line ({got == want})")
+elif case == "ids":
+    # wildcard receives of 5 interleaved tags on 2 communicators, by MPI_Recv, Probe + Recv,
+    # Mprobe + Mrecv, Improbe + Imrecv, Irecv batches completed by Waitany, Waitsome and
+    # Testsome, a persistent wildcard receive, and a cancelled one: every flow's ends must
+    # be the message's real send and receive (lengths unique on each channel)
+    IIT = 8
+    plain, traced, d = plain_and_traced(3, [mini, str(IIT)], "ids", 5)
+    nmsg = 2 * 10 * IIT
+    check(plain.stdout == traced.stdout and
+          f"{nmsg} messages received, 1 receive cancelled, 0 wrong" in plain.stdout,
+          f"traced output equals untraced output ({plain.stdout.strip()!r})")
+    check_paired(traced.stderr, nmsg)
+    ev = load_checked(d)
+    pairs, bad = tracecheck.flow_mismatches(ev)
+    check(pairs == nmsg and not bad, f"{pairs} flows of {nmsg} messages, {len(bad)} with ends "
+          f"that disagree: {bad[:3]}")
+    # the check bites: the ends of two messages from one sender on one tag swapped
+    fl = sorted((e for e in ev if e.get("ph") == "f" and e.get("cat") == "p2p"),
+                key=lambda e: (e["args"]["from"], e["args"]["tag"], e["ts"]))
+    two = next(((x, y) for x, y in zip(fl, fl[1:]) if (x["args"]["from"], x["args"]["tag"]) ==
+                (y["args"]["from"], y["args"]["tag"]) and
+                x["args"]["bytes"] != y["args"]["bytes"]), None)
+    if two:
+        two[0]["id"], two[1]["id"] = two[1]["id"], two[0]["id"]
+    check(two is not None and len(tracecheck.flow_mismatches(ev)[1]) == 2,
+          "two flow ends of one channel swapped: the check finds both")
 elif case == "requests":
     RITER = 20
-    plain = launch(2, [mini, str(RITER)])
-    d = os.path.join(tmp, "r")
-    traced = launch(2, [hc, "trace", "-o", d, "--emulate", "offset=1,skew=100e-6,seed=3", "--",
-                        mini, str(RITER)])
-    check_exits(plain, traced)
+    plain, traced, d = plain_and_traced(2, [mini, str(RITER)], "r", 3)
     check(plain.stdout == traced.stdout and "0 wrong values" in plain.stdout and
           "4 receives cancelled" in plain.stdout,
           f"traced output equals untraced output ({plain.stdout.strip()!r})")
     nmsg = 2 * (7 * RITER + 2)
     err = traced.stderr
-    check(summary_num(err, "messages paired") == nmsg and summary_num(err, "unpaired") == 0 and
-          summary_num(err, "inversions") == 0 and summary_num(err, "dropped") == 0,
-          f"summary: {summary_num(err, 'messages paired')} messages paired (expected {nmsg}), "
-          f"{summary_num(err, 'unpaired')} unpaired, {summary_num(err, 'inversions')} inversions, "
-          f"{summary_num(err, 'dropped')} dropped")
+    check_paired(err, nmsg)
     ev = load_checked(d)
     s = sum(1 for e in ev if e.get("ph") == "s")
     f = sum(1 for e in ev if e.get("ph") == "f")
@@ -428,6 +476,34 @@ elif case == "linked":
           f"{summary_num(c.stderr, 'messages paired')} messages paired (expected {4 * ITER}), "
           f"drift check {'in' if 'drift check at' in c.stderr else 'not in'} the summary "
           f"{c.stderr.strip()[-300:]}")
+elif case == "threads":
+    # 4 threads per process at MPI_THREAD_MULTIPLE, each on its own communicator: one track
+    # per thread, every call on its thread's track, none lost, every message paired right
+    HIT, NT = 200, 4
+    plain, traced, d = plain_and_traced(2, [mini, str(HIT), str(NT)], "threads", 4)
+    check(plain.stdout == traced.stdout and f"{NT} threads x {HIT} iterations, 0 wrong" in
+          plain.stdout, f"traced output equals untraced output ({plain.stdout.strip()!r})")
+    nmsg = 2 * NT * HIT * 2
+    check_paired(traced.stderr, nmsg)
+    ev = load_checked(d)
+    want = {"MPI_Isend": 2 * HIT, "MPI_Irecv": 2 * HIT, "MPI_Waitall": HIT,
+            "MPI_Allreduce": HIT}
+    for r in (0, 1):
+        per = {}
+        for e in ev:
+            if e.get("ph") == "X" and e.get("pid") == r:
+                per.setdefault(e["tid"], {}).setdefault(e["name"], 0)
+                per[e["tid"]][e["name"]] += 1
+        workers = sorted(t for t in per if t != 0)
+        check(len(workers) == NT and all(per[t] == want for t in workers) and
+              not set(want) & set(per.get(0, {})),
+              f"rank {r}: {NT} worker tracks with {want} each, none of it on the main thread's "
+              f"({ {t: per[t] for t in sorted(per)} })")
+    pairs, bad = tracecheck.flow_mismatches(ev)
+    check(pairs == nmsg and not bad, f"{pairs} flows of {nmsg}, ends disagreeing: {bad[:3]}")
+    probs, sl, flows, _, _ = tracecheck.load_pftrace(d)
+    check(not probs and flows == nmsg, f"trace.pftrace: {len(probs)} problems {probs[:3]}, "
+          f"{flows} flows of {nmsg}")
 elif case == "thread":
     counts = {}
     TIT = 2000  # ~1 s at 300 us a step: dozens of the clock's exchanges (one per 25-125 ms)

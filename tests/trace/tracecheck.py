@@ -206,6 +206,33 @@ def check_pftrace_against_json(d, ev):
           f"(trace.json {jflows})")
 
 
+def flow_mismatches(ev):
+    """(pairs, problems): every message flow of trace.json joined by its id; a problem where
+    the two ends disagree on what the message was (sender, receiver, tag, bytes: the send's
+    arguments against the receive's status) or an id has not exactly one start and one end"""
+    starts, ends, bad = {}, {}, []
+    for e in ev:
+        if e.get("ph") == "s" and e.get("cat") == "p2p":
+            if e["id"] in starts:
+                bad.append(f"id {e['id']}: two starts")
+            starts[e["id"]] = e
+        elif e.get("ph") == "f" and e.get("cat") == "p2p":
+            if e["id"] in ends:
+                bad.append(f"id {e['id']}: two ends")
+            ends[e["id"]] = e
+    for i in set(starts) ^ set(ends):
+        bad.append(f"id {i}: {'no end' if i in starts else 'no start'}")
+    for i in set(starts) & set(ends):
+        s, f = starts[i], ends[i]
+        a, b = s.get("args", {}), f.get("args", {})
+        if (s["pid"], a.get("to"), a.get("tag"), a.get("bytes")) != \
+                (b.get("from"), f["pid"], b.get("tag"), b.get("bytes")):
+            bad.append(f"id {i}: sent {s['pid']}->{a.get('to')} tag {a.get('tag')} "
+                       f"{a.get('bytes')} B, received {b.get('from')}->{f['pid']} tag "
+                       f"{b.get('tag')} {b.get('bytes')} B")
+    return len(set(starts) & set(ends)), bad
+
+
 def perfetto_problems(ev):
     """What ui.perfetto.dev's JSON importer would drop or count as an error in these events
     (its rules as read in its trace processor: json_trace_parser_impl.cc, slice_tracker.cc,
