@@ -63,21 +63,11 @@ def _symbols(lib, which):
     return {l.split()[-1].split("@")[0] for l in out.splitlines() if l.strip()}
 
 
-# where IERROR is among a Fortran entry's arguments when not after the C prototype's
-IERROR_AT = {"init": 0, "init_thread": 2}
-
-
-def generate(fc, funcs, names, split_params, fcalls, out):
-    defined, undef = set(), set()
-    for lib in _libraries(fc):
-        d = _symbols(lib, "--defined-only")
-        if not d & {"mpi_init_", "mpi_init", "mpi_init__", "MPI_INIT"} and \
-                not any(s.endswith("_f08_") for s in d):
-            continue  # not a Fortran library (libmpi, libopen-pal, ...)
-        defined |= d
-        undef |= _symbols(lib, "--undefined-only")
-    # FWRAP(name) and the macros that define one at the top level: BLOCKING_SEND(send)
-    hand = set(re.findall(r"^[A-Z_]+\(([a-z_0-9]+)[,)]", open(fcalls).read(), re.M))
+def decide(names, defined, undef):
+    """for each C function name of names, from the Fortran libraries' defined and undefined
+    symbols: the PMPI entries to forward to (mpif.h's, mpi_f08's: "" none), the Fortran
+    symbols to export a wrapper as (mpif.h's and ompi_name_f; mpi_f08's: [] none), and the
+    functions left to the C wrappers"""
     fwd, fwd8, syms, syms8, calls_c = {}, {}, {}, {}, []
     for name in names:
         b = name[4:].lower()
@@ -101,6 +91,25 @@ def generate(fc, funcs, names, split_params, fcalls, out):
         e8 = [s for s in (f"mpi_{b}_f08_", f"mpi_{b}_f08ts_") if s in defined]
         direct = f"pmpi_{b}_" in undef or f"P{name}" in undef
         syms8[name] = e8 if fwd8[name] and direct and f"ompi_{b}_f" not in s else []
+    return fwd, fwd8, syms, syms8, calls_c
+
+
+# where IERROR is among a Fortran entry's arguments when not after the C prototype's
+IERROR_AT = {"init": 0, "init_thread": 2}
+
+
+def generate(fc, funcs, names, split_params, fcalls, out):
+    defined, undef = set(), set()
+    for lib in _libraries(fc):
+        d = _symbols(lib, "--defined-only")
+        if not d & {"mpi_init_", "mpi_init", "mpi_init__", "MPI_INIT"} and \
+                not any(s.endswith("_f08_") for s in d):
+            continue  # not a Fortran library (libmpi, libopen-pal, ...)
+        defined |= d
+        undef |= _symbols(lib, "--undefined-only")
+    # FWRAP(name) and the macros that define one at the top level: BLOCKING_SEND(send)
+    hand = set(re.findall(r"^[A-Z_]+\(([a-z_0-9]+)[,)]", open(fcalls).read(), re.M))
+    fwd, fwd8, syms, syms8, calls_c = decide(names, defined, undef)
     wrapped = [n for n in names if syms[n]]
     wrapped8 = [n for n in names if syms8[n]]
     os.makedirs(out, exist_ok=True)
