@@ -33,7 +33,9 @@
 
 /* MPI_STATUSES_IGNORE on purpose (the tracer then supplies statuses of its own); GCC takes
  * MPICH's, (MPI_Status *)1, for an array too small */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
 
 #define N 16 /* doubles per message */
 
