@@ -91,7 +91,7 @@ int plan_choose(const int64_t *local_ns, const double *off_ns, const double *rtt
 	for (int n = 1; n <= PLAN_MAX_N; n++) {
 		double sigma = plan_point_sigma(local_ns, off_ns, rtt_ns, n);
 		double point_ns = n * net->mean_ns, span = round_ns - point_ns;
-		double fit = span > 0 ? floor(span / point_ns) : 0;
+		double fit = span > 0 ? floor(span / (PLAN_DUTY * point_ns)) : 0;
 		c[n].nfit = 0;
 		if (!isfinite(sigma) || fit < PLAN_MIN_NFIT)
 			continue;

@@ -1,6 +1,6 @@
 /*
  * plan.h - the parameters of a learned clock model chosen by a time budget (the `auto(...)`
- * sync spec): from a burst of ping-pongs (round trips and offsets, back to back) and the
+ * sync spec): from a burst of ping-pongs (round trips and offsets, in paced groups) and the
  * time a model may take, the fit points, ping-pongs per point and span that minimise the
  * predicted error after a horizon, and that prediction. Knows nothing of MPI: samples in,
  * a choice out (the model: docs/check.md, "Sync specs chosen by a time budget").
@@ -37,6 +37,7 @@ struct plan_choice {
 #define PLAN_GROUP 16
 #define PLAN_BURST (PLAN_GROUPS * PLAN_GROUP)
 #define PLAN_MAX_N PLAN_GROUP
+#define PLAN_DUTY 4 /* the fit points' ping-pongs take at most 1/PLAN_DUTY of the span */
 #define PLAN_SLACK 1.2 /* the largest n predicting within this factor of the best wins */
 #define PLAN_MIN_NFIT 4
 #define PLAN_MAX_NFIT 1000
@@ -71,8 +72,9 @@ double plan_predict(double sigma_ns, int nfit, double span_ns, double horizon_ns
  * The choice minimising the predicted error after horizon_ns of one model that may take
  * round_ns (a tree's rounds each take one), given the burst (local_ns, off_ns, rtt_ns)
  * and net: for each n in 1..PLAN_MAX_N with a measured point sigma, the span is what is left
- * of the round after one fit point (round_ns - n mean), the fit points as many as the span
- * holds back to back (span / (n mean), PLAN_MIN_NFIT..PLAN_MAX_NFIT); the largest n whose
+ * of the round after one fit point (round_ns - n mean), the fit points as many as fill a
+ * 1/PLAN_DUTY of it (span / (PLAN_DUTY n mean), PLAN_MIN_NFIT..PLAN_MAX_NFIT: ping-pongs
+ * slowed by other processes on the cores then still fit in the span); the largest n whose
  * prediction is within PLAN_SLACK of the smallest wins. Returns 0, or 1 when
  * the round holds no PLAN_MIN_NFIT points of one ping-pong (*out then the smallest model:
  * PLAN_MIN_NFIT points of 1 ping-pong, back to back, and its prediction).
