@@ -216,6 +216,8 @@ typedef struct hclock_sync hclock_sync;
  *   none                                       the base clock itself
  *   h2(INTER,INTRA), h3(INTER,SOCKET,INTRA)    hierarchical; any spec per level, or prop
  *   cont(INNER[,KEY=VALUE...])                 INNER once, then the continuous clock
+ *   auto(BUDGET[,horizon=H])                   HCA3 whose parameters a burst of ping-pongs
+ *                                              picks to fit BUDGET s (default horizon 10 s)
  * OFFSETALG in skampi, rtt, min, hull (strict bounds). `hclock specs` lists them all. On a
  * bad spec returns HCLOCK_EINVAL and
  * hclock_last_error() names the bad token and the valid choices.
@@ -245,6 +247,27 @@ HCLOCK_API const char *hclock_sync_spec(const hclock_sync *s);
  * comm makes hclock's private duplicate of it (see "Inside an application").
  */
 HCLOCK_API int hclock_sync_run(hclock_sync *s, MPI_Comm comm, hclock_clock *base, hclock_clock **global);
+
+/* What an auto(BUDGET[,horizon=H]) sync measured and chose in its last run: the same on
+ * every rank (docs/check.md, "Sync specs chosen by a time budget"). */
+struct hclock_sync_auto {
+	double budget_s;           /* the budget it was given, s */
+	double horizon_s;          /* the horizon it minimised the predicted error at, s */
+	double burst_s;            /* the burst's time (counted in the budget), s */
+	double floor_ns;           /* the burst's smallest round trip, ns */
+	double spread_ns;          /* its median round trip minus the floor, ns */
+	double tail_ns;            /* its 0.99 quantile minus the floor, ns */
+	int nfit;                  /* fit points per model */
+	int npingpongs;            /* ping-pongs per fit point */
+	double span_s;             /* the fit points spread over, s (0: back to back) */
+	char estimator[8];         /* "hull" (a sharp floor) or "skampi" (min-filtered) */
+	double point_sigma_ns;     /* measured error std of one fit point, ns */
+	double predicted_error_ns; /* predicted RMS true error at the horizon, ns */
+	char spec[128];            /* the spec it ran, e.g. "hca3/250/hull/4/span=0.29" */
+};
+/* Fill *out for an auto(...) sync that has run: 0; HCLOCK_EUNSUPP for another spec or
+ * before a run. */
+HCLOCK_API int hclock_sync_auto_choice(const hclock_sync *s, struct hclock_sync_auto *out);
 
 /*
  * The continuous clock (spec cont(INNER[,KEY=VALUE...]), docs/continuous.md): after

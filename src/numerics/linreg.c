@@ -95,6 +95,16 @@ out:
 	return LINREG_OK;
 }
 
+double lm_shrink_slope(struct lm *m, double se)
+{
+	double s2 = m->slope * m->slope;
+	if (!(isfinite(se) && se > 0) || !(s2 > 0))
+		return 1;
+	double w = s2 / (s2 + se * se);
+	m->slope *= w;
+	return w;
+}
+
 double lm_offset(const struct lm *m, int64_t x)
 {
 	return m->intercept_ns + m->slope * (double)diff_ns(x, m->x0_ns);

@@ -56,6 +56,16 @@ struct linreg_info {
 int linreg_fit_robust(const int64_t *x_ns, const double *y_ns, size_t n, struct lm *out,
                       struct linreg_info *info);
 
+/*
+ * Shrink m's slope toward 0 by w = s^2 / (s^2 + se^2), s the slope, se its standard error
+ * (the Wiener / empirical-Bayes weight with the slope's own square as the prior variance),
+ * pivoting at m->x0_ns: a fit's x0 is the mean x of its points, so the offset where the data
+ * are stays as fitted. A slope many standard errors from 0 is kept (w -> 1), one within a
+ * standard error is halved or less; none is dropped. se not finite and > 0 (fewer than 3
+ * points, an exact fit) leaves m unchanged. Returns w (1 when unchanged).
+ */
+double lm_shrink_slope(struct lm *m, double slope_se);
+
 /* Offset of model m at x, ns. */
 double lm_offset(const struct lm *m, int64_t x_ns);
 

@@ -87,14 +87,6 @@ void learning_sync_destroy(struct hclock_sync *s)
 	free(ls);
 }
 
-/* A slope within this many of its standard errors of zero is not kept: the fit points
- * cannot tell it from noise. Kept, its error grows with every second of extrapolation;
- * dropped, the error grows only with the true rate difference, which is then itself at
- * most about this many standard errors. (The standard error assumes independent fit
- * points; a bias that drifts across the fit tilts the slope further than it says, which
- * is what the limit above is for.) */
-#define MIN_SLOPE_T 2.0
-
 /* A fit point's offset is off by at most half its smallest round trip (skampi, min). On
  * shared cores whole bursts of exchanges wait for a scheduler time slice: measured under
  * load, up to 6 of 20 points with round trips of 0.06-3.5 ms against 2 us, off by up to
@@ -124,19 +116,23 @@ static int keep_short_rtt(int64_t *x, double *y, const double *rtt, int n)
 }
 
 /* The model from the fit points; an offset alone (the median, at the last point) when the
- * points are all at one instant (coarse clock), or give a slope no clock has (stalled
- * exchanges), or one they cannot pin down. */
+ * points are all at one instant (coarse clock) or give a slope no clock has (stalled
+ * exchanges). A slope the points cannot pin down is shrunk toward 0 by its standard error
+ * (lm_shrink_slope, pivoting at the points' mean time), not dropped: dropping a slope of 2-3
+ * standard errors missed by its whole value, and shrinking halves that worst case while a
+ * zero slope stays within about half a standard error (docs/choices.md). */
 static void fit(int64_t *x, double *y, const double *rtt, int n, struct lm *lm)
 {
 	n = keep_short_rtt(x, y, rtt, n);
 	struct linreg_info info;
-	if (linreg_fit_robust(x, y, (size_t)n, lm, &info) || fabs(lm->slope) > MAX_PLAUSIBLE_SLOPE ||
-	    fabs(lm->slope) < MIN_SLOPE_T * info.slope_se) {
+	if (linreg_fit_robust(x, y, (size_t)n, lm, &info) || fabs(lm->slope) > MAX_PLAUSIBLE_SLOPE) {
 		struct stats_summary st;
 		lm->x0_ns = x[n - 1];
 		lm->intercept_ns = stats_summarize(y, (size_t)n, &st) ? y[n - 1] : st.median;
 		lm->slope = 0;
+		return;
 	}
+	lm_shrink_slope(lm, info.slope_se);
 }
 
 /* The hull learner's hello, from the reference before the exchanges: the bound of its clock

@@ -115,6 +115,14 @@ int hclock_sync_stats(const hclock_sync *s, struct hclock_sync_stats *st)
 	return s->ops->stats(s, st);
 }
 
+int hclock_sync_auto_choice(const hclock_sync *s, struct hclock_sync_auto *out)
+{
+	if (!s->ops->auto_choice)
+		return err_set(HCLOCK_EUNSUPP, "%s is not an auto(...) sync: it chose nothing",
+		               s->spec);
+	return s->ops->auto_choice(s, out);
+}
+
 uint64_t hclock_sync_pingpongs(const hclock_sync *s)
 {
 	return s->pingpongs;

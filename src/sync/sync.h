@@ -38,6 +38,8 @@ struct sync_ops {
 	int64_t (*progress_due)(const struct hclock_sync *s);
 	/* hclock_sync_stats (NULL: HCLOCK_EUNSUPP) */
 	int (*stats)(const struct hclock_sync *s, struct hclock_sync_stats *st);
+	/* hclock_sync_auto_choice (NULL: HCLOCK_EUNSUPP) */
+	int (*auto_choice)(const struct hclock_sync *s, struct hclock_sync_auto *out);
 };
 
 struct hclock_sync {

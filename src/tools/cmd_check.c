@@ -60,6 +60,8 @@ struct run {
 	uint64_t pingpongs_max, rounds;
 	struct check_point pt[MAX_WAITS];
 	struct mpitool_cont cont; /* the continuous clock's exchanges (rank 0) */
+	int have_auto;            /* an auto(...) sync: what it chose */
+	struct hclock_sync_auto au;
 };
 
 /* some check of some run saw error bounds (a hull-learned clock) */
@@ -89,6 +91,14 @@ static void print_json(const char *spec, int p, const struct run *runs, int nrun
 			       (unsigned long long)r->cont.exchanges_max,
 			       (unsigned long long)r->cont.timeouts, r->cont.failed,
 			       r->cont.thread_cpu_max_s);
+		if (r->have_auto)
+			printf("\"auto\":{\"budget_s\":%g,\"horizon_s\":%g,\"burst_s\":%.6f,"
+			       "\"floor_ns\":%.1f,\"spread_ns\":%.1f,\"tail_ns\":%.1f,\"nfit\":%d,\"n\":%d,"
+			       "\"span_s\":%.6g,\"estimator\":\"%s\",\"point_sigma_ns\":%.2f,"
+			       "\"predicted_error_ns\":%.1f,\"spec\":\"%s\"},",
+			       r->au.budget_s, r->au.horizon_s, r->au.burst_s, r->au.floor_ns,
+			       r->au.spread_ns, r->au.tail_ns, r->au.nfit, r->au.npingpongs, r->au.span_s,
+			       r->au.estimator, r->au.point_sigma_ns, r->au.predicted_error_ns, r->au.spec);
 		printf("\"checks\":[");
 		for (int w = 0; w < nwaits; w++) {
 			const struct check_point *c = &r->pt[w];
@@ -167,6 +177,15 @@ static void print_table(const char *spec, int p, const char *clockdesc, const st
 			       (unsigned long long)runs[i].cont.timeouts,
 			       runs[i].cont.failed ? " (some processes made no exchange)" : "",
 			       runs[i].cont.thread_cpu_max_s);
+	for (int i = 0; i < nruns; i++)
+		if (runs[i].have_auto)
+			printf("run %d: auto: round trips floor %.0f ns, spread %.0f ns, tail %.0f ns "
+			       "(burst %.4f s): ran %s (%s), predicted error %.0f ns %g s after the sync\n",
+			       i + 1, runs[i].au.floor_ns, runs[i].au.spread_ns, runs[i].au.tail_ns,
+			       runs[i].au.burst_s, runs[i].au.spec,
+			       strcmp(runs[i].au.estimator, "hull") ? "a blurred floor: min-filtered offsets"
+			                                            : "a sharp floor: hulls",
+			       runs[i].au.predicted_error_ns, runs[i].au.horizon_s);
 }
 
 /* cmd_check's own options */
@@ -269,6 +288,7 @@ static int run_one(struct mpitool *t, hclock_sync *s, const struct check_cli *k,
 		mpitool_error(t, "sync %s failed: %s", hclock_sync_spec(s), hclock_last_error());
 		return rc;
 	}
+	run->have_auto = !hclock_sync_auto_choice(s, &run->au); /* after the failure's line */
 	if (t->rank == 0 && (k->repeat > 1 || longest >= 2))
 		fprintf(stderr, "hclock check: run %ld/%ld: synchronized in %.3f s; checking for "
 		        "%g s\n", i + 1, k->repeat, run->sync_s, longest);

@@ -22,6 +22,8 @@ run "'hca4'" check --sync hca4/10/skampi/5
 run "ends early" check --sync 'h2(hca3/10/skampi/5'
 run "missing token" check --sync 'h2(,prop)'
 run "'h4'" check --sync 'h4(hca3/10/skampi/5,prop)'
+run "BUDGET" check --sync 'auto(0s)'
+run "'horizon=H'" check --sync 'auto(0.3s,horizn=1)'
 run "unknown option" check --bogus
 run "--wait" check --wait 1,x
 run "--wait" check --wait 5,1
