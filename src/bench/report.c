@@ -55,6 +55,8 @@ void report_table(FILE *f, const struct bench_report *r)
 		fprintf(f, ", aligned to %zu", r->align);
 	if (r->datatype)
 		fprintf(f, ", reductions %s on %s", r->reduce_op, r->datatype);
+	if (r->counts)
+		fprintf(f, ", counts %s, topology %s", r->counts, r->topology);
 	fputc('\n', f);
 	fprintf(f, "latency = last exit - common start (%s) or - first entry (%s), global "
 	        "clock; osu = mean of local times; us\n", r->common_schemes, r->local_schemes);
@@ -76,7 +78,8 @@ void report_table(FILE *f, const struct bench_report *r)
 void report_csv(FILE *f, const struct bench_report *r)
 {
 	fprintf(f, "scheme,op,size,valid,invalid,mean_s,median_s,min_s,max_s,p90_s,p99_s,std_s,"
-	        "ci95_median_lo_s,ci95_median_hi_s,osu_mean_s,duration_s,slack_s,window_s\n");
+	        "ci95_median_lo_s,ci95_median_hi_s,osu_mean_s,duration_s,slack_s,window_s,"
+	        "datatype,reduce_op,counts,topology\n");
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct bench_row *w = &r->rows[i];
 		const struct stats_summary *s = &w->st;
@@ -92,7 +95,10 @@ void report_csv(FILE *f, const struct bench_report *r)
 			else
 				fputs(",", f);
 		}
-		fputc('\n', f);
+		/* the run's settings on every row, so that rows of several runs can be joined */
+		fprintf(f, ",%s,%s,%s,%s\n", r->datatype ? r->datatype : "",
+		        r->reduce_op ? r->reduce_op : "", r->counts ? r->counts : "",
+		        r->topology ? r->topology : "");
 	}
 }
 
@@ -121,6 +127,12 @@ void report_json(FILE *f, const struct bench_report *r)
 		json_str(f, r->datatype);
 		fputs(",\"reduce_op\":", f);
 		json_str(f, r->reduce_op);
+	}
+	if (r->counts) {
+		fputs(",\"counts\":", f);
+		json_str(f, r->counts);
+		fputs(",\"topology\":", f);
+		json_str(f, r->topology);
 	}
 	fputs(",\"results\":[", f);
 	for (size_t i = 0; i < r->nrows; i++) {

@@ -42,6 +42,8 @@ struct bench_report {
 	size_t buffer_bytes;  /* rotate: bytes the sets cover; offcache: bytes written */
 	size_t align;         /* buffer alignment, bytes (0: malloc's) */
 	const char *datatype, *reduce_op; /* of the reductions: "int32", "sum", ... */
+	const char *counts;   /* the v-variants' blocks: "regular" or "skewed" */
+	const char *topology; /* the neighborhood collectives': "cart" or "graph" */
 	const struct bench_row *rows;
 	size_t nrows;
 };

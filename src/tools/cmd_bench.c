@@ -43,6 +43,13 @@ static void usage(FILE *f)
 	        "                     float, double or vec (2 doubles at stride 2, extent 32)\n"
 	        "  --reduce-op R      their operation: sum (default), max, min, prod, band\n"
 	        "                     (integer types only) or user (a + b + 1, MPI_Op_create)\n"
+	        "  --counts C         block sizes of the v-variants (gatherv, ..., reduce_scatter):\n"
+	        "                     regular (default: every rank's block is size) or skewed\n"
+	        "                     (rank r's block proportional to r + 1; P blocks hold P x\n"
+	        "                     size in both)\n"
+	        "  --topology T       of the neighborhood collectives: cart (default: a periodic\n"
+	        "                     2-D grid of MPI_Dims_create, 4 neighbors) or graph (a ring\n"
+	        "                     with chords r +- 1 and r + P/2, 3 neighbors)\n"
 	        "  --scheme LIST      comma list of schemes NAME[/ARG...] (default roundtime);\n"
 	        "                     several, e.g. barrier,roundtime, to compare them:\n");
 	bench_help_schemes(f, 21, 79);
@@ -174,6 +181,14 @@ static const char *bench_opt(int c, const char *arg, void *ctx)
 		o->buf.rop = bench_rop_find(arg);
 		return o->buf.rop >= 0 ? NULL
 		       : "--reduce-op needs one of sum, max, min, prod, band, user";
+	case 'C':
+		o->buf.counts = !strcmp(arg, "skewed") ? COUNTS_SKEWED : COUNTS_REGULAR;
+		return !strcmp(arg, "regular") || !strcmp(arg, "skewed") ? NULL
+		       : "--counts needs regular or skewed";
+	case 'G':
+		o->buf.topology = !strcmp(arg, "graph") ? TOPO_GRAPH : TOPO_CART;
+		return !strcmp(arg, "cart") || !strcmp(arg, "graph") ? NULL
+		       : "--topology needs cart or graph";
 	case 'O':
 		return bench_order_parse(arg, &o->order) ? hclock_last_error() : NULL;
 	case 'S':
@@ -219,7 +234,8 @@ static const char *parse(int argc, char **argv, const struct mpitool *t, struct 
 		{"order", required_argument, 0, 'O'},      {"seed", required_argument, 0, 'S'},
 		{"quick", no_argument, 0, 'Q'},            {"buffers", required_argument, 0, 'F'},
 		{"align", required_argument, 0, 'A'},      {"datatype", required_argument, 0, 'D'},
-		{"reduce-op", required_argument, 0, 'X'},  {0, 0, 0, 0},
+		{"reduce-op", required_argument, 0, 'X'},  {"counts", required_argument, 0, 'C'},
+		{"topology", required_argument, 0, 'G'},   {0, 0, 0, 0},
 	};
 	return mpitool_parse(argc, argv, t, longopts, &o->common, bench_opt, o, buf, len);
 }
@@ -589,7 +605,8 @@ static int report(const struct run *r, hclock_sync *sync)
 		.root_shift = o->root_shift, .buffers = buffer_names[o->buf.mode],
 		.buffer_bytes = o->buf.mode_bytes, .align = o->buf.align,
 		.datatype = o->buf.type ? o->buf.type->name : "int32",
-		.reduce_op = bench_rop_name(o->buf.rop),
+		.reduce_op = bench_rop_name(o->buf.rop), .counts = bench_counts_name(o->buf.counts),
+		.topology = bench_topology_name(o->buf.topology),
 	};
 	if (o->common.fmt == FMT_JSON)
 		report_json(stdout, &rep);
@@ -643,7 +660,7 @@ int cmd_bench(int argc, char **argv)
 	struct plan pl = {0};
 	struct run r = {.t = &t, .o = &o, .pl = &pl};
 	hclock_sync *sync = NULL;
-	char buf[768];
+	char buf[1024];
 
 	mpitool_init(&t, "hclock bench", HCLOCK_SYNC_DEFAULT_SPEC, &argc, &argv);
 	const char *bad = read_input(&t, argc, argv, &o, &pl, buf, sizeof(buf));
