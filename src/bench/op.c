@@ -19,9 +19,11 @@
 #include <unistd.h>
 
 #include "bench/op.h"
+#include "bench/overlap.h"
 #include "hclock_api.h"
 #include "transport/comm.h"
 #include "util/err.h"
+#include "util/timeutil.h"
 
 #define GARBAGE 0xEE
 
@@ -53,9 +55,20 @@ static void corrupt8(const struct bench_buf *b)
 #endif
 }
 
-static int wait_req(int rc, MPI_Request *q)
+/* the nonblocking forms: after the start, --overlap's compute phase (timed on the local
+ * clock around it), then MPI_Wait */
+static int wait_req(struct bench_buf *b, int rc, MPI_Request *q)
 {
-	return rc != MPI_SUCCESS ? rc : MPI_Wait(q, MPI_STATUS_IGNORE);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	if (b->compute_iters) {
+		int64_t t0 = real_now_ns();
+		overlap_compute(b->compute_iters);
+		int64_t dt = real_now_ns() - t0;
+		if (b->compute_cap)
+			b->compute_ns[b->ncompute++ % b->compute_cap] = dt;
+	}
+	return MPI_Wait(q, MPI_STATUS_IGNORE);
 }
 
 static uint8_t *blk8(void *buf, const struct bench_buf *b, int j)
@@ -130,7 +143,7 @@ static void sizes_none(const struct bench_buf *b, size_t n, size_t *s, size_t *r
 static int barrier_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
-	return nb ? wait_req(MPI_Ibarrier(b->comm, &q), &q) : MPI_Barrier(b->comm);
+	return nb ? wait_req(b, MPI_Ibarrier(b->comm, &q), &q) : MPI_Barrier(b->comm);
 }
 
 static void fill_none(struct bench_buf *b)
@@ -159,7 +172,7 @@ static int bcast_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	if (nb)
-		return wait_req(MPI_Ibcast(b->rbuf, b->count, MPI_BYTE, b->root, b->comm, &q), &q);
+		return wait_req(b, MPI_Ibcast(b->rbuf, b->count, MPI_BYTE, b->root, b->comm, &q), &q);
 	return MPI_Bcast(b->rbuf, b->count, MPI_BYTE, b->root, b->comm);
 }
 
@@ -196,7 +209,7 @@ static int reduce_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	int root = b->rank == b->root;
 	const void *s = b->in_place && root ? MPI_IN_PLACE : b->sbuf;
-	int rc = nb ? wait_req(MPI_Ireduce(s, b->rbuf, b->count, b->mtype, b->mop, b->root,
+	int rc = nb ? wait_req(b, MPI_Ireduce(s, b->rbuf, b->count, b->mtype, b->mop, b->root,
 	                                   b->comm, &q), &q)
 	            : MPI_Reduce(s, b->rbuf, b->count, b->mtype, b->mop, b->root, b->comm);
 	if (root)
@@ -208,7 +221,7 @@ static int allreduce_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
-	int rc = nb ? wait_req(MPI_Iallreduce(s, b->rbuf, b->count, b->mtype, b->mop, b->comm,
+	int rc = nb ? wait_req(b, MPI_Iallreduce(s, b->rbuf, b->count, b->mtype, b->mop, b->comm,
 	                                      &q), &q)
 	            : MPI_Allreduce(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
 	corrupt(b, b->rbuf);
@@ -219,7 +232,7 @@ static int scan_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
-	int rc = nb ? wait_req(MPI_Iscan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm, &q),
+	int rc = nb ? wait_req(b, MPI_Iscan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm, &q),
 	                       &q)
 	            : MPI_Scan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
 	corrupt(b, b->rbuf);
@@ -230,7 +243,7 @@ static int exscan_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
-	int rc = nb ? wait_req(MPI_Iexscan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm,
+	int rc = nb ? wait_req(b, MPI_Iexscan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm,
 	                                   &q), &q)
 	            : MPI_Exscan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
 	if (b->rank > 0)
@@ -288,7 +301,7 @@ static int gather_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	const void *s = b->in_place && b->rank == b->root ? MPI_IN_PLACE : b->sbuf;
 	if (nb)
-		return wait_req(MPI_Igather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
+		return wait_req(b, MPI_Igather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
 		                            b->root, b->comm, &q), &q);
 	return MPI_Gather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE, b->root, b->comm);
 }
@@ -333,7 +346,7 @@ static int scatter_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	void *r = b->in_place && b->rank == b->root ? MPI_IN_PLACE : b->rbuf;
 	if (nb)
-		return wait_req(MPI_Iscatter(b->sbuf, b->count, MPI_BYTE, r, b->count, MPI_BYTE,
+		return wait_req(b, MPI_Iscatter(b->sbuf, b->count, MPI_BYTE, r, b->count, MPI_BYTE,
 		                             b->root, b->comm, &q), &q);
 	return MPI_Scatter(b->sbuf, b->count, MPI_BYTE, r, b->count, MPI_BYTE, b->root, b->comm);
 }
@@ -366,7 +379,7 @@ static int allgather_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
 	if (nb)
-		return wait_req(MPI_Iallgather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
+		return wait_req(b, MPI_Iallgather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
 		                               b->comm, &q), &q);
 	return MPI_Allgather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE, b->comm);
 }
@@ -393,7 +406,7 @@ static int alltoall_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
 	if (nb)
-		return wait_req(MPI_Ialltoall(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
+		return wait_req(b, MPI_Ialltoall(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
 		                              b->comm, &q), &q);
 	return MPI_Alltoall(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE, b->comm);
 }
@@ -424,7 +437,7 @@ static int rsb_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
-	int rc = nb ? wait_req(MPI_Ireduce_scatter_block(s, b->rbuf, b->count, b->mtype,
+	int rc = nb ? wait_req(b, MPI_Ireduce_scatter_block(s, b->rbuf, b->count, b->mtype,
 	                                                 b->mop, b->comm, &q), &q)
 	            : MPI_Reduce_scatter_block(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
 	corrupt(b, b->rbuf);
@@ -514,7 +527,7 @@ static int gatherv_x(struct bench_buf *b, int nb)
 	const void *s = b->in_place && b->rank == b->root ? MPI_IN_PLACE : b->sbuf;
 	int n = b->vc[b->rank];
 	if (nb)
-		return wait_req(MPI_Igatherv(s, n, MPI_BYTE, b->rbuf, b->vc, b->vd, MPI_BYTE,
+		return wait_req(b, MPI_Igatherv(s, n, MPI_BYTE, b->rbuf, b->vc, b->vd, MPI_BYTE,
 		                             b->root, b->comm, &q), &q);
 	return MPI_Gatherv(s, n, MPI_BYTE, b->rbuf, b->vc, b->vd, MPI_BYTE, b->root, b->comm);
 }
@@ -561,7 +574,7 @@ static int scatterv_x(struct bench_buf *b, int nb)
 	void *r = b->in_place && b->rank == b->root ? MPI_IN_PLACE : b->rbuf;
 	int n = b->vc[b->rank];
 	if (nb)
-		return wait_req(MPI_Iscatterv(b->sbuf, b->vc, b->vd, MPI_BYTE, r, n, MPI_BYTE,
+		return wait_req(b, MPI_Iscatterv(b->sbuf, b->vc, b->vd, MPI_BYTE, r, n, MPI_BYTE,
 		                              b->root, b->comm, &q), &q);
 	return MPI_Scatterv(b->sbuf, b->vc, b->vd, MPI_BYTE, r, n, MPI_BYTE, b->root, b->comm);
 }
@@ -596,7 +609,7 @@ static int allgatherv_x(struct bench_buf *b, int nb)
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
 	int n = b->vc[b->rank];
 	if (nb)
-		return wait_req(MPI_Iallgatherv(s, n, MPI_BYTE, b->rbuf, b->vc, b->vd, MPI_BYTE,
+		return wait_req(b, MPI_Iallgatherv(s, n, MPI_BYTE, b->rbuf, b->vc, b->vd, MPI_BYTE,
 		                                b->comm, &q), &q);
 	return MPI_Allgatherv(s, n, MPI_BYTE, b->rbuf, b->vc, b->vd, MPI_BYTE, b->comm);
 }
@@ -620,7 +633,7 @@ static int alltoallv_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	if (nb)
-		return wait_req(MPI_Ialltoallv(b->sbuf, b->vc, b->vd, MPI_BYTE, b->rbuf, b->ac, b->ad,
+		return wait_req(b, MPI_Ialltoallv(b->sbuf, b->vc, b->vd, MPI_BYTE, b->rbuf, b->ac, b->ad,
 		                               MPI_BYTE, b->comm, &q), &q);
 	return MPI_Alltoallv(b->sbuf, b->vc, b->vd, MPI_BYTE, b->rbuf, b->ac, b->ad, MPI_BYTE,
 	                     b->comm);
@@ -655,7 +668,7 @@ static int rs_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
-	int rc = nb ? wait_req(MPI_Ireduce_scatter(s, b->rbuf, b->vc, b->mtype, b->mop, b->comm,
+	int rc = nb ? wait_req(b, MPI_Ireduce_scatter(s, b->rbuf, b->vc, b->mtype, b->mop, b->comm,
 	                                           &q), &q)
 	            : MPI_Reduce_scatter(s, b->rbuf, b->vc, b->mtype, b->mop, b->comm);
 	if (b->vc[b->rank] > 0)
@@ -726,7 +739,7 @@ static int nallgather_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	if (nb)
-		return wait_req(MPI_Ineighbor_allgather(b->sbuf, b->count, MPI_BYTE, b->rbuf,
+		return wait_req(b, MPI_Ineighbor_allgather(b->sbuf, b->count, MPI_BYTE, b->rbuf,
 		                                        b->count, MPI_BYTE, b->ncomm, &q), &q);
 	return MPI_Neighbor_allgather(b->sbuf, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
 	                              b->ncomm);
@@ -765,7 +778,7 @@ static int nalltoall_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	if (nb)
-		return wait_req(MPI_Ineighbor_alltoall(b->sbuf, b->count, MPI_BYTE, b->rbuf,
+		return wait_req(b, MPI_Ineighbor_alltoall(b->sbuf, b->count, MPI_BYTE, b->rbuf,
 		                                       b->count, MPI_BYTE, b->ncomm, &q), &q);
 	return MPI_Neighbor_alltoall(b->sbuf, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
 	                             b->ncomm);

@@ -110,6 +110,12 @@ struct bench_buf {
 	MPI_Comm ncomm;
 	int nsrc, ndst;
 	int srcs[BENCH_MAX_DEGREE], dsts[BENCH_MAX_DEGREE];
+	/* --overlap: iterations of the compute phase between a nonblocking form's start and
+	 * its MPI_Wait (0: none; bench/overlap.h), and the phases' durations on this rank's
+	 * local clock, ns: the last compute_cap of ncompute (the caller's array) */
+	uint64_t compute_iters;
+	int64_t *compute_ns;
+	size_t compute_cap, ncompute;
 };
 
 /* How bench_buf_init lays out the buffers. */

@@ -60,18 +60,31 @@ void report_table(FILE *f, const struct bench_report *r)
 	fputc('\n', f);
 	fprintf(f, "latency = last exit - common start (%s) or - first entry (%s), global "
 	        "clock; osu = mean of local times; us\n", r->common_schemes, r->local_schemes);
-	fprintf(f, "%-9s %-22s %9s %8s %7s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "scheme", "op",
+	if (r->overlap)
+		fprintf(f, "overlap = max(0, 100 (1 - (t_total - t_cpu) / t_pure)) %%: t_pure, "
+		        "t_total = median latency without and with a compute phase of t_cpu (mean) "
+		        "between start and wait; us\n");
+	fprintf(f, "%-9s %-22s %9s %8s %7s %9s %9s %9s %9s %9s %9s %9s %9s %9s", "scheme", "op",
 	        "size", "valid", "invalid", "median", "ci95_lo", "ci95_hi", "mean", "min", "p90",
 	        "p99", "std", "osu_mean");
+	if (r->overlap)
+		fprintf(f, " %9s %9s %9s %8s", "t_pure", "t_total", "t_cpu", "overlap%");
+	fputc('\n', f);
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct bench_row *w = &r->rows[i];
 		const struct stats_summary *s = &w->st;
 		double ci_lo = s->ci_ok ? s->ci_lo : NAN, ci_hi = s->ci_ok ? s->ci_hi : NAN;
 		fprintf(f, "%-9s %-22s %9zu %8zu %7zu %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f "
-		        "%9.3f\n", w->scheme, w->op, w->size, w->valid, w->invalid,
+		        "%9.3f", w->scheme, w->op, w->size, w->valid, w->invalid,
 		        usec(w, s->median), usec(w, ci_lo), usec(w, ci_hi), usec(w, s->mean),
 		        usec(w, s->min), usec(w, s->p90), usec(w, s->p99), usec(w, s->std),
 		        usec(w, w->osu_mean_ns));
+		if (r->overlap && w->have_overlap)
+			fprintf(f, " %9.3f %9.3f %9.3f %8.1f", w->pure_ns * 1e-3, w->total_ns * 1e-3,
+			        w->cpu_ns * 1e-3, w->overlap_pct);
+		else if (r->overlap)
+			fprintf(f, " %9s %9s %9s %8s", "-", "-", "-", "-");
+		fputc('\n', f);
 	}
 }
 
@@ -79,7 +92,7 @@ void report_csv(FILE *f, const struct bench_report *r)
 {
 	fprintf(f, "scheme,op,size,valid,invalid,mean_s,median_s,min_s,max_s,p90_s,p99_s,std_s,"
 	        "ci95_median_lo_s,ci95_median_hi_s,osu_mean_s,duration_s,slack_s,window_s,"
-	        "datatype,reduce_op,counts,topology\n");
+	        "datatype,reduce_op,counts,topology,overlap_pct,t_pure_s,t_total_s,t_cpu_s\n");
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct bench_row *w = &r->rows[i];
 		const struct stats_summary *s = &w->st;
@@ -96,9 +109,17 @@ void report_csv(FILE *f, const struct bench_report *r)
 				fputs(",", f);
 		}
 		/* the run's settings on every row, so that rows of several runs can be joined */
-		fprintf(f, ",%s,%s,%s,%s\n", r->datatype ? r->datatype : "",
+		fprintf(f, ",%s,%s,%s,%s", r->datatype ? r->datatype : "",
 		        r->reduce_op ? r->reduce_op : "", r->counts ? r->counts : "",
 		        r->topology ? r->topology : "");
+		double o[] = {w->overlap_pct, w->pure_ns * 1e-9, w->total_ns * 1e-9, w->cpu_ns * 1e-9};
+		for (size_t k = 0; k < sizeof(o) / sizeof(o[0]); k++) {
+			if (w->have_overlap && isfinite(o[k]))
+				fprintf(f, ",%.9g", o[k]);
+			else
+				fputc(',', f);
+		}
+		fputc('\n', f);
 	}
 }
 
@@ -134,6 +155,7 @@ void report_json(FILE *f, const struct bench_report *r)
 		fputs(",\"topology\":", f);
 		json_str(f, r->topology);
 	}
+	fprintf(f, ",\"overlap\":%s", r->overlap ? "true" : "false");
 	fputs(",\"results\":[", f);
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct bench_row *w = &r->rows[i];
@@ -163,6 +185,13 @@ void report_json(FILE *f, const struct bench_report *r)
 		json_num(f, (double)w->slack_ns * 1e-9);
 		fputs(",\"window_s\":", f);
 		json_num(f, (double)w->window_ns * 1e-9);
+		const char *ok[] = {"overlap_pct", "t_pure_s", "t_total_s", "t_cpu_s"};
+		double ov[] = {w->overlap_pct, w->pure_ns * 1e-9, w->total_ns * 1e-9,
+		               w->cpu_ns * 1e-9};
+		for (size_t j = 0; j < sizeof(ov) / sizeof(ov[0]); j++) {
+			fprintf(f, ",\"%s\":", ok[j]);
+			json_num(f, w->have_overlap ? ov[j] : NAN);
+		}
 		fputc('}', f);
 	}
 	fputs("]}\n", f);

@@ -22,6 +22,11 @@ struct bench_row {
 	double duration_s;    /* wall time of the measurement, s */
 	int64_t slack_ns;     /* start slack, ns (window, roundtime) */
 	int64_t window_ns;    /* final window, ns (window) */
+	/* --overlap (nonblocking operations): t_pure and t_total, medians of the latency
+	 * without and with the compute phase, ns; t_cpu, the mean compute phase, ns; the
+	 * overlap, % (bench/overlap.h) */
+	int have_overlap;
+	double pure_ns, total_ns, cpu_ns, overlap_pct;
 };
 
 struct bench_report {
@@ -44,6 +49,7 @@ struct bench_report {
 	const char *datatype, *reduce_op; /* of the reductions: "int32", "sum", ... */
 	const char *counts;   /* the v-variants' blocks: "regular" or "skewed" */
 	const char *topology; /* the neighborhood collectives': "cart" or "graph" */
+	int overlap;          /* --overlap: the table has its columns */
 	const struct bench_row *rows;
 	size_t nrows;
 };

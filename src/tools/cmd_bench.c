@@ -13,6 +13,7 @@
 #include "bench/help.h"
 #include "bench/op.h"
 #include "bench/order.h"
+#include "bench/overlap.h"
 #include "bench/report.h"
 #include "bench/scheme.h"
 #include "bench/sizes.h"
@@ -78,6 +79,10 @@ static void usage(FILE *f)
 	        "  --root-shift       move the root to the next rank after every call (as IMB's\n"
 	        "                     -root_shift)\n"
 	        "  --validate         check each operation's result once per size first\n"
+	        "  --overlap          also measure the nonblocking operations with a compute\n"
+	        "                     phase of their median latency between start and wait and\n"
+	        "                     report the overlap as OSU does: max(0, 100 (1 - (t_total -\n"
+	        "                     t_cpu) / t_pure)) %%\n"
 	        "  --order ORDER      sequential, shuffled or interleaved[=N] (default\n"
 	        "                     interleaved: N = %d passes over all measurements, each with\n"
 	        "                     1/N of the time slice, in a new random order)\n"
@@ -100,7 +105,7 @@ struct opts {
 	int64_t slice_ns;
 	long max_reps, warmup, root;
 	double rse, slack_factor;
-	int in_place, validate, root_shift, quick;
+	int in_place, validate, root_shift, quick, overlap;
 	int slice_set, max_reps_set; /* given explicitly (--quick leaves them) */
 	struct bench_order order;
 	long seed;                   /* -1: drawn by rank 0 */
@@ -163,6 +168,7 @@ static const char *bench_opt(int c, const char *arg, void *ctx)
 	case 'P': o->plot = arg; return NULL;
 	case 'I': o->in_place = 1; return NULL;
 	case 'V': o->validate = 1; return NULL;
+	case 'L': o->overlap = 1; return NULL;
 	case 'H': o->root_shift = 1; return NULL;
 	case 'F': return parse_buffers(arg, &o->buf);
 	case 'A': {
@@ -235,7 +241,8 @@ static const char *parse(int argc, char **argv, const struct mpitool *t, struct 
 		{"quick", no_argument, 0, 'Q'},            {"buffers", required_argument, 0, 'F'},
 		{"align", required_argument, 0, 'A'},      {"datatype", required_argument, 0, 'D'},
 		{"reduce-op", required_argument, 0, 'X'},  {"counts", required_argument, 0, 'C'},
-		{"topology", required_argument, 0, 'G'},   {0, 0, 0, 0},
+		{"topology", required_argument, 0, 'G'},   {"overlap", no_argument, 0, 'L'},
+		{0, 0, 0, 0},
 	};
 	return mpitool_parse(argc, argv, t, longopts, &o->common, bench_opt, o, buf, len);
 }
@@ -330,6 +337,14 @@ static const char *make_plan(const struct opts *o, int nprocs, struct plan *pl, 
 		         "%s", bench_rop_name(o->buf.rop), o->buf.type->name);
 		return buf;
 	}
+	int nb = 0;
+	for (int i = 0; i < pl->nops; i++)
+		nb |= (pl->ops[i]->flags & OP_NONBLOCKING) != 0;
+	if (o->overlap && !nb) {
+		snprintf(buf, len, "--overlap needs a nonblocking operation in --op (e.g. "
+		         "iallreduce, ialltoall): the compute phase goes between its start and wait");
+		return buf;
+	}
 	if (o->root >= nprocs) {
 		snprintf(buf, len, "--root %ld is not a rank of the %d processes", o->root, nprocs);
 		return buf;
@@ -391,6 +406,10 @@ struct job {
 	double osu_sum;  /* rank 0: osu_mean_ns x nvalid summed over the passes */
 	double dur_s;    /* rank 0: wall time over the passes */
 	int64_t slack_ns, window_ns; /* of the last pass */
+	/* rank 0, --overlap: t_pure, t_total (medians) and t_cpu (mean over ranks and calls),
+	 * ns; have_ov: measured */
+	int have_ov;
+	double pure_ns, total_ns, cpu_ns;
 };
 
 struct run {
@@ -420,6 +439,11 @@ static void add_row(struct run *r, const struct job *j)
 	w->duration_s = j->dur_s;
 	w->slack_ns = j->slack_ns;
 	w->window_ns = j->window_ns;
+	w->have_overlap = j->have_ov;
+	w->pure_ns = j->pure_ns;
+	w->total_ns = j->total_ns;
+	w->cpu_ns = j->cpu_ns;
+	w->overlap_pct = j->have_ov ? overlap_pct(j->pure_ns, j->total_ns, j->cpu_ns) : NAN;
 }
 
 /* Collective: one pass's series into its job (rank 0's latencies) and to --raw. 0, or the
@@ -453,15 +477,32 @@ static int gather_one(struct run *r, struct job *j, const struct bench_buf *b,
 	j->slack_ns = s->slack_ns;
 	j->window_ns = s->window_ns;
 	bench_result_free(&res);
-	if (r->o->raw) {
+	if (r->o->raw && !b->compute_iters) { /* --overlap's measurements are not in --raw */
 		struct raw_ctx ctx = {r->raw, scheme, b->op->name, b->bytes, first};
 		rc = agree_line(r->t, bench_collect_raw(r->p.comm, s, raw_row, &ctx), "--raw");
 	}
 	return rc;
 }
 
-/* Collective: one pass of one job. 0, or the agreed rc (its line printed). */
-static int measure_one(struct run *r, struct job *j)
+#define CPU_SAMPLES 4096 /* --overlap: compute phases kept per measurement, the last ones */
+
+/* the median of x[0..n), ns; NAN when n is 0 (or without memory) */
+static double median_ns(int64_t *x, size_t n)
+{
+	double *d = n ? malloc(n * sizeof(*d)) : NULL;
+	struct stats_summary st;
+	double m = NAN;
+	for (size_t i = 0; d && i < n; i++)
+		d[i] = (double)x[i];
+	if (d && !stats_summarize(d, n, &st))
+		m = st.median;
+	free(d);
+	return m;
+}
+
+/* Collective: one pass of one job (iters > 0: --overlap's, with a compute phase of iters
+ * iterations in every call, not validated again). 0, or the agreed rc (its line printed). */
+static int measure_one(struct run *r, struct job *j, uint64_t iters)
 {
 	struct bench_scheme *sc = r->pl->schemes[j->si];
 	const struct bench_op *op = r->pl->ops[j->oi];
@@ -473,7 +514,7 @@ static int measure_one(struct run *r, struct job *j)
 	int nroots = b.root_shift ? b.nprocs : 1;
 	b.root_shift = 0;
 	rc = agree_line(r->t, rc, "");
-	for (int k = 0; !rc && r->o->validate && k < nroots; k++) {
+	for (int k = 0; !rc && r->o->validate && !iters && k < nroots; k++) {
 		b.root = (int)((r->o->root + k) % b.nprocs);
 		rc = agree_line(r->t, bench_op_validate(&b), "--validate");
 	}
@@ -483,6 +524,10 @@ static int measure_one(struct run *r, struct job *j)
 	}
 	b.root = (int)r->o->root;
 	b.root_shift = nroots > 1;
+	int64_t cpu[CPU_SAMPLES];
+	b.compute_iters = iters;
+	b.compute_ns = cpu;
+	b.compute_cap = iters ? CPU_SAMPLES : 0;
 	bench_series_init(&s);
 	int64_t t0 = real_now_ns();
 	rc = bench_scheme_measure(sc, &r->p, &b, &s);
@@ -491,6 +536,17 @@ static int measure_one(struct run *r, struct job *j)
 	         b.bytes);
 	if (!(rc = agree_line(r->t, rc, what)))
 		rc = gather_one(r, j, &b, &s, dur);
+	if (!rc && iters) {
+		/* t_cpu: the slowest rank's median compute phase (the latency is the slowest
+		 * rank's; a median, as t_pure and t_total are, so that phases a preemption
+		 * stretched count no more there than in t_total) */
+		double mine = median_ns(cpu, b.ncompute < CPU_SAMPLES ? b.ncompute : CPU_SAMPLES);
+		double most = NAN;
+		rc = agree_line(r->t, comm_check(MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX,
+		                                               r->p.comm), "MPI_Allreduce (t_cpu)"),
+		                "--overlap");
+		j->cpu_ns = most;
+	}
 	bench_series_free(&s);
 	bench_buf_free(&b);
 	return rc;
@@ -514,6 +570,44 @@ static int make_jobs(struct run *r)
 	return 0;
 }
 
+/* rank 0: the median of the valid latencies of j, ns (NAN without any) */
+static double job_median(const struct job *j)
+{
+	struct stats_summary st;
+	return j->nvalid && !stats_summarize(j->lat_ns, j->nvalid, &st) ? st.median : NAN;
+}
+
+/* Collective, --overlap: after all passes, every job of a nonblocking operation once more
+ * (one pass's share of the slice, the plan's order), with a compute phase between start and
+ * wait calibrated on each rank to take the job's t_pure (the median latency measured so
+ * far). 0, or the agreed rc. */
+static int measure_overlap(struct run *r)
+{
+	double rate = overlap_rate(); /* iterations per ns, on this rank */
+	int rc = 0;
+	for (size_t k = 0; !rc && k < r->njobs; k++) {
+		struct job *j = &r->jobs[k];
+		if (!(r->pl->ops[j->oi]->flags & OP_NONBLOCKING))
+			continue;
+		double pure = r->t->rank == 0 ? job_median(j) : 0;
+		rc = agree_line(r->t, comm_check(MPI_Bcast(&pure, 1, MPI_DOUBLE, 0, r->p.comm),
+		                                 "MPI_Bcast (t_pure)"), "--overlap");
+		if (rc || !isfinite(pure))
+			continue; /* no valid repetition: no overlap either */
+		struct job ov = {.si = j->si, .oi = j->oi, .zi = j->zi};
+		uint64_t iters = (uint64_t)(pure * rate) + 1;
+		rc = measure_one(r, &ov, iters);
+		if (!rc && r->t->rank == 0) {
+			j->pure_ns = pure;
+			j->total_ns = job_median(&ov);
+			j->cpu_ns = ov.cpu_ns;
+			j->have_ov = isfinite(j->total_ns) && isfinite(j->cpu_ns);
+		}
+		free(ov.lat_ns);
+	}
+	return rc;
+}
+
 /* Collective: every pass of every job in --order's order, then rank 0's rows in the
  * plan's order. 0, or the agreed rc of the first failure. */
 static int measure_all(struct run *r)
@@ -533,8 +627,10 @@ static int measure_all(struct run *r)
 	for (int pass = 0; !rc && pass < ord->passes; pass++) {
 		bench_order_pass(ord, r->seed, pass, idx, r->njobs);
 		for (size_t k = 0; !rc && k < r->njobs; k++)
-			rc = measure_one(r, &r->jobs[idx[k]]);
+			rc = measure_one(r, &r->jobs[idx[k]], 0);
 	}
+	if (!rc && r->o->overlap)
+		rc = measure_overlap(r);
 	for (size_t k = 0; !rc && r->t->rank == 0 && k < r->njobs; k++)
 		add_row(r, &r->jobs[k]);
 	free(idx);
@@ -606,7 +702,7 @@ static int report(const struct run *r, hclock_sync *sync)
 		.buffer_bytes = o->buf.mode_bytes, .align = o->buf.align,
 		.datatype = o->buf.type ? o->buf.type->name : "int32",
 		.reduce_op = bench_rop_name(o->buf.rop), .counts = bench_counts_name(o->buf.counts),
-		.topology = bench_topology_name(o->buf.topology),
+		.topology = bench_topology_name(o->buf.topology), .overlap = o->overlap,
 	};
 	if (o->common.fmt == FMT_JSON)
 		report_json(stdout, &rep);
