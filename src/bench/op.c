@@ -210,7 +210,7 @@ static int reduce_x(struct bench_buf *b, int nb)
 	int root = b->rank == b->root;
 	const void *s = b->in_place && root ? MPI_IN_PLACE : b->sbuf;
 	int rc = nb ? wait_req(b, MPI_Ireduce(s, b->rbuf, b->count, b->mtype, b->mop, b->root,
-	                                   b->comm, &q), &q)
+	                                      b->comm, &q), &q)
 	            : MPI_Reduce(s, b->rbuf, b->count, b->mtype, b->mop, b->root, b->comm);
 	if (root)
 		corrupt(b, b->rbuf);
@@ -222,7 +222,7 @@ static int allreduce_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
 	int rc = nb ? wait_req(b, MPI_Iallreduce(s, b->rbuf, b->count, b->mtype, b->mop, b->comm,
-	                                      &q), &q)
+	                                         &q), &q)
 	            : MPI_Allreduce(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
 	corrupt(b, b->rbuf);
 	return rc;
@@ -233,7 +233,7 @@ static int scan_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
 	int rc = nb ? wait_req(b, MPI_Iscan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm, &q),
-	                       &q)
+	                          &q)
 	            : MPI_Scan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
 	corrupt(b, b->rbuf);
 	return rc;
@@ -244,7 +244,7 @@ static int exscan_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
 	int rc = nb ? wait_req(b, MPI_Iexscan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm,
-	                                   &q), &q)
+	                                      &q), &q)
 	            : MPI_Exscan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
 	if (b->rank > 0)
 		corrupt(b, b->rbuf);
@@ -302,7 +302,7 @@ static int gather_x(struct bench_buf *b, int nb)
 	const void *s = b->in_place && b->rank == b->root ? MPI_IN_PLACE : b->sbuf;
 	if (nb)
 		return wait_req(b, MPI_Igather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
-		                            b->root, b->comm, &q), &q);
+		                               b->root, b->comm, &q), &q);
 	return MPI_Gather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE, b->root, b->comm);
 }
 
@@ -347,7 +347,7 @@ static int scatter_x(struct bench_buf *b, int nb)
 	void *r = b->in_place && b->rank == b->root ? MPI_IN_PLACE : b->rbuf;
 	if (nb)
 		return wait_req(b, MPI_Iscatter(b->sbuf, b->count, MPI_BYTE, r, b->count, MPI_BYTE,
-		                             b->root, b->comm, &q), &q);
+		                                b->root, b->comm, &q), &q);
 	return MPI_Scatter(b->sbuf, b->count, MPI_BYTE, r, b->count, MPI_BYTE, b->root, b->comm);
 }
 
@@ -380,7 +380,7 @@ static int allgather_x(struct bench_buf *b, int nb)
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
 	if (nb)
 		return wait_req(b, MPI_Iallgather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
-		                               b->comm, &q), &q);
+		                                  b->comm, &q), &q);
 	return MPI_Allgather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE, b->comm);
 }
 
@@ -407,7 +407,7 @@ static int alltoall_x(struct bench_buf *b, int nb)
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
 	if (nb)
 		return wait_req(b, MPI_Ialltoall(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
-		                              b->comm, &q), &q);
+		                                 b->comm, &q), &q);
 	return MPI_Alltoall(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE, b->comm);
 }
 
@@ -438,7 +438,7 @@ static int rsb_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
 	int rc = nb ? wait_req(b, MPI_Ireduce_scatter_block(s, b->rbuf, b->count, b->mtype,
-	                                                 b->mop, b->comm, &q), &q)
+	                                                    b->mop, b->comm, &q), &q)
 	            : MPI_Reduce_scatter_block(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
 	corrupt(b, b->rbuf);
 	return rc;
@@ -528,7 +528,7 @@ static int gatherv_x(struct bench_buf *b, int nb)
 	int n = b->vc[b->rank];
 	if (nb)
 		return wait_req(b, MPI_Igatherv(s, n, MPI_BYTE, b->rbuf, b->vc, b->vd, MPI_BYTE,
-		                             b->root, b->comm, &q), &q);
+		                                b->root, b->comm, &q), &q);
 	return MPI_Gatherv(s, n, MPI_BYTE, b->rbuf, b->vc, b->vd, MPI_BYTE, b->root, b->comm);
 }
 
@@ -575,7 +575,7 @@ static int scatterv_x(struct bench_buf *b, int nb)
 	int n = b->vc[b->rank];
 	if (nb)
 		return wait_req(b, MPI_Iscatterv(b->sbuf, b->vc, b->vd, MPI_BYTE, r, n, MPI_BYTE,
-		                              b->root, b->comm, &q), &q);
+		                                 b->root, b->comm, &q), &q);
 	return MPI_Scatterv(b->sbuf, b->vc, b->vd, MPI_BYTE, r, n, MPI_BYTE, b->root, b->comm);
 }
 
@@ -610,7 +610,7 @@ static int allgatherv_x(struct bench_buf *b, int nb)
 	int n = b->vc[b->rank];
 	if (nb)
 		return wait_req(b, MPI_Iallgatherv(s, n, MPI_BYTE, b->rbuf, b->vc, b->vd, MPI_BYTE,
-		                                b->comm, &q), &q);
+		                                   b->comm, &q), &q);
 	return MPI_Allgatherv(s, n, MPI_BYTE, b->rbuf, b->vc, b->vd, MPI_BYTE, b->comm);
 }
 
@@ -634,7 +634,7 @@ static int alltoallv_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	if (nb)
 		return wait_req(b, MPI_Ialltoallv(b->sbuf, b->vc, b->vd, MPI_BYTE, b->rbuf, b->ac, b->ad,
-		                               MPI_BYTE, b->comm, &q), &q);
+		                                  MPI_BYTE, b->comm, &q), &q);
 	return MPI_Alltoallv(b->sbuf, b->vc, b->vd, MPI_BYTE, b->rbuf, b->ac, b->ad, MPI_BYTE,
 	                     b->comm);
 }
@@ -669,7 +669,7 @@ static int rs_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
 	int rc = nb ? wait_req(b, MPI_Ireduce_scatter(s, b->rbuf, b->vc, b->mtype, b->mop, b->comm,
-	                                           &q), &q)
+	                                              &q), &q)
 	            : MPI_Reduce_scatter(s, b->rbuf, b->vc, b->mtype, b->mop, b->comm);
 	if (b->vc[b->rank] > 0)
 		corrupt(b, b->rbuf);
@@ -740,7 +740,7 @@ static int nallgather_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	if (nb)
 		return wait_req(b, MPI_Ineighbor_allgather(b->sbuf, b->count, MPI_BYTE, b->rbuf,
-		                                        b->count, MPI_BYTE, b->ncomm, &q), &q);
+		                                           b->count, MPI_BYTE, b->ncomm, &q), &q);
 	return MPI_Neighbor_allgather(b->sbuf, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
 	                              b->ncomm);
 }
@@ -751,13 +751,16 @@ static void fill_nallgather(struct bench_buf *b)
 	fill8(b->sbuf, b->bytes, b->rank, 0);
 }
 
-/* receive block k came from srcs[k] and is its block for rank `to` (0: allgather's one) */
+/* receive block k (of the v-forms: nrc[k] bytes at nrd[k]) came from srcs[k] and is its
+ * block for rank `to` (0: allgather's one) */
 static int check_nblocks(const struct bench_buf *b, int to, char *msg, size_t len)
 {
 	char what[64];
+	int v = (b->op->flags & OP_V) != 0;
 	for (int k = 0; k < b->nsrc; k++) {
 		snprintf(what, sizeof(what), "block %d (from rank %d)", k, b->srcs[k]);
-		if (check8(blk8(b->rbuf, b, k), b->bytes, b->srcs[k], to, what, msg, len))
+		const uint8_t *p = v ? (uint8_t *)b->rbuf + b->nrd[k] : blk8(b->rbuf, b, k);
+		if (check8(p, v ? (size_t)b->nrc[k] : b->bytes, b->srcs[k], to, what, msg, len))
 			return -1;
 	}
 	return 0;
@@ -779,7 +782,7 @@ static int nalltoall_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	if (nb)
 		return wait_req(b, MPI_Ineighbor_alltoall(b->sbuf, b->count, MPI_BYTE, b->rbuf,
-		                                       b->count, MPI_BYTE, b->ncomm, &q), &q);
+		                                          b->count, MPI_BYTE, b->ncomm, &q), &q);
 	return MPI_Neighbor_alltoall(b->sbuf, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
 	                             b->ncomm);
 }
@@ -796,6 +799,95 @@ static void fill_nalltoall(struct bench_buf *b)
 static int check_nalltoall(const struct bench_buf *b, char *msg, size_t len)
 {
 	return check_nblocks(b, b->rank, msg, len);
+}
+
+/* neighbor_allgatherv, neighbor_alltoallv: the block to or from rank r is r's share */
+
+/* the largest share at message size n bytes, bytes */
+static size_t vmax(const struct bench_buf *b, size_t n)
+{
+	size_t m = 0;
+	for (int r = 0; r < b->nprocs; r++) {
+		size_t v = vbytes(b, n, r);
+		m = v > m ? v : m;
+	}
+	return m;
+}
+
+/* the shares of the k ranks at message size n bytes, bytes; an upper bound before
+ * bench_buf_init has made the neighbor lists (vc: after them) */
+static size_t vsum(const struct bench_buf *b, size_t n, const int *ranks, int k)
+{
+	size_t sum = 0;
+	if (!b->vc)
+		return vmax(b, n) * (size_t)k;
+	for (int i = 0; i < k; i++)
+		sum += vbytes(b, n, ranks[i]);
+	return sum;
+}
+
+static void sizes_nallgatherv(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
+{
+	*s = vbytes(b, n, b->rank);
+	*r = vsum(b, n, b->srcs, b->nsrc);
+}
+
+static int nallgatherv_x(struct bench_buf *b, int nb)
+{
+	MPI_Request q;
+	int n = b->vc[b->rank];
+	if (nb)
+		return wait_req(b, MPI_Ineighbor_allgatherv(b->sbuf, n, MPI_BYTE, b->rbuf, b->nrc,
+		                                            b->nrd, MPI_BYTE, b->ncomm, &q), &q);
+	return MPI_Neighbor_allgatherv(b->sbuf, n, MPI_BYTE, b->rbuf, b->nrc, b->nrd, MPI_BYTE,
+	                               b->ncomm);
+}
+
+static void fill_nallgatherv(struct bench_buf *b)
+{
+	memset(b->rbuf, GARBAGE, b->rbytes);
+	fill8(b->sbuf, (size_t)b->vc[b->rank], b->rank, 0);
+}
+
+static void sizes_nalltoallv(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
+{
+	*s = vsum(b, n, b->dsts, b->ndst);
+	*r = vbytes(b, n, b->rank) * (size_t)b->nsrc;
+}
+
+static int nalltoallv_x(struct bench_buf *b, int nb)
+{
+	MPI_Request q;
+	if (nb)
+		return wait_req(b, MPI_Ineighbor_alltoallv(b->sbuf, b->nsc, b->nsd, MPI_BYTE, b->rbuf,
+		                                           b->nrc, b->nrd, MPI_BYTE, b->ncomm, &q),
+		                &q);
+	return MPI_Neighbor_alltoallv(b->sbuf, b->nsc, b->nsd, MPI_BYTE, b->rbuf, b->nrc, b->nrd,
+	                              MPI_BYTE, b->ncomm);
+}
+
+static void fill_nalltoallv(struct bench_buf *b)
+{
+	memset(b->rbuf, GARBAGE, b->rbytes);
+	for (int k = 0; k < b->ndst; k++) /* (sender, receiver), as fill_nalltoall */
+		fill8((uint8_t *)b->sbuf + b->nsd[k], (size_t)b->nsc[k], b->rank, b->dsts[k]);
+}
+
+/* b's neighbor counts and displacements from its shares (bench_buf_init, after vinit) */
+static void nbr_vinit(struct bench_buf *b)
+{
+	int me = b->vc[b->rank], roff = 0, soff = 0;
+	int allgather = b->op->sizes == sizes_nallgatherv;
+	for (int k = 0; k < b->nsrc; k++) {
+		b->nrc[k] = allgather ? b->vc[b->srcs[k]] : me;
+		b->nrd[k] = roff;
+		roff += b->nrc[k];
+	}
+	for (int k = 0; k < b->ndst; k++) {
+		b->nsc[k] = b->vc[b->dsts[k]];
+		b->nsd[k] = soff;
+		soff += b->nsc[k];
+	}
 }
 
 /* ---- the table ---------------------------------------------------------------------- */
@@ -833,6 +925,8 @@ X8(allgatherv)
 X8(alltoallv)
 X8(nallgather)
 X8(nalltoall)
+X8(nallgatherv)
+X8(nalltoallv)
 
 #define OPS(name, x, flags, sz, fl, ck)                                                    \
 	{#name, flags, sz, call_##x, fl, ck},                                                  \
@@ -863,6 +957,10 @@ static const struct bench_op ops[] = {
 	    check_nallgather),
 	OPS(neighbor_alltoall, nalltoall, OP_NEIGHBOR, sizes_nalltoall, fill_nalltoall,
 	    check_nalltoall),
+	OPS(neighbor_allgatherv, nallgatherv, OP_NEIGHBOR | OP_V, sizes_nallgatherv,
+	    fill_nallgatherv, check_nallgather),
+	OPS(neighbor_alltoallv, nalltoallv, OP_NEIGHBOR | OP_V, sizes_nalltoallv,
+	    fill_nalltoallv, check_nalltoall),
 };
 
 #define NOPS (sizeof(ops) / sizeof(ops[0]))
@@ -1060,6 +1158,8 @@ int bench_buf_init(struct bench_buf *b, const struct bench_op *op, MPI_Comm comm
 		bench_buf_free(b);
 		return err_set(HCLOCK_ENOMEM, "out of memory for the counts of %s", op->name);
 	}
+	if ((op->flags & OP_V) && (op->flags & OP_NEIGHBOR))
+		nbr_vinit(b);
 	layout(b, bo);
 	size_t a = bo->mode == BUF_CACHED ? bo->align : (bo->align > 64 ? bo->align : 64);
 	/* every set at least one byte, so buffers are valid pointers; touch every page now */

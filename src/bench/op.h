@@ -10,7 +10,8 @@
  * reduce_scatter) the mean block: P blocks together hold P x size, split among the ranks by
  * --counts (enum bench_counts: equal blocks, or rank r's block proportional to r + 1); for
  * the neighborhood collectives the block sent to or received from one neighbor of
- * --topology (enum bench_topology). Reductions work on elements of --datatype with --reduce-op
+ * --topology (enum bench_topology), whose v-forms give the block to or from rank r rank
+ * r's --counts share. Reductions work on elements of --datatype with --reduce-op
  * (bench/dtype.h; int32 and sum by default), so their sizes must be multiples of the type's
  * extent. barrier has no message; its size is reported as 0.
  *
@@ -110,6 +111,11 @@ struct bench_buf {
 	MPI_Comm ncomm;
 	int nsrc, ndst;
 	int srcs[BENCH_MAX_DEGREE], dsts[BENCH_MAX_DEGREE];
+	/* their v-forms (elements): receive block k of nrc[k] at nrd[k] (neighbor_allgatherv:
+	 * srcs[k]'s share; neighbor_alltoallv: this rank's), send block k of nsc[k] at nsd[k]
+	 * (neighbor_alltoallv: dsts[k]'s share) */
+	int nrc[BENCH_MAX_DEGREE], nrd[BENCH_MAX_DEGREE];
+	int nsc[BENCH_MAX_DEGREE], nsd[BENCH_MAX_DEGREE];
 	/* --overlap: iterations of the compute phase between a nonblocking form's start and
 	 * its MPI_Wait (0: none; bench/overlap.h), and the phases' durations on this rank's
 	 * local clock, ns: the last compute_cap of ncompute (the caller's array) */

@@ -221,7 +221,8 @@ def case_datatypes():
 
 
 V_OPS = ["gatherv", "scatterv", "allgatherv", "alltoallv", "reduce_scatter"]
-NBR_OPS = ["neighbor_allgather", "neighbor_alltoall"]
+NBR_OPS = ["neighbor_allgather", "neighbor_alltoall", "neighbor_allgatherv",
+           "neighbor_alltoallv"]
 
 
 def broken_caught(np, op, extra, tail):
@@ -270,21 +271,22 @@ def case_vcounts():
 
 
 def case_neighbors():
-    """The neighborhood collectives on both topologies, validated on 1 to 5 ranks (periodic
-    dimensions of 1 and 2 ranks, where one rank is a neighbor twice, among them); a wrong
-    byte caught."""
+    """The neighborhood collectives on both topologies (their v-forms under both splits),
+    validated on 1 to 5 ranks (periodic dimensions of 1 and 2 ranks, where one rank is a
+    neighbor twice, among them); a wrong byte caught."""
     ops = ",".join(NBR_OPS + ["i" + o for o in NBR_OPS])
     for np in (1, 2, 3, 4, 5):
         for topo in ("cart", "graph"):
+            counts = "skewed" if np % 2 else "regular"
             d, _ = bench_json(np, ["--op", ops, "--sizes", "1,8,4K", "--topology", topo,
-                                   "--validate", "--time-slice", "0.005", "--warmup", "1",
-                                   "--max-reps", "5", "--order", "sequential", "--sync",
-                                   "none"])
-            check(d is not None and len(d["results"]) == 12 and d["topology"] == topo,
-                  "np %d %s: 4 operations x 3 sizes validated" % (np, topo))
+                                   "--counts", counts, "--validate", "--time-slice", "0.005",
+                                   "--warmup", "1", "--max-reps", "5", "--order",
+                                   "sequential", "--sync", "none"])
+            check(d is not None and len(d["results"]) == 24 and d["topology"] == topo,
+                  "np %d %s %s: 8 operations x 3 sizes validated" % (np, topo, counts))
     for topo in ("cart", "graph"):
-        for op in NBR_OPS + ["ineighbor_alltoall"]:
-            broken_caught(4, op, ["--topology", topo], ": block")
+        for op in NBR_OPS + ["ineighbor_alltoall", "ineighbor_alltoallv"]:
+            broken_caught(4, op, ["--topology", topo, "--counts", "skewed"], ": block")
 
 
 OVERLAP_KEYS = ["overlap_pct", "t_pure_s", "t_total_s", "t_cpu_s"]
