@@ -407,8 +407,8 @@ struct job {
 	double osu_sum;  /* rank 0: osu_mean_ns x nvalid summed over the passes */
 	double dur_s;    /* rank 0: wall time over the passes */
 	int64_t slack_ns, window_ns; /* of the last pass */
-	/* rank 0, --overlap: t_pure, t_total (medians) and t_cpu (mean over ranks and calls),
-	 * ns; have_ov: measured */
+	/* rank 0, --overlap: t_pure, t_total (median latencies) and t_cpu (the slowest
+	 * rank's median compute phase), ns; have_ov: measured */
 	int have_ov;
 	double pure_ns, total_ns, cpu_ns;
 };
