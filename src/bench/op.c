@@ -7,7 +7,9 @@
  * reductions, whose expected value is bench_dtype_expect() over the contributing ranks.
  *
  * A test build defines HCLOCK_BENCH_BREAK_REDUCE: every reduction then adds 1 to the first
- * value of its result, so a test can prove that --validate catches a wrong reduction.
+ * value of its result, and the v-variants and neighborhood collectives that move bytes
+ * flip the last byte of their receive buffer, so a test can prove that --validate catches
+ * a wrong result.
  */
 #include <ctype.h>
 #include <limits.h>
@@ -17,9 +19,11 @@
 #include <unistd.h>
 
 #include "bench/op.h"
+#include "bench/overlap.h"
 #include "hclock_api.h"
 #include "transport/comm.h"
 #include "util/err.h"
+#include "util/timeutil.h"
 
 #define GARBAGE 0xEE
 
@@ -39,9 +43,32 @@ static void corrupt(const struct bench_buf *b, void *res)
 #endif
 }
 
-static int wait_req(int rc, MPI_Request *q)
+/* the same for the data-movement operations added with the v-variants: the last byte of
+ * the receive buffer flipped */
+static void corrupt8(const struct bench_buf *b)
 {
-	return rc != MPI_SUCCESS ? rc : MPI_Wait(q, MPI_STATUS_IGNORE);
+#ifdef HCLOCK_BENCH_BREAK_REDUCE
+	if (b->rbytes > 0)
+		((uint8_t *)b->rbuf)[b->rbytes - 1] ^= 1;
+#else
+	(void)b;
+#endif
+}
+
+/* the nonblocking forms: after the start, --overlap's compute phase (timed on the local
+ * clock around it), then MPI_Wait */
+static int wait_req(struct bench_buf *b, int rc, MPI_Request *q)
+{
+	if (rc != MPI_SUCCESS)
+		return rc;
+	if (b->compute_iters) {
+		int64_t t0 = real_now_ns();
+		overlap_compute(b->compute_iters);
+		int64_t dt = real_now_ns() - t0;
+		if (b->compute_cap)
+			b->compute_ns[b->ncompute++ % b->compute_cap] = dt;
+	}
+	return MPI_Wait(q, MPI_STATUS_IGNORE);
 }
 
 static uint8_t *blk8(void *buf, const struct bench_buf *b, int j)
@@ -55,12 +82,17 @@ static void fill8(uint8_t *p, size_t n, int r, int j)
 		p[i] = bytes8(r, j, i);
 }
 
-/* the count elements of block j of rank r (of the reductions) */
-static void fillv(const struct bench_buf *b, void *p, int r, int j)
+/* the cnt elements of block j of rank r (of the reductions) */
+static void fillv_n(const struct bench_buf *b, void *p, size_t cnt, int r, int j)
 {
-	size_t n = (size_t)b->count * (size_t)b->type->nvals;
+	size_t n = cnt * (size_t)b->type->nvals;
 	for (size_t i = 0; i < n; i++)
 		bench_dtype_store(b->type, p, i, bench_dtype_val(b->rop, r, j, i));
+}
+
+static void fillv(const struct bench_buf *b, void *p, int r, int j)
+{
+	fillv_n(b, p, (size_t)b->count, r, j);
 }
 
 static int check8(const uint8_t *p, size_t n, int r, int j, const char *what, char *msg,
@@ -74,11 +106,12 @@ static int check8(const uint8_t *p, size_t n, int r, int j, const char *what, ch
 	return 0;
 }
 
-/* value i of p must be the reduction of the values (r, j, i) over r in [r0, r1) */
-static int check_red(const struct bench_buf *b, const void *p, int r0, int r1, int j,
-                     char *msg, size_t len)
+/* value i < cnt x nvals of p must be the reduction of the values (r, j, i) over r in
+ * [r0, r1) */
+static int check_red_n(const struct bench_buf *b, const void *p, size_t cnt, int r0, int r1,
+                       int j, char *msg, size_t len)
 {
-	size_t n = (size_t)b->count * (size_t)b->type->nvals;
+	size_t n = cnt * (size_t)b->type->nvals;
 	for (size_t i = 0; i < n; i++) {
 		int64_t want = bench_dtype_expect(b->rop, r0, r1, j, i);
 		double got = bench_dtype_load(b->type, p, i);
@@ -90,6 +123,12 @@ static int check_red(const struct bench_buf *b, const void *p, int r0, int r1, i
 		}
 	}
 	return 0;
+}
+
+static int check_red(const struct bench_buf *b, const void *p, int r0, int r1, int j,
+                     char *msg, size_t len)
+{
+	return check_red_n(b, p, (size_t)b->count, r0, r1, j, msg, len);
 }
 
 /* ---- barrier ---------------------------------------------------------------------- */
@@ -104,7 +143,7 @@ static void sizes_none(const struct bench_buf *b, size_t n, size_t *s, size_t *r
 static int barrier_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
-	return nb ? wait_req(MPI_Ibarrier(b->comm, &q), &q) : MPI_Barrier(b->comm);
+	return nb ? wait_req(b, MPI_Ibarrier(b->comm, &q), &q) : MPI_Barrier(b->comm);
 }
 
 static void fill_none(struct bench_buf *b)
@@ -133,7 +172,7 @@ static int bcast_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	if (nb)
-		return wait_req(MPI_Ibcast(b->rbuf, b->count, MPI_BYTE, b->root, b->comm, &q), &q);
+		return wait_req(b, MPI_Ibcast(b->rbuf, b->count, MPI_BYTE, b->root, b->comm, &q), &q);
 	return MPI_Bcast(b->rbuf, b->count, MPI_BYTE, b->root, b->comm);
 }
 
@@ -170,8 +209,8 @@ static int reduce_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	int root = b->rank == b->root;
 	const void *s = b->in_place && root ? MPI_IN_PLACE : b->sbuf;
-	int rc = nb ? wait_req(MPI_Ireduce(s, b->rbuf, b->count, b->mtype, b->mop, b->root,
-	                                   b->comm, &q), &q)
+	int rc = nb ? wait_req(b, MPI_Ireduce(s, b->rbuf, b->count, b->mtype, b->mop, b->root,
+	                                      b->comm, &q), &q)
 	            : MPI_Reduce(s, b->rbuf, b->count, b->mtype, b->mop, b->root, b->comm);
 	if (root)
 		corrupt(b, b->rbuf);
@@ -182,8 +221,8 @@ static int allreduce_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
-	int rc = nb ? wait_req(MPI_Iallreduce(s, b->rbuf, b->count, b->mtype, b->mop, b->comm,
-	                                      &q), &q)
+	int rc = nb ? wait_req(b, MPI_Iallreduce(s, b->rbuf, b->count, b->mtype, b->mop, b->comm,
+	                                         &q), &q)
 	            : MPI_Allreduce(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
 	corrupt(b, b->rbuf);
 	return rc;
@@ -193,8 +232,8 @@ static int scan_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
-	int rc = nb ? wait_req(MPI_Iscan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm, &q),
-	                       &q)
+	int rc = nb ? wait_req(b, MPI_Iscan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm, &q),
+	                          &q)
 	            : MPI_Scan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
 	corrupt(b, b->rbuf);
 	return rc;
@@ -204,8 +243,8 @@ static int exscan_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
-	int rc = nb ? wait_req(MPI_Iexscan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm,
-	                                   &q), &q)
+	int rc = nb ? wait_req(b, MPI_Iexscan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm,
+	                                      &q), &q)
 	            : MPI_Exscan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
 	if (b->rank > 0)
 		corrupt(b, b->rbuf);
@@ -262,8 +301,8 @@ static int gather_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	const void *s = b->in_place && b->rank == b->root ? MPI_IN_PLACE : b->sbuf;
 	if (nb)
-		return wait_req(MPI_Igather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
-		                            b->root, b->comm, &q), &q);
+		return wait_req(b, MPI_Igather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
+		                               b->root, b->comm, &q), &q);
 	return MPI_Gather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE, b->root, b->comm);
 }
 
@@ -307,8 +346,8 @@ static int scatter_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	void *r = b->in_place && b->rank == b->root ? MPI_IN_PLACE : b->rbuf;
 	if (nb)
-		return wait_req(MPI_Iscatter(b->sbuf, b->count, MPI_BYTE, r, b->count, MPI_BYTE,
-		                             b->root, b->comm, &q), &q);
+		return wait_req(b, MPI_Iscatter(b->sbuf, b->count, MPI_BYTE, r, b->count, MPI_BYTE,
+		                                b->root, b->comm, &q), &q);
 	return MPI_Scatter(b->sbuf, b->count, MPI_BYTE, r, b->count, MPI_BYTE, b->root, b->comm);
 }
 
@@ -340,8 +379,8 @@ static int allgather_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
 	if (nb)
-		return wait_req(MPI_Iallgather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
-		                               b->comm, &q), &q);
+		return wait_req(b, MPI_Iallgather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
+		                                  b->comm, &q), &q);
 	return MPI_Allgather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE, b->comm);
 }
 
@@ -367,8 +406,8 @@ static int alltoall_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
 	if (nb)
-		return wait_req(MPI_Ialltoall(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
-		                              b->comm, &q), &q);
+		return wait_req(b, MPI_Ialltoall(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
+		                                 b->comm, &q), &q);
 	return MPI_Alltoall(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE, b->comm);
 }
 
@@ -398,8 +437,8 @@ static int rsb_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
-	int rc = nb ? wait_req(MPI_Ireduce_scatter_block(s, b->rbuf, b->count, b->mtype,
-	                                                 b->mop, b->comm, &q), &q)
+	int rc = nb ? wait_req(b, MPI_Ireduce_scatter_block(s, b->rbuf, b->count, b->mtype,
+	                                                    b->mop, b->comm, &q), &q)
 	            : MPI_Reduce_scatter_block(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
 	corrupt(b, b->rbuf);
 	return rc;
@@ -419,6 +458,438 @@ static int check_rsb(const struct bench_buf *b, char *msg, size_t len)
 	return check_red(b, b->rbuf, 0, b->nprocs, b->rank, msg, len);
 }
 
+/* ---- gatherv, scatterv, allgatherv, alltoallv, reduce_scatter (blocks by --counts) ---- */
+
+size_t bench_vshare(enum bench_counts mode, size_t n, int nprocs, int r)
+{
+	if (mode == COUNTS_REGULAR)
+		return n;
+	/* C(r) = floor(n (r + 1) (r + 2) / (P + 1)); C(P - 1) = n P exactly */
+	unsigned __int128 hi = (unsigned __int128)n * (unsigned)(r + 1) * (unsigned)(r + 2);
+	unsigned __int128 lo = (unsigned __int128)n * (unsigned)r * (unsigned)(r + 1);
+	return (size_t)(hi / (unsigned)(nprocs + 1) - lo / (unsigned)(nprocs + 1));
+}
+
+const char *bench_counts_name(int mode)
+{
+	return mode == COUNTS_SKEWED ? "skewed" : "regular";
+}
+
+/* bytes per element of the v-variants: the reduction's extent, or 1 (MPI_BYTE) */
+static size_t vunit(const struct bench_buf *b)
+{
+	return (b->op->flags & OP_REDUCE) ? b->type->extent : 1;
+}
+
+/* rank r's block at message size n bytes, bytes */
+static size_t vbytes(const struct bench_buf *b, size_t n, int r)
+{
+	size_t u = vunit(b);
+	return bench_vshare(b->counts, n / u, b->nprocs, r) * u;
+}
+
+/* the block at displacement d (elements) of buf */
+static uint8_t *vat(void *buf, const struct bench_buf *b, int d)
+{
+	return (uint8_t *)buf + (size_t)d * vunit(b);
+}
+
+/* the counts and displacements of b (bench_buf_init): 0 or -1 (no memory) */
+static int vinit(struct bench_buf *b)
+{
+	int p = b->nprocs;
+	if (!(b->vc = malloc(4 * (size_t)p * sizeof(int))))
+		return -1;
+	b->vd = b->vc + p;
+	b->ac = b->vd + p;
+	b->ad = b->ac + p;
+	int off = 0, mine = (int)bench_vshare(b->counts, (size_t)b->count, p, b->rank);
+	for (int r = 0; r < p; r++) { /* bench_buf_check keeps p x count within an int */
+		b->vc[r] = (int)bench_vshare(b->counts, (size_t)b->count, p, r);
+		b->vd[r] = off;
+		off += b->vc[r];
+		b->ac[r] = mine;
+		b->ad[r] = r * mine;
+	}
+	return 0;
+}
+
+static void sizes_gatherv(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
+{
+	int root = b->rank == b->root;
+	*s = b->in_place && root ? 0 : vbytes(b, n, b->rank);
+	*r = root ? n * (size_t)b->nprocs : 0;
+}
+
+static int gatherv_x(struct bench_buf *b, int nb)
+{
+	MPI_Request q;
+	const void *s = b->in_place && b->rank == b->root ? MPI_IN_PLACE : b->sbuf;
+	int n = b->vc[b->rank];
+	if (nb)
+		return wait_req(b, MPI_Igatherv(s, n, MPI_BYTE, b->rbuf, b->vc, b->vd, MPI_BYTE,
+		                                b->root, b->comm, &q), &q);
+	return MPI_Gatherv(s, n, MPI_BYTE, b->rbuf, b->vc, b->vd, MPI_BYTE, b->root, b->comm);
+}
+
+static void fill_gatherv(struct bench_buf *b)
+{
+	if (b->rank == b->root) {
+		memset(b->rbuf, GARBAGE, b->rbytes);
+		if (b->in_place) {
+			fill8(vat(b->rbuf, b, b->vd[b->rank]), (size_t)b->vc[b->rank], b->rank, 0);
+			return;
+		}
+	}
+	fill8(b->sbuf, (size_t)b->vc[b->rank], b->rank, 0);
+}
+
+/* block r of rbuf (at vd[r], vc[r] bytes) is rank r's block 0, for every r */
+static int check_vblocks(const struct bench_buf *b, char *msg, size_t len)
+{
+	char what[64];
+	for (int r = 0; r < b->nprocs; r++) {
+		snprintf(what, sizeof(what), "block from rank %d", r);
+		if (check8(vat(b->rbuf, b, b->vd[r]), (size_t)b->vc[r], r, 0, what, msg, len))
+			return -1;
+	}
+	return 0;
+}
+
+static int check_gatherv(const struct bench_buf *b, char *msg, size_t len)
+{
+	return b->rank == b->root ? check_vblocks(b, msg, len) : 0;
+}
+
+static void sizes_scatterv(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
+{
+	int root = b->rank == b->root;
+	*s = root ? n * (size_t)b->nprocs : 0;
+	*r = b->in_place && root ? 0 : vbytes(b, n, b->rank);
+}
+
+static int scatterv_x(struct bench_buf *b, int nb)
+{
+	MPI_Request q;
+	void *r = b->in_place && b->rank == b->root ? MPI_IN_PLACE : b->rbuf;
+	int n = b->vc[b->rank];
+	if (nb)
+		return wait_req(b, MPI_Iscatterv(b->sbuf, b->vc, b->vd, MPI_BYTE, r, n, MPI_BYTE,
+		                                 b->root, b->comm, &q), &q);
+	return MPI_Scatterv(b->sbuf, b->vc, b->vd, MPI_BYTE, r, n, MPI_BYTE, b->root, b->comm);
+}
+
+static void fill_scatterv(struct bench_buf *b)
+{
+	if (b->rank == b->root)
+		for (int j = 0; j < b->nprocs; j++)
+			fill8(vat(b->sbuf, b, b->vd[j]), (size_t)b->vc[j], b->root, j);
+	if (b->rbytes)
+		memset(b->rbuf, GARBAGE, b->rbytes);
+}
+
+static int check_scatterv(const struct bench_buf *b, char *msg, size_t len)
+{
+	size_t n = (size_t)b->vc[b->rank];
+	if (b->in_place && b->rank == b->root)
+		return check8(vat(b->sbuf, b, b->vd[b->rank]), n, b->root, b->rank,
+		              "root's own block", msg, len);
+	return check8(b->rbuf, n, b->root, b->rank, "received", msg, len);
+}
+
+static void sizes_allgatherv(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
+{
+	*s = b->in_place ? 0 : vbytes(b, n, b->rank);
+	*r = n * (size_t)b->nprocs;
+}
+
+static int allgatherv_x(struct bench_buf *b, int nb)
+{
+	MPI_Request q;
+	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
+	int n = b->vc[b->rank];
+	if (nb)
+		return wait_req(b, MPI_Iallgatherv(s, n, MPI_BYTE, b->rbuf, b->vc, b->vd, MPI_BYTE,
+		                                   b->comm, &q), &q);
+	return MPI_Allgatherv(s, n, MPI_BYTE, b->rbuf, b->vc, b->vd, MPI_BYTE, b->comm);
+}
+
+static void fill_allgatherv(struct bench_buf *b)
+{
+	memset(b->rbuf, GARBAGE, b->rbytes);
+	fill8(b->in_place ? vat(b->rbuf, b, b->vd[b->rank]) : (uint8_t *)b->sbuf,
+	      (size_t)b->vc[b->rank], b->rank, 0);
+}
+
+/* alltoallv: the block from rank i to rank j is rank j's share, vc[j] bytes; so rank j
+ * receives P x vc[j] and every rank sends P x size */
+static void sizes_alltoallv(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
+{
+	*s = n * (size_t)b->nprocs;
+	*r = vbytes(b, n, b->rank) * (size_t)b->nprocs;
+}
+
+static int alltoallv_x(struct bench_buf *b, int nb)
+{
+	MPI_Request q;
+	if (nb)
+		return wait_req(b, MPI_Ialltoallv(b->sbuf, b->vc, b->vd, MPI_BYTE, b->rbuf, b->ac, b->ad,
+		                                  MPI_BYTE, b->comm, &q), &q);
+	return MPI_Alltoallv(b->sbuf, b->vc, b->vd, MPI_BYTE, b->rbuf, b->ac, b->ad, MPI_BYTE,
+	                     b->comm);
+}
+
+static void fill_alltoallv(struct bench_buf *b)
+{
+	memset(b->rbuf, GARBAGE, b->rbytes);
+	for (int j = 0; j < b->nprocs; j++)
+		fill8(vat(b->sbuf, b, b->vd[j]), (size_t)b->vc[j], b->rank, j);
+}
+
+static int check_alltoallv(const struct bench_buf *b, char *msg, size_t len)
+{
+	char what[64];
+	for (int r = 0; r < b->nprocs; r++) {
+		snprintf(what, sizeof(what), "block from rank %d", r);
+		if (check8(vat(b->rbuf, b, b->ad[r]), (size_t)b->ac[r], r, b->rank, what, msg, len))
+			return -1;
+	}
+	return 0;
+}
+
+/* reduce_scatter: a vector of P x size bytes reduced, rank r gets its share at vd[r] */
+static void sizes_rs(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
+{
+	*s = b->in_place ? 0 : n * (size_t)b->nprocs;
+	*r = b->in_place ? n * (size_t)b->nprocs : vbytes(b, n, b->rank);
+}
+
+static int rs_x(struct bench_buf *b, int nb)
+{
+	MPI_Request q;
+	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
+	int rc = nb ? wait_req(b, MPI_Ireduce_scatter(s, b->rbuf, b->vc, b->mtype, b->mop, b->comm,
+	                                              &q), &q)
+	            : MPI_Reduce_scatter(s, b->rbuf, b->vc, b->mtype, b->mop, b->comm);
+	if (b->vc[b->rank] > 0)
+		corrupt(b, b->rbuf);
+	return rc;
+}
+
+static void fill_rs(struct bench_buf *b)
+{
+	void *in = b->in_place ? b->rbuf : b->sbuf;
+	if (!b->in_place)
+		memset(b->rbuf, GARBAGE, b->rbytes);
+	for (int j = 0; j < b->nprocs; j++)
+		fillv_n(b, vat(in, b, b->vd[j]), (size_t)b->vc[j], b->rank, j);
+}
+
+static int check_rs(const struct bench_buf *b, char *msg, size_t len)
+{
+	return check_red_n(b, b->rbuf, (size_t)b->vc[b->rank], 0, b->nprocs, b->rank, msg, len);
+}
+
+/* ---- neighborhood collectives on the --topology communicator --------------------------- */
+
+const char *bench_topology_name(int topo)
+{
+	return topo == TOPO_GRAPH ? "graph" : "cart";
+}
+
+/* The neighbors of b's rank in its topology (bench.h: enum bench_topology) */
+static int degree(enum bench_topology topo)
+{
+	return topo == TOPO_GRAPH ? 3 : 4;
+}
+
+/* Collective over b->comm: make b->ncomm and its neighbor lists. An MPI code. */
+static int nbr_init(struct bench_buf *b)
+{
+	int rc, p = b->nprocs, me = b->rank;
+	b->nsrc = b->ndst = degree(b->topology);
+	if (b->topology == TOPO_GRAPH) {
+		int h = p / 2 > 0 ? p / 2 : 1;
+		int s[3] = {(me - 1 + p) % p, (me + 1) % p, (me - h % p + p) % p};
+		int d[3] = {(me + 1) % p, (me - 1 + p) % p, (me + h) % p};
+		int w[3] = {1, 1, 1}; /* Open MPI's MPI_UNWEIGHTED, (int *)2, trips -Wextra */
+		memcpy(b->srcs, s, sizeof(s));
+		memcpy(b->dsts, d, sizeof(d));
+		return MPI_Dist_graph_create_adjacent(b->comm, 3, s, w, 3, d, w, MPI_INFO_NULL, 0,
+		                                      &b->ncomm);
+	}
+	int dims[2] = {0, 0}, periods[2] = {1, 1};
+	if ((rc = MPI_Dims_create(p, 2, dims)) != MPI_SUCCESS ||
+	    (rc = MPI_Cart_create(b->comm, 2, dims, periods, 0, &b->ncomm)) != MPI_SUCCESS)
+		return rc;
+	/* MPI_Cart_shift's order: in each dimension the -1 neighbor, then the +1 one */
+	for (int k = 0; rc == MPI_SUCCESS && k < 2; k++)
+		rc = MPI_Cart_shift(b->ncomm, k, 1, &b->srcs[2 * k], &b->srcs[2 * k + 1]);
+	memcpy(b->dsts, b->srcs, sizeof(b->srcs));
+	return rc;
+}
+
+static void sizes_nallgather(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
+{
+	*s = n;
+	*r = n * (size_t)b->nsrc;
+}
+
+static int nallgather_x(struct bench_buf *b, int nb)
+{
+	MPI_Request q;
+	if (nb)
+		return wait_req(b, MPI_Ineighbor_allgather(b->sbuf, b->count, MPI_BYTE, b->rbuf,
+		                                           b->count, MPI_BYTE, b->ncomm, &q), &q);
+	return MPI_Neighbor_allgather(b->sbuf, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
+	                              b->ncomm);
+}
+
+static void fill_nallgather(struct bench_buf *b)
+{
+	memset(b->rbuf, GARBAGE, b->rbytes);
+	fill8(b->sbuf, b->bytes, b->rank, 0);
+}
+
+/* receive block k (of the v-forms: nrc[k] bytes at nrd[k]) came from srcs[k] and is its
+ * block for rank `to` (0: allgather's one) */
+static int check_nblocks(const struct bench_buf *b, int to, char *msg, size_t len)
+{
+	char what[64];
+	int v = (b->op->flags & OP_V) != 0;
+	for (int k = 0; k < b->nsrc; k++) {
+		snprintf(what, sizeof(what), "block %d (from rank %d)", k, b->srcs[k]);
+		const uint8_t *p = v ? (uint8_t *)b->rbuf + b->nrd[k] : blk8(b->rbuf, b, k);
+		if (check8(p, v ? (size_t)b->nrc[k] : b->bytes, b->srcs[k], to, what, msg, len))
+			return -1;
+	}
+	return 0;
+}
+
+static int check_nallgather(const struct bench_buf *b, char *msg, size_t len)
+{
+	return check_nblocks(b, 0, msg, len);
+}
+
+static void sizes_nalltoall(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
+{
+	*s = n * (size_t)b->ndst;
+	*r = n * (size_t)b->nsrc;
+}
+
+static int nalltoall_x(struct bench_buf *b, int nb)
+{
+	MPI_Request q;
+	if (nb)
+		return wait_req(b, MPI_Ineighbor_alltoall(b->sbuf, b->count, MPI_BYTE, b->rbuf,
+		                                          b->count, MPI_BYTE, b->ncomm, &q), &q);
+	return MPI_Neighbor_alltoall(b->sbuf, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
+	                             b->ncomm);
+}
+
+static void fill_nalltoall(struct bench_buf *b)
+{
+	/* the block for neighbor k carries (sender, receiver), not k: where one rank is
+	 * neighbor twice (a periodic dimension of 1 or 2 ranks) either matching is right */
+	memset(b->rbuf, GARBAGE, b->rbytes);
+	for (int k = 0; k < b->ndst; k++)
+		fill8(blk8(b->sbuf, b, k), b->bytes, b->rank, b->dsts[k]);
+}
+
+static int check_nalltoall(const struct bench_buf *b, char *msg, size_t len)
+{
+	return check_nblocks(b, b->rank, msg, len);
+}
+
+/* neighbor_allgatherv, neighbor_alltoallv: the block to or from rank r is r's share */
+
+/* the largest share at message size n bytes, bytes */
+static size_t vmax(const struct bench_buf *b, size_t n)
+{
+	size_t m = 0;
+	for (int r = 0; r < b->nprocs; r++) {
+		size_t v = vbytes(b, n, r);
+		m = v > m ? v : m;
+	}
+	return m;
+}
+
+/* the shares of the k ranks at message size n bytes, bytes; an upper bound before
+ * bench_buf_init has made the neighbor lists (vc: after them) */
+static size_t vsum(const struct bench_buf *b, size_t n, const int *ranks, int k)
+{
+	size_t sum = 0;
+	if (!b->vc)
+		return vmax(b, n) * (size_t)k;
+	for (int i = 0; i < k; i++)
+		sum += vbytes(b, n, ranks[i]);
+	return sum;
+}
+
+static void sizes_nallgatherv(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
+{
+	*s = vbytes(b, n, b->rank);
+	*r = vsum(b, n, b->srcs, b->nsrc);
+}
+
+static int nallgatherv_x(struct bench_buf *b, int nb)
+{
+	MPI_Request q;
+	int n = b->vc[b->rank];
+	if (nb)
+		return wait_req(b, MPI_Ineighbor_allgatherv(b->sbuf, n, MPI_BYTE, b->rbuf, b->nrc,
+		                                            b->nrd, MPI_BYTE, b->ncomm, &q), &q);
+	return MPI_Neighbor_allgatherv(b->sbuf, n, MPI_BYTE, b->rbuf, b->nrc, b->nrd, MPI_BYTE,
+	                               b->ncomm);
+}
+
+static void fill_nallgatherv(struct bench_buf *b)
+{
+	memset(b->rbuf, GARBAGE, b->rbytes);
+	fill8(b->sbuf, (size_t)b->vc[b->rank], b->rank, 0);
+}
+
+static void sizes_nalltoallv(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
+{
+	*s = vsum(b, n, b->dsts, b->ndst);
+	*r = vbytes(b, n, b->rank) * (size_t)b->nsrc;
+}
+
+static int nalltoallv_x(struct bench_buf *b, int nb)
+{
+	MPI_Request q;
+	if (nb)
+		return wait_req(b, MPI_Ineighbor_alltoallv(b->sbuf, b->nsc, b->nsd, MPI_BYTE, b->rbuf,
+		                                           b->nrc, b->nrd, MPI_BYTE, b->ncomm, &q),
+		                &q);
+	return MPI_Neighbor_alltoallv(b->sbuf, b->nsc, b->nsd, MPI_BYTE, b->rbuf, b->nrc, b->nrd,
+	                              MPI_BYTE, b->ncomm);
+}
+
+static void fill_nalltoallv(struct bench_buf *b)
+{
+	memset(b->rbuf, GARBAGE, b->rbytes);
+	for (int k = 0; k < b->ndst; k++) /* (sender, receiver), as fill_nalltoall */
+		fill8((uint8_t *)b->sbuf + b->nsd[k], (size_t)b->nsc[k], b->rank, b->dsts[k]);
+}
+
+/* b's neighbor counts and displacements from its shares (bench_buf_init, after vinit) */
+static void nbr_vinit(struct bench_buf *b)
+{
+	int me = b->vc[b->rank], roff = 0, soff = 0;
+	int allgather = b->op->sizes == sizes_nallgatherv;
+	for (int k = 0; k < b->nsrc; k++) {
+		b->nrc[k] = allgather ? b->vc[b->srcs[k]] : me;
+		b->nrd[k] = roff;
+		roff += b->nrc[k];
+	}
+	for (int k = 0; k < b->ndst; k++) {
+		b->nsc[k] = b->vc[b->dsts[k]];
+		b->nsd[k] = soff;
+		soff += b->nsc[k];
+	}
+}
+
 /* ---- the table ---------------------------------------------------------------------- */
 
 #define PAIR(x)                                                                            \
@@ -435,6 +906,27 @@ PAIR(alltoall)
 PAIR(rsb)
 PAIR(scan)
 PAIR(exscan)
+PAIR(rs)
+/* the byte-moving operations that the hook build breaks (corrupt8) */
+#define PAIR8(x)                                                                           \
+	static int call_##x(struct bench_buf *b) { return x##_x8(b, 0); }                     \
+	static int call_i##x(struct bench_buf *b) { return x##_x8(b, 1); }
+#define X8(x)                                                                              \
+	static int x##_x8(struct bench_buf *b, int nb)                                         \
+	{                                                                                      \
+		int rc = x##_x(b, nb);                                                             \
+		corrupt8(b);                                                                       \
+		return rc;                                                                         \
+	}                                                                                      \
+	PAIR8(x)
+X8(gatherv)
+X8(scatterv)
+X8(allgatherv)
+X8(alltoallv)
+X8(nallgather)
+X8(nalltoall)
+X8(nallgatherv)
+X8(nalltoallv)
 
 #define OPS(name, x, flags, sz, fl, ck)                                                    \
 	{#name, flags, sz, call_##x, fl, ck},                                                  \
@@ -453,6 +945,22 @@ static const struct bench_op ops[] = {
 	OPS(reduce_scatter_block, rsb, OP_REDUCE | OP_INPLACE, sizes_rsb, fill_rsb, check_rsb),
 	OPS(scan, scan, OP_REDUCE | OP_INPLACE, sizes_vec, fill_vec, check_scan),
 	OPS(exscan, exscan, OP_REDUCE | OP_INPLACE, sizes_vec, fill_vec, check_exscan),
+	OPS(gatherv, gatherv, OP_V | OP_ROOTED | OP_INPLACE, sizes_gatherv, fill_gatherv,
+	    check_gatherv),
+	OPS(scatterv, scatterv, OP_V | OP_ROOTED | OP_INPLACE, sizes_scatterv, fill_scatterv,
+	    check_scatterv),
+	OPS(allgatherv, allgatherv, OP_V | OP_INPLACE, sizes_allgatherv, fill_allgatherv,
+	    check_vblocks),
+	OPS(alltoallv, alltoallv, OP_V, sizes_alltoallv, fill_alltoallv, check_alltoallv),
+	OPS(reduce_scatter, rs, OP_V | OP_REDUCE | OP_INPLACE, sizes_rs, fill_rs, check_rs),
+	OPS(neighbor_allgather, nallgather, OP_NEIGHBOR, sizes_nallgather, fill_nallgather,
+	    check_nallgather),
+	OPS(neighbor_alltoall, nalltoall, OP_NEIGHBOR, sizes_nalltoall, fill_nalltoall,
+	    check_nalltoall),
+	OPS(neighbor_allgatherv, nallgatherv, OP_NEIGHBOR | OP_V, sizes_nallgatherv,
+	    fill_nallgatherv, check_nallgather),
+	OPS(neighbor_alltoallv, nalltoallv, OP_NEIGHBOR | OP_V, sizes_nalltoallv,
+	    fill_nalltoallv, check_nalltoall),
 };
 
 #define NOPS (sizeof(ops) / sizeof(ops[0]))
@@ -497,7 +1005,7 @@ const char *bench_op_names_where(unsigned all_of, unsigned none_of, char *buf, s
 
 const char *bench_op_names(void)
 {
-	static char buf[512];
+	static char buf[1024];
 	return buf[0] ? buf : bench_op_names_where(0, 0, buf, sizeof(buf));
 }
 
@@ -571,15 +1079,28 @@ int bench_buf_check(const struct bench_op *op, int nprocs, const struct bench_bu
 	if ((op->flags & OP_REDUCE) && bytes % t->extent)
 		return err_set(HCLOCK_EINVAL, "%s works on %s elements: size %zu is not a multiple "
 		               "of %zu bytes", op->name, t->name, bytes, t->extent);
-	/* the largest buffers are the root's: size them as if this rank were the root */
+	size_t elems = (op->flags & OP_REDUCE) ? bytes / t->extent : bytes;
+	if ((op->flags & OP_V) && (double)elems * nprocs > INT_MAX)
+		return err_set(HCLOCK_EINVAL, "size %zu of %s on %d ranks puts displacements beyond "
+		               "MPI's int (%d elements in all)", bytes, op->name, nprocs, INT_MAX);
+	/* the largest buffers are the root's, or (alltoallv, skewed) the last rank's: size
+	 * them as if this rank were either */
 	struct bench_buf b = {.op = op, .rank = 0, .root = 0, .nprocs = nprocs,
 	                      .in_place = bo->in_place && (op->flags & OP_INPLACE), .bytes = bytes,
-	                      .root_shift = bo->root_shift && (op->flags & OP_ROOTED)};
+	                      .root_shift = bo->root_shift && (op->flags & OP_ROOTED), .type = t,
+	                      .counts = bo->counts, .topology = bo->topology,
+	                      .nsrc = degree(bo->topology), .ndst = degree(bo->topology)};
 	/* an upper bound first, before size_t could wrap */
-	double need = 2.0 * (double)bytes * nprocs + 2.0 * (double)bo->mode_bytes;
+	double need = (2.0 + BENCH_MAX_DEGREE) * (double)bytes * nprocs +
+	              2.0 * (double)bo->mode_bytes;
 	if (need < (double)max_bytes) {
-		layout(&b, bo);
-		need = (double)(b.sstride + b.rstride) * (double)b.nsets + (double)b.flush_bytes;
+		need = 0;
+		for (int k = 0; k < 2; k++, b.rank = nprocs - 1) {
+			layout(&b, bo);
+			double nk = (double)(b.sstride + b.rstride) * (double)b.nsets +
+			            (double)b.flush_bytes;
+			need = nk > need ? nk : need;
+		}
 	}
 	if (need > (double)max_bytes) {
 		char hn[32], hm[32];
@@ -589,7 +1110,6 @@ int bench_buf_check(const struct bench_op *op, int nprocs, const struct bench_bu
 		               "ranks, more than the %s of memory each process here can have", bytes,
 		               op->name, hn, nprocs, hm);
 	}
-	size_t elems = (op->flags & OP_REDUCE) ? bytes / t->extent : bytes;
 	if (elems > INT_MAX)
 		return err_set(HCLOCK_EINVAL, "size %zu of %s is beyond MPI's int element count (%d "
 		               "elements)", bytes, op->name, INT_MAX);
@@ -623,6 +1143,23 @@ int bench_buf_init(struct bench_buf *b, const struct bench_op *op, MPI_Comm comm
 	}
 	b->count = (int)((op->flags & OP_REDUCE) ? b->bytes / b->type->extent : b->bytes);
 	b->root_shift = bo->root_shift && (op->flags & OP_ROOTED);
+	b->counts = bo->counts;
+	b->topology = bo->topology;
+	b->ncomm = MPI_COMM_NULL;
+	if (op->flags & OP_NEIGHBOR) {
+		int rc = nbr_init(b);
+		if (rc != MPI_SUCCESS) {
+			bench_buf_free(b);
+			return comm_check(rc, b->topology == TOPO_GRAPH ? "MPI_Dist_graph_create_adjacent"
+			                                                : "MPI_Cart_create");
+		}
+	}
+	if ((op->flags & OP_V) && vinit(b)) {
+		bench_buf_free(b);
+		return err_set(HCLOCK_ENOMEM, "out of memory for the counts of %s", op->name);
+	}
+	if ((op->flags & OP_V) && (op->flags & OP_NEIGHBOR))
+		nbr_vinit(b);
 	layout(b, bo);
 	size_t a = bo->mode == BUF_CACHED ? bo->align : (bo->align > 64 ? bo->align : 64);
 	/* every set at least one byte, so buffers are valid pointers; touch every page now */
@@ -659,8 +1196,13 @@ void bench_buf_free(struct bench_buf *b)
 	free(b->sbase);
 	free(b->rbase);
 	free(b->flush);
+	free(b->vc);
 	b->sbase = b->rbase = b->sbuf = b->rbuf = NULL;
 	b->flush = NULL;
+	b->vc = b->vd = b->ac = b->ad = NULL;
+	/* only a buffer that bench_buf_init made has a topology communicator (collective) */
+	if (b->op && (b->op->flags & OP_NEIGHBOR) && b->ncomm != MPI_COMM_NULL)
+		MPI_Comm_free(&b->ncomm);
 }
 
 /* ---- validation and errors ---------------------------------------------------------- */

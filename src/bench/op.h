@@ -6,7 +6,12 @@
  * Message size: "size" is the bytes one process contributes to or receives from one other
  * process: the broadcast message, one block of gather/scatter/allgather/alltoall, the
  * reduced vector of reduce/allreduce/scan/exscan, the block each process receives from
- * reduce_scatter_block. Reductions work on elements of --datatype with --reduce-op
+ * reduce_scatter_block; for the v-variants (gatherv, scatterv, allgatherv, alltoallv,
+ * reduce_scatter) the mean block: P blocks together hold P x size, split among the ranks by
+ * --counts (enum bench_counts: equal blocks, or rank r's block proportional to r + 1); for
+ * the neighborhood collectives the block sent to or received from one neighbor of
+ * --topology (enum bench_topology), whose v-forms give the block to or from rank r rank
+ * r's --counts share. Reductions work on elements of --datatype with --reduce-op
  * (bench/dtype.h; int32 and sum by default), so their sizes must be multiples of the type's
  * extent. barrier has no message; its size is reported as 0.
  *
@@ -33,8 +38,26 @@ enum {
 	OP_REDUCE = 2,      /* reduction on elements of --datatype */
 	OP_INPLACE = 4,     /* MPI_IN_PLACE applies */
 	OP_NOSIZE = 8,      /* no message (barrier) */
-	OP_NONBLOCKING = 16 /* i-form completed with MPI_Wait */
+	OP_NONBLOCKING = 16, /* i-form completed with MPI_Wait */
+	OP_V = 32,          /* block sizes by --counts (gatherv, ..., reduce_scatter) */
+	OP_NEIGHBOR = 64    /* neighborhood collective on the --topology communicator */
 };
+
+/* --counts: how the v-variants split P x size among the ranks (bench_vshare). */
+enum bench_counts { COUNTS_REGULAR, COUNTS_SKEWED };
+/* --topology of the neighborhood collectives: a periodic 2-D Cartesian grid of
+ * MPI_Dims_create(P, 2) (4 neighbors: -1 and +1 in each dimension, MPI_Cart_shift's order),
+ * or a ring with chords made with MPI_Dist_graph_create_adjacent (rank r sends to r + 1,
+ * r - 1 and r + P/2 and receives from r - 1, r + 1 and r - P/2, mod P; 3 neighbors). */
+enum bench_topology { TOPO_CART, TOPO_GRAPH };
+#define BENCH_MAX_DEGREE 4 /* neighbors of a rank in either topology, at most */
+
+/* The elements of rank r's block when n x P elements are split among P ranks: n
+ * (regular), or skewed: C(r) - C(r - 1) with C(r) = floor(n (r + 1) (r + 2) / (P + 1)),
+ * a share proportional to r + 1 rounded so that the blocks sum to exactly n x P. */
+size_t bench_vshare(enum bench_counts mode, size_t n, int nprocs, int r);
+const char *bench_counts_name(int mode);
+const char *bench_topology_name(int topo);
 
 struct bench_buf;
 
@@ -77,6 +100,28 @@ struct bench_buf {
 	MPI_Op mop;
 	void *sbuf, *rbuf;
 	size_t sbytes, rbytes; /* allocated sizes, bytes */
+	/* v-variants: vc[r] elements of rank r's block at displacement vd[r] (elements; the
+	 * --counts split of count x nprocs), and alltoallv's receive side: ac[r] = vc[rank]
+	 * from every rank r at ad[r] = r x vc[rank] */
+	enum bench_counts counts;
+	int *vc, *vd, *ac, *ad;
+	/* neighborhood collectives: the --topology communicator made from comm, and its
+	 * neighbors in the order of the receive (srcs) and send (dsts) blocks */
+	enum bench_topology topology;
+	MPI_Comm ncomm;
+	int nsrc, ndst;
+	int srcs[BENCH_MAX_DEGREE], dsts[BENCH_MAX_DEGREE];
+	/* their v-forms (elements): receive block k of nrc[k] at nrd[k] (neighbor_allgatherv:
+	 * srcs[k]'s share; neighbor_alltoallv: this rank's), send block k of nsc[k] at nsd[k]
+	 * (neighbor_alltoallv: dsts[k]'s share) */
+	int nrc[BENCH_MAX_DEGREE], nrd[BENCH_MAX_DEGREE];
+	int nsc[BENCH_MAX_DEGREE], nsd[BENCH_MAX_DEGREE];
+	/* --overlap: iterations of the compute phase between a nonblocking form's start and
+	 * its MPI_Wait (0: none; bench/overlap.h), and the phases' durations on this rank's
+	 * local clock, ns: the last compute_cap of ncompute (the caller's array) */
+	uint64_t compute_iters;
+	int64_t *compute_ns;
+	size_t compute_cap, ncompute;
 };
 
 /* How bench_buf_init lays out the buffers. */
@@ -92,6 +137,8 @@ struct bench_buf_opts {
 	                             0: malloc's) */
 	const struct bench_dtype *type; /* reductions' element type (NULL: int32) */
 	int rop;                  /* and operation (enum bench_rop; 0: sum) */
+	enum bench_counts counts; /* the v-variants' split (0: regular) */
+	enum bench_topology topology; /* the neighborhood collectives' (0: cart) */
 };
 /* 2 x the last-level cache (sysconf), at most 64 MiB (also when unknown), bytes:
  * --buffers' default SIZE */
@@ -117,9 +164,10 @@ const struct bench_op *bench_op_at(size_t i);
  */
 int bench_buf_check(const struct bench_op *op, int nprocs, const struct bench_buf_opts *bo,
                     size_t bytes, size_t max_bytes);
-/* Allocate and touch the buffers (not collective); root_shift: rooted operations move
- * their root on after every call (every rank's buffers fit being the root). 0 or
- * HCLOCK_ENOMEM. */
+/* Allocate and touch the buffers (collective over comm for the neighborhood collectives,
+ * which make their topology communicator here; otherwise not); root_shift: rooted operations move
+ * their root on after every call (every rank's buffers fit being the root). 0,
+ * HCLOCK_ENOMEM or HCLOCK_EMPI (the topology communicator). */
 int bench_buf_init(struct bench_buf *b, const struct bench_op *op, MPI_Comm comm,
                    const struct bench_buf_opts *bo, size_t bytes);
 /* Collective under offcache: before a repetition, outside the timed region, write the

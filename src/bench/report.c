@@ -57,14 +57,23 @@ void report_table(FILE *f, const struct bench_report *r)
 		fprintf(f, ", reductions %s on %s", r->reduce_op, r->datatype);
 	if (r->sweep)
 		fprintf(f, ", process counts placed %s", r->placement);
+	if (r->counts)
+		fprintf(f, ", counts %s, topology %s", r->counts, r->topology);
 	fputc('\n', f);
 	fprintf(f, "latency = last exit - common start (%s) or - first entry (%s), global "
 	        "clock; osu = mean of local times; us\n", r->common_schemes, r->local_schemes);
+	if (r->overlap)
+		fprintf(f, "overlap = max(0, 100 (1 - (t_total - t_cpu) / t_pure)) %%: t_pure, "
+		        "t_total = median latency without and with a compute phase of t_cpu (mean) "
+		        "between start and wait; us\n");
 	fprintf(f, "%-9s %-22s ", "scheme", "op");
 	if (r->sweep)
 		fprintf(f, "%6s %5s ", "procs", "nodes");
-	fprintf(f, "%9s %8s %7s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "size", "valid", "invalid",
+	fprintf(f, "%9s %8s %7s %9s %9s %9s %9s %9s %9s %9s %9s %9s", "size", "valid", "invalid",
 	        "median", "ci95_lo", "ci95_hi", "mean", "min", "p90", "p99", "std", "osu_mean");
+	if (r->overlap)
+		fprintf(f, " %9s %9s %9s %8s", "t_pure", "t_total", "t_cpu", "overlap%");
+	fputc('\n', f);
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct bench_row *w = &r->rows[i];
 		const struct stats_summary *s = &w->st;
@@ -73,17 +82,24 @@ void report_table(FILE *f, const struct bench_report *r)
 		if (r->sweep)
 			fprintf(f, "%6d %5d ", w->nprocs, w->nodes);
 		fprintf(f, "%9zu %8zu %7zu %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f "
-		        "%9.3f\n", w->size, w->valid, w->invalid,
+		        "%9.3f", w->size, w->valid, w->invalid,
 		        usec(w, s->median), usec(w, ci_lo), usec(w, ci_hi), usec(w, s->mean),
 		        usec(w, s->min), usec(w, s->p90), usec(w, s->p99), usec(w, s->std),
 		        usec(w, w->osu_mean_ns));
+		if (r->overlap && w->have_overlap)
+			fprintf(f, " %9.3f %9.3f %9.3f %8.1f", w->pure_ns * 1e-3, w->total_ns * 1e-3,
+			        w->cpu_ns * 1e-3, w->overlap_pct);
+		else if (r->overlap)
+			fprintf(f, " %9s %9s %9s %8s", "-", "-", "-", "-");
+		fputc('\n', f);
 	}
 }
 
 void report_csv(FILE *f, const struct bench_report *r)
 {
 	fprintf(f, "scheme,op,size,valid,invalid,mean_s,median_s,min_s,max_s,p90_s,p99_s,std_s,"
-	        "ci95_median_lo_s,ci95_median_hi_s,osu_mean_s,duration_s,slack_s,window_s,nprocs,"
+	        "ci95_median_lo_s,ci95_median_hi_s,osu_mean_s,duration_s,slack_s,window_s,"
+	        "datatype,reduce_op,counts,topology,overlap_pct,t_pure_s,t_total_s,t_cpu_s,nprocs,"
 	        "nodes\n");
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct bench_row *w = &r->rows[i];
@@ -99,6 +115,17 @@ void report_csv(FILE *f, const struct bench_report *r)
 				fprintf(f, ",%.9g", v[k]);
 			else
 				fputs(",", f);
+		}
+		/* the run's settings on every row, so that rows of several runs can be joined */
+		fprintf(f, ",%s,%s,%s,%s", r->datatype ? r->datatype : "",
+		        r->reduce_op ? r->reduce_op : "", r->counts ? r->counts : "",
+		        r->topology ? r->topology : "");
+		double o[] = {w->overlap_pct, w->pure_ns * 1e-9, w->total_ns * 1e-9, w->cpu_ns * 1e-9};
+		for (size_t k = 0; k < sizeof(o) / sizeof(o[0]); k++) {
+			if (w->have_overlap && isfinite(o[k]))
+				fprintf(f, ",%.9g", o[k]);
+			else
+				fputc(',', f);
 		}
 		fprintf(f, ",%d,%d\n", w->nprocs, w->nodes);
 	}
@@ -130,6 +157,13 @@ void report_json(FILE *f, const struct bench_report *r)
 		fputs(",\"reduce_op\":", f);
 		json_str(f, r->reduce_op);
 	}
+	if (r->counts) {
+		fputs(",\"counts\":", f);
+		json_str(f, r->counts);
+		fputs(",\"topology\":", f);
+		json_str(f, r->topology);
+	}
+	fprintf(f, ",\"overlap\":%s", r->overlap ? "true" : "false");
 	fprintf(f, ",\"sweep\":%s,\"placement\":", r->sweep ? "true" : "false");
 	json_str(f, r->placement);
 	fputs(",\"results\":[", f);
@@ -161,6 +195,13 @@ void report_json(FILE *f, const struct bench_report *r)
 		json_num(f, (double)w->slack_ns * 1e-9);
 		fputs(",\"window_s\":", f);
 		json_num(f, (double)w->window_ns * 1e-9);
+		const char *ok[] = {"overlap_pct", "t_pure_s", "t_total_s", "t_cpu_s"};
+		double ov[] = {w->overlap_pct, w->pure_ns * 1e-9, w->total_ns * 1e-9,
+		               w->cpu_ns * 1e-9};
+		for (size_t j = 0; j < sizeof(ov) / sizeof(ov[0]); j++) {
+			fprintf(f, ",\"%s\":", ok[j]);
+			json_num(f, w->have_overlap ? ov[j] : NAN);
+		}
 		fprintf(f, ",\"nprocs\":%d,\"nodes\":%d}", w->nprocs, w->nodes);
 	}
 	fputs("]}\n", f);

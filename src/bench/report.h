@@ -24,6 +24,11 @@ struct bench_row {
 	int64_t window_ns;    /* final window, ns (window) */
 	int nprocs;           /* processes measured on (all of them without a sweep) */
 	int nodes;            /* nodes they span */
+	/* --overlap (nonblocking operations): t_pure and t_total, medians of the latency
+	 * without and with the compute phase, ns; t_cpu, the mean compute phase, ns; the
+	 * overlap, % (bench/overlap.h) */
+	int have_overlap;
+	double pure_ns, total_ns, cpu_ns, overlap_pct;
 };
 
 struct bench_report {
@@ -46,6 +51,9 @@ struct bench_report {
 	const char *datatype, *reduce_op; /* of the reductions: "int32", "sum", ... */
 	int sweep;            /* rows at several process counts (--nprocs, --subsets) */
 	const char *placement; /* of the sweep's processes: "packed", "spread" */
+	const char *counts;   /* the v-variants' blocks: "regular" or "skewed" */
+	const char *topology; /* the neighborhood collectives': "cart" or "graph" */
+	int overlap;          /* --overlap: the table has its columns */
 	const struct bench_row *rows;
 	size_t nrows;
 };

@@ -13,6 +13,7 @@
 #include "bench/help.h"
 #include "bench/op.h"
 #include "bench/order.h"
+#include "bench/overlap.h"
 #include "bench/report.h"
 #include "bench/scheme.h"
 #include "bench/sizes.h"
@@ -44,6 +45,14 @@ static void usage(FILE *f)
 	        "                     float, double or vec (2 doubles at stride 2, extent 32)\n"
 	        "  --reduce-op R      their operation: sum (default), max, min, prod, band\n"
 	        "                     (integer types only) or user (a + b + 1, MPI_Op_create)\n"
+	        "  --counts C         block sizes of the v-variants (gatherv, ..., reduce_scatter,\n"
+	        "                     neighbor_allgatherv, neighbor_alltoallv):\n"
+	        "                     regular (default: every rank's block is size) or skewed\n"
+	        "                     (rank r's block proportional to r + 1; P blocks hold P x\n"
+	        "                     size in both)\n"
+	        "  --topology T       of the neighborhood collectives: cart (default: a periodic\n"
+	        "                     2-D grid of MPI_Dims_create, 4 neighbors) or graph (a ring\n"
+	        "                     with chords r +- 1 and r + P/2, 3 neighbors)\n"
 	        "  --scheme LIST      comma list of schemes NAME[/ARG...] (default roundtime);\n"
 	        "                     several, e.g. barrier,roundtime, to compare them:\n");
 	bench_help_schemes(f, 21, 79);
@@ -79,6 +88,10 @@ static void usage(FILE *f)
 	        "                     and all of them (as IMB's -npmin 2)\n"
 	        "  --placement PL     which processes make the first P: packed (default: node by\n"
 	        "                     node) or spread (round robin over the nodes)\n"
+	        "  --overlap          also measure the nonblocking operations with a compute\n"
+	        "                     phase of their median latency between start and wait and\n"
+	        "                     report the overlap as OSU does: max(0, 100 (1 - (t_total -\n"
+	        "                     t_cpu) / t_pure)) %%\n"
 	        "  --order ORDER      sequential, shuffled or interleaved[=N] (default\n"
 	        "                     interleaved: N = %d passes over all measurements, each with\n"
 	        "                     1/N of the time slice, in a new random order)\n"
@@ -101,7 +114,7 @@ struct opts {
 	int64_t slice_ns;
 	long max_reps, warmup, root;
 	double rse, slack_factor;
-	int in_place, validate, root_shift, quick;
+	int in_place, validate, root_shift, quick, overlap;
 	const char *nprocs;          /* --nprocs LIST, NULL */
 	int subsets;                 /* --subsets */
 	enum bench_placement placement;
@@ -167,6 +180,7 @@ static const char *bench_opt(int c, const char *arg, void *ctx)
 	case 'P': o->plot = arg; return NULL;
 	case 'I': o->in_place = 1; return NULL;
 	case 'V': o->validate = 1; return NULL;
+	case 'L': o->overlap = 1; return NULL;
 	case 'H': o->root_shift = 1; return NULL;
 	case 'F': return parse_buffers(arg, &o->buf);
 	case 'A': {
@@ -180,7 +194,7 @@ static const char *bench_opt(int c, const char *arg, void *ctx)
 	case 'Q': o->quick = 1; return NULL;
 	case 'N': o->nprocs = arg; return NULL;
 	case 'U': o->subsets = 1; return NULL;
-	case 'L':
+	case 'Y':
 		return bench_placement_parse(arg, &o->placement)
 		       ? "--placement needs packed or spread" : NULL;
 	case 'D':
@@ -190,6 +204,14 @@ static const char *bench_opt(int c, const char *arg, void *ctx)
 		o->buf.rop = bench_rop_find(arg);
 		return o->buf.rop >= 0 ? NULL
 		       : "--reduce-op needs one of sum, max, min, prod, band, user";
+	case 'C':
+		o->buf.counts = !strcmp(arg, "skewed") ? COUNTS_SKEWED : COUNTS_REGULAR;
+		return !strcmp(arg, "regular") || !strcmp(arg, "skewed") ? NULL
+		       : "--counts needs regular or skewed";
+	case 'G':
+		o->buf.topology = !strcmp(arg, "graph") ? TOPO_GRAPH : TOPO_CART;
+		return !strcmp(arg, "cart") || !strcmp(arg, "graph") ? NULL
+		       : "--topology needs cart or graph";
 	case 'O':
 		return bench_order_parse(arg, &o->order) ? hclock_last_error() : NULL;
 	case 'S':
@@ -235,8 +257,10 @@ static const char *parse(int argc, char **argv, const struct mpitool *t, struct 
 		{"order", required_argument, 0, 'O'},      {"seed", required_argument, 0, 'S'},
 		{"quick", no_argument, 0, 'Q'},            {"buffers", required_argument, 0, 'F'},
 		{"align", required_argument, 0, 'A'},      {"datatype", required_argument, 0, 'D'},
-		{"reduce-op", required_argument, 0, 'X'},  {"nprocs", required_argument, 0, 'N'},
-		{"subsets", no_argument, 0, 'U'},          {"placement", required_argument, 0, 'L'},
+		{"reduce-op", required_argument, 0, 'X'},  {"counts", required_argument, 0, 'C'},
+		{"topology", required_argument, 0, 'G'},   {"overlap", no_argument, 0, 'L'},
+		{"nprocs", required_argument, 0, 'N'},     {"subsets", no_argument, 0, 'U'},
+		{"placement", required_argument, 0, 'Y'},
 		{0, 0, 0, 0},
 	};
 	return mpitool_parse(argc, argv, t, longopts, &o->common, bench_opt, o, buf, len);
@@ -340,6 +364,14 @@ static const char *make_plan(const struct opts *o, int nprocs, struct plan *pl, 
 		         "%s", bench_rop_name(o->buf.rop), o->buf.type->name);
 		return buf;
 	}
+	int nb = 0;
+	for (int i = 0; i < pl->nops; i++)
+		nb |= (pl->ops[i]->flags & OP_NONBLOCKING) != 0;
+	if (o->overlap && !nb) {
+		snprintf(buf, len, "--overlap needs a nonblocking operation in --op (e.g. "
+		         "iallreduce, ialltoall): the compute phase goes between its start and wait");
+		return buf;
+	}
 	if (o->nprocs && o->subsets) {
 		snprintf(buf, len, "--nprocs and --subsets both give the process counts; give one");
 		return buf;
@@ -416,6 +448,10 @@ struct job {
 	double osu_sum;  /* rank 0: osu_mean_ns x nvalid summed over the passes */
 	double dur_s;    /* rank 0: wall time over the passes */
 	int64_t slack_ns, window_ns; /* of the last pass */
+	/* rank 0, --overlap: t_pure, t_total (median latencies) and t_cpu (the slowest
+	 * rank's median compute phase), ns; have_ov: measured */
+	int have_ov;
+	double pure_ns, total_ns, cpu_ns;
 };
 
 struct run {
@@ -449,6 +485,11 @@ static void add_row(struct run *r, const struct job *j)
 	w->duration_s = j->dur_s;
 	w->slack_ns = j->slack_ns;
 	w->window_ns = j->window_ns;
+	w->have_overlap = j->have_ov;
+	w->pure_ns = j->pure_ns;
+	w->total_ns = j->total_ns;
+	w->cpu_ns = j->cpu_ns;
+	w->overlap_pct = j->have_ov ? overlap_pct(j->pure_ns, j->total_ns, j->cpu_ns) : NAN;
 }
 
 /* Collective: one pass's series into its job (rank 0's latencies) and to --raw. 0, or the
@@ -483,7 +524,7 @@ static int gather_one(struct run *r, struct job *j, const struct bench_buf *b,
 	j->slack_ns = s->slack_ns;
 	j->window_ns = s->window_ns;
 	bench_result_free(&res);
-	if (r->o->raw) {
+	if (r->o->raw && !b->compute_iters) { /* --overlap's measurements are not in --raw */
 		struct raw_ctx ctx = {r->raw, scheme, b->op->name, b->bytes, first,
 		                      r->pl->sweep ? r->pl->counts[j->ci] : 0};
 		rc = agree_on(r->t, r->p.comm, bench_collect_raw(r->p.comm, s, raw_row, &ctx),
@@ -492,8 +533,25 @@ static int gather_one(struct run *r, struct job *j, const struct bench_buf *b,
 	return rc;
 }
 
-/* Collective: one pass of one job. 0, or the agreed rc (its line printed). */
-static int measure_one(struct run *r, struct job *j)
+#define CPU_SAMPLES 4096 /* --overlap: compute phases kept per measurement, the last ones */
+
+/* the median of x[0..n), ns; NAN when n is 0 (or without memory) */
+static double median_ns(int64_t *x, size_t n)
+{
+	double *d = n ? malloc(n * sizeof(*d)) : NULL;
+	struct stats_summary st;
+	double m = NAN;
+	for (size_t i = 0; d && i < n; i++)
+		d[i] = (double)x[i];
+	if (d && !stats_summarize(d, n, &st))
+		m = st.median;
+	free(d);
+	return m;
+}
+
+/* Collective: one pass of one job (iters > 0: --overlap's, with a compute phase of iters
+ * iterations in every call, not validated again). 0, or the agreed rc (its line printed). */
+static int measure_one(struct run *r, struct job *j, uint64_t iters)
 {
 	struct bench_scheme *sc = r->pl->schemes[j->si];
 	const struct bench_op *op = r->pl->ops[j->oi];
@@ -505,7 +563,7 @@ static int measure_one(struct run *r, struct job *j)
 	int nroots = b.root_shift ? b.nprocs : 1;
 	b.root_shift = 0;
 	rc = agree_on(r->t, r->p.comm, rc, "");
-	for (int k = 0; !rc && r->o->validate && k < nroots; k++) {
+	for (int k = 0; !rc && r->o->validate && !iters && k < nroots; k++) {
 		b.root = (int)((r->o->root + k) % b.nprocs);
 		rc = agree_on(r->t, r->p.comm, bench_op_validate(&b), "--validate");
 	}
@@ -515,6 +573,10 @@ static int measure_one(struct run *r, struct job *j)
 	}
 	b.root = (int)r->o->root;
 	b.root_shift = nroots > 1;
+	int64_t cpu[CPU_SAMPLES];
+	b.compute_iters = iters;
+	b.compute_ns = cpu;
+	b.compute_cap = iters ? CPU_SAMPLES : 0;
 	bench_series_init(&s);
 	int64_t t0 = real_now_ns();
 	rc = bench_scheme_measure(sc, &r->p, &b, &s);
@@ -523,6 +585,16 @@ static int measure_one(struct run *r, struct job *j)
 	         b.bytes);
 	if (!(rc = agree_on(r->t, r->p.comm, rc, what)))
 		rc = gather_one(r, j, &b, &s, dur);
+	if (!rc && iters) {
+		/* t_cpu: the slowest rank's median compute phase (the latency is the slowest
+		 * rank's; a median, as t_pure and t_total are, so that phases a preemption
+		 * stretched count no more there than in t_total) */
+		double mine = median_ns(cpu, b.ncompute < CPU_SAMPLES ? b.ncompute : CPU_SAMPLES);
+		double most = NAN;
+		rc = agree_on(r->t, r->p.comm, comm_check(MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE,
+		              MPI_MAX, r->p.comm), "MPI_Allreduce (t_cpu)"), "--overlap");
+		j->cpu_ns = most;
+	}
 	bench_series_free(&s);
 	bench_buf_free(&b);
 	return rc;
@@ -548,6 +620,68 @@ static int make_jobs(struct run *r)
 	return 0;
 }
 
+/* rank 0: the median of the valid latencies of j, ns (NAN without any) */
+static double job_median(const struct job *j)
+{
+	struct stats_summary st;
+	return j->nvalid && !stats_summarize(j->lat_ns, j->nvalid, &st) ? st.median : NAN;
+}
+
+/* Collective, --overlap: after all passes, every job of a nonblocking operation once more
+ * (one pass's share of the slice, the plan's order), with a compute phase between start and
+ * wait calibrated on each rank to take the job's t_pure (the median latency measured so
+ * far). 0, or the agreed rc. */
+/* Collective over the world: job j (with iters, --overlap's compute phase) on its
+ * subset's communicator; in a sweep the processes outside it wait. 0, or the agreed rc. */
+static int run_job(struct run *r, struct job *j, uint64_t iters)
+{
+	const struct bench_subset *ss = &r->sub[j->ci];
+	int member = ss->comm != MPI_COMM_NULL, rc = 0;
+	r->p.comm = ss->comm;
+	r->p.bcast_lat_ns = r->bcast_ns[j->ci];
+	if (member)
+		rc = measure_one(r, j, iters);
+	return r->pl->sweep ? bench_subsets_join(MPI_COMM_WORLD, rc, member) : rc;
+}
+
+static int measure_overlap(struct run *r)
+{
+	double rate = overlap_rate(); /* iterations per ns, on this rank */
+	int rc = 0;
+	for (size_t k = 0; !rc && k < r->njobs; k++) {
+		struct job *j = &r->jobs[k];
+		if (!(r->pl->ops[j->oi]->flags & OP_NONBLOCKING))
+			continue;
+		const struct bench_subset *ss = &r->sub[j->ci];
+		int member = ss->comm != MPI_COMM_NULL;
+		double pure = r->t->rank == 0 ? job_median(j) : 0;
+		struct job ov = {.si = j->si, .oi = j->oi, .ci = j->ci, .zi = j->zi};
+		r->p.comm = ss->comm;
+		r->p.bcast_lat_ns = r->bcast_ns[j->ci];
+		if (member)
+			rc = agree_on(r->t, ss->comm, comm_check(MPI_Bcast(&pure, 1, MPI_DOUBLE, 0,
+			              ss->comm), "MPI_Bcast (t_pure)"), "--overlap");
+		if (r->pl->sweep)
+			rc = bench_subsets_join(MPI_COMM_WORLD, rc, member);
+		if (rc)
+			break;
+		/* no valid repetition: no overlap either (every rank knows: the join spread
+		 * nothing but rc, so the members decide alone and the others only wait) */
+		if (member && isfinite(pure))
+			rc = measure_one(r, &ov, (uint64_t)(pure * rate) + 1);
+		if (r->pl->sweep)
+			rc = bench_subsets_join(MPI_COMM_WORLD, rc, member);
+		if (!rc && r->t->rank == 0 && isfinite(pure)) {
+			j->pure_ns = pure;
+			j->total_ns = job_median(&ov);
+			j->cpu_ns = ov.cpu_ns;
+			j->have_ov = isfinite(j->total_ns) && isfinite(j->cpu_ns);
+		}
+		free(ov.lat_ns);
+	}
+	return rc;
+}
+
 /* Collective: every pass of every job in --order's order, then rank 0's rows in the
  * plan's order. 0, or the agreed rc of the first failure. */
 static int measure_all(struct run *r)
@@ -566,18 +700,11 @@ static int measure_all(struct run *r)
 		r->p.max_reps = (r->o->max_reps + ord->passes - 1) / ord->passes;
 	for (int pass = 0; !rc && pass < ord->passes; pass++) {
 		bench_order_pass(ord, r->seed, pass, idx, r->njobs);
-		for (size_t k = 0; !rc && k < r->njobs; k++) {
-			const struct bench_subset *ss = &r->sub[r->jobs[idx[k]].ci];
-			int member = ss->comm != MPI_COMM_NULL;
-			r->p.comm = ss->comm;
-			r->p.bcast_lat_ns = r->bcast_ns[r->jobs[idx[k]].ci];
-			if (member)
-				rc = measure_one(r, &r->jobs[idx[k]]);
-			/* a sweep: the processes outside the subset wait for its members */
-			if (r->pl->sweep)
-				rc = bench_subsets_join(MPI_COMM_WORLD, rc, member);
-		}
+		for (size_t k = 0; !rc && k < r->njobs; k++)
+			rc = run_job(r, &r->jobs[idx[k]], 0);
 	}
+	if (!rc && r->o->overlap)
+		rc = measure_overlap(r);
 	for (size_t k = 0; !rc && r->t->rank == 0 && k < r->njobs; k++)
 		add_row(r, &r->jobs[k]);
 	free(idx);
@@ -667,7 +794,8 @@ static int report(const struct run *r, hclock_sync *sync)
 		.root_shift = o->root_shift, .buffers = buffer_names[o->buf.mode],
 		.buffer_bytes = o->buf.mode_bytes, .align = o->buf.align,
 		.datatype = o->buf.type ? o->buf.type->name : "int32",
-		.reduce_op = bench_rop_name(o->buf.rop),
+		.reduce_op = bench_rop_name(o->buf.rop), .counts = bench_counts_name(o->buf.counts),
+		.topology = bench_topology_name(o->buf.topology), .overlap = o->overlap,
 		.sweep = r->pl->sweep, .placement = bench_placement_name(o->placement),
 	};
 	if (o->common.fmt == FMT_JSON)
@@ -723,7 +851,7 @@ int cmd_bench(int argc, char **argv)
 	struct plan pl = {0};
 	struct run r = {.t = &t, .o = &o, .pl = &pl};
 	hclock_sync *sync = NULL;
-	char buf[768];
+	char buf[1024];
 
 	mpitool_init(&t, "hclock bench", HCLOCK_SYNC_DEFAULT_SPEC, &argc, &argv);
 	const char *bad = read_input(&t, argc, argv, &o, &pl, buf, sizeof(buf));

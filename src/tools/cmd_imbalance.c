@@ -365,7 +365,7 @@ int cmd_imbalance(int argc, char **argv)
 	struct reps r = {0};
 	hclock_sync *s = NULL;
 	hclock_clock *g = NULL;
-	char buf[768];
+	char buf[1024];
 
 	mpitool_init(&t, "hclock imbalance", HCLOCK_SYNC_DEFAULT_SPEC, &argc, &argv);
 	const char *bad = read_input(&t, argc, argv, &k, buf, sizeof(buf));

@@ -28,13 +28,16 @@ SYNC = "hca3/50/skampi/10/span=0.1"
 # every field of a result that docs/bench.md documents
 RESULT_KEYS = ["scheme", "op", "size", "valid", "invalid", "mean_s", "median_s", "min_s",
                "max_s", "p90_s", "p99_s", "std_s", "ci95_median_s", "osu_mean_s",
-               "ci95_median_coverage", "duration_s", "slack_s", "window_s", "nprocs", "nodes"]
+               "ci95_median_coverage", "duration_s", "slack_s", "window_s", "overlap_pct",
+               "t_pure_s", "t_total_s", "t_cpu_s", "nprocs", "nodes"]
 TOP_KEYS = ["tool", "scheme", "sync", "nprocs", "root", "in_place", "bcast_latency_s",
             "slack_factor", "time_slice_s", "order", "passes", "seed", "root_shift", "buffers",
-            "buffer_bytes", "align", "datatype", "reduce_op", "sweep", "placement", "results"]
+            "buffer_bytes", "align", "datatype", "reduce_op", "counts", "topology", "overlap",
+            "sweep", "placement", "results"]
 CSV_COLS = ["scheme", "op", "size", "valid", "invalid", "mean_s", "median_s", "min_s", "max_s",
             "p90_s", "p99_s", "std_s", "ci95_median_lo_s", "ci95_median_hi_s", "osu_mean_s",
-            "duration_s", "slack_s", "window_s", "nprocs", "nodes"]
+            "duration_s", "slack_s", "window_s", "datatype", "reduce_op", "counts", "topology",
+            "overlap_pct", "t_pure_s", "t_total_s", "t_cpu_s", "nprocs", "nodes"]
 RAW_COLS = ["scheme", "op", "size", "rep", "rank", "valid", "common_start_ns", "start_ns",
             "end_ns"]
 STATS_KEYS = ["mean_s", "median_s", "min_s", "max_s", "p90_s", "p99_s", "std_s",
@@ -217,6 +220,122 @@ def case_datatypes():
               in lines[0], "broken allreduce on %s caught: exit %d, %s" % (t, rc, lines))
 
 
+V_OPS = ["gatherv", "scatterv", "allgatherv", "alltoallv", "reduce_scatter"]
+NBR_OPS = ["neighbor_allgather", "neighbor_alltoall", "neighbor_allgatherv",
+           "neighbor_alltoallv"]
+
+
+def broken_caught(np, op, extra, tail):
+    """op of 8 bytes in the hook build (its result broken) fails --validate: one line."""
+    rc, _, err, _ = run(np, ["bench", "--op", op, "--sizes", "8", "--validate", "--sync",
+                             "none"] + extra, A.hooks)
+    lines = one_error_line(err)
+    check(rc != 0 and rc < 124 and len(lines) == 1 and
+          "%s of 8 bytes gave a wrong result%s" % (op, tail) in lines[0],
+          "broken %s (%s) caught: exit %d, %s" % (op, " ".join(extra), rc, lines))
+
+
+def case_vcounts():
+    """The v-variants under both splits, every rank's result checked (--validate), on 2, 3
+    and 4 ranks, in place and with other roots; the split itself against its definition;
+    a wrong byte or value caught on every operation (the hook build breaks them)."""
+    counts = table_counts()
+    for (mode, p, n), c in sorted(counts.items()):
+        ok = len(c) == p and sum(c) == n * p
+        if mode == "regular":
+            ok = ok and all(x == n for x in c)
+        else:
+            # rank r's share of n p is proportional to r + 1, within the rounding
+            ok = ok and all(abs(c[r] - n * p * (r + 1) / (p * (p + 1) / 2)) < 1 + 1e-9
+                            for r in range(p))
+        if not ok:
+            check(False, "counts %s P=%d n=%d: %s" % (mode, p, n, c))
+    check(len(counts) == 2 * 7 * 6, "the split of %d (mode, P, n): sums n P, regular equal, "
+          "skewed proportional to r + 1 within 1" % len(counts))
+    ops = ",".join(V_OPS + ["i" + o for o in V_OPS])
+    for np, extra in [(2, []), (3, ["--in-place"]), (3, ["--root", "2", "--datatype", "int64",
+                                                        "--reduce-op", "max"]),
+                      (4, ["--in-place", "--root", "1", "--datatype", "vec"])]:
+        for mode in ("regular", "skewed"):
+            d, _ = bench_json(np, ["--op", ops, "--sizes", "32,96,4K", "--counts", mode,
+                                   "--validate", "--time-slice", "0.005", "--warmup", "1",
+                                   "--max-reps", "5", "--order", "sequential", "--sync",
+                                   "none"] + extra)
+            check(d is not None and len(d["results"]) == 30 and d["counts"] == mode,
+                  "np %d %s %s: 10 operations x 3 sizes validated" % (np, mode,
+                                                                     " ".join(extra)))
+    # the check bites: every operation broken in the hook build, under both splits
+    for mode in ("regular", "skewed"):
+        for op in V_OPS + ["ireduce_scatter"]:
+            broken_caught(3, op, ["--counts", mode], "")
+
+
+def case_neighbors():
+    """The neighborhood collectives on both topologies (their v-forms under both splits),
+    validated on 1 to 5 ranks (periodic dimensions of 1 and 2 ranks, where one rank is a
+    neighbor twice, among them); a wrong byte caught."""
+    ops = ",".join(NBR_OPS + ["i" + o for o in NBR_OPS])
+    for np in (1, 2, 3, 4, 5):
+        for topo in ("cart", "graph"):
+            counts = "skewed" if np % 2 else "regular"
+            d, _ = bench_json(np, ["--op", ops, "--sizes", "1,8,4K", "--topology", topo,
+                                   "--counts", counts, "--validate", "--time-slice", "0.005",
+                                   "--warmup", "1", "--max-reps", "5", "--order",
+                                   "sequential", "--sync", "none"])
+            check(d is not None and len(d["results"]) == 24 and d["topology"] == topo,
+                  "np %d %s %s: 8 operations x 3 sizes validated" % (np, topo, counts))
+    for topo in ("cart", "graph"):
+        for op in NBR_OPS + ["ineighbor_alltoall", "ineighbor_alltoallv"]:
+            broken_caught(4, op, ["--topology", topo, "--counts", "skewed"], ": block")
+
+
+OVERLAP_KEYS = ["overlap_pct", "t_pure_s", "t_total_s", "t_cpu_s"]
+
+
+def case_overlap():
+    """--overlap as OSU defines it, against the compute phase it inserts: every nonblocking
+    row has t_pure, t_total, t_cpu and the overlap computed from them, blocking rows none;
+    the phase is calibrated to about t_pure; and neither library here (Open MPI 4.1,
+    MPICH 4.0 over shared memory, no progress thread) progresses iallreduce or ialltoall of
+    1 MiB in the background: the compute phase adds to the call (overlap under 20%, measured
+    0-1.3%). Best of 3 launches, the machine being shared."""
+    best = None
+    for attempt in range(3):
+        d, _ = bench_json(2, ["--op", "iallreduce,ialltoall,allreduce", "--sizes", "8,1M",
+                              "--overlap", "--time-slice", "0.2", "--sync", "none"])
+        if not d:
+            return
+        rows = {(r["op"], r["size"]): r for r in d["results"]}
+        check(d["overlap"] is True and len(rows) == 6, "6 results, overlap recorded")
+        for (op, size), r in sorted(rows.items()):
+            if not op.startswith("i"):
+                check(all(r[k] is None for k in OVERLAP_KEYS), "%s %d: no overlap fields" %
+                      (op, size))
+                continue
+            tp, tt, tc, ov = r["t_pure_s"], r["t_total_s"], r["t_cpu_s"], r["overlap_pct"]
+            if not check(all(number(x) for x in (tp, tt, tc, ov)),
+                         "%s %d: overlap fields are numbers" % (op, size)):
+                continue
+            want = max(0.0, 100 * (1 - (tt - tc) / tp))
+            check(abs(ov - want) <= 1e-6 * max(1, want),
+                  "%s %d: overlap %.2f%% = max(0, 100 (1 - (%.3g - %.3g) / %.3g))" %
+                  (op, size, ov, tt, tc, tp))
+            # calibrated on an idle loop: the phase in the call ran 0.26-1.0 x t_pure here
+            check(0.1 * tp <= tc <= 3 * tp, "%s %d: t_cpu %.3g s is about t_pure %.3g s" %
+                  (op, size, tc, tp))
+        worst = max(rows[(op, 1 << 20)]["overlap_pct"] or 0
+                    for op in ("iallreduce", "ialltoall"))
+        best = worst if best is None else min(best, worst)
+        if worst < 20:
+            break
+    check(best is not None and best < 20, "no background progress at 1 MiB: overlap %s%% < "
+          "20%%" % best)
+    rc, _, err, _ = run(2, ["bench", "--op", "allreduce", "--overlap", "--sync", "none"])
+    lines = one_error_line(err)
+    check(rc == 2 and len(lines) == 1 and "--overlap needs a nonblocking operation" in lines[0],
+          "--overlap without a nonblocking operation refused: exit %d, %s" % (rc, lines))
+
+
 def case_json():
     d, _ = bench_json(2, ["--op", "allreduce,bcast", "--sizes", "8,64", "--scheme",
                           "barrier,roundtime", "--time-slice", "0.1", "--emulate", EMU,
@@ -237,7 +356,8 @@ def case_json():
 def case_csv():
     rc, out, err, _ = run(2, ["bench", "--format", "csv", "--op", "allreduce", "--sizes",
                               "8:32", "--scheme", "window,none", "--time-slice", "0.1",
-                              "--sync", SYNC])
+                              "--sync", SYNC, "--datatype", "double", "--reduce-op", "max",
+                              "--counts", "skewed", "--topology", "graph"])
     if not check(rc == 0, "bench csv exits 0"):
         print(err)
         return
@@ -251,6 +371,9 @@ def case_csv():
                                                                    w["size"]))
         check(float(w["ci95_median_lo_s"]) <= float(w["median_s"]) <=
               float(w["ci95_median_hi_s"]), "ci holds the median")
+        check((w["datatype"], w["reduce_op"], w["counts"], w["topology"]) ==
+              ("double", "max", "skewed", "graph"), "row names datatype, reduce_op, counts, "
+              "topology as given")
     check(float([w for w in rows if w["scheme"] == "window"][0]["window_s"]) > 0,
           "window scheme reports its window")
 
@@ -343,6 +466,10 @@ BAD = [
     ("--reduce-op needs one of", ["bench", "--reduce-op", "bxor"]),
     ("--reduce-op band needs an integer --datatype (int32 or int64), not float",
      ["bench", "--datatype", "float", "--reduce-op", "band"]),
+    ("--counts needs regular or skewed", ["bench", "--counts", "zipf"]),
+    ("--topology needs cart or graph", ["bench", "--topology", "torus"]),
+    ("--overlap needs a nonblocking operation", ["bench", "--op", "bcast", "--overlap"]),
+    ("displacements beyond MPI's int", ["bench", "--op", "gatherv", "--sizes", "1G"]),
     ("--time-slice", ["bench", "--time-slice", "0"]),
     ("--time-slice", ["bench", "--time-slice", "25h"]),
     ("--time-slice", ["bench", "--time-slice", "1d"]),
@@ -595,7 +722,14 @@ def case_durations():
 def table_names():
     out = subprocess.run([A.tables], capture_output=True, text=True, check=True).stdout
     rows = [l.split() for l in out.splitlines()]
-    return [n for k, n in rows if k == "scheme"], [n for k, n in rows if k == "op"]
+    return ([r[1] for r in rows if r[0] == "scheme"], [r[1] for r in rows if r[0] == "op"])
+
+
+def table_counts():
+    """{(mode, P, n): [block of rank 0, ...]} as bench_vshare makes them."""
+    out = subprocess.run([A.tables], capture_output=True, text=True, check=True).stdout
+    return {(r[1], int(r[2]), int(r[3])): [int(x) for x in r[4:]]
+            for r in (l.split() for l in out.splitlines()) if r[0] == "counts"}
 
 
 def help_block(text, option):
