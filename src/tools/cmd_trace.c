@@ -3,7 +3,8 @@
  * then turn the raw records into the outputs.
  *
  *   mpirun -np P hclock trace [-o DIR] [--sync SPEC] [--emulate SPEC] [--filter LIST]
- *                             [--buffer N] [--event-truth] [--json] -- PROGRAM [ARGS...]
+ *                             [--buffer N] [--max-size SIZE] [--event-truth] [--json]
+ *                             -- PROGRAM [ARGS...]
  *   hclock trace --convert DIR
  *
  * Under mpirun every process is one `hclock trace` launcher: it never calls MPI itself; it
@@ -85,10 +86,15 @@ static void usage(FILE *f)
 	        "  --buffer N         records per buffer, two buffers per process (default 65536,\n"
 	        "                     4 MiB each); when both are full new records are dropped and\n"
 	        "                     counted, the program never waits for the disk\n"
+	        "  --max-size SIZE    per process: recording stops when its records reach SIZE\n"
+	        "                     bytes (K, M, G, T: powers of 1024; at least 64K); the rest\n"
+	        "                     is counted as dropped, a marker in the trace says where.\n"
+	        "                     A full disk stops recording the same way; the program runs\n"
+	        "                     on and the summary says how much was lost and why\n"
 	        "  --convert DIR      write the outputs from DIR/raw (after a program that died)\n"
 	        "  -h, --help\n\n"
 	        "Each option's default comes from its variable when set: HCLOCK_TRACE_DIR, _SYNC,\n"
-	        "_EMULATE, _FILTER, _BUFFER, _TRUTH (1 or 0). A bad value, given either way, is\n"
+	        "_EMULATE, _FILTER, _BUFFER, _MAX_SIZE, _TRUTH (1 or 0). A bad value, given either way, is\n"
 	        "refused before the program starts (exit 2); the tracer reads the same variables\n"
 	        "(a program started without hclock trace) and ends the program at MPI_Init on a\n"
 	        "bad one, with the same line and exit status 2 on every rank.\n");
@@ -194,7 +200,7 @@ static int marked(const char *dir, const char *name)
 
 /* One process's counters (stream.h's DIR/parts/rank.R.stats). */
 struct pstats {
-	int have, finished, json, size;
+	int have, finished, json, json_error, size, stopped, stop_errno;
 	uint64_t records, dropped, raw_bytes, pf_bytes, json_bytes, sends, recvs, calls;
 	int64_t t_first, t_last, mpi_ns, overhead_ns, rec_cost_ns;
 	double drift_max, drift_true; /* rank 0's drift check (NAN: none), ns */
@@ -233,6 +239,7 @@ static int read_stats(const char *dir, int r, struct pstats *p)
 		K("json_bytes", json_bytes); K("sends", sends); K("recvs", recvs); K("calls", calls);
 		K("t_first", t_first); K("t_last", t_last); K("mpi_ns", mpi_ns);
 		K("overhead_ns", overhead_ns); K("rec_cost_ns", rec_cost_ns);
+		K("stopped", stopped); K("stop_errno", stop_errno); K("json_error", json_error);
 #undef K
 	}
 	fclose(f);
@@ -356,13 +363,16 @@ static int convert(const char *dir, int redo, int json_forced)
 	if (!ps)
 		return 1;
 	struct trace_profile *prof = profile_create();
-	int missing = 0, finished = 0, json_ok = 1;
+	int missing = 0, finished = 0, json_ok = 1, json_err = 0, n_size = 0, n_disk = 0;
+	int disk_errno = 0;
 	int64_t t_first = INT64_MAX, t_last = INT64_MIN, over_max = 0, cost = 0;
 	for (int r = 0; r < size; r++) {
 		char raw[PATH_MAX + 64];
+		path_fmt(raw, sizeof(raw), "%s/raw/reserve.%d", dir, r);
+		remove(raw); /* the disk a process held back, left by a program that died */
 		path_fmt(raw, sizeof(raw), "%s/raw/rank.%d", dir, r);
 		if ((redo || read_stats(dir, r, &ps[r])) && !access(raw, R_OK) &&
-		    stream_convert_raw(dir, r, json_forced ? 0 : STREAM_JSON_LIMIT))
+		    stream_convert_raw(dir, r, json_forced ? 0 : STREAM_JSON_LIMIT, NULL))
 			fprintf(stderr, "hclock trace: %s\n", hclock_last_error());
 		if (!ps[r].have && read_stats(dir, r, &ps[r])) {
 			missing++;
@@ -383,6 +393,10 @@ static int convert(const char *dir, int redo, int json_forced)
 		tot.recvs += p->recvs;
 		finished += p->finished;
 		json_ok &= p->json;
+		json_err |= p->json_error != 0;
+		n_size += p->stopped == REC_STOP_SIZE;
+		if (p->stopped == REC_STOP_DISK && !n_disk++)
+			disk_errno = p->stop_errno;
 		if (p->records && p->t_first < t_first)
 			t_first = p->t_first;
 		if (p->records && p->t_last > t_last)
@@ -391,9 +405,11 @@ static int convert(const char *dir, int redo, int json_forced)
 		cost = p->rec_cost_ns > cost ? p->rec_cost_ns : cost;
 	}
 	/* Perfetto: the processes' packet streams one after the other (the format allows it) */
-	if (concat(dir, "trace.pftrace", "pftrace", size, NULL, 0, NULL)) {
-		fprintf(stderr, "hclock trace: writing %s/trace.pftrace failed: %s\n", dir,
-		        strerror(errno));
+	int pf_ok = !concat(dir, "trace.pftrace", "pftrace", size, NULL, 0, NULL);
+	if (!pf_ok) {
+		fprintf(stderr, "hclock trace: writing %s/trace.pftrace failed: %s; the processes' "
+		        "parts are left in %s/parts/rank.R.pftrace, each a trace of its own\n", dir,
+		        strerror(errno), dir);
 		rc = 1;
 	}
 	char json_note[200] = "";
@@ -407,6 +423,10 @@ static int convert(const char *dir, int redo, int json_forced)
 			fprintf(stderr, "hclock trace: writing %s failed: %s\n", jpath, strerror(errno));
 			rc = 1;
 		}
+	} else if (json_err && !big) {
+		remove(jpath);
+		snprintf(json_note, sizeof(json_note), "; trace.json skipped (a process could not "
+		         "write its part: %s)", n_disk ? "the disk was full" : "a write failed");
 	} else {
 		remove(jpath);
 		snprintf(json_note, sizeof(json_note), "; trace.json skipped (%llu events, above %llu: "
@@ -417,7 +437,8 @@ static int convert(const char *dir, int redo, int json_forced)
 	for (int r = 0; r < size; r++) {
 		char part[PATH_MAX + 64];
 		path_fmt(part, sizeof(part), "%s/parts/rank.%d.pftrace", dir, r);
-		remove(part);
+		if (pf_ok)
+			remove(part);
 		path_fmt(part, sizeof(part), "%s/parts/rank.%d.json", dir, r);
 		remove(part);
 	}
@@ -436,6 +457,16 @@ static int convert(const char *dir, int redo, int json_forced)
 	        (unsigned long long)tot.raw_bytes,
 	        size > missing ? (double)tot.raw_bytes / (size - missing) : 0.0,
 	        (unsigned long long)tot.dropped);
+	if (n_size || n_disk) {
+		fprintf(stderr, "recording stopped early on %d of %d processes (", n_size + n_disk,
+		        size);
+		if (n_size)
+			fprintf(stderr, "%d: max-size reached%s", n_size, n_disk ? "; " : "");
+		if (n_disk)
+			fprintf(stderr, "%d: %s, %s", n_disk, disk_errno == ENOSPC || disk_errno == EDQUOT ?
+			        "disk full" : "a write failed", strerror(disk_errno));
+		fprintf(stderr, "), the records after it lost (in the dropped count); ");
+	}
 	if (pairs_ok)
 		fprintf(stderr, "%zu messages paired, %llu unpaired, %llu inversions (receive before "
 		        "send on the global clock)\n", nm, (unsigned long long)unmatched,
@@ -496,6 +527,7 @@ int cmd_trace(int argc, char **argv)
 		{"output", required_argument, 0, 'o'}, {"sync", required_argument, 0, 's'},
 		{"emulate", required_argument, 0, 'e'}, {"filter", required_argument, 0, 'f'},
 		{"buffer", required_argument, 0, 'b'}, {"convert", required_argument, 0, 'c'},
+		{"max-size", required_argument, 0, 'm'},
 		{"event-truth", no_argument, 0, 't'}, {"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	int c;
 	opterr = 0;
@@ -506,6 +538,7 @@ int cmd_trace(int argc, char **argv)
 		case 'e': given[TS_EMULATE] = optarg; break;
 		case 'f': given[TS_FILTER] = optarg; break;
 		case 'b': given[TS_BUFFER] = optarg; break;
+		case 'm': given[TS_MAX_SIZE] = optarg; break;
 		case 'c': conv = optarg; break;
 		case 't': given[TS_TRUTH] = "1"; break;
 		case 'j': given[TS_JSON] = "1"; break;
@@ -581,6 +614,18 @@ int cmd_trace(int argc, char **argv)
 	set.dir = absdir;
 	if (trace_settings_to_env(&set))
 		return 2;
+	/* disk held back for the outputs (stream.h), should the program fill it */
+	char reserve[PATH_MAX + 64] = "";
+	if (g_rank == 0) {
+		long long want = (long long)world_size() * STREAM_RESERVE_BYTES;
+		path_fmt(reserve, sizeof(reserve), "%s/reserve.launcher", raw);
+		int fd = open(reserve, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (fd < 0 || posix_fallocate(fd, 0, want < STREAM_RESERVE_LAUNCHER_MAX ? want :
+		                              STREAM_RESERVE_LAUNCHER_MAX))
+			remove(reserve);
+		if (fd >= 0)
+			close(fd);
+	}
 	/* run it */
 	int errpipe[2];
 	if (pipe2(errpipe, O_CLOEXEC)) {
@@ -615,6 +660,8 @@ int cmd_trace(int argc, char **argv)
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (got == (ssize_t)sizeof(e)) {
+		if (reserve[0])
+			remove(reserve);
 		line("cannot run %s: %s", prog[0], strerror(e));
 		return e == ENOENT ? 127 : 126;
 	}
@@ -631,6 +678,8 @@ int cmd_trace(int argc, char **argv)
 		         "not appear)", prog[0], g_rank, prc, absdir, absdir, absdir);
 	/* the outputs; after a failure the others' programs may never end (their partner is
 	 * gone): wait briefly, convert what is there (hclock trace --convert can redo it) */
+	if (reserve[0])
+		remove(reserve);
 	mark(absdir, mk, 0);
 	int size = world_size(), limit_ms = prc ? 2000 : 60000;
 	if (g_rank == 0) {

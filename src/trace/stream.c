@@ -13,6 +13,12 @@
  * sequence). A packet whose time is before its sequence's previous one (a nonblocking
  * collective, which is recorded when it completes) carries its absolute time on clock 6.
  * Nonblocking collectives go to lanes, a track each, so that they never partly overlap.
+ *
+ * A write that fails (a full disk) stops that output: the protobuf is cut back to its last
+ * safe point, a packet boundary where no slice of the process is open, so that what is on
+ * disk is a valid trace on its own (flows may have lost an end); the JSON part is left out
+ * by the launcher. The counters go to a file whose space is taken when the stream opens.
+ * Where recording stopped (record.h's REC_F_STOP) an instant event says why.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -35,6 +41,7 @@
 #define NB_LANES 16
 #define OUT_CAP (1 << 20)  /* bytes buffered per output before a write */
 #define HIST_BINS 64       /* message sizes: bin 0 empty, bin k in [2^(k-1), 2^k) */
+#define STATS_CAP (64 << 10) /* bytes taken for the counters when the stream opens */
 
 /* protobuf field numbers */
 enum {
@@ -44,12 +51,13 @@ enum {
 	TP_TRACK_DESC = 60,
 	CS_CLOCKS = 1, CLK_ID = 1, CLK_TS = 2, CLK_INCREMENTAL = 3,
 	DEF_TS_CLOCK = 58, DEF_TRACK_EVENT = 11, TED_TRACK_UUID = 11,
-	TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK_UUID = 11, TE_FLOW = 47, TE_FLOW_END = 48,
+	TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK_UUID = 11, TE_NAME = 23, TE_FLOW = 47,
+	TE_FLOW_END = 48,
 	ID_EVENT_NAMES = 2, EN_IID = 1, EN_NAME = 2,
 	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5,
 	PD_PID = 1, PD_NAME = 6, THD_PID = 1, THD_TID = 2, THD_NAME = 5,
 };
-enum { SLICE_BEGIN = 1, SLICE_END = 2 };
+enum { SLICE_BEGIN = 1, SLICE_END = 2, INSTANT = 3 };
 enum { SEQ_CLEARED = 1 };
 enum { CLOCK_ABS = 6, CLOCK_INC = 64 };
 
@@ -58,6 +66,9 @@ struct out {
 	char *buf;
 	size_t n;
 	uint64_t bytes;  /* written and buffered */
+	uint64_t done;   /* bytes written */
+	uint64_t safe;   /* the last safe point (a byte offset, see above) */
+	uint64_t safe_done; /* the last safe point at or before done */
 	int err;         /* errno of the first failure; the output stops there */
 };
 
@@ -97,6 +108,11 @@ struct trace_stream {
 	char dir[4200];
 	struct out pf, js;
 	int json_on;
+	int stats_fd;              /* DIR/parts/rank.R.stats.part, its space taken */
+	int nheld;                 /* threads with a call's end held (slices open) */
+	int stopped, stop_errno;   /* recording stopped early: enum rec_stop, errno */
+	int stop_marked;           /* the stop's instant event is written */
+	int json_skip_errno;       /* the JSON part left out: its disk is full (this errno) */
 	struct thr *thr[MAX_THREADS];
 	struct chan *ch;
 	size_t nch, chcap;
@@ -123,6 +139,16 @@ static void out_flush(struct out *o)
 			o->err = w < 0 ? errno : ENOSPC;
 		else
 			off += (size_t)w;
+	}
+	if (o->err) {
+		/* cut back to the last safe point that made it to the file */
+		uint64_t end = o->done + off, cut = o->safe <= end ? o->safe : o->safe_done;
+		if (ftruncate(o->fd, (off_t)cut))
+			cut = end;
+		o->bytes = o->done = cut;
+	} else {
+		o->done += off;
+		o->safe_done = o->safe;
 	}
 	o->n = 0;
 }
@@ -306,20 +332,27 @@ static struct thr *thread_at(struct trace_stream *s, int t, int64_t ts)
 	return h;
 }
 
+/* a packet's time ts (a delta on thread t's incremental clock, or absolute on clock 6 when
+ * before the sequence's last) and its sequence */
+static void packet_head(struct trace_stream *s, int t, struct thr *h, struct pb *p, int64_t ts)
+{
+	if (ts >= h->last_ts) {
+		pb_uint(p, TP_TIMESTAMP, (uint64_t)(ts - h->last_ts));
+		h->last_ts = ts;
+	} else {
+		pb_uint(p, TP_TIMESTAMP, (uint64_t)ts);
+		pb_uint(p, TP_TS_CLOCK, CLOCK_ABS);
+	}
+	pb_uint(p, TP_SEQ_ID, seq_id(s, t));
+}
+
 /* a slice event of thread t at ts (track: 0 the thread's own), with the pending flows */
 static void slice_event(struct trace_stream *s, int t, struct thr *h, int type, int64_t ts,
                         int func, uint64_t track, const uint64_t *flows, int nflows,
                         const uint64_t *ends, int nends)
 {
 	struct pb p = {.n = 0}, te = {.n = 0}, in = {.n = 0}, en = {.n = 0};
-	if (ts >= h->last_ts) {
-		pb_uint(&p, TP_TIMESTAMP, (uint64_t)(ts - h->last_ts));
-		h->last_ts = ts;
-	} else {
-		pb_uint(&p, TP_TIMESTAMP, (uint64_t)ts);
-		pb_uint(&p, TP_TS_CLOCK, CLOCK_ABS);
-	}
-	pb_uint(&p, TP_SEQ_ID, seq_id(s, t));
+	packet_head(s, t, h, &p, ts);
 	pb_uint(&te, TE_TYPE, (uint64_t)type);
 	if (track)
 		pb_uint(&te, TE_TRACK_UUID, track);
@@ -470,6 +503,38 @@ static void message(struct trace_stream *s, const struct rec *r, int t, struct t
 
 /* ---- records ---------------------------------------------------------------------------------- */
 
+static const char *stop_text(int why, int e)
+{
+	if (why == REC_STOP_SIZE)
+		return "recording stopped: max-size reached";
+	return e == ENOSPC || e == EDQUOT ? "recording stopped: disk full"
+	                                  : "recording stopped: a write failed";
+}
+
+/* an instant event where recording stopped (thread t at ts) */
+static void stop_mark(struct trace_stream *s, int t, struct thr *h, int64_t ts)
+{
+	s->stop_marked = 1;
+	const char *what = stop_text(s->stopped, s->stop_errno);
+	if (h) {
+		struct pb p = {.n = 0}, te = {.n = 0};
+		packet_head(s, t, h, &p, ts);
+		pb_uint(&te, TE_TYPE, INSTANT);
+		pb_str(&te, TE_NAME, what);
+		pb_msg(&p, TP_TRACK_EVENT, &te);
+		put_packet(s, &p);
+		if (!s->nheld)
+			s->pf.safe = s->pf.bytes;
+	}
+	if (s->json_on) {
+		s->json_events++;
+		js_printf(s, ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"hclock\",\"name\":\"%s\","
+		          "\"pid\":%d,\"tid\":%d,\"ts\":", what, s->rank, t);
+		js_us(s, ts);
+		js_printf(s, ",\"args\":{\"errno\":%d}}", s->stop_errno);
+	}
+}
+
 static void profile_call(struct trace_stream *s, const struct rec *r)
 {
 	int64_t d = r->t2_g - r->t_g;
@@ -521,6 +586,8 @@ static void release(struct trace_stream *s, int t, struct thr *h)
 	slice_event(s, t, h, SLICE_END, h->held_t2, -1, 0, NULL, 0, h->end, h->nend);
 	h->held = 0;
 	h->nend = 0;
+	if (--s->nheld == 0)
+		s->pf.safe = s->pf.bytes;
 }
 
 static void call(struct trace_stream *s, const struct rec *r, int t, struct thr *h)
@@ -531,6 +598,7 @@ static void call(struct trace_stream *s, const struct rec *r, int t, struct thr 
 		slice_event(s, t, h, SLICE_BEGIN, r->t_g, r->func, 0, h->flow, h->nflow, NULL, 0);
 		h->nflow = 0;
 		h->held = 1;
+		s->nheld++;
 		h->held_func = r->func;
 		h->held_t2 = r->t2_g;
 	}
@@ -555,6 +623,14 @@ void stream_feed(struct trace_stream *s, const struct rec *r, size_t n)
 	for (size_t i = 0; i < n; i++, r++) {
 		if (r->kind == REC_DROP) {
 			s->drops += r->bytes;
+			if ((r->flags & REC_F_STOP) && !s->stop_marked) {
+				int t = (int)r->tid < MAX_THREADS ? (int)r->tid : MAX_THREADS - 1;
+				struct thr *h = thread_at(s, t, r->t_g);
+				release(s, t, h);
+				s->stopped = r->tag;
+				s->stop_errno = r->peer;
+				stop_mark(s, t, h, r->t_g);
+			}
 			continue;
 		}
 		s->records++;
@@ -615,7 +691,7 @@ int stream_open(const struct stream_opts *o, struct trace_stream **out)
 	s->t0 = o->t0_g;
 	s->json_limit = o->json_limit;
 	s->json_on = 1;
-	s->pf.fd = s->js.fd = -1;
+	s->pf.fd = s->js.fd = s->stats_fd = -1;
 	s->t_first = INT64_MAX;
 	s->t_last = INT64_MIN;
 	snprintf(s->dir, sizeof(s->dir), "%s", o->dir);
@@ -635,6 +711,10 @@ int stream_open(const struct stream_opts *o, struct trace_stream **out)
 	if (!rc && (part_path(path, sizeof(path), o->dir, o->rank, "json") ||
 	            out_open(&s->js, path)))
 		rc = err_set(HCLOCK_EIO, "cannot write %s: %s", path, strerror(errno));
+	/* the counters' file first gets its space: they are written whatever else fills it */
+	if (!rc && !part_path(path, sizeof(path), o->dir, o->rank, "stats.part") &&
+	    (s->stats_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) >= 0)
+		posix_fallocate(s->stats_fd, 0, STATS_CAP);
 	if (rc) {
 		stream_close(s, NULL, 0);
 		return rc;
@@ -646,6 +726,7 @@ int stream_open(const struct stream_opts *o, struct trace_stream **out)
 	          "\"args\":{\"name\":\"rank %d\"}}", s->rank, s->rank);
 	js_printf(s, ",\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%d,\"tid\":0,"
 	          "\"args\":{\"sort_index\":%d}}", s->rank, s->rank);
+	s->pf.safe = s->pf.bytes;
 	*out = s;
 	return 0;
 }
@@ -655,12 +736,14 @@ static void write_stats(struct trace_stream *s, const struct rec_trailer *tr, ui
 {
 	char tmp[4400];
 	snprintf(tmp, sizeof(tmp), "%s.part", path);
-	FILE *f = fopen(tmp, "w");
+	FILE *f = s->stats_fd >= 0 ? fdopen(s->stats_fd, "w") : fopen(tmp, "w");
 	if (!f)
 		return;
+	s->stats_fd = -1;
 	fprintf(f, "hclock-trace-stats 1\nrank %d\nsize %d\n", s->rank, s->size);
 	fprintf(f, "records %" PRIu64 "\ndropped %" PRIu64 "\nfinished %d\n", s->records,
 	        tr ? tr->dropped : s->drops, tr != NULL);
+	fprintf(f, "stopped %d\nstop_errno %d\n", s->stopped, s->stop_errno);
 	fprintf(f, "raw_bytes %" PRIu64 "\npftrace_bytes %" PRIu64 "\npftrace_error %d\n", raw_bytes,
 	        s->pf.bytes, pf_err);
 	fprintf(f, "json %d\njson_bytes %" PRIu64 "\njson_error %d\n", s->json_on && !js_err,
@@ -681,7 +764,10 @@ static void write_stats(struct trace_stream *s, const struct rec_trailer *tr, ui
 	for (int b = 0; b < HIST_BINS; b++)
 		if (s->hist[b])
 			fprintf(f, "hist %d %" PRIu64 "\n", b, s->hist[b]);
-	int bad = ferror(f);
+	int bad = fflush(f) || ferror(f);
+	long len = ftell(f);
+	if (!bad && (len < 0 || ftruncate(fileno(f), len))) /* the space taken at open, given back */
+		bad = 1;
 	if (!fclose(f) && !bad)
 		rename(tmp, path);
 	else
@@ -705,12 +791,21 @@ int stream_close(struct trace_stream *s, const struct rec_trailer *tr, uint64_t 
 		if (h && h->up)
 			release(s, t, h);
 	}
+	if (tr && tr->stopped && !s->stop_marked) {
+		/* the stop's marker did not reach the file (a full disk): at the last record */
+		s->stopped = tr->stopped;
+		s->stop_errno = tr->stop_errno;
+		stop_mark(s, 0, s->records ? thread_at(s, 0, s->t_last) : NULL,
+		          s->records ? s->t_last : 0);
+	}
 	int pf_err = out_close(&s->pf), js_err = out_close(&s->js);
+	if (!js_err && s->json_skip_errno)
+		js_err = s->json_skip_errno; /* in the counters, not an error of this stream */
 	char path[4300];
 	int rc = 0;
 	if (s->names && s->prof && !part_path(path, sizeof(path), s->dir, s->rank, "stats"))
 		write_stats(s, tr, raw_bytes, pf_err, js_err, path);
-	if (pf_err || js_err)
+	if (pf_err || (js_err && js_err != s->json_skip_errno))
 		rc = err_set(HCLOCK_EIO, "rank %d's outputs in %s/parts: %s", s->rank, s->dir,
 		             strerror(pf_err ? pf_err : js_err));
 	for (int t = 0; t < MAX_THREADS; t++) {
@@ -723,13 +818,16 @@ int stream_close(struct trace_stream *s, const struct rec_trailer *tr, uint64_t 
 	free(s->names);
 	free(s->prof);
 	free(s->ch);
+	if (s->stats_fd >= 0)
+		close(s->stats_fd);
 	free(s);
 	return rc;
 }
 
 /* ---- from a raw file -------------------------------------------------------------------------- */
 
-int stream_convert_raw(const char *dir, int rank, uint64_t json_limit)
+int stream_convert_raw(const char *dir, int rank, uint64_t json_limit,
+                       const struct rec_trailer *known)
 {
 	enum { CHUNK = 16384 }; /* records per read: 1 MiB */
 	char path[4300];
@@ -770,6 +868,12 @@ int stream_convert_raw(const char *dir, int rank, uint64_t json_limit)
 	                        .names = f.names, .t0_g = f.h.t0_g, .json_limit = json_limit};
 	if ((rc = stream_open(&o, &s)))
 		goto out;
+	if (known && known->stopped == REC_STOP_DISK) {
+		/* its disk is full: the protobuf first, no JSON to compete for what is left (the
+		 * launcher would leave trace.json out anyway) */
+		s->json_on = 0;
+		s->json_skip_errno = known->stop_errno ? known->stop_errno : ENOSPC;
+	}
 	struct rec_trailer tr;
 	int have_tr = 0;
 	off_t off = (off_t)first;
@@ -794,7 +898,7 @@ int stream_convert_raw(const char *dir, int rank, uint64_t json_limit)
 		off += got;
 	}
 	struct stat sb;
-	rc = stream_close(s, have_tr ? &tr : NULL, fstat(fd, &sb) ? 0 : (uint64_t)sb.st_size);
+	rc = stream_close(s, have_tr ? &tr : known, fstat(fd, &sb) ? 0 : (uint64_t)sb.st_size);
 out:
 	rec_file_free(&f);
 	free(head);

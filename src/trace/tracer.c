@@ -11,6 +11,14 @@
  * handed to the writer thread (plain write(2), no MPI) and the other one filled meanwhile.
  * When the writer has not finished the previous buffer yet, new records are dropped and
  * counted (the trailer and the summary report the count): the program is never stalled.
+ *
+ * Size: the raw file stops at --max-size (HCLOCK_TRACE_MAX_SIZE): the writer writes the
+ * records that fit, then a stop marker (record.h's REC_F_STOP), and recording stops; a write
+ * that fails (a full disk, an I/O error) stops it the same way, the file cut back to its last
+ * whole record. Records made after the stop are counted as dropped (the trailer says why it
+ * stopped) and the program runs on. Each process holds back STREAM_RESERVE_BYTES of the disk
+ * (DIR/raw/reserve.R, allocated at MPI_Init and removed at MPI_Finalize before the trailer),
+ * so that after a full disk the trailer, the counters and the start of its outputs still fit.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -90,7 +98,12 @@ static struct {
 	int writer_up, writer_stop;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	int write_err;
+	uint64_t max_size;           /* settings.h's max_size, bytes; 0: none */
+	uint64_t raw_bytes;          /* the raw file's bytes written, whole records */
+	uint64_t lost;               /* records not written because recording had stopped */
+	atomic_int stopped;          /* enum rec_stop (set by the thread that writes) */
+	int stop_errno;              /* REC_STOP_DISK: the failed write's errno */
+	char reserve_path[4200];     /* DIR/raw/reserve.R ("": none) */
 	char failed_path[4200];      /* DIR/raw/failed: the first process or launcher to see the
 	                                program fail creates it and says so (one line a job) */
 	int64_t slow_writer_ns;      /* settings.h's slow_writer_ns, ns (tests only) */
@@ -131,6 +144,11 @@ static void append(const struct rec *r)
 {
 	while (atomic_flag_test_and_set_explicit(&T.lock, memory_order_acquire))
 		;
+	if (atomic_load_explicit(&T.stopped, memory_order_relaxed)) {
+		T.dropped++;
+		atomic_flag_clear_explicit(&T.lock, memory_order_release);
+		return;
+	}
 	if (T.n == T.cap) {
 		pthread_mutex_lock(&T.mu);
 		int busy = T.pending >= 0;
@@ -163,19 +181,76 @@ static void append(const struct rec *r)
 	atomic_flag_clear_explicit(&T.lock, memory_order_release);
 }
 
-static int write_all(int fd, const void *p, size_t n)
+/* n bytes from p to fd; 0, or -1 (errno set) with the bytes that were written in *done
+ * (NULL: not wanted) */
+static int write_some(int fd, const void *p, size_t n, size_t *done)
 {
 	const char *c = p;
 	while (n) {
 		ssize_t w = write(fd, c, n);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
+		if (w <= 0) {
+			if (!w)
+				errno = ENOSPC;
+			if (done)
+				*done = (size_t)(c - (const char *)p);
 			return -1;
+		}
 		c += w;
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	return write_some(fd, p, n, NULL);
+}
+
+/* Records b[0..n) to the raw file, within max_size: what does not fit, or follows a failed
+ * write, is counted lost, and recording stops with a marker (record.h's REC_F_STOP) after
+ * the last record kept. One caller at a time (the writer thread; MPI_Finalize after it
+ * stopped; flush_now when it is idle). Async-signal-safe. */
+static void put_records(const struct rec *b, size_t n)
+{
+	if (atomic_load_explicit(&T.stopped, memory_order_relaxed) || T.fd < 0) {
+		T.lost += n;
+		return;
+	}
+	size_t k = n, rs = sizeof(struct rec);
+	int why = REC_STOP_NONE, e = 0;
+	if (T.max_size && T.raw_bytes + (n + 1) * rs > T.max_size) {
+		uint64_t room = T.max_size > T.raw_bytes ? (T.max_size - T.raw_bytes) / rs : 0;
+		k = room ? (size_t)room - 1 : 0; /* one place for the marker */
+		why = REC_STOP_SIZE;
+	}
+	size_t done = 0;
+	if (k && write_some(T.fd, b, k * rs, &done)) {
+		e = errno ? errno : EIO;
+		why = REC_STOP_DISK;
+		k = done / rs; /* the whole records that made it */
+	}
+	T.raw_bytes += k * rs;
+	if (why == REC_STOP_NONE)
+		return;
+	T.lost += n - k;
+	const struct rec *last = k ? &b[k - 1] : n ? &b[0] : NULL;
+	struct rec m = {.kind = REC_DROP, .flags = REC_F_STOP, .tag = why, .peer = e,
+	                .tid = last ? last->tid : 0};
+	if (last) { /* at the end of the last record kept (a call's leave) */
+		m.t_g = last->t2_g > last->t_g ? last->t2_g : last->t_g;
+		m.t_l = last->t2_l > last->t_l ? last->t2_l : last->t_l;
+	}
+	/* a partial write is cut back to the last whole record, the marker written if it fits */
+	if (why == REC_STOP_DISK && !ftruncate(T.fd, (off_t)T.raw_bytes))
+		lseek(T.fd, (off_t)T.raw_bytes, SEEK_SET);
+	if (!write_all(T.fd, &m, rs))
+		T.raw_bytes += rs;
+	else if (!ftruncate(T.fd, (off_t)T.raw_bytes))
+		lseek(T.fd, (off_t)T.raw_bytes, SEEK_SET);
+	T.stop_errno = e;
+	atomic_store_explicit(&T.stopped, why, memory_order_relaxed);
 }
 
 static void *writer_main(void *arg)
@@ -195,8 +270,7 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&T.mu);
 		if (T.slow_writer_ns)
 			real_sleep_ns(T.slow_writer_ns);
-		if (write_all(T.fd, T.buf[b], n * sizeof(struct rec)))
-			T.write_err = errno ? errno : EIO;
+		put_records(T.buf[b], n);
 		pthread_mutex_lock(&T.mu);
 		__atomic_store_n(&T.pending, -1, __ATOMIC_RELEASE); /* read by flush_now unlocked */
 	}
@@ -395,13 +469,16 @@ static void flush_now(int cut)
 			cur_call = NULL;
 		atomic_compare_exchange_strong(&main_call, &c, NULL);
 	}
-	if (__atomic_load_n(&T.pending, __ATOMIC_ACQUIRE) < 0 &&
-	    (!T.n || !write_all(T.fd, T.buf[T.cur], T.n * sizeof(struct rec)))) {
+	if (__atomic_load_n(&T.pending, __ATOMIC_ACQUIRE) < 0) {
+		put_records(T.buf[T.cur], T.n);
 		T.n = 0;
 		struct rec d = {.kind = REC_DROP, .peer = -1, .bytes = T.drop_unsaid};
-		if (T.drop_unsaid && !write_all(T.fd, &d, sizeof(d)))
-			T.drop_unsaid = 0;
+		if (T.drop_unsaid && !atomic_load_explicit(&T.stopped, memory_order_relaxed))
+			put_records(&d, 1);
+		T.drop_unsaid = 0;
 	}
+	if (T.reserve_path[0])
+		unlink(T.reserve_path); /* the program ends: the disk held back is free again */
 	atomic_flag_clear_explicit(&T.lock, memory_order_release);
 }
 
@@ -744,6 +821,7 @@ void trace_init(void)
 		unlink(T.failed_path);
 	T.cap = (size_t)set.buffer;
 	T.slow_writer_ns = set.slow_writer_ns;
+	T.max_size = set.max_size;
 	/* everything below agrees across the ranks (hclock's calls agree on errors) */
 	int rc = 0;
 	if (set.emulate && (rc = hclock_emu_create(set.emulate, MPI_COMM_WORLD, &T.emu)))
@@ -819,7 +897,17 @@ void trace_init(void)
 			        T.rank, path, strerror(errno));
 			ok = 0;
 		}
+		T.raw_bytes = sizeof(h) + padded;
 		free(nb);
+		/* the disk held back for the end (none if there is not even that much) */
+		snprintf(T.reserve_path, sizeof(T.reserve_path), "%s/raw/reserve.%d", dir, T.rank);
+		int rfd = open(T.reserve_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (rfd < 0 || posix_fallocate(rfd, 0, STREAM_RESERVE_BYTES)) {
+			unlink(T.reserve_path);
+			T.reserve_path[0] = 0;
+		}
+		if (rfd >= 0)
+			close(rfd);
 	}
 	snprintf(T.dir, sizeof(T.dir), "%s", dir);
 	T.json_limit = set.json ? 0 : STREAM_JSON_LIMIT;
@@ -956,10 +1044,14 @@ void trace_finalize(void)
 		pthread_cond_signal(&T.cv);
 		pthread_mutex_unlock(&T.mu);
 		pthread_join(T.writer, NULL);
-		if (T.n && write_all(T.fd, T.buf[T.cur], T.n * sizeof(struct rec)))
-			T.write_err = errno;
-		tr.records = T.records;
-		tr.dropped = T.dropped;
+		put_records(T.buf[T.cur], T.n);
+		T.n = 0;
+		if (T.reserve_path[0] && !unlink(T.reserve_path))
+			T.reserve_path[0] = 0;
+		tr.records = T.records - T.lost;
+		tr.dropped = T.dropped + T.lost;
+		tr.stopped = (uint16_t)atomic_load(&T.stopped);
+		tr.stop_errno = (uint16_t)T.stop_errno;
 		tr.rec_cost_ns = T.rec_cost_ns;
 		tr.ncomms = (uint32_t)T.ncomms;
 		T.overhead_ns += real_now_ns() - t0;
@@ -978,14 +1070,27 @@ void trace_finalize(void)
 				bad = !w || write_all(T.fd, w, ((n + 1) & ~(size_t)1) * sizeof(int32_t));
 			free(w);
 		}
-		if (bad || T.write_err || close(T.fd))
-			fprintf(stderr, "hclock trace (rank %d): writing the trace failed: %s\n", T.rank,
-			        strerror(T.write_err ? T.write_err : errno));
+		/* a trailer cut short is no trailer: the file ends at its last record */
+		int e = bad ? (errno ? errno : EIO) : 0;
+		if (bad && ftruncate(T.fd, (off_t)T.raw_bytes))
+			e = errno;
+		if (close(T.fd) && !e)
+			e = errno;
+		if (e && !tr.stopped) {
+			tr.stopped = REC_STOP_DISK;
+			tr.stop_errno = (uint16_t)e;
+		}
+		if (tr.stopped == REC_STOP_DISK)
+			fprintf(stderr, "hclock trace (rank %d): writing %s/raw/rank.%d failed (%s): "
+			        "recording stopped there, %llu records lost; the program ran on\n",
+			        T.rank, T.dir, T.rank, strerror(tr.stop_errno),
+			        (unsigned long long)tr.dropped);
 		T.fd = -1;
 		/* this process's part of each output, from its raw file a chunk at a time, in
 		 * parallel with the other processes (a failure leaves the raw file, from which the
-		 * launcher or --convert writes them) */
-		if (stream_convert_raw(T.dir, T.rank, T.json_limit))
+		 * launcher or --convert writes them); its trailer as written here, should the file
+		 * have none (a full disk) */
+		if (stream_convert_raw(T.dir, T.rank, T.json_limit, &tr))
 			fprintf(stderr, "hclock trace (rank %d): %s\n", T.rank, hclock_last_error());
 	}
 	for (size_t i = 0; i < T.ncomms; i++) {

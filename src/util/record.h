@@ -50,7 +50,17 @@ enum rec_kind {
 	REC_DROP = 5, /* records were dropped (both buffers full) before this point: bytes
 	                 holds how many since the previous REC_DROP, t_g/t_l when recording
 	                 resumed. Lets a reader count them without the trailer (a program that
-	                 died); the loader counts them and passes no REC_DROP on */
+	                 died); the loader counts them and passes no REC_DROP on. With REC_F_STOP:
+	                 recording stopped here for good (tag: enum rec_stop, peer: the errno of
+	                 a failed write, else 0; bytes 0; t_g/t_l, tid: of the last record kept):
+	                 the records lost after it are counted in the trailer only */
+};
+
+/* why recording stopped before the program ended (the trailer's stopped, a stop marker's tag) */
+enum rec_stop {
+	REC_STOP_NONE = 0,
+	REC_STOP_SIZE = 1, /* the raw file reached --max-size */
+	REC_STOP_DISK = 2, /* a write failed (ENOSPC: the disk is full; EIO, EDQUOT, EFBIG, ...) */
 };
 
 /* flags */
@@ -61,6 +71,7 @@ enum {
 	                  made when it completed. Files without the flag: blocking ones only */
 	REC_F_CUT = 2, /* REC_CALL of a call that had not returned when the program was
 	                  ended (a signal, MPI_Abort elsewhere): t2_g/t2_l when it was ended */
+	REC_F_STOP = 4, /* REC_DROP that marks where recording stopped (enum rec_stop) */
 };
 
 struct rec {
@@ -84,8 +95,8 @@ _Static_assert(sizeof(struct rec) == 64, "a record is 64 bytes");
 struct rec_trailer {
 	char magic[8];         /* REC_TRAILER_MAGIC */
 	uint64_t records;      /* records written */
-	uint64_t dropped;      /* records lost because both buffers were full (all of them;
-	                          the REC_DROP records say when) */
+	uint64_t dropped;      /* records lost because both buffers were full (the REC_DROP
+	                          records say when) or after recording stopped (stopped) */
 	int64_t overhead_ns;   /* time the tracer took from the program: sync, finalize, and
 	                          records x their measured cost, ns */
 	int64_t rec_cost_ns;   /* measured cost of one record (two clock reads included), ns */
@@ -93,7 +104,8 @@ struct rec_trailer {
 	                          process on the global clock (NAN: not measured), ns */
 	double drift_true_ns;  /* ... and the largest true error (emulation), NAN without, ns */
 	uint32_t ncomms;
-	uint32_t pad;
+	uint16_t stopped;      /* enum rec_stop: why recording stopped early (0: it did not) */
+	uint16_t stop_errno;   /* REC_STOP_DISK: the failed write's errno */
 };
 
 struct rec_comm {

@@ -56,9 +56,27 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             MPICH (its Fortran bindings call the C MPI_ functions) every MPI_Allreduce and
             MPI_Sendrecv is recorded and every message paired; under Open MPI (its bindings
             call PMPI_ directly) nothing is, and the launcher says so in one line
+  size      2 ranks, allreduce_mini 3000 0 (about 39,000 records a process, 2.5 MB): with
+            --max-size 256K each raw file's records (header included) end at most at 256 KiB,
+            the trailer after them (64 bytes and the communicators): the bound is SIZE
+            itself, not SIZE plus a buffer, since the writer cuts the buffer that crosses it;
+            recording stopped on both (stats, summary "max-size reached"), recorded + dropped
+            equal the records of the run without a limit, per rank (nothing lost silently),
+            one instant "recording stopped: max-size reached" per rank in trace.json and
+            trace.pftrace, both valid; the program's output unchanged, exit 0; a bad
+            --max-size (10MB, 1K): one line, exit 2
+  diskfull  2 ranks, allreduce_mini 8000 0 (about 104,000 records, 6.7 MB a process) traced
+            into a 2 MiB tmpfs (mounted here: root; skipped, exit 77, with a line saying
+            why, where mount is not allowed): the program's own output as untraced, exit 0;
+            the summary says disk full and the dropped count, which with the records equals
+            the records of each rank untraced-limit run (the same program traced on the
+            normal disk); trace.pftrace decodes with the schema and keeps the import rules
+            (load_pftrace) with one instant "recording stopped: disk full" per process; each
+            raw file ends in whole records and its trailer
 Prints one line per check; exits 1 if any failed."""
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -73,6 +91,30 @@ ITER = 60
 
 def launch(np_, args, timeout=120, env=None):
     return tracecheck.launch(run, mpiexec, np_, args, timeout, env=env)
+
+
+def stats(d, r):
+    """DIR/parts/rank.R.stats as {key: int} (the keys with one number)"""
+    out = {}
+    with open(os.path.join(d, "parts", f"rank.{r}.stats")) as f:
+        for line in f:
+            w = line.split()
+            if len(w) == 2 and re.fullmatch(r"-?\d+", w[1]):
+                out[w[0]] = int(w[1])
+    return out
+
+
+def trailer_at(path):
+    """the byte offset of the raw file's trailer (records are 64 bytes from the end of the
+    header and names), or None"""
+    import struct
+    data = open(path, "rb").read()
+    names_bytes = struct.unpack_from("<I", data, 20)[0]
+    first = 24 + 192 + 64 + 8 + 8 + 24 + names_bytes
+    for off in range(first, len(data) - 63, 64):
+        if data[off:off + 8] == b"HCLKEND1":
+            return off
+    return None
 
 
 tmp = tempfile.mkdtemp(prefix="hclock-trace-test.")
@@ -224,7 +266,8 @@ elif case == "settings":
         return lines[0] if ok else None
 
     out = os.path.join(tmp, "o")
-    bad = [("--buffer", "HCLOCK_TRACE_BUFFER", "12"), ("--buffer", "HCLOCK_TRACE_BUFFER", "1e3"),
+    bad = [("--buffer", "HCLOCK_TRACE_BUFFER", "12"), ("--max-size", "HCLOCK_TRACE_MAX_SIZE", "12Q"),
+           ("--buffer", "HCLOCK_TRACE_BUFFER", "1e3"),
            ("--sync", "HCLOCK_TRACE_SYNC", "hca9/1"), ("--sync", "HCLOCK_TRACE_SYNC", "cont(none"),
            ("--emulate", "HCLOCK_TRACE_EMULATE", "skew=lots"),
            ("--filter", "HCLOCK_TRACE_FILTER", "MPI_Allredcue"),
@@ -461,6 +504,81 @@ elif case == "fortran":
             check(len(lines) == 1 and "Fortran" in lines[0] and
                   not os.path.exists(os.path.join(d, "trace.json")),
                   f"Open MPI: nothing recorded, and one line says why ({lines})")
+elif case in ("size", "diskfull"):
+    SIT = 3000 if case == "size" else 8000
+    args = [mini, str(SIT), "0"]
+    plain = launch(2, args)
+    ref = os.path.join(tmp, "ref")
+    full = launch(2, [hc, "trace", "-o", ref, "--"] + args, timeout=240)
+    check_exits(plain, full)
+    want = [stats(ref, r)["records"] + stats(ref, r)["dropped"] for r in (0, 1)]
+    if case == "size":
+        d = os.path.join(tmp, "t")
+        limit = 256 << 10
+        p = launch(2, [hc, "trace", "-o", d, "--max-size", "256K", "--"] + args)
+        reason = "recording stopped: max-size reached"
+    else:
+        fs = os.path.join(tmp, "fs")
+        os.mkdir(fs)
+        m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", fs],
+                           capture_output=True, text=True)
+        if m.returncode:
+            print(f"skip: cannot mount a 2 MiB tmpfs on {fs} (root needed): {m.stderr.strip()}")
+            shutil.rmtree(tmp, ignore_errors=True)
+            sys.exit(77)
+        d = os.path.join(fs, "t")
+        try:
+            p = launch(2, [hc, "trace", "-o", d, "--"] + args, timeout=240)
+            reason = "recording stopped: disk full"
+            check("disk full" in p.stderr,
+                  f"the summary says the disk was full: {p.stderr[-600:]}")
+            # the test reads it back from the normal disk: the tmpfs goes
+            shutil.copytree(d, os.path.join(tmp, "t"))
+        finally:
+            subprocess.run(["umount", fs])
+        d = os.path.join(tmp, "t")
+    check(p.returncode == 0 and p.stdout == plain.stdout and "checksum" in p.stdout,
+          f"the program ran to its end: exit {p.returncode}, its output as untraced "
+          f"({p.stdout.strip()!r}) {p.stderr[-400:]}")
+    got = [stats(d, r) for r in (0, 1)]
+    dropped = summary_num(p.stderr, "dropped")
+    check(all(g["stopped"] == (1 if case == "size" else 2) for g in got) and
+          dropped == sum(g["dropped"] for g in got) and dropped > 0,
+          f"recording stopped on both ranks ({[g['stopped'] for g in got]}), "
+          f"{dropped} dropped in the summary (the processes': {[g['dropped'] for g in got]})")
+    check([g["records"] + g["dropped"] for g in got] == want,
+          f"per rank recorded + dropped {[g['records'] + g['dropped'] for g in got]} = the "
+          f"records of the run without a limit {want} (nothing lost silently)")
+    for r in (0, 1):
+        raw = os.path.join(d, "raw", f"rank.{r}")
+        at = trailer_at(raw)
+        if case == "size":
+            check(at is not None and at <= limit and got[r]["records"] > 0,
+                  f"rank {r}: the records end at byte {at} (at most {limit}, --max-size 256K), "
+                  f"{got[r]['records']} recorded, the trailer after them "
+                  f"({os.path.getsize(raw)} bytes in all)")
+        else:
+            check(at is not None and got[r]["records"] > 0,
+                  f"rank {r}: the raw file ({os.path.getsize(raw)} bytes) has whole records "
+                  f"({got[r]['records']}) and its trailer at {at}")
+    if case == "size":
+        ev = load_checked(d)
+        inst = [e for e in ev if e.get("ph") == "i" and e["name"] == reason]
+        check(sorted(e["pid"] for e in inst) == [0, 1],
+              f"one instant '{reason}' per rank in trace.json ({len(inst)})")
+        for bad in ("10MB", "1K"):
+            b = launch(2, [hc, "trace", "-o", d, "--max-size", bad, "--"] + args)
+            lines = [l for l in b.stderr.splitlines() if l.startswith("hclock trace")]
+            check(b.returncode == 2 and len(lines) == 1 and "--max-size" in lines[0] and
+                  "checksum" not in b.stdout,
+                  f"--max-size {bad}: one line, exit 2, the program not run ({b.returncode}: {lines})")
+    try:
+        probs, sl, flows, events, nbytes, inst = tracecheck.load_pftrace(d)
+        check(not probs and events > 0 and inst == {(1, reason): 1, (2, reason): 1},
+              f"trace.pftrace ({nbytes} bytes, {events} track events, {flows} flows) decodes "
+              f"and keeps the import rules {probs[:4]}; instants {inst}")
+    except Exception as e:  # noqa: BLE001 - any decoding error is the finding
+        check(False, f"trace.pftrace decodes with the schema from Perfetto's .proto: {e}")
 else:
     sys.exit(f"trace_test.py: unknown case {case}")
 tracecheck.finish(tmp)

@@ -96,13 +96,14 @@ def load_pftrace(d):
     a packet that clears the incremental state before any that uses it, the incremental
     clock summed, names interned before use; every end of a slice closes a begin on its
     track (one begin per end, none left open), each flow id started at most once and ended
-    at most once, on a slice. Returns (problems, slices {(pid, name): n}, flows with both
-    ends, events, bytes)."""
+    at most once, on a slice; an instant event (where recording stopped) named. Returns
+    (problems, slices {(pid, name): n}, flows with both ends, events, bytes, instants
+    {(pid, name): n})."""
     pb = pftrace_module()
     data = open(os.path.join(d, "trace.pftrace"), "rb").read()
     tr = pb.Trace()
     tr.ParseFromString(data)
-    probs, seqs, tracks, pid_of, per_track = [], {}, {}, {}, {}
+    probs, seqs, tracks, pid_of, per_track, instants = [], {}, {}, {}, {}, {}
     for p in tr.packet:
         if p.HasField("track_descriptor"):
             td = p.track_descriptor
@@ -149,6 +150,11 @@ def load_pftrace(d):
         if tk not in tracks:
             probs.append(f"packet {i}: track {tk} not described")
         name = None
+        if te.type == 3:
+            if not te.name:
+                probs.append(f"packet {i}: an instant event without a name")
+            key = (pid_of.get(tk, -1), te.name)
+            instants[key] = instants.get(key, 0) + 1
         if te.type == 1:
             if te.name_iid not in st["names"]:
                 probs.append(f"packet {i}: name {te.name_iid} not interned on sequence {sid}")
@@ -178,13 +184,13 @@ def load_pftrace(d):
     probs += [f"flow {f} started {n} times" for f, n in starts.items() if n > 1]
     probs += [f"flow {f} ended {n} times" for f, n in ends.items() if n > 1]
     both = sum(1 for f in starts if f in ends)
-    return probs, slices_n, both, events, len(data)
+    return probs, slices_n, both, events, len(data), instants
 
 
 def check_pftrace_against_json(d, ev):
     """trace.pftrace keeps the import rules and has the slices and arrows of trace.json"""
     try:
-        probs, sl, flows, events, nbytes = load_pftrace(d)
+        probs, sl, flows, events, nbytes, inst = load_pftrace(d)
     except Exception as e:  # noqa: BLE001 - any decoding error is the finding
         check(False, f"trace.pftrace decodes with the schema from Perfetto's .proto: {e}")
         return
@@ -198,7 +204,13 @@ def check_pftrace_against_json(d, ev):
         if e.get("ph") in ("s", "f"):
             ids.setdefault(e["id"], set()).add(e["ph"])
     jflows = sum(1 for v in ids.values() if v == {"s", "f"})
+    jinst = {}
+    for e in ev:
+        if e.get("ph") == "i":
+            jinst[(e["pid"] + 1, e["name"])] = jinst.get((e["pid"] + 1, e["name"]), 0) + 1
     diff = {k: (sl.get(k), js.get(k)) for k in set(sl) | set(js) if sl.get(k) != js.get(k)}
+    if inst != jinst:
+        diff["instants"] = (inst, jinst)
     check(not probs and not diff and flows == jflows,
           f"trace.pftrace decodes ({nbytes} bytes, {events} track events) and keeps Perfetto's "
           f"import rules: {probs[:4]}; the slices of trace.json per process and name "
@@ -209,7 +221,8 @@ def check_pftrace_against_json(d, ev):
 def perfetto_problems(ev):
     """What ui.perfetto.dev's JSON importer would drop or count as an error in these events
     (its rules as read in its trace processor: json_trace_parser_impl.cc, slice_tracker.cc,
-    flow_tracker.cc): every event has a phase, an integer pid and tid; a complete event ('X')
+    flow_tracker.cc): every event has a phase, an integer pid and tid; an instant event ('i')
+    a name and a scope ("s": "t", "p" or "g"); a complete event ('X')
     a numeric ts and a dur >= 0; complete events on one thread nest or are disjoint (a
     partial overlap is dropped; intervals closed on the left, open on the right); an async
     pair ('b'/'e') has a cat and an id, one end per begin, not before it; a flow start ('s')
@@ -245,6 +258,9 @@ def perfetto_problems(ev):
                 probs.append(f"async event without cat or id: {e}")
                 continue
             asyncs.setdefault((e["pid"], e["cat"], e["id"], e.get("name")), []).append((ph, ns(e["ts"])))
+        elif ph == "i":
+            if not e.get("name") or e.get("s") not in ("t", "p", "g"):
+                probs.append(f"instant event without a name or scope: {e}")
         elif ph in ("s", "f"):
             if "id" not in e:
                 probs.append(f"flow event without id: {e}")
