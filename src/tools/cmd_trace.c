@@ -200,7 +200,7 @@ static int marked(const char *dir, const char *name)
 
 /* One process's counters (stream.h's DIR/parts/rank.R.stats). */
 struct pstats {
-	int have, finished, json, json_error, size, stopped, stop_errno;
+	int have, finished, json, json_error, pf_error, size, stopped, stop_errno;
 	uint64_t records, dropped, raw_bytes, pf_bytes, json_bytes, sends, recvs, calls;
 	int64_t t_first, t_last, mpi_ns, overhead_ns, rec_cost_ns;
 	double drift_max, drift_true; /* rank 0's drift check (NAN: none), ns */
@@ -240,6 +240,7 @@ static int read_stats(const char *dir, int r, struct pstats *p)
 		K("t_first", t_first); K("t_last", t_last); K("mpi_ns", mpi_ns);
 		K("overhead_ns", overhead_ns); K("rec_cost_ns", rec_cost_ns);
 		K("stopped", stopped); K("stop_errno", stop_errno); K("json_error", json_error);
+		K("pftrace_error", pf_error);
 #undef K
 	}
 	fclose(f);
@@ -364,7 +365,7 @@ static int convert(const char *dir, int redo, int json_forced)
 		return 1;
 	struct trace_profile *prof = profile_create();
 	int missing = 0, finished = 0, json_ok = 1, json_err = 0, n_size = 0, n_disk = 0;
-	int disk_errno = 0;
+	int disk_errno = 0, n_pf_cut = 0, pf_errno = 0;
 	int64_t t_first = INT64_MAX, t_last = INT64_MIN, over_max = 0, cost = 0;
 	for (int r = 0; r < size; r++) {
 		char raw[PATH_MAX + 64];
@@ -394,6 +395,8 @@ static int convert(const char *dir, int redo, int json_forced)
 		finished += p->finished;
 		json_ok &= p->json;
 		json_err |= p->json_error != 0;
+		if (p->pf_error && !n_pf_cut++)
+			pf_errno = p->pf_error;
 		n_size += p->stopped == REC_STOP_SIZE;
 		if (p->stopped == REC_STOP_DISK && !n_disk++)
 			disk_errno = p->stop_errno;
@@ -493,10 +496,15 @@ static int convert(const char *dir, int redo, int json_forced)
 	} else {
 		fprintf(stderr, "; no drift check (rank 0 did not finish MPI_Finalize)");
 	}
+	char pf_note[200] = "";
+	if (n_pf_cut)
+		snprintf(pf_note, sizeof(pf_note), " (the parts of %d process%s cut short: %s; each "
+		         "ends where none of its calls was open)", n_pf_cut, n_pf_cut > 1 ? "es" : "",
+		         strerror(pf_errno));
 	fprintf(stderr, "\nhclock trace: tracer time (largest process): %.3f s (%lld ns per event); "
-	        "written to %s/trace.pftrace (%llu bytes, %.1f per event)%s%s%s\n", over_max * 1e-9,
-	        (long long)cost, dir, (unsigned long long)tot.pf_bytes,
-	        tot.records ? (double)tot.pf_bytes / tot.records : 0.0,
+	        "written to %s/trace.pftrace (%llu bytes, %.1f per event)%s%s%s%s\n",
+	        over_max * 1e-9, (long long)cost, dir, (unsigned long long)tot.pf_bytes,
+	        tot.records ? (double)tot.pf_bytes / tot.records : 0.0, pf_note,
 	        json_note[0] ? "" : ", trace.json",
 #ifdef HCLOCK_HAVE_ALIGN
 	        big ? "; traces.otf2 skipped (the in-memory writer is for traces of at most 1000000 "

@@ -33,6 +33,7 @@
 #include "hclock_api.h"
 #include "trace/stream.h"
 #include "util/err.h"
+#include "util/fault.h"
 #include "util/path.h"
 #include "util/rng.h"
 
@@ -40,6 +41,7 @@
 #define MAX_PENDING 64     /* flow ids waiting for their call's record, per thread */
 #define NB_LANES 16
 #define OUT_CAP (1 << 20)  /* bytes buffered per output before a write */
+#define OUT_MARKS 64       /* safe points kept per buffer: a cut loses at most OUT_CAP / 64 */
 #define HIST_BINS 64       /* message sizes: bin 0 empty, bin k in [2^(k-1), 2^k) */
 #define STATS_CAP (64 << 10) /* bytes taken for the counters when the stream opens */
 
@@ -69,6 +71,8 @@ struct out {
 	uint64_t done;   /* bytes written */
 	uint64_t safe;   /* the last safe point (a byte offset, see above) */
 	uint64_t safe_done; /* the last safe point at or before done */
+	uint64_t mark[OUT_MARKS]; /* safe points in the buffer, OUT_CAP / OUT_MARKS apart */
+	int nmark;
 	int err;         /* errno of the first failure; the output stops there */
 };
 
@@ -130,9 +134,12 @@ struct trace_stream {
 
 static void out_flush(struct out *o)
 {
-	size_t off = 0;
-	while (!o->err && off < o->n) {
-		ssize_t w = write(o->fd, o->buf + off, o->n - off);
+	size_t off = 0, n = o->n;
+	int full = fault_hit(FAULT_WRITE); /* tests: a disk full halfway */
+	if (full)
+		n /= 2;
+	while (!o->err && off < n) {
+		ssize_t w = write(o->fd, o->buf + off, n - off);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -140,9 +147,14 @@ static void out_flush(struct out *o)
 		else
 			off += (size_t)w;
 	}
+	if (full && !o->err)
+		o->err = ENOSPC;
 	if (o->err) {
 		/* cut back to the last safe point that made it to the file */
 		uint64_t end = o->done + off, cut = o->safe <= end ? o->safe : o->safe_done;
+		for (int i = 0; i < o->nmark; i++)
+			if (o->mark[i] <= end && o->mark[i] > cut)
+				cut = o->mark[i];
 		if (ftruncate(o->fd, (off_t)cut))
 			cut = end;
 		o->bytes = o->done = cut;
@@ -150,7 +162,17 @@ static void out_flush(struct out *o)
 		o->done += off;
 		o->safe_done = o->safe;
 	}
+	o->nmark = 0;
 	o->n = 0;
+}
+
+/* here (the bytes put so far) is a safe point */
+static void out_safe(struct out *o)
+{
+	o->safe = o->bytes;
+	uint64_t last = o->nmark ? o->mark[o->nmark - 1] : o->safe_done;
+	if (o->nmark < OUT_MARKS && o->bytes - last >= OUT_CAP / OUT_MARKS)
+		o->mark[o->nmark++] = o->bytes;
 }
 
 static void out_put(struct out *o, const void *p, size_t n)
@@ -524,7 +546,7 @@ static void stop_mark(struct trace_stream *s, int t, struct thr *h, int64_t ts)
 		pb_msg(&p, TP_TRACK_EVENT, &te);
 		put_packet(s, &p);
 		if (!s->nheld)
-			s->pf.safe = s->pf.bytes;
+			out_safe(&s->pf);
 	}
 	if (s->json_on) {
 		s->json_events++;
@@ -587,7 +609,7 @@ static void release(struct trace_stream *s, int t, struct thr *h)
 	h->held = 0;
 	h->nend = 0;
 	if (--s->nheld == 0)
-		s->pf.safe = s->pf.bytes;
+		out_safe(&s->pf);
 }
 
 static void call(struct trace_stream *s, const struct rec *r, int t, struct thr *h)
@@ -726,7 +748,7 @@ int stream_open(const struct stream_opts *o, struct trace_stream **out)
 	          "\"args\":{\"name\":\"rank %d\"}}", s->rank, s->rank);
 	js_printf(s, ",\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%d,\"tid\":0,"
 	          "\"args\":{\"sort_index\":%d}}", s->rank, s->rank);
-	s->pf.safe = s->pf.bytes;
+	out_safe(&s->pf);
 	*out = s;
 	return 0;
 }

@@ -64,7 +64,11 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             equal the records of the run without a limit, per rank (nothing lost silently),
             one instant "recording stopped: max-size reached" per rank in trace.json and
             trace.pftrace, both valid; the program's output unchanged, exit 0; a bad
-            --max-size (10MB, 1K): one line, exit 2
+            --max-size (10MB, 1K): one line, exit 2. A disk that fills while rank 1 writes
+            its protobuf part (HCLOCK_FAULT=rank=1,at=write: half its buffer written): exit
+            0, the summary says the part was cut, and trace.pftrace keeps the import rules
+            (the part cut at a point where no call was open), rank 0's slices all there,
+            rank 1's some
   diskfull  2 ranks, allreduce_mini 8000 0 (about 104,000 records, 6.7 MB a process) traced
             into a 2 MiB tmpfs (mounted here: root; skipped, exit 77, with a line saying
             why, where mount is not allowed): the program's own output as untraced, exit 0;
@@ -572,6 +576,26 @@ elif case in ("size", "diskfull"):
             check(b.returncode == 2 and len(lines) == 1 and "--max-size" in lines[0] and
                   "checksum" not in b.stdout,
                   f"--max-size {bad}: one line, exit 2, the program not run ({b.returncode}: {lines})")
+        # an output that fills the disk: rank 1's protobuf write finds it full halfway
+        w = os.path.join(tmp, "w")
+        p2 = launch(2, [hc, "trace", "-o", w, "--", mini, "200", "0"],
+                    env={"HCLOCK_FAULT": "rank=1,at=write"})
+        cut = stats(w, 1)
+        check(p2.returncode == 0 and "checksum" in p2.stdout and cut["pftrace_error"] == 28 and
+              "the parts of 1 process cut short" in p2.stderr,
+              f"a full disk at rank 1's protobuf: exit {p2.returncode}, its error "
+              f"{cut['pftrace_error']} in the counters, said in the summary")
+        try:
+            probs, sl, flows, events, nbytes, _ = tracecheck.load_pftrace(w)
+            js = tracecheck.load(w)
+            full = [slices(js, "MPI_Allreduce", r) for r in (0, 1)]
+            got = [sl.get((r + 1, "MPI_Allreduce"), 0) for r in (0, 1)]
+            check(not probs and got[0] == full[0] and 0 < got[1] < full[1] and
+                  cut["pftrace_bytes"] > 0,
+                  f"trace.pftrace with rank 1's part cut ({cut['pftrace_bytes']} bytes) keeps the "
+                  f"import rules {probs[:4]}: MPI_Allreduce slices {got} of {full}")
+        except Exception as e:  # noqa: BLE001 - any decoding error is the finding
+            check(False, f"trace.pftrace with a part cut decodes: {e}")
     try:
         probs, sl, flows, events, nbytes, inst = tracecheck.load_pftrace(d)
         check(not probs and events > 0 and inst == {(1, reason): 1, (2, reason): 1},
