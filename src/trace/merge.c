@@ -61,7 +61,7 @@ out:
 	return r;
 }
 
-/* rank file f into p: its names copied, its records but REC_DROP (counted) */
+/* rank file f into p: its names copied, its records but REC_DROP (counted) and REC_BOUND */
 static int load_records(const struct rec_file *f, struct rec_proc *p)
 {
 	char *nb = malloc(f->h.names_bytes + 1);
@@ -84,7 +84,7 @@ static int load_records(const struct rec_file *f, struct rec_proc *p)
 		struct rec r = rec_get(f, i);
 		if (r.kind == REC_DROP)
 			p->dropped += r.bytes;
-		else
+		else if (r.kind != REC_BOUND)
 			p->rec[p->nrec++] = r;
 	}
 	p->have_trailer = f->end == REC_END_TRAILER;
@@ -267,6 +267,20 @@ uint64_t rec_inversions(const struct rec_set *ts, const struct rec_msg *m, size_
 	for (size_t i = 0; i < n; i++)
 		inv += ts->p[m[i].dst].rec[m[i].ri].t_g < ts->p[m[i].src].rec[m[i].si].t_g;
 	return inv;
+}
+
+void rec_order(const struct rec_set *ts, const struct rec_msg *m, size_t n, uint64_t *proven,
+               uint64_t *estimated, uint64_t *unknown, signed char *ord)
+{
+	*proven = *estimated = *unknown = 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t latest = ts->p[m[i].src].rec[m[i].si].t2_g;
+		int64_t earliest = ts->p[m[i].dst].rec[m[i].ri].t2_g;
+		int o = !latest || !earliest ? -1 : latest < earliest;
+		*(o < 0 ? unknown : o ? proven : estimated) += 1;
+		if (ord)
+			ord[i] = (signed char)o;
+	}
 }
 
 /* ---- Perfetto ---------------------------------------------------------------------------------- */

@@ -61,6 +61,14 @@ int rec_match(const struct rec_set *ts, struct rec_msg **msgs, size_t *nmsgs,
 /* Messages received before they were sent on the global clock (receive end < send start). */
 uint64_t rec_inversions(const struct rec_set *ts, const struct rec_msg *m, size_t n);
 
+/* The order of each message (send before receive) by the clock's bounds the records carry
+ * (record.h: a send's latest, a receive's earliest time): proven when the send's latest lies
+ * before the receive's earliest; else shown by the estimate only (the timestamps), or with
+ * no bounds at either end, not known. Counts into *proven, *estimated, *unknown; with ord
+ * (n entries, or NULL) each message's: 1 proven, 0 estimated, -1 not known. */
+void rec_order(const struct rec_set *ts, const struct rec_msg *m, size_t n, uint64_t *proven,
+               uint64_t *estimated, uint64_t *unknown, signed char *ord);
+
 /* The name of record r's function in process p ("?" if out of range). */
 const char *rec_func_name(const struct rec_proc *p, const struct rec *r);
 

@@ -56,10 +56,12 @@ enum {
 	TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK_UUID = 11, TE_NAME = 23, TE_FLOW = 47,
 	TE_FLOW_END = 48,
 	ID_EVENT_NAMES = 2, EN_IID = 1, EN_NAME = 2,
-	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5,
+	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5, TD_COUNTER = 8,
+	CD_UNIT = 3, TE_COUNTER_VALUE = 30, TE_DEBUG = 4, DA_INT = 4, DA_NAME = 10,
 	PD_PID = 1, PD_NAME = 6, THD_PID = 1, THD_TID = 2, THD_NAME = 5,
 };
-enum { SLICE_BEGIN = 1, SLICE_END = 2, INSTANT = 3 };
+enum { SLICE_BEGIN = 1, SLICE_END = 2, INSTANT = 3, COUNTER = 4 };
+enum { UNIT_TIME_NS = 1 };
 enum { SEQ_CLEARED = 1 };
 enum { CLOCK_ABS = 6, CLOCK_INC = 64 };
 
@@ -117,6 +119,9 @@ struct trace_stream {
 	int stopped, stop_errno;   /* recording stopped early: enum rec_stop, errno */
 	int stop_marked;           /* the stop's instant event is written */
 	int json_skip_errno;       /* the JSON part left out: its disk is full (this errno) */
+	int bound_track;           /* the bound's counter track is described */
+	uint64_t bound_samples;    /* REC_BOUND samples */
+	int64_t bound_max_ns;      /* their largest half-width, ns */
 	struct thr *thr[MAX_THREADS];
 	struct chan *ch;
 	size_t nch, chcap;
@@ -293,11 +298,23 @@ static uint64_t lane_uuid(const struct trace_stream *s, int l)
 	return proc_uuid(s) + 0x10000 + (uint64_t)l;
 }
 
+static uint64_t bound_uuid(const struct trace_stream *s)
+{
+	return proc_uuid(s) + 0x20000;
+}
+
+/* a track under the process (thread 0: none), described on thread t's sequence; a counter
+ * track in ns where uuid is the bound's */
 static void track_desc(struct trace_stream *s, int t, uint64_t uuid, const char *name, int thread)
 {
 	struct pb p = {.n = 0}, td = {.n = 0}, d = {.n = 0};
 	pb_uint(&td, TD_UUID, uuid);
-	if (thread) {
+	if (uuid == bound_uuid(s)) {
+		pb_uint(&td, TD_PARENT, proc_uuid(s));
+		pb_str(&td, TD_NAME, name);
+		pb_uint(&d, CD_UNIT, UNIT_TIME_NS);
+		pb_msg(&td, TD_COUNTER, &d);
+	} else if (thread) {
 		pb_uint(&td, TD_PARENT, proc_uuid(s));
 		pb_uint(&d, THD_PID, (uint64_t)s->rank + 1);
 		pb_uint(&d, THD_TID, (uint64_t)(s->rank + 1) * MAX_THREADS + (uint64_t)thread - 1);
@@ -534,19 +551,55 @@ static const char *stop_text(int why, int e)
 }
 
 /* an instant event where recording stopped (thread t at ts) */
+/* track event te of thread t at ts, in a packet of its own (no slice: a safe point after it
+ * when none is open) */
+static void put_event(struct trace_stream *s, int t, struct thr *h, int64_t ts,
+                      const struct pb *te)
+{
+	struct pb p = {.n = 0};
+	packet_head(s, t, h, &p, ts);
+	pb_msg(&p, TP_TRACK_EVENT, te);
+	put_packet(s, &p);
+	if (!s->nheld)
+		out_safe(&s->pf);
+}
+
+/* a bounds sample: the half-width on the process's counter track */
+static void bound_sample(struct trace_stream *s, const struct rec *r, int t, struct thr *h)
+{
+	int64_t hw = (r->t2_l - r->t2_g) / 2;
+	s->bound_samples++;
+	if (hw > s->bound_max_ns)
+		s->bound_max_ns = hw;
+	if (h) {
+		if (!s->bound_track) {
+			s->bound_track = 1;
+			track_desc(s, t, bound_uuid(s), "clock bound half-width", 0);
+		}
+		struct pb te = {.n = 0};
+		pb_uint(&te, TE_TYPE, COUNTER);
+		pb_uint(&te, TE_TRACK_UUID, bound_uuid(s));
+		pb_uint(&te, TE_COUNTER_VALUE, (uint64_t)hw);
+		put_event(s, t, h, r->t_g, &te);
+	}
+	if (s->json_on) {
+		s->json_events++;
+		js_printf(s, ",\n{\"ph\":\"C\",\"name\":\"clock bound half-width\",\"pid\":%d,"
+		          "\"tid\":%d,\"ts\":", s->rank, t);
+		js_us(s, r->t_g);
+		js_printf(s, ",\"args\":{\"ns\":%" PRId64 "}}", hw);
+	}
+}
+
 static void stop_mark(struct trace_stream *s, int t, struct thr *h, int64_t ts)
 {
 	s->stop_marked = 1;
 	const char *what = stop_text(s->stopped, s->stop_errno);
 	if (h) {
-		struct pb p = {.n = 0}, te = {.n = 0};
-		packet_head(s, t, h, &p, ts);
+		struct pb te = {.n = 0};
 		pb_uint(&te, TE_TYPE, INSTANT);
 		pb_str(&te, TE_NAME, what);
-		pb_msg(&p, TP_TRACK_EVENT, &te);
-		put_packet(s, &p);
-		if (!s->nheld)
-			out_safe(&s->pf);
+		put_event(s, t, h, ts, &te);
 	}
 	if (s->json_on) {
 		s->json_events++;
@@ -653,6 +706,12 @@ void stream_feed(struct trace_stream *s, const struct rec *r, size_t n)
 				s->stop_errno = r->peer;
 				stop_mark(s, t, h, r->t_g);
 			}
+			continue;
+		}
+		if (r->kind == REC_BOUND) {
+			int t = (int)r->tid < MAX_THREADS ? (int)r->tid : MAX_THREADS - 1;
+			if (r->t2_g || r->t2_l) /* else not known (an aligned trace) */
+				bound_sample(s, r, t, thread_at(s, t, r->t_g));
 			continue;
 		}
 		s->records++;
@@ -766,6 +825,8 @@ static void write_stats(struct trace_stream *s, const struct rec_trailer *tr, ui
 	fprintf(f, "records %" PRIu64 "\ndropped %" PRIu64 "\nfinished %d\n", s->records,
 	        tr ? tr->dropped : s->drops, tr != NULL);
 	fprintf(f, "stopped %d\nstop_errno %d\n", s->stopped, s->stop_errno);
+	fprintf(f, "bound_samples %" PRIu64 "\nbound_max_ns %" PRId64 "\n", s->bound_samples,
+	        s->bound_max_ns);
 	fprintf(f, "raw_bytes %" PRIu64 "\npftrace_bytes %" PRIu64 "\npftrace_error %d\n", raw_bytes,
 	        s->pf.bytes, pf_err);
 	fprintf(f, "json %d\njson_bytes %" PRIu64 "\njson_error %d\n", s->json_on && !js_err,
@@ -911,7 +972,7 @@ int stream_convert_raw(const char *dir, int rank, uint64_t json_limit,
 				have_tr = 1;
 				break;
 			}
-			if (b[0] < REC_CALL || b[0] > REC_DROP)
+			if (b[0] < REC_CALL || b[0] > REC_KIND_MAX)
 				break;
 		}
 		stream_feed(s, chunk, k);
@@ -926,5 +987,71 @@ out:
 	free(head);
 	free(chunk);
 	close(fd);
+	return rc;
+}
+
+/* ---- the launcher's marks of message order ----------------------------------------------------- */
+
+static int order_cmp(const void *a, const void *b)
+{
+	const struct stream_order *x = a, *y = b;
+	if (x->dst != y->dst)
+		return x->dst < y->dst ? -1 : 1;
+	return x->t_ns < y->t_ns ? -1 : x->t_ns > y->t_ns;
+}
+
+int stream_write_order(const char *path, int size, struct stream_order *o, size_t n)
+{
+	struct trace_stream *s = calloc(1, sizeof(*s));
+	if (!s)
+		return err_set(HCLOCK_ENOMEM, "out of memory for the message order marks");
+	s->pf.fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	s->pf.buf = malloc(OUT_CAP);
+	int rc = 0;
+	off_t end = s->pf.fd < 0 ? -1 : lseek(s->pf.fd, 0, SEEK_END);
+	if (end < 0 || !s->pf.buf)
+		rc = err_set(HCLOCK_EIO, "cannot append to %s: %s", path, strerror(errno));
+	/* a failed write takes back all the marks (out_flush cuts to the last safe point) */
+	s->pf.bytes = s->pf.done = s->pf.safe = s->pf.safe_done = end < 0 ? 0 : (uint64_t)end;
+	qsort(o, n, sizeof(*o), order_cmp);
+	for (size_t i = 0; !rc && i < n; i++) {
+		/* the receiver's process track and a sequence of its own after every process's
+		 * threads' (1 + rank * MAX_THREADS + thread) */
+		s->rank = o[i].dst;
+		uint64_t track = proc_uuid(s) + 0x30000;
+		uint32_t seq = 1u + (uint32_t)(size + o[i].dst) * MAX_THREADS;
+		struct pb p = {.n = 0}, te = {.n = 0}, da = {.n = 0};
+		if (!i || o[i].dst != o[i - 1].dst) {
+			struct pb td = {.n = 0};
+			pb_uint(&p, TP_SEQ_ID, seq);
+			pb_uint(&p, TP_SEQ_FLAGS, SEQ_CLEARED);
+			pb_uint(&td, TD_UUID, track);
+			pb_uint(&td, TD_PARENT, proc_uuid(s));
+			pb_str(&td, TD_NAME, "message order");
+			pb_msg(&p, TP_TRACK_DESC, &td);
+			put_packet(s, &p);
+			p.n = 0;
+		}
+		pb_uint(&p, TP_TIMESTAMP, (uint64_t)o[i].t_ns);
+		pb_uint(&p, TP_TS_CLOCK, CLOCK_ABS);
+		pb_uint(&p, TP_SEQ_ID, seq);
+		pb_uint(&te, TE_TYPE, INSTANT);
+		pb_uint(&te, TE_TRACK_UUID, track);
+		pb_str(&te, TE_NAME, o[i].proven ? "order proven" : "order by estimate");
+		pb_str(&da, DA_NAME, "margin_ns");
+		pb_uint(&da, DA_INT, (uint64_t)o[i].margin_ns);
+		pb_msg(&te, TE_DEBUG, &da);
+		pb_msg(&p, TP_TRACK_EVENT, &te);
+		put_packet(s, &p);
+	}
+	if (s->pf.fd >= 0) {
+		out_flush(&s->pf);
+		if (close(s->pf.fd) && !s->pf.err)
+			s->pf.err = errno;
+		if (!rc && s->pf.err)
+			rc = err_set(HCLOCK_EIO, "appending to %s: %s", path, strerror(s->pf.err));
+	}
+	free(s->pf.buf);
+	free(s);
 	return rc;
 }

@@ -19,6 +19,12 @@
  * stopped) and the program runs on. Each process holds back STREAM_RESERVE_BYTES of the disk
  * (DIR/raw/reserve.R, allocated at MPI_Init and removed at MPI_Finalize before the trailer),
  * so that after a full disk the trailer, the counters and the start of its outputs still fit.
+ *
+ * The clock's bounds: at a call's enter, at most every BOUND_CHECK_NS, the global clock is
+ * read with its bounds (hclock_read; lock-free); a sample (REC_BOUND) is recorded when the
+ * half-width changed by more than a tenth since the last one recorded, or BOUND_REPEAT_NS
+ * after it. Message records carry their end's bound from the last half-widths read (no read
+ * of their own): a send the latest, a receive the earliest time the reference could have had.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -52,6 +58,8 @@
 #define FILTERED 0xffff
 #define PROGRESS_MAX_NS 1000000 /* a drive=progress clock is driven when its exchanges have
                                   work (hclock_sync_progress_due), and at least this often */
+#define BOUND_CHECK_NS 1000000    /* the clock's bounds read at most this often (base clock) */
+#define BOUND_REPEAT_NS 100000000 /* a sample recorded at least this often while they are read */
 
 static TLS int in_tracer; /* the tracer's own MPI calls pass through */
 static TLS int my_tid = -1; /* this thread's index in the records (record.h's tid) */
@@ -100,7 +108,11 @@ static struct {
 	pthread_cond_t cv;
 	uint64_t max_size;           /* settings.h's max_size, bytes; 0: none */
 	uint64_t raw_bytes;          /* the raw file's bytes written, whole records */
-	uint64_t lost;               /* records not written because recording had stopped */
+	uint64_t lost;               /* events not written because recording had stopped */
+	_Atomic int64_t bound_due;   /* base clock time of the next bounds check, ns */
+	_Atomic int64_t hw_lo, hw_hi;/* the last bounds read: the reference's time lay within
+	                                [now - hw_lo, now + hw_hi], ns; -1: not known */
+	int64_t hw_said, said_l;     /* the half-width last recorded and when (base clock), ns */
 	atomic_int stopped;          /* enum rec_stop (set by the thread that writes) */
 	int stop_errno;              /* REC_STOP_DISK: the failed write's errno */
 	char reserve_path[4200];     /* DIR/raw/reserve.R ("": none) */
@@ -120,7 +132,7 @@ static struct {
 	size_t ncomms, comms_cap;
 	struct tcomm *world;
 	pthread_mutex_t comm_mu;     /* the registry (programs calling MPI from several threads) */
-} T = {.fd = -1, .pending = -1, .lock = ATOMIC_FLAG_INIT, .mu = PTHREAD_MUTEX_INITIALIZER,
+} T = {.fd = -1, .pending = -1, .hw_lo = -1, .hw_hi = -1, .bound_due = INT64_MAX, .lock = ATOMIC_FLAG_INIT, .mu = PTHREAD_MUTEX_INITIALIZER,
        .cv = PTHREAD_COND_INITIALIZER, .comm_mu = PTHREAD_MUTEX_INITIALIZER, .keyval = -1};
 
 int trace_on(void)
@@ -208,6 +220,15 @@ static int write_all(int fd, const void *p, size_t n)
 	return write_some(fd, p, n, NULL);
 }
 
+/* the events among records b[0..n) (the records count: no REC_DROP or REC_BOUND) */
+static uint64_t events_in(const struct rec *b, size_t n)
+{
+	uint64_t e = 0;
+	for (size_t i = 0; i < n; i++)
+		e += b[i].kind != REC_DROP && b[i].kind != REC_BOUND;
+	return e;
+}
+
 /* Records b[0..n) to the raw file, within max_size: what does not fit, or follows a failed
  * write, is counted lost, and recording stops with a marker (record.h's REC_F_STOP) after
  * the last record kept. One caller at a time (the writer thread; MPI_Finalize after it
@@ -215,7 +236,7 @@ static int write_all(int fd, const void *p, size_t n)
 static void put_records(const struct rec *b, size_t n)
 {
 	if (atomic_load_explicit(&T.stopped, memory_order_relaxed) || T.fd < 0) {
-		T.lost += n;
+		T.lost += events_in(b, n);
 		return;
 	}
 	size_t k = n, rs = sizeof(struct rec);
@@ -234,7 +255,7 @@ static void put_records(const struct rec *b, size_t n)
 	T.raw_bytes += k * rs;
 	if (why == REC_STOP_NONE)
 		return;
-	T.lost += n - k;
+	T.lost += events_in(b + k, n - k);
 	const struct rec *last = k ? &b[k - 1] : n ? &b[0] : NULL;
 	struct rec m = {.kind = REC_DROP, .flags = REC_F_STOP, .tag = why, .peer = e,
 	                .tid = last ? last->tid : 0};
@@ -374,6 +395,47 @@ static inline int drive(int64_t tl)
 	return 1;
 }
 
+/* A bounds sample r: appended like a record, but no event (not counted; skipped when
+ * there is no room). */
+static void append_sample(const struct rec *r)
+{
+	while (atomic_flag_test_and_set_explicit(&T.lock, memory_order_acquire))
+		;
+	if (T.n < T.cap && !atomic_load_explicit(&T.stopped, memory_order_relaxed)) {
+		if (my_tid < 0)
+			my_tid = atomic_fetch_add_explicit(&next_tid, 1, memory_order_relaxed);
+		T.buf[T.cur][T.n] = *r;
+		T.buf[T.cur][T.n++].tid = (uint32_t)my_tid;
+	}
+	atomic_flag_clear_explicit(&T.lock, memory_order_release);
+}
+
+/* The clock's bounds now (base time tl, ns): the half-widths the message records use, and a
+ * sample when they changed by more than a tenth or BOUND_REPEAT_NS after the last. */
+static void bound_check(int64_t tl)
+{
+	atomic_store_explicit(&T.bound_due, tl + BOUND_CHECK_NS, memory_order_relaxed);
+	hclock_reading rd;
+	if (hclock_read(T.g, &rd) || rd.status == HCLOCK_BOUNDS_NONE) {
+		atomic_store_explicit(&T.bound_due, INT64_MAX, memory_order_relaxed); /* none */
+		return;
+	}
+	int64_t lo = rd.now_ns - rd.earliest_ns, hi = rd.latest_ns - rd.now_ns;
+	if (lo < 0 || hi < 0)
+		return;
+	atomic_store_explicit(&T.hw_lo, lo, memory_order_relaxed);
+	atomic_store_explicit(&T.hw_hi, hi, memory_order_relaxed);
+	int64_t hw = (lo + hi) / 2;
+	if (T.hw_said >= 0 && 10 * llabs(hw - T.hw_said) <= T.hw_said &&
+	    tl - T.said_l < BOUND_REPEAT_NS)
+		return;
+	T.hw_said = hw;
+	T.said_l = tl;
+	struct rec r = {.kind = REC_BOUND, .peer = -1, .tag = rd.status, .t_g = rd.now_ns,
+	                .t_l = tl, .t2_g = rd.earliest_ns, .t2_l = rd.latest_ns};
+	append_sample(&r);
+}
+
 int trace_enter(enum trace_func f, struct trace_call *c)
 {
 	if (!T.on || in_tracer)
@@ -383,6 +445,8 @@ int trace_enter(enum trace_func f, struct trace_call *c)
 	now2(&c->t_g, &c->t_l);
 	if (drive(c->t_l))
 		now2(&c->t_g, &c->t_l); /* the call starts after the clock's work */
+	if (c->t_l >= atomic_load_explicit(&T.bound_due, memory_order_relaxed))
+		bound_check(c->t_l);
 	set_cur(c);
 	return 1;
 }
@@ -693,8 +757,10 @@ void trace_send(const struct trace_call *c, MPI_Comm comm, int dest, int tag, in
 	if (c->func == FILTERED || dest == MPI_PROC_NULL)
 		return;
 	in_tracer = 1;
+	int64_t hi = atomic_load_explicit(&T.hw_hi, memory_order_relaxed);
 	struct rec r = {.kind = REC_SEND, .func = c->func, .tag = tag, .t_g = c->t_g,
-	                .t_l = c->t_l, .bytes = nbytes(count, type)};
+	                .t_l = c->t_l, .t2_g = hi >= 0 ? c->t_g + hi : 0,
+	                .bytes = nbytes(count, type)};
 	trace_comm_peer(comm, dest, &r.comm, &r.peer);
 	in_tracer = 0;
 	append(&r);
@@ -708,8 +774,9 @@ void trace_recv(const struct trace_call *c, MPI_Comm comm, const MPI_Status *st,
 	in_tracer = 1;
 	int count = 0;
 	PMPI_Get_count(st, type, &count);
+	int64_t lo = atomic_load_explicit(&T.hw_lo, memory_order_relaxed);
 	struct rec r = {.kind = REC_RECV, .func = c->func, .tag = st->MPI_TAG,
-	                .t_g = c->t2_g, .t_l = c->t2_l,
+	                .t_g = c->t2_g, .t_l = c->t2_l, .t2_g = lo >= 0 ? c->t2_g - lo : 0,
 	                .bytes = count == MPI_UNDEFINED ? 0 : nbytes(count, type)};
 	trace_comm_peer(comm, st->MPI_SOURCE, &r.comm, &r.peer);
 	in_tracer = 0;
@@ -742,8 +809,17 @@ void trace_prepare(struct rec *r, enum rec_kind kind, MPI_Comm comm, int peer, i
 
 void trace_append(const struct rec *r)
 {
-	if (T.on && r->func != FILTERED)
+	if (!T.on || r->func == FILTERED)
+		return;
+	if (r->kind != REC_SEND) {
 		append(r);
+		return;
+	}
+	/* a persistent send started: its latest bound */
+	struct rec s = *r;
+	int64_t hi = atomic_load_explicit(&T.hw_hi, memory_order_relaxed);
+	s.t2_g = hi >= 0 ? s.t_g + hi : 0;
+	append(&s);
 }
 
 /* A record buffer with every page mapped now, not at the program's calls: a first touch is
@@ -933,6 +1009,8 @@ void trace_init(void)
 		int64_t m = clock_apply_chain(T.g, x);
 		T.map1 = clock_base(T.g) == T.base && m >= a - 1000 && m <= b + 1000;
 		T.rec_cost_ns = calibrate();
+		T.hw_said = -1;
+		atomic_store(&T.bound_due, INT64_MIN); /* the first call reads the bounds */
 		T.on = 1;
 		fatal_handlers_install();
 	} else if (T.fd >= 0) {

@@ -42,8 +42,12 @@ struct rec_header {
 enum rec_kind {
 	REC_CALL = 1, /* an MPI call: func, t_g/t_l at enter, t2_g/t2_l at leave */
 	REC_SEND = 2, /* a message sent: at the send's start (t_g/t_l; a persistent send's
-	                 MPI_Start/Startall, func that call), to peer, tag, bytes */
-	REC_RECV = 3, /* a message received: at its completion (t_g/t_l), from peer, ... */
+	                 MPI_Start/Startall, func that call), to peer, tag, bytes; t2_g the
+	                 latest the reference's time could have been then (t_g plus the upper
+	                 half-width of the last REC_BOUND sample), 0: not known; t2_l 0 */
+	REC_RECV = 3, /* a message received: at its completion (t_g/t_l), from peer, ...; t2_g
+	                 the earliest the reference's time could have been then (t_g minus the
+	                 lower half-width of the last sample), 0: not known */
 	REC_COLL = 4, /* a collective: func, root (peer, -1 none), bytes sent by this process
 	                 (count x type size), at the call's enter and leave (REC_F_NB: a
 	                 nonblocking one, from its start to its completion) */
@@ -54,7 +58,13 @@ enum rec_kind {
 	                 recording stopped here for good (tag: enum rec_stop, peer: the errno of
 	                 a failed write, else 0; bytes 0; t_g/t_l, tid: of the last record kept):
 	                 the records lost after it are counted in the trailer only */
+	REC_BOUND = 6, /* the global clock's strict bounds (hclock_read), sampled: t_g the
+	                  clock's reading, t_l the base clock's; the reference's time then lay in
+	                  [t2_g, t2_l] (ns on the global clock; both 0: not known); tag the enum
+	                  hclock_bounds_status. No event: not in the records count, never counted
+	                  as dropped (a sample that finds no room is skipped) */
 };
+#define REC_KIND_MAX REC_BOUND
 
 /* why recording stopped before the program ended (the trailer's stopped, a stop marker's tag) */
 enum rec_stop {
@@ -85,7 +95,7 @@ struct rec {
 	                      the others in the order of their first record */
 	uint64_t comm;     /* the communicator's id (same on every member, see trailer) */
 	int64_t t_g, t_l;  /* ns: global, local */
-	int64_t t2_g, t2_l;/* ns: leave (CALL, COLL), else 0 */
+	int64_t t2_g, t2_l;/* ns: leave (CALL, COLL); bounds (SEND, RECV, BOUND: above); else 0 */
 	uint64_t bytes;
 };
 _Static_assert(sizeof(struct rec) == 64, "a record is 64 bytes");

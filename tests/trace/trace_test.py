@@ -77,6 +77,16 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             normal disk); trace.pftrace decodes with the schema and keeps the import rules
             (load_pftrace) with one instant "recording stopped: disk full" per process; each
             raw file ends in whole records and its trailer
+  bounds    4 ranks as 2 emulated nodes (100 ppm skew, 1 s offsets), seeds 5 and 9: the
+            summary classes every paired message: order proven by the clock's bounds or by
+            the estimate only (none without bounds, some proven); trace.pftrace has a
+            "message order" instant per message at its receive, named as classed, whose
+            margin_ns (receive's earliest minus send's latest) is > 0 exactly for the proven
+            ones, per process as many as trace.json's flow ends; each process off the
+            reference has a counter track of its bound half-width (trace.json's counter
+            events the same values), sampled at most once per ms of its run and at least
+            once per 100 ms; with --sync none (no bounds): no sample, no mark, every message
+            without bounds (the check bites)
 Prints one line per check; exits 1 if any failed."""
 import os
 import re
@@ -598,11 +608,65 @@ elif case in ("size", "diskfull"):
             check(False, f"trace.pftrace with a part cut decodes: {e}")
     try:
         probs, sl, flows, events, nbytes, inst = tracecheck.load_pftrace(d)
+        inst = {k: v for k, v in inst.items() if not k[1].startswith("order ")}
         check(not probs and events > 0 and inst == {(1, reason): 1, (2, reason): 1},
               f"trace.pftrace ({nbytes} bytes, {events} track events, {flows} flows) decodes "
               f"and keeps the import rules {probs[:4]}; instants {inst}")
     except Exception as e:  # noqa: BLE001 - any decoding error is the finding
         check(False, f"trace.pftrace decodes with the schema from Perfetto's .proto: {e}")
+elif case == "bounds":
+    for seed in (5, 9):
+        for sync in ("default", "none"):
+            d = os.path.join(tmp, f"{sync}{seed}")
+            p = launch(4, [hc, "trace", "-o", d, "--emulate",
+                           f"offset=1,skew=100e-6,noise=20e-9,nodes=2,seed={seed}"] +
+                       (["--sync", "none"] if sync == "none" else []) +
+                       ["--", mini, "200", "500"], timeout=240)
+            tag = f"seed {seed}, --sync {sync}"
+            check(p.returncode == 0, f"{tag}: exit {p.returncode} {p.stderr[-600:]}")
+            paired = summary_num(p.stderr, "messages paired")
+            m = re.search(r"proven by the clock's bounds for (\d+), shown by the estimate only "
+                          r"for (\d+), (\d+) without bounds", p.stderr)
+            ords = [int(x) for x in m.groups()] if m else None
+            ev = load_checked(d)
+            pb = tracecheck.pftrace_module()
+            tr = pb.Trace()
+            tr.ParseFromString(open(os.path.join(d, "trace.pftrace"), "rb").read())
+            order_tracks = {p_.track_descriptor.uuid: p_.track_descriptor.parent_uuid >> 32
+                            for p_ in tr.packet if p_.HasField("track_descriptor") and
+                            p_.track_descriptor.name == "message order"}
+            marks = [(order_tracks.get(p_.track_event.track_uuid), p_.track_event.name,
+                      p_.track_event.debug_annotations[0].int_value)
+                     for p_ in tr.packet if p_.HasField("track_event") and
+                     p_.track_event.track_uuid in order_tracks]
+            samples = {pid: len(v) for pid, v in tracecheck.counters.items()}
+            if sync == "none":
+                check(ords == [0, 0, paired] and not marks and not samples,
+                      f"{tag}: no bounds: {ords} (proven, estimated, without) of {paired}, "
+                      f"{len(marks)} marks, samples {samples}")
+                continue
+            check(ords is not None and sum(ords) == paired and ords[2] == 0 and ords[0] > 0,
+                  f"{tag}: order of the {paired} messages proven, by estimate, without bounds "
+                  f"{ords} (every one classed, some proven)")
+            bad = [x for x in marks if (x[1] == "order proven") != (x[2] > 0) or
+                   x[1] not in ("order proven", "order by estimate")]
+            per = {r: sum(1 for x in marks if x[0] == r + 1) for r in range(4)}
+            ends = {r: sum(1 for e in ev if e.get("ph") == "f" and e["pid"] == r) for r in range(4)}
+            check(ords is not None and not bad and
+                  sum(x[1] == "order proven" for x in marks) == ords[0] and
+                  len(marks) == paired and per == ends,
+                  f"{tag}: {len(marks)} message order marks, named as classed (margin > 0 "
+                  f"exactly when proven; wrong {bad[:3]}), per process {per} = the flow ends "
+                  f"{ends}")
+            for r in range(1, 4):
+                st = stats(d, r)
+                run_ms = (st["t_last"] - st["t_first"]) / 1e6
+                n = samples.get(r + 1, 0)
+                check(st["bound_samples"] == n and run_ms / 100 - 1 <= n <= run_ms + 2 and
+                      st["bound_max_ns"] > 0,
+                      f"{tag}: rank {r}: {n} half-width samples in trace.pftrace (stats "
+                      f"{st['bound_samples']}, largest {st['bound_max_ns']} ns) over its "
+                      f"{run_ms:.0f} ms (expected 1 per 100 ms to 1 per ms)")
 else:
     sys.exit(f"trace_test.py: unknown case {case}")
 tracecheck.finish(tmp)
