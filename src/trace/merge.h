@@ -20,8 +20,11 @@
 struct rec_proc {
 	struct rec_header h;
 	char **names;          /* h.nfuncs function names */
-	struct rec *rec;       /* the records, in the order they were made */
+	struct rec *rec;       /* the records, in the order they were made (no REC_DROP, no
+	                          REC_BOUND) */
 	size_t nrec;
+	struct rec *bound;     /* the clock's bound samples (REC_BOUND with bounds known) */
+	size_t nbound;
 	int have_trailer;      /* 0: the program ended before MPI_Finalize (or the file is cut) */
 	uint64_t dropped;      /* records the tracer dropped: the trailer's count, or without
 	                          one the sum of the REC_DROP records read */

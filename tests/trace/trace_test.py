@@ -84,8 +84,9 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             margin_ns (receive's earliest minus send's latest) is > 0 exactly for the proven
             ones, per process as many as trace.json's flow ends; each process off the
             reference has a counter track of its bound half-width (trace.json's counter
-            events the same values), sampled at most once per ms of its run and at least
-            once per 100 ms; with --sync none (no bounds): no sample, no mark, every message
+            events the same values, traces.otf2 as many Metric events, which hclock align
+            reads past), sampled at most once per ms of its run and at least once per
+            100 ms; with --sync none (no bounds): no sample, no mark, every message
             without bounds (the check bites)
 Prints one line per check; exits 1 if any failed."""
 import os
@@ -658,6 +659,18 @@ elif case == "bounds":
                   f"{tag}: {len(marks)} message order marks, named as classed (margin > 0 "
                   f"exactly when proven; wrong {bad[:3]}), per process {per} = the flow ends "
                   f"{ends}")
+            otf2 = os.path.join(d, "traces.otf2")
+            if os.path.exists(otf2):
+                pr = subprocess.run(["otf2-print", otf2], capture_output=True, text=True)
+                nm = sum(1 for ln in pr.stdout.splitlines() if ln.startswith("METRIC "))
+                want = sum(stats(d, r)["bound_samples"] for r in range(4))
+                check(pr.returncode == 0 and nm == want > 0,
+                      f"{tag}: traces.otf2 has {nm} Metric events of the bound half-width "
+                      f"(the processes sampled {want})")
+                al = subprocess.run([hc, "align", otf2, "--out", os.path.join(tmp, f"al{seed}")],
+                                    capture_output=True, text=True)
+                check(al.returncode == 0, f"{tag}: hclock align reads traces.otf2 with its "
+                      f"Metric events (exit {al.returncode}) {al.stderr.strip()[-300:]}")
             for r in range(1, 4):
                 st = stats(d, r)
                 run_ms = (st["t_last"] - st["t_first"]) / 1e6
