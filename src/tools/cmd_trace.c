@@ -533,11 +533,16 @@ static int convert(const char *dir, int redo, int json_forced)
 	} else {
 		fprintf(stderr, "; no drift check (rank 0 did not finish MPI_Finalize)");
 	}
-	char pf_note[200] = "";
+	char pf_note[300] = "";
+	struct stat pst;
+	path_fmt(jpath, sizeof(jpath), "%s/trace.pftrace", dir);
+	if (pf_ok && !stat(jpath, &pst) && (uint64_t)pst.st_size > tot.pf_bytes)
+		snprintf(pf_note, sizeof(pf_note), " and %llu bytes of message order marks",
+		         (unsigned long long)pst.st_size - tot.pf_bytes);
 	if (n_pf_cut)
-		snprintf(pf_note, sizeof(pf_note), " (the parts of %d process%s cut short: %s; each "
-		         "ends where none of its calls was open)", n_pf_cut, n_pf_cut > 1 ? "es" : "",
-		         strerror(pf_errno));
+		snprintf(pf_note + strlen(pf_note), sizeof(pf_note) - strlen(pf_note), " (the parts of "
+		         "%d process%s cut short: %s; each ends where none of its calls was open)",
+		         n_pf_cut, n_pf_cut > 1 ? "es" : "", strerror(pf_errno));
 	fprintf(stderr, "\nhclock trace: tracer time (largest process): %.3f s (%lld ns per event); "
 	        "written to %s/trace.pftrace (%llu bytes, %.1f per event)%s%s%s%s\n",
 	        over_max * 1e-9, (long long)cost, dir, (unsigned long long)tot.pf_bytes,

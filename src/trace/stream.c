@@ -55,7 +55,7 @@ enum {
 	DEF_TS_CLOCK = 58, DEF_TRACK_EVENT = 11, TED_TRACK_UUID = 11,
 	TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK_UUID = 11, TE_NAME = 23, TE_FLOW = 47,
 	TE_FLOW_END = 48,
-	ID_EVENT_NAMES = 2, EN_IID = 1, EN_NAME = 2,
+	ID_EVENT_NAMES = 2, EN_IID = 1, EN_NAME = 2, ID_DEBUG_NAMES = 3, DA_NAME_IID = 1,
 	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5, TD_COUNTER = 8,
 	CD_UNIT = 3, TE_COUNTER_VALUE = 30, TE_DEBUG = 4, DA_INT = 4, DA_NAME = 10,
 	PD_PID = 1, PD_NAME = 6, THD_PID = 1, THD_TID = 2, THD_NAME = 5,
@@ -1022,13 +1022,23 @@ int stream_write_order(const char *path, int size, struct stream_order *o, size_
 		uint32_t seq = 1u + (uint32_t)(size + o[i].dst) * MAX_THREADS;
 		struct pb p = {.n = 0}, te = {.n = 0}, da = {.n = 0};
 		if (!i || o[i].dst != o[i - 1].dst) {
-			struct pb td = {.n = 0};
+			/* the sequence's start: its track, the names interned (event names 1 and 2,
+			 * the annotation's name 1) */
+			struct pb td = {.n = 0}, in = {.n = 0}, en = {.n = 0};
 			pb_uint(&p, TP_SEQ_ID, seq);
 			pb_uint(&p, TP_SEQ_FLAGS, SEQ_CLEARED);
 			pb_uint(&td, TD_UUID, track);
 			pb_uint(&td, TD_PARENT, proc_uuid(s));
 			pb_str(&td, TD_NAME, "message order");
 			pb_msg(&p, TP_TRACK_DESC, &td);
+			for (int k = 0; k < 3; k++) {
+				en.n = 0;
+				pb_uint(&en, EN_IID, k < 2 ? (uint64_t)k + 1 : 1);
+				pb_str(&en, EN_NAME, k == 0 ? "order proven" : k == 1 ? "order by estimate"
+				                                                      : "margin_ns");
+				pb_msg(&in, k < 2 ? ID_EVENT_NAMES : ID_DEBUG_NAMES, &en);
+			}
+			pb_msg(&p, TP_INTERNED, &in);
 			put_packet(s, &p);
 			p.n = 0;
 		}
@@ -1037,8 +1047,8 @@ int stream_write_order(const char *path, int size, struct stream_order *o, size_
 		pb_uint(&p, TP_SEQ_ID, seq);
 		pb_uint(&te, TE_TYPE, INSTANT);
 		pb_uint(&te, TE_TRACK_UUID, track);
-		pb_str(&te, TE_NAME, o[i].proven ? "order proven" : "order by estimate");
-		pb_str(&da, DA_NAME, "margin_ns");
+		pb_uint(&te, TE_NAME_IID, o[i].proven ? 1 : 2);
+		pb_uint(&da, DA_NAME_IID, 1);
 		pb_uint(&da, DA_INT, (uint64_t)o[i].margin_ns);
 		pb_msg(&te, TE_DEBUG, &da);
 		pb_msg(&p, TP_TRACK_EVENT, &te);

@@ -637,7 +637,10 @@ elif case == "bounds":
             order_tracks = {p_.track_descriptor.uuid: p_.track_descriptor.parent_uuid >> 32
                             for p_ in tr.packet if p_.HasField("track_descriptor") and
                             p_.track_descriptor.name == "message order"}
-            marks = [(order_tracks.get(p_.track_event.track_uuid), p_.track_event.name,
+            names = {n.iid: n.name for p_ in tr.packet if p_.HasField("interned_data") and
+                     p_.trusted_packet_sequence_id > 4 * 1024 for n in p_.interned_data.event_names}
+            marks = [(order_tracks.get(p_.track_event.track_uuid),
+                      names.get(p_.track_event.name_iid),
                       p_.track_event.debug_annotations[0].int_value)
                      for p_ in tr.packet if p_.HasField("track_event") and
                      p_.track_event.track_uuid in order_tracks]

@@ -126,7 +126,7 @@ def load_pftrace(d):
     for i, p in enumerate(tr.packet):
         sid = p.trusted_packet_sequence_id
         if p.sequence_flags & 1:
-            seqs[sid] = {"clock": None, "inc": 0, "names": {}, "track": None}
+            seqs[sid] = {"clock": None, "inc": 0, "names": {}, "dnames": {}, "track": None}
         st = seqs.get(sid)
         if p.HasField("clock_snapshot"):
             for c in p.clock_snapshot.clocks:
@@ -138,6 +138,8 @@ def load_pftrace(d):
         if p.HasField("interned_data") and st is not None:
             for n in p.interned_data.event_names:
                 st["names"][n.iid] = n.name
+            for n in p.interned_data.debug_annotation_names:
+                st["dnames"][n.iid] = n.name
         if not p.HasField("track_event"):
             continue
         events += 1
@@ -163,9 +165,13 @@ def load_pftrace(d):
             counters.setdefault(pid_of.get(tk, -1), []).append((ts, te.counter_value))
             continue
         if te.type == 3:
-            if not te.name:
-                probs.append(f"packet {i}: an instant event without a name")
-            key = (pid_of.get(tk, -1), te.name)
+            iname = te.name or st["names"].get(te.name_iid)
+            if not iname:
+                probs.append(f"packet {i}: an instant event without a name (or interned one)")
+            for a in te.debug_annotations:
+                if not a.name and a.name_iid not in st["dnames"]:
+                    probs.append(f"packet {i}: annotation name {a.name_iid} not interned")
+            key = (pid_of.get(tk, -1), iname)
             instants[key] = instants.get(key, 0) + 1
         if te.type == 1:
             if te.name_iid not in st["names"]:
