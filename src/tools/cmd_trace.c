@@ -670,8 +670,10 @@ int cmd_trace(int argc, char **argv)
 		long long want = (long long)world_size() * STREAM_RESERVE_BYTES;
 		path_fmt(reserve, sizeof(reserve), "%s/reserve.launcher", raw);
 		int fd = open(reserve, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (fd < 0 || posix_fallocate(fd, 0, want < STREAM_RESERVE_LAUNCHER_MAX ? want :
-		                              STREAM_RESERVE_LAUNCHER_MAX))
+		/* fallocate, not posix_fallocate: where the file system cannot allocate (NFS), no
+		 * reserve rather than 64 MiB of zeros written */
+		if (fd < 0 || fallocate(fd, 0, 0, want < STREAM_RESERVE_LAUNCHER_MAX ? want :
+		                        STREAM_RESERVE_LAUNCHER_MAX))
 			remove(reserve);
 		if (fd >= 0)
 			close(fd);

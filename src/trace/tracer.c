@@ -975,10 +975,11 @@ void trace_init(void)
 		}
 		T.raw_bytes = sizeof(h) + padded;
 		free(nb);
-		/* the disk held back for the end (none if there is not even that much) */
+		/* the disk held back for the end (none if there is not even that much, or the file
+		 * system cannot allocate without writing) */
 		snprintf(T.reserve_path, sizeof(T.reserve_path), "%s/raw/reserve.%d", dir, T.rank);
 		int rfd = open(T.reserve_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (rfd < 0 || posix_fallocate(rfd, 0, STREAM_RESERVE_BYTES)) {
+		if (rfd < 0 || fallocate(rfd, 0, 0, STREAM_RESERVE_BYTES)) {
 			unlink(T.reserve_path);
 			T.reserve_path[0] = 0;
 		}
