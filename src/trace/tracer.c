@@ -24,7 +24,8 @@
  * read with its bounds (hclock_read; lock-free); a sample (REC_BOUND) is recorded when the
  * half-width changed by more than a tenth since the last one recorded, or BOUND_REPEAT_NS
  * after it. Message records carry their end's bound from the last half-widths read (no read
- * of their own): a send the latest, a receive the earliest time the reference could have had.
+ * of their own): a send the latest, a receive the earliest time the reference could have had
+ * (a receive completed more than BOUND_CHECK_NS after the last read has them read again).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -774,6 +775,9 @@ void trace_recv(const struct trace_call *c, MPI_Comm comm, const MPI_Status *st,
 	in_tracer = 1;
 	int count = 0;
 	PMPI_Get_count(st, type, &count);
+	/* at the leave of a call that blocked for long, the bounds read at its enter are stale */
+	if (c->t2_l >= atomic_load_explicit(&T.bound_due, memory_order_relaxed))
+		bound_check(c->t2_l);
 	int64_t lo = atomic_load_explicit(&T.hw_lo, memory_order_relaxed);
 	struct rec r = {.kind = REC_RECV, .func = c->func, .tag = st->MPI_TAG,
 	                .t_g = c->t2_g, .t_l = c->t2_l, .t2_g = lo >= 0 ? c->t2_g - lo : 0,

@@ -689,8 +689,11 @@ elif case == "bounds":
                 # the bounds are read at a call's enter, at most once per ms, and a sample is
                 # recorded by the first enter 101 ms after the last (a check at most 1 ms late;
                 # the clocks' 100 ppm skew: 10 us)
-                enters = sorted(e["ts"] for e in ev if e.get("ph") == "X" and e["pid"] == r)
-                lo, hi = greedy(enters, 101010.0), greedy(enters, 999.0)
+                # (and at a receive's completion, at its call's leave)
+                xs = [e for e in ev if e.get("ph") == "X" and e["pid"] == r]
+                enters = sorted(e["ts"] for e in xs)
+                both = sorted(enters + [e["ts"] + e["dur"] for e in xs])
+                lo, hi = greedy(enters, 101010.0), greedy(both, 999.0)
                 check(st["bound_samples"] == n and lo <= n <= hi and st["bound_max_ns"] > 0,
                       f"{tag}: rank {r}: {n} half-width samples in trace.pftrace (stats "
                       f"{st['bound_samples']}, largest {st['bound_max_ns']} ns): expected from "
