@@ -76,7 +76,8 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             the records of each rank untraced-limit run (the same program traced on the
             normal disk); trace.pftrace decodes with the schema and keeps the import rules
             (load_pftrace) with one instant "recording stopped: disk full" per process; each
-            raw file ends in whole records and its trailer
+            raw file ends in whole records and its trailer, from which --convert finds the
+            same counts and the stop again
   bounds    4 ranks as 2 emulated nodes (100 ppm skew, 1 s offsets), seeds 5 and 9: the
             summary classes every paired message: order proven by the clock's bounds or by
             the estimate only (none without bounds, some proven); trace.pftrace has a
@@ -546,8 +547,9 @@ elif case in ("size", "diskfull"):
         try:
             p = launch(2, [hc, "trace", "-o", d, "--"] + args, timeout=240)
             reason = "recording stopped: disk full"
-            check("disk full" in p.stderr,
-                  f"the summary says the disk was full: {p.stderr[-600:]}")
+            said = [ln for ln in p.stderr.splitlines() if "disk full" in ln]
+            check(len(said) == 1 and (summary_num(said[0], "dropped") or 0) > 0,
+                  f"the summary says the disk was full and how much was lost: {said}")
             # the test reads it back from the normal disk: the tmpfs goes
             shutil.copytree(d, os.path.join(tmp, "t"))
         finally:
@@ -616,6 +618,15 @@ elif case in ("size", "diskfull"):
               f"and keeps the import rules {probs[:4]}; instants {inst}")
     except Exception as e:  # noqa: BLE001 - any decoding error is the finding
         check(False, f"trace.pftrace decodes with the schema from Perfetto's .proto: {e}")
+    if case == "diskfull":
+        # the raw files alone, converted again (on a disk with room): the trailers say it
+        cv = subprocess.run([hc, "trace", "--convert", d], capture_output=True, text=True)
+        again = [stats(d, r) for r in (0, 1)]
+        check(cv.returncode == 0 and "disk full" in cv.stderr and
+              [(g["records"], g["dropped"], g["stopped"]) for g in again] ==
+              [(g["records"], g["dropped"], g["stopped"]) for g in got],
+              f"hclock trace --convert of the raw files: exit {cv.returncode}, the same records, "
+              f"dropped and stop per rank, disk full in its summary {cv.stderr[-300:]}")
 elif case == "bounds":
     for seed in (5, 9):
         for sync in ("default", "none"):
