@@ -693,6 +693,16 @@ static void call(struct trace_stream *s, const struct rec *r, int t, struct thr 
 	}
 }
 
+/* thread t's pending message records whose call's record is not there (dropped with a
+ * full buffer, or lost with a program killed): a call marked cut around them, so that every
+ * message lies inside a call */
+static void orphans(struct trace_stream *s, int t, struct thr *h)
+{
+	struct rec c = {.kind = REC_CALL, .flags = REC_F_CUT, .func = h->p_func, .peer = -1,
+	                .t_g = h->p_t0, .t2_g = h->p_t1};
+	call(s, &c, t, h);
+}
+
 void stream_feed(struct trace_stream *s, const struct rec *r, size_t n)
 {
 	for (size_t i = 0; i < n; i++, r++) {
@@ -741,9 +751,14 @@ void stream_feed(struct trace_stream *s, const struct rec *r, size_t n)
 					nb_coll(s, r, t, h);
 				break;
 			}
-			call(s, r, t, h);
-			break;
+			/* fall through */
 		case REC_CALL:
+			/* sends pending for another call (theirs made before this one began, or by
+			 * another function), or receives whose call ended before them: their call's
+			 * record was dropped */
+			if (h && ((h->nflow && (h->p_func != r->func || h->p_t0 < r->t_g)) ||
+			          (h->nend && !h->held)))
+				orphans(s, t, h);
 			call(s, r, t, h);
 			break;
 		default:
@@ -866,11 +881,8 @@ int stream_close(struct trace_stream *s, const struct rec_trailer *tr, uint64_t 
 	 * lies inside its call */
 	for (int t = 0; t < MAX_THREADS; t++) {
 		struct thr *h = s->thr[t];
-		if (h && h->up && (h->nflow || (h->nend && !h->held))) {
-			struct rec c = {.kind = REC_CALL, .flags = REC_F_CUT, .func = h->p_func,
-			                .peer = -1, .t_g = h->p_t0, .t2_g = h->p_t1};
-			call(s, &c, t, h);
-		}
+		if (h && h->up && (h->nflow || (h->nend && !h->held)))
+			orphans(s, t, h);
 		if (h && h->up)
 			release(s, t, h);
 	}
