@@ -693,13 +693,13 @@ static void call(struct trace_stream *s, const struct rec *r, int t, struct thr 
 	}
 }
 
-/* thread t's pending message records whose call's record is not there (dropped with a
- * full buffer, or lost with a program killed): a call marked cut around them, so that every
- * message lies inside a call */
-static void orphans(struct trace_stream *s, int t, struct thr *h)
+/* thread t's pending message records whose call's record is not there: a call around them,
+ * so that every message lies inside a call; cut: the file ended (a program killed), marked as
+ * not returned, else its record was dropped (full buffers) */
+static void orphans(struct trace_stream *s, int t, struct thr *h, int cut)
 {
-	struct rec c = {.kind = REC_CALL, .flags = REC_F_CUT, .func = h->p_func, .peer = -1,
-	                .t_g = h->p_t0, .t2_g = h->p_t1};
+	struct rec c = {.kind = REC_CALL, .flags = cut ? REC_F_CUT : 0, .func = h->p_func,
+	                .peer = -1, .t_g = h->p_t0, .t2_g = h->p_t1};
 	call(s, &c, t, h);
 }
 
@@ -758,7 +758,7 @@ void stream_feed(struct trace_stream *s, const struct rec *r, size_t n)
 			 * record was dropped */
 			if (h && ((h->nflow && (h->p_func != r->func || h->p_t0 < r->t_g)) ||
 			          (h->nend && !h->held)))
-				orphans(s, t, h);
+				orphans(s, t, h, 0);
 			call(s, r, t, h);
 			break;
 		default:
@@ -882,7 +882,7 @@ int stream_close(struct trace_stream *s, const struct rec_trailer *tr, uint64_t 
 	for (int t = 0; t < MAX_THREADS; t++) {
 		struct thr *h = s->thr[t];
 		if (h && h->up && (h->nflow || (h->nend && !h->held)))
-			orphans(s, t, h);
+			orphans(s, t, h, 1);
 		if (h && h->up)
 			release(s, t, h);
 	}
