@@ -489,6 +489,8 @@ static int convert(const char *dir, int redo, int json_forced)
 	uint64_t unmatched = 0, inv = 0, ord[3] = {0, 0, 0};
 	if (!big)
 		rc |= small_pass(dir, pf_ok, &pairs_ok, &nm, &unmatched, &inv, ord);
+	if (pairs_ok && prof)
+		profile_order(prof, ord[0], ord[1], ord[2]);
 	double span = t_last > t_first ? (t_last - t_first) * 1e-9 : 0;
 	fprintf(stderr, "hclock trace: %d processes (%d finished MPI_Finalize, %d left no file), "
 	        "%llu events (%.0f per second per process), %llu bytes of records (%.0f per "

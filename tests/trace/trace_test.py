@@ -91,6 +91,7 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             none); with --sync none (no bounds): no sample, no mark, every message
             without bounds (the check bites)
 Prints one line per check; exits 1 if any failed."""
+import json
 import os
 import re
 import shutil
@@ -664,6 +665,11 @@ elif case == "bounds":
             check(ords is not None and sum(ords) == paired and ords[2] == 0 and ords[0] > 0,
                   f"{tag}: order of the {paired} messages proven, by estimate, without bounds "
                   f"{ords} (every one classed, some proven)")
+            with open(os.path.join(d, "profile.json")) as f:
+                po = json.load(f)["messages"].get("order", {})
+            check(ords is not None and [po.get("proven"), po.get("estimated"),
+                                        po.get("without_bounds")] == ords,
+                  f"{tag}: profile.json's messages.order {po} as the summary's")
             bad = [x for x in marks if (x[1] == "order proven") != (x[2] > 0) or
                    x[1] not in ("order proven", "order by estimate")]
             per = {r: sum(1 for x in marks if x[0] == r + 1) for r in range(4)}
