@@ -12,12 +12,14 @@
  * the shorter side (a program that died, a filtered call), to a rank whose file is not among
  * the inputs, or with no peer (-1, -2: intercommunicators) are carried as TRACE_OTHER and
  * counted in one warning; so are a process's messages to itself. Every other record (calls,
- * collectives) is TRACE_OTHER at its start; REC_DROP markers are no events.
+ * collectives) is TRACE_OTHER at its start; REC_DROP markers and REC_BOUND samples are no
+ * events.
  *
  * Output: OUTDIR/rank.N, the input byte for byte but for the global times: t_g and t2_g of
  * every event record become the converted t_l and t2_l (the aligned clock replaces the
  * tracer's), so `hclock trace --convert` and `hclock gantt` draw the aligned trace from
- * OUTDIR (given as DIR/raw).
+ * OUTDIR (given as DIR/raw); the tracer's clock bounds (messages' t2_g, REC_BOUND samples)
+ * are zeroed: not known for the aligned clock.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -98,7 +100,7 @@ static int read_file(struct trace_set *set, size_t i, const char *path)
 		size_t at = rn->f.first + rn->f.nrec * sizeof(struct rec);
 		return err_set(HCLOCK_EINVAL, "%s:%zu: record at byte %zu has kind %u, none of the "
 		               "tracer's (%d-%d); a corrupt file", path, rn->f.nrec + 1, at,
-		               (unsigned)(unsigned char)rn->buf[at], REC_CALL, REC_DROP);
+		               (unsigned)(unsigned char)rn->buf[at], REC_CALL, REC_KIND_MAX);
 	}
 	if (rn->f.end == REC_END_CUT)
 		trace_warn(set, "%s: ends in a partial record (the program was killed?); read up "
@@ -168,7 +170,7 @@ static int make_events(struct trace_set *set, const int64_t *node, struct chan_e
 			struct trace_event *e = &n->ev[k];
 			int msg = x.kind == REC_SEND || x.kind == REC_RECV;
 			*e = (struct trace_event){x.t_l, TRACE_OTHER, 0, -1, k, (uint32_t)(k + 1)};
-			if (x.kind == REC_DROP)
+			if (x.kind == REC_DROP || x.kind == REC_BOUND)
 				e->record = DROP_MARK;
 			if (!msg || x.peer == f->h.rank)
 				continue;
@@ -283,6 +285,18 @@ static int write_node(const struct trace_set *set, size_t i, trace_convert_fn co
 	if (!copy)
 		return err_set(HCLOCK_ENOMEM, "out of memory");
 	memcpy(copy, rn->buf, f->len);
+	/* the tracer's clock bounds say nothing of the aligned clock: marked unknown */
+	for (size_t k = 0; k < f->nrec; k++) {
+		size_t at = f->first + k * sizeof(struct rec);
+		struct rec x;
+		memcpy(&x, copy + at, sizeof(x));
+		if (x.kind == REC_SEND || x.kind == REC_RECV || x.kind == REC_BOUND) {
+			x.t2_g = x.t2_l = 0;
+			if (x.kind == REC_BOUND)
+				x.t_g = 0;
+			memcpy(copy + at, &x, sizeof(x));
+		}
+	}
 	for (size_t k = 0; k < n->nev; k++) {
 		size_t at = f->first + n->ev[k].record * sizeof(struct rec);
 		struct rec x;

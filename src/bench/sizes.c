@@ -1,5 +1,4 @@
 /* sizes.c - parsing message size lists. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,35 +6,15 @@
 #include "bench/sizes.h"
 #include "hclock_api.h"
 #include "util/err.h"
+#include "util/parse.h"
 
-/* one size: digits and an optional K/M/G/T; the whole of [s, e) must be consumed */
+/* one size: digits and an optional K/M/G/T (util/parse.h's rule); the whole of [s, e) */
 static int parse_one(const char *s, const char *e, size_t *out)
 {
-	if (s == e || !isdigit((unsigned char)*s))
+	uint64_t v;
+	if (parse_bytes(s, (size_t)(e - s), 0, BENCH_SIZE_MAX, &v))
 		return -1;
-	size_t v = 0;
-	while (s < e && isdigit((unsigned char)*s)) {
-		size_t d = (size_t)(*s - '0');
-		if (v > (BENCH_SIZE_MAX - d) / 10)
-			return -1;
-		v = v * 10 + d;
-		s++;
-	}
-	if (s < e) {
-		int shift;
-		switch (toupper((unsigned char)*s)) {
-		case 'K': shift = 10; break;
-		case 'M': shift = 20; break;
-		case 'G': shift = 30; break;
-		case 'T': shift = 40; break;
-		default: return -1;
-		}
-		s++;
-		if (s != e || v > (BENCH_SIZE_MAX >> shift))
-			return -1;
-		v <<= shift;
-	}
-	*out = v;
+	*out = (size_t)v;
 	return 0;
 }
 
@@ -65,7 +44,7 @@ int bench_sizes_parse(const char *s, size_t **out, size_t *n)
 		if (!e)
 			e = p + strlen(p);
 		const char *colon = memchr(p, ':', (size_t)(e - p));
-		size_t lo, hi;
+		size_t lo = 0, hi = 0;
 		int bad;
 		if (colon)
 			bad = parse_one(p, colon, &lo) || parse_one(colon + 1, e, &hi) || lo == 0 ||

@@ -3,7 +3,8 @@
  * then turn the raw records into the outputs.
  *
  *   mpirun -np P hclock trace [-o DIR] [--sync SPEC] [--emulate SPEC] [--filter LIST]
- *                             [--buffer N] [--event-truth] [--json] -- PROGRAM [ARGS...]
+ *                             [--buffer N] [--max-size SIZE] [--event-truth] [--json]
+ *                             -- PROGRAM [ARGS...]
  *   hclock trace --convert DIR
  *
  * Under mpirun every process is one `hclock trace` launcher: it never calls MPI itself; it
@@ -71,7 +72,11 @@ static void usage(FILE *f)
 	        "                     DIR/traces.otf2 for traces of at most 1000000 events, DIR/raw\n"
 	        "                     (the records), DIR/profile.txt and DIR/profile.json (per MPI\n"
 	        "                     function calls, time, share, spread over processes; message\n"
-	        "                     sizes; per process the time in MPI and outside)\n"
+	        "                     sizes; per process the time in MPI and outside). Where the\n"
+	        "                     clock has bounds, each process's bound half-width is a\n"
+	        "                     counter track (an OTF2 metric), and each message's order\n"
+	        "                     (send before receive) is counted and marked as proven by\n"
+	        "                     the bounds or shown by the estimate only\n"
 	        "  --json             trace.json, the pairing check and OTF2 whatever the size\n"
 	        "  --sync SPEC        the global clock (default cont(" HCLOCK_SYNC_DEFAULT_SPEC "));\n"
 	        "                     a cont(...) spec is driven by the program's MPI calls\n"
@@ -85,10 +90,15 @@ static void usage(FILE *f)
 	        "  --buffer N         records per buffer, two buffers per process (default 65536,\n"
 	        "                     4 MiB each); when both are full new records are dropped and\n"
 	        "                     counted, the program never waits for the disk\n"
+	        "  --max-size SIZE    per process: recording stops when its records reach SIZE\n"
+	        "                     bytes (K, M, G, T: powers of 1024; at least 64K); the rest\n"
+	        "                     is counted as dropped, a marker in the trace says where.\n"
+	        "                     A full disk stops recording the same way; the program runs\n"
+	        "                     on and the summary says how much was lost and why\n"
 	        "  --convert DIR      write the outputs from DIR/raw (after a program that died)\n"
 	        "  -h, --help\n\n"
 	        "Each option's default comes from its variable when set: HCLOCK_TRACE_DIR, _SYNC,\n"
-	        "_EMULATE, _FILTER, _BUFFER, _TRUTH (1 or 0). A bad value, given either way, is\n"
+	        "_EMULATE, _FILTER, _BUFFER, _MAX_SIZE, _TRUTH (1 or 0). A bad value, given either way, is\n"
 	        "refused before the program starts (exit 2); the tracer reads the same variables\n"
 	        "(a program started without hclock trace) and ends the program at MPI_Init on a\n"
 	        "bad one, with the same line and exit status 2 on every rank.\n");
@@ -194,7 +204,7 @@ static int marked(const char *dir, const char *name)
 
 /* One process's counters (stream.h's DIR/parts/rank.R.stats). */
 struct pstats {
-	int have, finished, json, size;
+	int have, finished, json, json_error, pf_error, size, stopped, stop_errno;
 	uint64_t records, dropped, raw_bytes, pf_bytes, json_bytes, sends, recvs, calls;
 	int64_t t_first, t_last, mpi_ns, overhead_ns, rec_cost_ns;
 	double drift_max, drift_true; /* rank 0's drift check (NAN: none), ns */
@@ -233,6 +243,8 @@ static int read_stats(const char *dir, int r, struct pstats *p)
 		K("json_bytes", json_bytes); K("sends", sends); K("recvs", recvs); K("calls", calls);
 		K("t_first", t_first); K("t_last", t_last); K("mpi_ns", mpi_ns);
 		K("overhead_ns", overhead_ns); K("rec_cost_ns", rec_cost_ns);
+		K("stopped", stopped); K("stop_errno", stop_errno); K("json_error", json_error);
+		K("pftrace_error", pf_error);
 #undef K
 	}
 	fclose(f);
@@ -310,9 +322,42 @@ static int concat(const char *dir, const char *name, const char *ext, int size, 
 	return 0;
 }
 
-/* the old in-memory pass, for small traces only: pairs counted, inversions, OTF2 */
-static int small_pass(const char *dir, int *pairs_ok, size_t *nm, uint64_t *unmatched,
-                      uint64_t *inv)
+/* each paired message's order, by the bounds its records carry (ord: proven, estimated,
+ * unknown) and, when pf, marked in DIR/trace.pftrace. Returns 0 or 1 */
+static int order_marks(const char *dir, const struct rec_set *ts, const struct rec_msg *m,
+                       size_t nm, int pf, uint64_t ord[3])
+{
+	signed char *o = malloc(nm ? nm : 1);
+	struct stream_order *so = pf ? malloc((nm ? nm : 1) * sizeof(*so)) : NULL;
+	rec_order(ts, m, nm, &ord[0], &ord[1], &ord[2], o);
+	int rc = 0;
+	if (pf && o && so) {
+		size_t k = 0;
+		for (size_t i = 0; i < nm; i++) {
+			const struct rec *s = &ts->p[m[i].src].rec[m[i].si], *r = &ts->p[m[i].dst].rec[m[i].ri];
+			if (o[i] >= 0)
+				so[k++] = (struct stream_order){.dst = m[i].dst, .proven = o[i], .t_ns = r->t_g,
+				                                .margin_ns = r->t2_g - s->t2_g};
+		}
+		char path[PATH_MAX + 32];
+		path_fmt(path, sizeof(path), "%s/trace.pftrace", dir);
+		if (k && stream_write_order(path, ts->size, so, k)) {
+			fprintf(stderr, "hclock trace: %s\n", hclock_last_error());
+			rc = 1;
+		}
+	} else if (pf) {
+		fprintf(stderr, "hclock trace: out of memory for the message order marks\n");
+		rc = 1;
+	}
+	free(o);
+	free(so);
+	return rc;
+}
+
+/* the old in-memory pass, for small traces only: pairs counted, inversions, the messages'
+ * order (marked in trace.pftrace when pf), OTF2 */
+static int small_pass(const char *dir, int pf, int *pairs_ok, size_t *nm, uint64_t *unmatched,
+                      uint64_t *inv, uint64_t ord[3])
 {
 	struct rec_set ts;
 	int rc = 0;
@@ -328,6 +373,7 @@ static int small_pass(const char *dir, int *pairs_ok, size_t *nm, uint64_t *unma
 	} else {
 		*pairs_ok = 1;
 		*inv = rec_inversions(&ts, m, *nm);
+		rc |= order_marks(dir, &ts, m, *nm, pf, ord);
 #ifdef HCLOCK_HAVE_ALIGN
 		if (rec_write_otf2(&ts, dir)) {
 			fprintf(stderr, "hclock trace: %s\n", hclock_last_error());
@@ -357,13 +403,16 @@ static int convert(const char *dir, int redo, int json_forced)
 	if (!ps)
 		return 1;
 	struct trace_profile *prof = profile_create();
-	int missing = 0, finished = 0, json_ok = 1;
+	int missing = 0, finished = 0, json_ok = 1, json_err = 0, n_size = 0, n_disk = 0;
+	int disk_errno = 0, n_pf_cut = 0, pf_errno = 0;
 	int64_t t_first = INT64_MAX, t_last = INT64_MIN, over_max = 0, cost = 0;
 	for (int r = 0; r < size; r++) {
 		char raw[PATH_MAX + 64];
+		path_fmt(raw, sizeof(raw), "%s/raw/reserve.%d", dir, r);
+		remove(raw); /* the disk a process held back, left by a program that died */
 		path_fmt(raw, sizeof(raw), "%s/raw/rank.%d", dir, r);
 		if ((redo || read_stats(dir, r, &ps[r])) && !access(raw, R_OK) &&
-		    stream_convert_raw(dir, r, json_forced ? 0 : STREAM_JSON_LIMIT))
+		    stream_convert_raw(dir, r, json_forced ? 0 : STREAM_JSON_LIMIT, NULL))
 			fprintf(stderr, "hclock trace: %s\n", hclock_last_error());
 		if (!ps[r].have && read_stats(dir, r, &ps[r])) {
 			missing++;
@@ -384,6 +433,12 @@ static int convert(const char *dir, int redo, int json_forced)
 		tot.recvs += p->recvs;
 		finished += p->finished;
 		json_ok &= p->json;
+		json_err |= p->json_error != 0;
+		if (p->pf_error && !n_pf_cut++)
+			pf_errno = p->pf_error;
+		n_size += p->stopped == REC_STOP_SIZE;
+		if (p->stopped == REC_STOP_DISK && !n_disk++)
+			disk_errno = p->stop_errno;
 		if (p->records && p->t_first < t_first)
 			t_first = p->t_first;
 		if (p->records && p->t_last > t_last)
@@ -392,9 +447,11 @@ static int convert(const char *dir, int redo, int json_forced)
 		cost = p->rec_cost_ns > cost ? p->rec_cost_ns : cost;
 	}
 	/* Perfetto: the processes' packet streams one after the other (the format allows it) */
-	if (concat(dir, "trace.pftrace", "pftrace", size, NULL, 0, NULL)) {
-		fprintf(stderr, "hclock trace: writing %s/trace.pftrace failed: %s\n", dir,
-		        strerror(errno));
+	int pf_ok = !concat(dir, "trace.pftrace", "pftrace", size, NULL, 0, NULL);
+	if (!pf_ok) {
+		fprintf(stderr, "hclock trace: writing %s/trace.pftrace failed: %s; the processes' "
+		        "parts are left in %s/parts/rank.R.pftrace, each a trace of its own\n", dir,
+		        strerror(errno), dir);
 		rc = 1;
 	}
 	char json_note[200] = "";
@@ -408,6 +465,10 @@ static int convert(const char *dir, int redo, int json_forced)
 			fprintf(stderr, "hclock trace: writing %s failed: %s\n", jpath, strerror(errno));
 			rc = 1;
 		}
+	} else if (json_err && !big) {
+		remove(jpath);
+		snprintf(json_note, sizeof(json_note), "; trace.json skipped (a process could not "
+		         "write its part: %s)", n_disk ? "the disk was full" : "a write failed");
 	} else {
 		remove(jpath);
 		snprintf(json_note, sizeof(json_note), "; trace.json skipped (%llu events, above %llu: "
@@ -418,16 +479,19 @@ static int convert(const char *dir, int redo, int json_forced)
 	for (int r = 0; r < size; r++) {
 		char part[PATH_MAX + 64];
 		path_fmt(part, sizeof(part), "%s/parts/rank.%d.pftrace", dir, r);
-		remove(part);
+		if (pf_ok)
+			remove(part);
 		path_fmt(part, sizeof(part), "%s/parts/rank.%d.json", dir, r);
 		remove(part);
 	}
 	/* small traces: every message paired and its order checked, and OTF2, in memory */
 	int pairs_ok = 0;
 	size_t nm = 0;
-	uint64_t unmatched = 0, inv = 0;
+	uint64_t unmatched = 0, inv = 0, ord[3] = {0, 0, 0};
 	if (!big)
-		rc |= small_pass(dir, &pairs_ok, &nm, &unmatched, &inv);
+		rc |= small_pass(dir, pf_ok, &pairs_ok, &nm, &unmatched, &inv, ord);
+	if (pairs_ok && prof)
+		profile_order(prof, ord[0], ord[1], ord[2]);
 	double span = t_last > t_first ? (t_last - t_first) * 1e-9 : 0;
 	fprintf(stderr, "hclock trace: %d processes (%d finished MPI_Finalize, %d left no file), "
 	        "%llu events (%.0f per second per process), %llu bytes of records (%.0f per "
@@ -437,10 +501,23 @@ static int convert(const char *dir, int redo, int json_forced)
 	        (unsigned long long)tot.raw_bytes,
 	        size > missing ? (double)tot.raw_bytes / (size - missing) : 0.0,
 	        (unsigned long long)tot.dropped);
+	if (n_size || n_disk) {
+		fprintf(stderr, "recording stopped early on %d of %d processes (", n_size + n_disk,
+		        size);
+		if (n_size)
+			fprintf(stderr, "%d: max-size reached%s", n_size, n_disk ? "; " : "");
+		if (n_disk)
+			fprintf(stderr, "%d: %s, %s", n_disk, disk_errno == ENOSPC || disk_errno == EDQUOT ?
+			        "disk full" : "a write failed", strerror(disk_errno));
+		fprintf(stderr, "), the records after it lost (in the dropped count); ");
+	}
 	if (pairs_ok)
 		fprintf(stderr, "%zu messages paired, %llu unpaired, %llu inversions (receive before "
-		        "send on the global clock)\n", nm, (unsigned long long)unmatched,
-		        (unsigned long long)inv);
+		        "send on the global clock); order (send before receive) proven by the clock's "
+		        "bounds for %llu, shown by the estimate only for %llu, %llu without bounds\n",
+		        nm, (unsigned long long)unmatched, (unsigned long long)inv,
+		        (unsigned long long)ord[0], (unsigned long long)ord[1],
+		        (unsigned long long)ord[2]);
 	else
 		fprintf(stderr, "%llu sends, %llu receives (paired by their ids; unpaired ones and "
 		        "inversions are counted for traces of at most %llu events, or with --json)\n",
@@ -463,10 +540,20 @@ static int convert(const char *dir, int redo, int json_forced)
 	} else {
 		fprintf(stderr, "; no drift check (rank 0 did not finish MPI_Finalize)");
 	}
+	char pf_note[300] = "";
+	struct stat pst;
+	path_fmt(jpath, sizeof(jpath), "%s/trace.pftrace", dir);
+	if (pf_ok && !stat(jpath, &pst) && (uint64_t)pst.st_size > tot.pf_bytes)
+		snprintf(pf_note, sizeof(pf_note), " and %llu bytes of message order marks",
+		         (unsigned long long)pst.st_size - tot.pf_bytes);
+	if (n_pf_cut)
+		snprintf(pf_note + strlen(pf_note), sizeof(pf_note) - strlen(pf_note), " (the parts of "
+		         "%d process%s cut short: %s; each ends where none of its calls was open)",
+		         n_pf_cut, n_pf_cut > 1 ? "es" : "", strerror(pf_errno));
 	fprintf(stderr, "\nhclock trace: tracer time (largest process): %.3f s (%lld ns per event); "
-	        "written to %s/trace.pftrace (%llu bytes, %.1f per event)%s%s%s\n", over_max * 1e-9,
-	        (long long)cost, dir, (unsigned long long)tot.pf_bytes,
-	        tot.records ? (double)tot.pf_bytes / tot.records : 0.0,
+	        "written to %s/trace.pftrace (%llu bytes, %.1f per event)%s%s%s%s\n",
+	        over_max * 1e-9, (long long)cost, dir, (unsigned long long)tot.pf_bytes,
+	        tot.records ? (double)tot.pf_bytes / tot.records : 0.0, pf_note,
 	        json_note[0] ? "" : ", trace.json",
 #ifdef HCLOCK_HAVE_ALIGN
 	        big ? "; traces.otf2 skipped (the in-memory writer is for traces of at most 1000000 "
@@ -497,6 +584,7 @@ int cmd_trace(int argc, char **argv)
 		{"output", required_argument, 0, 'o'}, {"sync", required_argument, 0, 's'},
 		{"emulate", required_argument, 0, 'e'}, {"filter", required_argument, 0, 'f'},
 		{"buffer", required_argument, 0, 'b'}, {"convert", required_argument, 0, 'c'},
+		{"max-size", required_argument, 0, 'm'},
 		{"event-truth", no_argument, 0, 't'}, {"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	int c;
 	opterr = 0;
@@ -507,6 +595,7 @@ int cmd_trace(int argc, char **argv)
 		case 'e': given[TS_EMULATE] = optarg; break;
 		case 'f': given[TS_FILTER] = optarg; break;
 		case 'b': given[TS_BUFFER] = optarg; break;
+		case 'm': given[TS_MAX_SIZE] = optarg; break;
 		case 'c': conv = optarg; break;
 		case 't': given[TS_TRUTH] = "1"; break;
 		case 'j': given[TS_JSON] = "1"; break;
@@ -582,6 +671,20 @@ int cmd_trace(int argc, char **argv)
 	set.dir = absdir;
 	if (trace_settings_to_env(&set))
 		return 2;
+	/* disk held back for the outputs (stream.h), should the program fill it */
+	char reserve[PATH_MAX + 64] = "";
+	if (g_rank == 0) {
+		long long want = (long long)world_size() * STREAM_RESERVE_BYTES;
+		path_fmt(reserve, sizeof(reserve), "%s/reserve.launcher", raw);
+		int fd = open(reserve, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		/* fallocate, not posix_fallocate: where the file system cannot allocate (NFS), no
+		 * reserve rather than 64 MiB of zeros written */
+		if (fd < 0 || fallocate(fd, 0, 0, want < STREAM_RESERVE_LAUNCHER_MAX ? want :
+		                        STREAM_RESERVE_LAUNCHER_MAX))
+			remove(reserve);
+		if (fd >= 0)
+			close(fd);
+	}
 	/* run it */
 	int errpipe[2];
 	if (pipe2(errpipe, O_CLOEXEC)) {
@@ -616,6 +719,8 @@ int cmd_trace(int argc, char **argv)
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (got == (ssize_t)sizeof(e)) {
+		if (reserve[0])
+			remove(reserve);
 		line("cannot run %s: %s", prog[0], strerror(e));
 		return e == ENOENT ? 127 : 126;
 	}
@@ -632,6 +737,8 @@ int cmd_trace(int argc, char **argv)
 		         "not appear)", prog[0], g_rank, prc, absdir, absdir, absdir);
 	/* the outputs; after a failure the others' programs may never end (their partner is
 	 * gone): wait briefly, convert what is there (hclock trace --convert can redo it) */
+	if (reserve[0])
+		remove(reserve);
 	mark(absdir, mk, 0);
 	int size = world_size(), limit_ms = prc ? 2000 : 60000;
 	if (g_rank == 0) {

@@ -61,7 +61,8 @@ out:
 	return r;
 }
 
-/* rank file f into p: its names copied, its records but REC_DROP (counted) */
+/* rank file f into p: its names copied, its records but REC_DROP (counted) and REC_BOUND
+ * (apart) */
 static int load_records(const struct rec_file *f, struct rec_proc *p)
 {
 	char *nb = malloc(f->h.names_bytes + 1);
@@ -70,7 +71,11 @@ static int load_records(const struct rec_file *f, struct rec_proc *p)
 	p->file_bytes = f->len;
 	p->names = calloc(f->h.nfuncs ? f->h.nfuncs : 1, sizeof(char *));
 	p->rec = malloc((f->nrec ? f->nrec : 1) * sizeof(struct rec));
-	if (!nb || !p->names || !p->rec) {
+	size_t nb_bound = 0;
+	for (size_t i = 0; i < f->nrec; i++)
+		nb_bound += (unsigned char)f->buf[f->first + i * sizeof(struct rec)] == REC_BOUND;
+	p->bound = malloc((nb_bound ? nb_bound : 1) * sizeof(struct rec));
+	if (!nb || !p->names || !p->rec || !p->bound) {
 		free(nb);
 		return HCLOCK_ENOMEM;
 	}
@@ -84,7 +89,9 @@ static int load_records(const struct rec_file *f, struct rec_proc *p)
 		struct rec r = rec_get(f, i);
 		if (r.kind == REC_DROP)
 			p->dropped += r.bytes;
-		else
+		else if (r.kind == REC_BOUND && (r.t2_g || r.t2_l))
+			p->bound[p->nbound++] = r;
+		else if (r.kind != REC_BOUND)
 			p->rec[p->nrec++] = r;
 	}
 	p->have_trailer = f->end == REC_END_TRAILER;
@@ -101,6 +108,7 @@ static void proc_free(struct rec_proc *p)
 		free(p->names[0]);
 	free(p->names);
 	free(p->rec);
+	free(p->bound);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -268,6 +276,20 @@ uint64_t rec_inversions(const struct rec_set *ts, const struct rec_msg *m, size_
 	for (size_t i = 0; i < n; i++)
 		inv += ts->p[m[i].dst].rec[m[i].ri].t_g < ts->p[m[i].src].rec[m[i].si].t_g;
 	return inv;
+}
+
+void rec_order(const struct rec_set *ts, const struct rec_msg *m, size_t n, uint64_t *proven,
+               uint64_t *estimated, uint64_t *unknown, signed char *ord)
+{
+	*proven = *estimated = *unknown = 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t latest = ts->p[m[i].src].rec[m[i].si].t2_g;
+		int64_t earliest = ts->p[m[i].dst].rec[m[i].ri].t2_g;
+		int o = !latest || !earliest ? -1 : latest < earliest;
+		*(o < 0 ? unknown : o ? proven : estimated) += 1;
+		if (ord)
+			ord[i] = (signed char)o;
+	}
 }
 
 /* ---- Perfetto ---------------------------------------------------------------------------------- */

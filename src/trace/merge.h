@@ -20,8 +20,11 @@
 struct rec_proc {
 	struct rec_header h;
 	char **names;          /* h.nfuncs function names */
-	struct rec *rec;       /* the records, in the order they were made */
+	struct rec *rec;       /* the records, in the order they were made (no REC_DROP, no
+	                          REC_BOUND) */
 	size_t nrec;
+	struct rec *bound;     /* the clock's bound samples (REC_BOUND with bounds known) */
+	size_t nbound;
 	int have_trailer;      /* 0: the program ended before MPI_Finalize (or the file is cut) */
 	uint64_t dropped;      /* records the tracer dropped: the trailer's count, or without
 	                          one the sum of the REC_DROP records read */
@@ -60,6 +63,14 @@ int rec_match(const struct rec_set *ts, struct rec_msg **msgs, size_t *nmsgs,
 
 /* Messages received before they were sent on the global clock (receive end < send start). */
 uint64_t rec_inversions(const struct rec_set *ts, const struct rec_msg *m, size_t n);
+
+/* The order of each message (send before receive) by the clock's bounds the records carry
+ * (record.h: a send's latest, a receive's earliest time): proven when the send's latest lies
+ * before the receive's earliest; else shown by the estimate only (the timestamps), or with
+ * no bounds at either end, not known. Counts into *proven, *estimated, *unknown; with ord
+ * (n entries, or NULL) each message's: 1 proven, 0 estimated, -1 not known. */
+void rec_order(const struct rec_set *ts, const struct rec_msg *m, size_t n, uint64_t *proven,
+               uint64_t *estimated, uint64_t *unknown, signed char *ord);
 
 /* The name of record r's function in process p ("?" if out of range). */
 const char *rec_func_name(const struct rec_proc *p, const struct rec *r);

@@ -10,7 +10,8 @@
  * location, in time order: Enter at a call's start, MpiSend at the start of a send
  * (nonblocking and persistent ones too: the tracer does not record their completion),
  * MpiRecv where a receive completed, MpiCollectiveBegin/End around a blocking collective,
- * Leave at the call's end. A nonblocking collective (REC_F_NB) is a
+ * Leave at the call's end, Metric (class 0: the clock's bound half-width, ns, asynchronous)
+ * at each of the tracer's bound samples. A nonblocking collective (REC_F_NB) is a
  * NonBlockingCollectiveRequest just after the Enter of the call that started it and a
  * NonBlockingCollectiveComplete (operation, communicator, root, bytes, the same request id:
  * the record's index) just before the Leave of the call that completed it (in flight
@@ -72,12 +73,12 @@ static uint32_t str_id(struct strtab *t, const char *s)
 
 /* ---- per-location events in time order -------------------------------------------------- */
 
-enum { E_ENTER, E_SEND, E_COLLB, E_RECV, E_COLLE, E_LEAVE };
+enum { E_METRIC, E_ENTER, E_SEND, E_COLLB, E_RECV, E_COLLE, E_LEAVE };
 
 struct oev {
 	int64_t t;
 	int cls;      /* order at equal times: enter, send, begin, recv, end, leave */
-	size_t rec;   /* record index (ties: record order) */
+	size_t rec;   /* record index (ties: record order); E_METRIC: index in the bound samples */
 };
 
 static int cmp_oev(const void *a, const void *b)
@@ -182,7 +183,7 @@ int rec_write_otf2(const struct rec_set *ts, const char *dir)
 		return err_set(HCLOCK_ENOMEM, "out of memory");
 	}
 	comm_ids[0] = 0;
-	uint64_t *nevents = calloc((size_t)ts->size, sizeof(uint64_t));
+	uint64_t *nevents = calloc((size_t)ts->size, sizeof(uint64_t)), nbound = 0;
 	for (int r = 0; r < ts->size && !rc; r++) {
 		const struct rec_proc *p = &ts->p[r];
 		OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, (OTF2_LocationRef)r);
@@ -190,8 +191,11 @@ int rec_write_otf2(const struct rec_set *ts, const char *dir)
 			rc = err_set(HCLOCK_EIO, "OTF2: no event writer for location %d", r);
 			break;
 		}
-		struct oev *v = malloc((p->nrec * 2 + 1) * sizeof(*v));
+		struct oev *v = malloc((p->nrec * 2 + p->nbound + 1) * sizeof(*v));
 		size_t nv = 0;
+		for (size_t i = 0; v && i < p->nbound; i++)
+			v[nv++] = (struct oev){p->bound[i].t_g, E_METRIC, i};
+		nbound += p->nbound;
 		for (size_t i = 0; v && i < p->nrec; i++) {
 			const struct rec *x = &p->rec[i];
 			switch (x->kind) {
@@ -222,8 +226,15 @@ int rec_write_otf2(const struct rec_set *ts, const char *dir)
 		}
 		qsort(v, nv, sizeof(*v), cmp_oev);
 		for (size_t k = 0; k < nv && !rc; k++) {
-			const struct rec *x = &p->rec[v[k].rec];
 			OTF2_TimeStamp t = (OTF2_TimeStamp)(v[k].t > 0 ? v[k].t : 0);
+			if (v[k].cls == E_METRIC) { /* the clock's bound half-width, ns */
+				const struct rec *b = &p->bound[v[k].rec];
+				OTF2_Type ty = OTF2_TYPE_INT64;
+				OTF2_MetricValue mv = {.signed_int = (b->t2_l - b->t2_g) / 2};
+				CK(OTF2_EvtWriter_Metric(w, NULL, t, 0, 1, &ty, &mv));
+				continue;
+			}
+			const struct rec *x = &p->rec[v[k].rec];
 			/* the communicator's ref */
 			size_t c = 0;
 			if (x->kind != REC_CALL) {
@@ -316,7 +327,11 @@ int rec_write_otf2(const struct rec_set *ts, const char *dir)
 	struct strtab strs = {0};
 	uint32_t s_empty = str_id(&strs, ""), s_machine = str_id(&strs, "machine"),
 	         s_node = str_id(&strs, "node"), s_mpi = str_id(&strs, "MPI"),
-	         s_world = str_id(&strs, "MPI_COMM_WORLD"), s_locs = str_id(&strs, "all processes");
+	         s_world = str_id(&strs, "MPI_COMM_WORLD"), s_locs = str_id(&strs, "all processes"),
+	         s_bound = str_id(&strs, "clock bound half-width"),
+	         s_bound_d = str_id(&strs, "half the width of the global clock's strict bounds "
+	                                   "(hclock_read), sampled by the tracer"),
+	         s_ns = str_id(&strs, "ns");
 	uint32_t *reg_str = calloc(regions.n + 1, sizeof(uint32_t));
 	for (size_t i = 0; reg_str && i < regions.n; i++)
 		reg_str[i] = str_id(&strs, regions.s[i]);
@@ -349,6 +364,15 @@ int rec_write_otf2(const struct rec_set *ts, const char *dir)
 		CK(OTF2_GlobalDefWriter_WriteRegion(gw, (uint32_t)i, reg_str[i], reg_str[i], s_empty,
 		                                    role, OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE,
 		                                    s_empty, 0, 0));
+	}
+	if (nbound) { /* metric class 0, one member: the bound's half-width, asynchronous */
+		OTF2_MetricMemberRef mm = 0;
+		CK(OTF2_GlobalDefWriter_WriteMetricMember(gw, 0, s_bound, s_bound_d,
+		                                          OTF2_METRIC_TYPE_OTHER,
+		                                          OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_INT64,
+		                                          OTF2_BASE_DECIMAL, 0, s_ns));
+		CK(OTF2_GlobalDefWriter_WriteMetricClass(gw, 0, 1, &mm, OTF2_METRIC_ASYNCHRONOUS,
+		                                         OTF2_RECORDER_KIND_CPU));
 	}
 	for (int r = 0; rank_str && r < ts->size; r++) {
 		CK(OTF2_GlobalDefWriter_WriteLocationGroup(gw, (uint32_t)r, rank_str[r],

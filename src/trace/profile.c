@@ -34,7 +34,18 @@ struct trace_profile {
 	struct pproc *p;
 	size_t np, pcap;
 	uint64_t hist[HIST_BINS], msg_bytes;
+	int have_order;
+	uint64_t order[3];            /* proven, estimated, without bounds */
 };
+
+void profile_order(struct trace_profile *p, uint64_t proven, uint64_t estimated,
+                   uint64_t unknown)
+{
+	p->have_order = 1;
+	p->order[0] = proven;
+	p->order[1] = estimated;
+	p->order[2] = unknown;
+}
 
 struct trace_profile *profile_create(void)
 {
@@ -228,6 +239,10 @@ static void write_txt(const struct trace_profile *p, const struct pfunc **s, FIL
 	uint64_t n = messages(p);
 	fprintf(f, "\n# messages sent: %" PRIu64 ", %" PRIu64 " bytes; sizes in bytes\n", n,
 	        p->msg_bytes);
+	if (p->have_order)
+		fprintf(f, "# their order (send before receive): proven by the clock's bounds %" PRIu64
+		        ", by the estimate only %" PRIu64 ", without bounds %" PRIu64 "\n", p->order[0],
+		        p->order[1], p->order[2]);
 	fprintf(f, "%-12s %-12s %12s\n", "from", "below", "messages");
 	for (int b = 0; b < HIST_BINS; b++)
 		if (p->hist[b])
@@ -262,7 +277,11 @@ static void write_json(const struct trace_profile *p, const struct pfunc **s, FI
 			        p->hist[b]);
 			first = 0;
 		}
-	fprintf(f, "]},\n\"ranks\":[");
+	fprintf(f, "]");
+	if (p->have_order)
+		fprintf(f, ",\"order\":{\"proven\":%" PRIu64 ",\"estimated\":%" PRIu64
+		        ",\"without_bounds\":%" PRIu64 "}", p->order[0], p->order[1], p->order[2]);
+	fprintf(f, "},\n\"ranks\":[");
 	for (size_t i = 0; i < p->np; i++)
 		fprintf(f, "%s\n{\"rank\":%d,\"run_ns\":%" PRId64 ",\"mpi_ns\":%" PRId64
 		        ",\"outside_ns\":%" PRId64 "}", i ? "," : "", p->p[i].rank, p->p[i].run_ns,

@@ -23,6 +23,12 @@ struct trace_profile *profile_create(void);
  * cannot be read or memory runs out (the profile then lacks that process). */
 int profile_add(struct trace_profile *p, const char *path);
 
+/* The messages' order as the launcher's pairing found it (merge.h's rec_order): how many
+ * proven by the clock's bounds, shown by the estimate only, without bounds. Without this
+ * call (a trace too big for the pairing) the profile says nothing of it. */
+void profile_order(struct trace_profile *p, uint64_t proven, uint64_t estimated,
+                   uint64_t unknown);
+
 /* DIR/profile.txt and DIR/profile.json (each written to NAME.part and renamed). Returns 0
  * or -1 (errno set). */
 int profile_write(const struct trace_profile *p, const char *dir);

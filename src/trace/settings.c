@@ -12,6 +12,7 @@
 #include "emulate/emu.h"
 #include "hclock.h"
 #include "trace/filter.h"
+#include "util/parse.h"
 #include "trace/settings.h"
 #include "trace_funcs.h"
 
@@ -22,6 +23,8 @@
 #define DIR_MAX 4000      /* bytes: DIR/raw/rank.R fits the tracer's paths */
 #define SPEC_MAX 400      /* bytes of a sync spec, drive=progress added */
 #define SLOW_WRITER_MAX_US 10000000LL
+#define MAX_SIZE_MIN (64ULL << 10) /* bytes: the header and names (~12 KiB) and some records */
+#define MAX_SIZE_MAX (1ULL << 50)
 
 /* a validator: v (not NULL) is the value NAME gave; sets its field or says why not */
 typedef int (*field_set)(struct trace_settings *s, const char *v, const char *name, char *err,
@@ -131,6 +134,17 @@ static int set_json(struct trace_settings *s, const char *v, const char *name, c
 	return 0;
 }
 
+static int set_max_size(struct trace_settings *s, const char *v, const char *name, char *err,
+                        size_t len)
+{
+	uint64_t b;
+	if (parse_bytes(v, strlen(v), MAX_SIZE_MIN, MAX_SIZE_MAX, &b))
+		return say(err, len, "%s '%.100s': expected %s, from 64K to 1024T", name, v,
+		           PARSE_SIZE_RULE);
+	s->max_size = b;
+	return 0;
+}
+
 static int set_slow_writer(struct trace_settings *s, const char *v, const char *name, char *err,
                            size_t len)
 {
@@ -154,6 +168,7 @@ static const struct field {
 	[TS_TRUTH] = {"--event-truth", "HCLOCK_TRACE_TRUTH", set_truth},
 	[TS_SLOW_WRITER] = {NULL, "HCLOCK_TRACE_TEST_SLOW_WRITER", set_slow_writer},
 	[TS_JSON] = {"--json", "HCLOCK_TRACE_JSON", set_json},
+	[TS_MAX_SIZE] = {"--max-size", "HCLOCK_TRACE_MAX_SIZE", set_max_size},
 };
 
 int trace_settings_load(struct trace_settings *s, const char *const *given, char *err,
@@ -190,14 +205,15 @@ static int put(enum trace_field f, const char *v)
 
 int trace_settings_to_env(const struct trace_settings *s)
 {
-	char buf[32], us[32];
+	char buf[32], us[32], ms[32];
 	snprintf(buf, sizeof(buf), "%ld", s->buffer);
+	snprintf(ms, sizeof(ms), "%llu", (unsigned long long)s->max_size);
 	snprintf(us, sizeof(us), "%lld", (long long)(s->slow_writer_ns / 1000));
 	int rc = put(TS_DIR, s->dir) | put(TS_SYNC, s->sync) | put(TS_EMULATE, s->emulate) |
 	         put(TS_FILTER, s->filter) | put(TS_BUFFER, buf) |
 	         put(TS_TRUTH, s->event_truth ? "1" : NULL) |
 	         put(TS_SLOW_WRITER, s->slow_writer_ns ? us : NULL) |
-	         put(TS_JSON, s->json ? "1" : NULL);
+	         put(TS_JSON, s->json ? "1" : NULL) | put(TS_MAX_SIZE, s->max_size ? ms : NULL);
 	return rc ? -1 : 0;
 }
 

@@ -28,6 +28,8 @@ struct trace_settings {
 	                        for a trace of at most STREAM_JSON_LIMIT records (stream.h) */
 	int event_truth;     /* 1: the true error of every reading, summarized at MPI_Finalize
 	                        (emulated clocks only) */
+	uint64_t max_size;   /* bytes of records a process writes at most (its raw file, header
+	                        included); recording stops there; 0: no limit */
 	int64_t slow_writer_ns; /* tests only: the writer thread sleeps this long before each
 	                           buffer it writes (a slow disk), ns; 0: never */
 };
@@ -35,7 +37,9 @@ struct trace_settings {
 /* The fields, in the order they are read; each has an option and a variable (settings.c's
  * table): -o HCLOCK_TRACE_DIR, --sync HCLOCK_TRACE_SYNC, --emulate HCLOCK_TRACE_EMULATE,
  * --filter HCLOCK_TRACE_FILTER, --buffer HCLOCK_TRACE_BUFFER, --event-truth
- * HCLOCK_TRACE_TRUTH (1 or 0), --json HCLOCK_TRACE_JSON (1 or 0), and HCLOCK_TRACE_TEST_SLOW_WRITER (microseconds) alone. */
+ * HCLOCK_TRACE_TRUTH (1 or 0), --json HCLOCK_TRACE_JSON (1 or 0), --max-size
+ * HCLOCK_TRACE_MAX_SIZE (util/parse.h's size), and HCLOCK_TRACE_TEST_SLOW_WRITER
+ * (microseconds) alone. */
 enum trace_field {
 	TS_DIR,
 	TS_SYNC,
@@ -45,6 +49,7 @@ enum trace_field {
 	TS_TRUTH,
 	TS_SLOW_WRITER,
 	TS_JSON,
+	TS_MAX_SIZE,
 	TS_COUNT
 };
 

@@ -13,6 +13,12 @@
  * sequence). A packet whose time is before its sequence's previous one (a nonblocking
  * collective, which is recorded when it completes) carries its absolute time on clock 6.
  * Nonblocking collectives go to lanes, a track each, so that they never partly overlap.
+ *
+ * A write that fails (a full disk) stops that output: the protobuf is cut back to its last
+ * safe point, a packet boundary where no slice of the process is open, so that what is on
+ * disk is a valid trace on its own (flows may have lost an end); the JSON part is left out
+ * by the launcher. The counters go to a file whose space is taken when the stream opens.
+ * Where recording stopped (record.h's REC_F_STOP) an instant event says why.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -27,6 +33,7 @@
 #include "hclock_api.h"
 #include "trace/stream.h"
 #include "util/err.h"
+#include "util/fault.h"
 #include "util/path.h"
 #include "util/rng.h"
 
@@ -34,7 +41,9 @@
 #define MAX_PENDING 64     /* flow ids waiting for their call's record, per thread */
 #define NB_LANES 16
 #define OUT_CAP (1 << 20)  /* bytes buffered per output before a write */
+#define OUT_MARKS 64       /* safe points kept per buffer: a cut loses at most OUT_CAP / 64 */
 #define HIST_BINS 64       /* message sizes: bin 0 empty, bin k in [2^(k-1), 2^k) */
+#define STATS_CAP (64 << 10) /* bytes taken for the counters when the stream opens */
 
 /* protobuf field numbers */
 enum {
@@ -44,12 +53,15 @@ enum {
 	TP_TRACK_DESC = 60,
 	CS_CLOCKS = 1, CLK_ID = 1, CLK_TS = 2, CLK_INCREMENTAL = 3,
 	DEF_TS_CLOCK = 58, DEF_TRACK_EVENT = 11, TED_TRACK_UUID = 11,
-	TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK_UUID = 11, TE_FLOW = 47, TE_FLOW_END = 48,
-	ID_EVENT_NAMES = 2, EN_IID = 1, EN_NAME = 2,
-	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5,
+	TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK_UUID = 11, TE_NAME = 23, TE_FLOW = 47,
+	TE_FLOW_END = 48,
+	ID_EVENT_NAMES = 2, EN_IID = 1, EN_NAME = 2, ID_DEBUG_NAMES = 3, DA_NAME_IID = 1,
+	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5, TD_COUNTER = 8,
+	CD_UNIT = 3, TE_COUNTER_VALUE = 30, TE_DEBUG = 4, DA_INT = 4, DA_NAME = 10,
 	PD_PID = 1, PD_NAME = 6, THD_PID = 1, THD_TID = 2, THD_NAME = 5,
 };
-enum { SLICE_BEGIN = 1, SLICE_END = 2 };
+enum { SLICE_BEGIN = 1, SLICE_END = 2, INSTANT = 3, COUNTER = 4 };
+enum { UNIT_TIME_NS = 1 };
 enum { SEQ_CLEARED = 1 };
 enum { CLOCK_ABS = 6, CLOCK_INC = 64 };
 
@@ -58,6 +70,11 @@ struct out {
 	char *buf;
 	size_t n;
 	uint64_t bytes;  /* written and buffered */
+	uint64_t done;   /* bytes written */
+	uint64_t safe;   /* the last safe point (a byte offset, see above) */
+	uint64_t safe_done; /* the last safe point at or before done */
+	uint64_t mark[OUT_MARKS]; /* safe points in the buffer, OUT_CAP / OUT_MARKS apart */
+	int nmark;
 	int err;         /* errno of the first failure; the output stops there */
 };
 
@@ -70,11 +87,23 @@ struct thr {
 	int64_t p_t0, p_t1;        /* the pending messages' first and last time, ns */
 	uint16_t p_func;
 	/* a call's end is held until the thread's next record: the receives it completed
-	 * are recorded after it (calls.c), at its leave time */
+	 * are recorded after it (calls.c), at its leave time, and the persistent sends an
+	 * MPI_Start(all) started, at its enter time (their flows leave from its end) */
 	int held;
 	uint16_t held_func;
-	int64_t held_t2;
+	int64_t held_t0, held_t2;
+	uint64_t hflow[MAX_PENDING];
+	int nhflow;
 };
+
+/* record r belongs to thread h's held call: a receive it completed, a persistent send it
+ * started */
+static int of_held(const struct thr *h, const struct rec *r)
+{
+	return h->held && r->func == h->held_func &&
+	       ((r->kind == REC_RECV && r->t_g == h->held_t2) ||
+	        (r->kind == REC_SEND && r->t_g == h->held_t0));
+}
 
 struct chan {
 	uint64_t key;    /* hash of (comm, src, dst, tag); 0 empty */
@@ -97,6 +126,14 @@ struct trace_stream {
 	char dir[4200];
 	struct out pf, js;
 	int json_on;
+	int stats_fd;              /* DIR/parts/rank.R.stats.part, its space taken */
+	int nheld;                 /* threads with a call's end held (slices open) */
+	int stopped, stop_errno;   /* recording stopped early: enum rec_stop, errno */
+	int stop_marked;           /* the stop's instant event is written */
+	int json_skip_errno;       /* the JSON part left out: its disk is full (this errno) */
+	int bound_track;           /* the bound's counter track is described */
+	uint64_t bound_samples;    /* REC_BOUND samples */
+	int64_t bound_max_ns;      /* their largest half-width, ns */
 	struct thr *thr[MAX_THREADS];
 	struct chan *ch;
 	size_t nch, chcap;
@@ -114,9 +151,12 @@ struct trace_stream {
 
 static void out_flush(struct out *o)
 {
-	size_t off = 0;
-	while (!o->err && off < o->n) {
-		ssize_t w = write(o->fd, o->buf + off, o->n - off);
+	size_t off = 0, n = o->n;
+	int full = fault_hit(FAULT_WRITE); /* tests: a disk full halfway */
+	if (full)
+		n /= 2;
+	while (!o->err && off < n) {
+		ssize_t w = write(o->fd, o->buf + off, n - off);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -124,7 +164,32 @@ static void out_flush(struct out *o)
 		else
 			off += (size_t)w;
 	}
+	if (full && !o->err)
+		o->err = ENOSPC;
+	if (o->err) {
+		/* cut back to the last safe point that made it to the file */
+		uint64_t end = o->done + off, cut = o->safe <= end ? o->safe : o->safe_done;
+		for (int i = 0; i < o->nmark; i++)
+			if (o->mark[i] <= end && o->mark[i] > cut)
+				cut = o->mark[i];
+		if (ftruncate(o->fd, (off_t)cut))
+			cut = end;
+		o->bytes = o->done = cut;
+	} else {
+		o->done += off;
+		o->safe_done = o->safe;
+	}
+	o->nmark = 0;
 	o->n = 0;
+}
+
+/* here (the bytes put so far) is a safe point */
+static void out_safe(struct out *o)
+{
+	o->safe = o->bytes;
+	uint64_t last = o->nmark ? o->mark[o->nmark - 1] : o->safe_done;
+	if (o->nmark < OUT_MARKS && o->bytes - last >= OUT_CAP / OUT_MARKS)
+		o->mark[o->nmark++] = o->bytes;
 }
 
 static void out_put(struct out *o, const void *p, size_t n)
@@ -245,11 +310,23 @@ static uint64_t lane_uuid(const struct trace_stream *s, int l)
 	return proc_uuid(s) + 0x10000 + (uint64_t)l;
 }
 
+static uint64_t bound_uuid(const struct trace_stream *s)
+{
+	return proc_uuid(s) + 0x20000;
+}
+
+/* a track under the process (thread 0: none), described on thread t's sequence; a counter
+ * track in ns where uuid is the bound's */
 static void track_desc(struct trace_stream *s, int t, uint64_t uuid, const char *name, int thread)
 {
 	struct pb p = {.n = 0}, td = {.n = 0}, d = {.n = 0};
 	pb_uint(&td, TD_UUID, uuid);
-	if (thread) {
+	if (uuid == bound_uuid(s)) {
+		pb_uint(&td, TD_PARENT, proc_uuid(s));
+		pb_str(&td, TD_NAME, name);
+		pb_uint(&d, CD_UNIT, UNIT_TIME_NS);
+		pb_msg(&td, TD_COUNTER, &d);
+	} else if (thread) {
 		pb_uint(&td, TD_PARENT, proc_uuid(s));
 		pb_uint(&d, THD_PID, (uint64_t)s->rank + 1);
 		pb_uint(&d, THD_TID, (uint64_t)(s->rank + 1) * MAX_THREADS + (uint64_t)thread - 1);
@@ -306,20 +383,27 @@ static struct thr *thread_at(struct trace_stream *s, int t, int64_t ts)
 	return h;
 }
 
+/* a packet's time ts (a delta on thread t's incremental clock, or absolute on clock 6 when
+ * before the sequence's last) and its sequence */
+static void packet_head(struct trace_stream *s, int t, struct thr *h, struct pb *p, int64_t ts)
+{
+	if (ts >= h->last_ts) {
+		pb_uint(p, TP_TIMESTAMP, (uint64_t)(ts - h->last_ts));
+		h->last_ts = ts;
+	} else {
+		pb_uint(p, TP_TIMESTAMP, (uint64_t)ts);
+		pb_uint(p, TP_TS_CLOCK, CLOCK_ABS);
+	}
+	pb_uint(p, TP_SEQ_ID, seq_id(s, t));
+}
+
 /* a slice event of thread t at ts (track: 0 the thread's own), with the pending flows */
 static void slice_event(struct trace_stream *s, int t, struct thr *h, int type, int64_t ts,
                         int func, uint64_t track, const uint64_t *flows, int nflows,
                         const uint64_t *ends, int nends)
 {
 	struct pb p = {.n = 0}, te = {.n = 0}, in = {.n = 0}, en = {.n = 0};
-	if (ts >= h->last_ts) {
-		pb_uint(&p, TP_TIMESTAMP, (uint64_t)(ts - h->last_ts));
-		h->last_ts = ts;
-	} else {
-		pb_uint(&p, TP_TIMESTAMP, (uint64_t)ts);
-		pb_uint(&p, TP_TS_CLOCK, CLOCK_ABS);
-	}
-	pb_uint(&p, TP_SEQ_ID, seq_id(s, t));
+	packet_head(s, t, h, &p, ts);
 	pb_uint(&te, TE_TYPE, (uint64_t)type);
 	if (track)
 		pb_uint(&te, TE_TRACK_UUID, track);
@@ -436,9 +520,11 @@ static void message(struct trace_stream *s, const struct rec *r, int t, struct t
 	if (!c)
 		return;
 	uint64_t id = stream_msg_id(r->comm, src, dst, r->tag, c->n++);
-	if (h && !send && h->held && h->held_func == r->func && h->held_t2 == r->t_g) {
-		if (h->nend < MAX_PENDING)
+	if (h && of_held(h, r)) {
+		if (!send && h->nend < MAX_PENDING)
 			h->end[h->nend++] = id;
+		else if (send && h->nhflow < MAX_PENDING)
+			h->hflow[h->nhflow++] = id;
 		h = NULL; /* taken */
 	}
 	if (h && !h->nflow && !h->nend) {
@@ -471,6 +557,74 @@ static void message(struct trace_stream *s, const struct rec *r, int t, struct t
 }
 
 /* ---- records ---------------------------------------------------------------------------------- */
+
+static const char *stop_text(int why, int e)
+{
+	if (why == REC_STOP_SIZE)
+		return "recording stopped: max-size reached";
+	return e == ENOSPC || e == EDQUOT ? "recording stopped: disk full"
+	                                  : "recording stopped: a write failed";
+}
+
+/* an instant event where recording stopped (thread t at ts) */
+/* track event te of thread t at ts, in a packet of its own (no slice: a safe point after it
+ * when none is open) */
+static void put_event(struct trace_stream *s, int t, struct thr *h, int64_t ts,
+                      const struct pb *te)
+{
+	struct pb p = {.n = 0};
+	packet_head(s, t, h, &p, ts);
+	pb_msg(&p, TP_TRACK_EVENT, te);
+	put_packet(s, &p);
+	if (!s->nheld)
+		out_safe(&s->pf);
+}
+
+/* a bounds sample: the half-width on the process's counter track */
+static void bound_sample(struct trace_stream *s, const struct rec *r, int t, struct thr *h)
+{
+	int64_t hw = (r->t2_l - r->t2_g) / 2;
+	s->bound_samples++;
+	if (hw > s->bound_max_ns)
+		s->bound_max_ns = hw;
+	if (h) {
+		if (!s->bound_track) {
+			s->bound_track = 1;
+			track_desc(s, t, bound_uuid(s), "clock bound half-width", 0);
+		}
+		struct pb te = {.n = 0};
+		pb_uint(&te, TE_TYPE, COUNTER);
+		pb_uint(&te, TE_TRACK_UUID, bound_uuid(s));
+		pb_uint(&te, TE_COUNTER_VALUE, (uint64_t)hw);
+		put_event(s, t, h, r->t_g, &te);
+	}
+	if (s->json_on) {
+		s->json_events++;
+		js_printf(s, ",\n{\"ph\":\"C\",\"name\":\"clock bound half-width\",\"pid\":%d,"
+		          "\"tid\":%d,\"ts\":", s->rank, t);
+		js_us(s, r->t_g);
+		js_printf(s, ",\"args\":{\"ns\":%" PRId64 "}}", hw);
+	}
+}
+
+static void stop_mark(struct trace_stream *s, int t, struct thr *h, int64_t ts)
+{
+	s->stop_marked = 1;
+	const char *what = stop_text(s->stopped, s->stop_errno);
+	if (h) {
+		struct pb te = {.n = 0};
+		pb_uint(&te, TE_TYPE, INSTANT);
+		pb_str(&te, TE_NAME, what);
+		put_event(s, t, h, ts, &te);
+	}
+	if (s->json_on) {
+		s->json_events++;
+		js_printf(s, ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"hclock\",\"name\":\"%s\","
+		          "\"pid\":%d,\"tid\":%d,\"ts\":", what, s->rank, t);
+		js_us(s, ts);
+		js_printf(s, ",\"args\":{\"errno\":%d}}", s->stop_errno);
+	}
+}
 
 static void profile_call(struct trace_stream *s, const struct rec *r)
 {
@@ -520,9 +674,12 @@ static void release(struct trace_stream *s, int t, struct thr *h)
 {
 	if (!h || !h->held)
 		return;
-	slice_event(s, t, h, SLICE_END, h->held_t2, -1, 0, NULL, 0, h->end, h->nend);
+	slice_event(s, t, h, SLICE_END, h->held_t2, -1, 0, h->hflow, h->nhflow, h->end, h->nend);
 	h->held = 0;
 	h->nend = 0;
+	h->nhflow = 0;
+	if (--s->nheld == 0)
+		out_safe(&s->pf);
 }
 
 static void call(struct trace_stream *s, const struct rec *r, int t, struct thr *h)
@@ -533,7 +690,9 @@ static void call(struct trace_stream *s, const struct rec *r, int t, struct thr 
 		slice_event(s, t, h, SLICE_BEGIN, r->t_g, r->func, 0, h->flow, h->nflow, NULL, 0);
 		h->nflow = 0;
 		h->held = 1;
+		s->nheld++;
 		h->held_func = r->func;
+		h->held_t0 = r->t_g;
 		h->held_t2 = r->t2_g;
 	}
 	if (s->json_on) {
@@ -552,11 +711,35 @@ static void call(struct trace_stream *s, const struct rec *r, int t, struct thr 
 	}
 }
 
+/* thread t's pending message records whose call's record is not there: a call around them,
+ * so that every message lies inside a call; cut: the file ended (a program killed), marked as
+ * not returned, else its record was dropped (full buffers) */
+static void orphans(struct trace_stream *s, int t, struct thr *h, int cut)
+{
+	struct rec c = {.kind = REC_CALL, .flags = cut ? REC_F_CUT : 0, .func = h->p_func,
+	                .peer = -1, .t_g = h->p_t0, .t2_g = h->p_t1};
+	call(s, &c, t, h);
+}
+
 void stream_feed(struct trace_stream *s, const struct rec *r, size_t n)
 {
 	for (size_t i = 0; i < n; i++, r++) {
 		if (r->kind == REC_DROP) {
 			s->drops += r->bytes;
+			if ((r->flags & REC_F_STOP) && !s->stop_marked) {
+				int t = (int)r->tid < MAX_THREADS ? (int)r->tid : MAX_THREADS - 1;
+				struct thr *h = thread_at(s, t, r->t_g);
+				release(s, t, h);
+				s->stopped = r->tag;
+				s->stop_errno = r->peer;
+				stop_mark(s, t, h, r->t_g);
+			}
+			continue;
+		}
+		if (r->kind == REC_BOUND) {
+			int t = (int)r->tid < MAX_THREADS ? (int)r->tid : MAX_THREADS - 1;
+			if (r->t2_g || r->t2_l) /* else not known (an aligned trace) */
+				bound_sample(s, r, t, thread_at(s, t, r->t_g));
 			continue;
 		}
 		s->records++;
@@ -571,8 +754,7 @@ void stream_feed(struct trace_stream *s, const struct rec *r, size_t n)
 		int64_t end = r->kind == REC_CALL || r->kind == REC_COLL ? r->t2_g : r->t_g;
 		if (end > s->t_last)
 			s->t_last = end;
-		if (h && h->held && !(r->kind == REC_RECV && r->func == h->held_func &&
-		                      r->t_g == h->held_t2))
+		if (h && h->held && !of_held(h, r))
 			release(s, t, h);
 		switch (r->kind) {
 		case REC_SEND:
@@ -586,9 +768,14 @@ void stream_feed(struct trace_stream *s, const struct rec *r, size_t n)
 					nb_coll(s, r, t, h);
 				break;
 			}
-			call(s, r, t, h);
-			break;
+			/* fall through */
 		case REC_CALL:
+			/* sends pending for another call (theirs made before this one began, or by
+			 * another function), or receives whose call ended before them: their call's
+			 * record was dropped */
+			if (h && ((h->nflow && (h->p_func != r->func || h->p_t0 < r->t_g)) ||
+			          (h->nend && !h->held)))
+				orphans(s, t, h, 0);
 			call(s, r, t, h);
 			break;
 		default:
@@ -617,7 +804,7 @@ int stream_open(const struct stream_opts *o, struct trace_stream **out)
 	s->t0 = o->t0_g;
 	s->json_limit = o->json_limit;
 	s->json_on = 1;
-	s->pf.fd = s->js.fd = -1;
+	s->pf.fd = s->js.fd = s->stats_fd = -1;
 	s->t_first = INT64_MAX;
 	s->t_last = INT64_MIN;
 	snprintf(s->dir, sizeof(s->dir), "%s", o->dir);
@@ -637,6 +824,10 @@ int stream_open(const struct stream_opts *o, struct trace_stream **out)
 	if (!rc && (part_path(path, sizeof(path), o->dir, o->rank, "json") ||
 	            out_open(&s->js, path)))
 		rc = err_set(HCLOCK_EIO, "cannot write %s: %s", path, strerror(errno));
+	/* the counters' file first gets its space: they are written whatever else fills it */
+	if (!rc && !part_path(path, sizeof(path), o->dir, o->rank, "stats.part") &&
+	    (s->stats_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) >= 0)
+		posix_fallocate(s->stats_fd, 0, STATS_CAP);
 	if (rc) {
 		stream_close(s, NULL, 0);
 		return rc;
@@ -648,6 +839,7 @@ int stream_open(const struct stream_opts *o, struct trace_stream **out)
 	          "\"args\":{\"name\":\"rank %d\"}}", s->rank, s->rank);
 	js_printf(s, ",\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%d,\"tid\":0,"
 	          "\"args\":{\"sort_index\":%d}}", s->rank, s->rank);
+	out_safe(&s->pf);
 	*out = s;
 	return 0;
 }
@@ -657,12 +849,16 @@ static void write_stats(struct trace_stream *s, const struct rec_trailer *tr, ui
 {
 	char tmp[4400];
 	snprintf(tmp, sizeof(tmp), "%s.part", path);
-	FILE *f = fopen(tmp, "w");
+	FILE *f = s->stats_fd >= 0 ? fdopen(s->stats_fd, "w") : fopen(tmp, "w");
 	if (!f)
 		return;
+	s->stats_fd = -1;
 	fprintf(f, "hclock-trace-stats 1\nrank %d\nsize %d\n", s->rank, s->size);
 	fprintf(f, "records %" PRIu64 "\ndropped %" PRIu64 "\nfinished %d\n", s->records,
 	        tr ? tr->dropped : s->drops, tr != NULL);
+	fprintf(f, "stopped %d\nstop_errno %d\n", s->stopped, s->stop_errno);
+	fprintf(f, "bound_samples %" PRIu64 "\nbound_max_ns %" PRId64 "\n", s->bound_samples,
+	        s->bound_max_ns);
 	fprintf(f, "raw_bytes %" PRIu64 "\npftrace_bytes %" PRIu64 "\npftrace_error %d\n", raw_bytes,
 	        s->pf.bytes, pf_err);
 	fprintf(f, "json %d\njson_bytes %" PRIu64 "\njson_error %d\n", s->json_on && !js_err,
@@ -683,7 +879,10 @@ static void write_stats(struct trace_stream *s, const struct rec_trailer *tr, ui
 	for (int b = 0; b < HIST_BINS; b++)
 		if (s->hist[b])
 			fprintf(f, "hist %d %" PRIu64 "\n", b, s->hist[b]);
-	int bad = ferror(f);
+	int bad = fflush(f) || ferror(f);
+	long len = ftell(f);
+	if (!bad && (len < 0 || ftruncate(fileno(f), len))) /* the space taken at open, given back */
+		bad = 1;
 	if (!fclose(f) && !bad)
 		rename(tmp, path);
 	else
@@ -699,20 +898,26 @@ int stream_close(struct trace_stream *s, const struct rec_trailer *tr, uint64_t 
 	 * lies inside its call */
 	for (int t = 0; t < MAX_THREADS; t++) {
 		struct thr *h = s->thr[t];
-		if (h && h->up && (h->nflow || (h->nend && !h->held))) {
-			struct rec c = {.kind = REC_CALL, .flags = REC_F_CUT, .func = h->p_func,
-			                .peer = -1, .t_g = h->p_t0, .t2_g = h->p_t1};
-			call(s, &c, t, h);
-		}
+		if (h && h->up && (h->nflow || (h->nend && !h->held)))
+			orphans(s, t, h, 1);
 		if (h && h->up)
 			release(s, t, h);
 	}
+	if (tr && tr->stopped && !s->stop_marked) {
+		/* the stop's marker did not reach the file (a full disk): at the last record */
+		s->stopped = tr->stopped;
+		s->stop_errno = tr->stop_errno;
+		stop_mark(s, 0, s->records ? thread_at(s, 0, s->t_last) : NULL,
+		          s->records ? s->t_last : 0);
+	}
 	int pf_err = out_close(&s->pf), js_err = out_close(&s->js);
+	if (!js_err && s->json_skip_errno)
+		js_err = s->json_skip_errno; /* in the counters, not an error of this stream */
 	char path[4300];
 	int rc = 0;
 	if (s->names && s->prof && !part_path(path, sizeof(path), s->dir, s->rank, "stats"))
 		write_stats(s, tr, raw_bytes, pf_err, js_err, path);
-	if (pf_err || js_err)
+	if (pf_err || (js_err && js_err != s->json_skip_errno))
 		rc = err_set(HCLOCK_EIO, "rank %d's outputs in %s/parts: %s", s->rank, s->dir,
 		             strerror(pf_err ? pf_err : js_err));
 	for (int t = 0; t < MAX_THREADS; t++) {
@@ -725,13 +930,16 @@ int stream_close(struct trace_stream *s, const struct rec_trailer *tr, uint64_t 
 	free(s->names);
 	free(s->prof);
 	free(s->ch);
+	if (s->stats_fd >= 0)
+		close(s->stats_fd);
 	free(s);
 	return rc;
 }
 
 /* ---- from a raw file -------------------------------------------------------------------------- */
 
-int stream_convert_raw(const char *dir, int rank, uint64_t json_limit)
+int stream_convert_raw(const char *dir, int rank, uint64_t json_limit,
+                       const struct rec_trailer *known)
 {
 	enum { CHUNK = 16384 }; /* records per read: 1 MiB */
 	char path[4300];
@@ -772,6 +980,12 @@ int stream_convert_raw(const char *dir, int rank, uint64_t json_limit)
 	                        .names = f.names, .t0_g = f.h.t0_g, .json_limit = json_limit};
 	if ((rc = stream_open(&o, &s)))
 		goto out;
+	if (known && known->stopped == REC_STOP_DISK) {
+		/* its disk is full: the protobuf first, no JSON to compete for what is left (the
+		 * launcher would leave trace.json out anyway) */
+		s->json_on = 0;
+		s->json_skip_errno = known->stop_errno ? known->stop_errno : ENOSPC;
+	}
 	struct rec_trailer tr;
 	int have_tr = 0;
 	off_t off = (off_t)first;
@@ -787,7 +1001,7 @@ int stream_convert_raw(const char *dir, int rank, uint64_t json_limit)
 				have_tr = 1;
 				break;
 			}
-			if (b[0] < REC_CALL || b[0] > REC_DROP)
+			if (b[0] < REC_CALL || b[0] > REC_KIND_MAX)
 				break;
 		}
 		stream_feed(s, chunk, k);
@@ -796,11 +1010,87 @@ int stream_convert_raw(const char *dir, int rank, uint64_t json_limit)
 		off += got;
 	}
 	struct stat sb;
-	rc = stream_close(s, have_tr ? &tr : NULL, fstat(fd, &sb) ? 0 : (uint64_t)sb.st_size);
+	rc = stream_close(s, have_tr ? &tr : known, fstat(fd, &sb) ? 0 : (uint64_t)sb.st_size);
 out:
 	rec_file_free(&f);
 	free(head);
 	free(chunk);
 	close(fd);
+	return rc;
+}
+
+/* ---- the launcher's marks of message order ----------------------------------------------------- */
+
+static int order_cmp(const void *a, const void *b)
+{
+	const struct stream_order *x = a, *y = b;
+	if (x->dst != y->dst)
+		return x->dst < y->dst ? -1 : 1;
+	return x->t_ns < y->t_ns ? -1 : x->t_ns > y->t_ns;
+}
+
+int stream_write_order(const char *path, int size, struct stream_order *o, size_t n)
+{
+	struct trace_stream *s = calloc(1, sizeof(*s));
+	if (!s)
+		return err_set(HCLOCK_ENOMEM, "out of memory for the message order marks");
+	s->pf.fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	s->pf.buf = malloc(OUT_CAP);
+	int rc = 0;
+	off_t end = s->pf.fd < 0 ? -1 : lseek(s->pf.fd, 0, SEEK_END);
+	if (end < 0 || !s->pf.buf)
+		rc = err_set(HCLOCK_EIO, "cannot append to %s: %s", path, strerror(errno));
+	/* a failed write takes back all the marks (out_flush cuts to the last safe point) */
+	s->pf.bytes = s->pf.done = s->pf.safe = s->pf.safe_done = end < 0 ? 0 : (uint64_t)end;
+	qsort(o, n, sizeof(*o), order_cmp);
+	for (size_t i = 0; !rc && i < n; i++) {
+		/* the receiver's process track and a sequence of its own after every process's
+		 * threads' (1 + rank * MAX_THREADS + thread) */
+		s->rank = o[i].dst;
+		uint64_t track = proc_uuid(s) + 0x30000;
+		uint32_t seq = 1u + (uint32_t)(size + o[i].dst) * MAX_THREADS;
+		struct pb p = {.n = 0}, te = {.n = 0}, da = {.n = 0};
+		if (!i || o[i].dst != o[i - 1].dst) {
+			/* the sequence's start: its track, the names interned (event names 1 and 2,
+			 * the annotation's name 1) */
+			struct pb td = {.n = 0}, in = {.n = 0}, en = {.n = 0};
+			pb_uint(&p, TP_SEQ_ID, seq);
+			pb_uint(&p, TP_SEQ_FLAGS, SEQ_CLEARED);
+			pb_uint(&td, TD_UUID, track);
+			pb_uint(&td, TD_PARENT, proc_uuid(s));
+			pb_str(&td, TD_NAME, "message order");
+			pb_msg(&p, TP_TRACK_DESC, &td);
+			for (int k = 0; k < 3; k++) {
+				en.n = 0;
+				pb_uint(&en, EN_IID, k < 2 ? (uint64_t)k + 1 : 1);
+				pb_str(&en, EN_NAME, k == 0 ? "order proven" : k == 1 ? "order by estimate"
+				                                                      : "margin_ns");
+				pb_msg(&in, k < 2 ? ID_EVENT_NAMES : ID_DEBUG_NAMES, &en);
+			}
+			pb_msg(&p, TP_INTERNED, &in);
+			put_packet(s, &p);
+			p.n = 0;
+		}
+		pb_uint(&p, TP_TIMESTAMP, (uint64_t)o[i].t_ns);
+		pb_uint(&p, TP_TS_CLOCK, CLOCK_ABS);
+		pb_uint(&p, TP_SEQ_ID, seq);
+		pb_uint(&te, TE_TYPE, INSTANT);
+		pb_uint(&te, TE_TRACK_UUID, track);
+		pb_uint(&te, TE_NAME_IID, o[i].proven ? 1 : 2);
+		pb_uint(&da, DA_NAME_IID, 1);
+		pb_uint(&da, DA_INT, (uint64_t)o[i].margin_ns);
+		pb_msg(&te, TE_DEBUG, &da);
+		pb_msg(&p, TP_TRACK_EVENT, &te);
+		put_packet(s, &p);
+	}
+	if (s->pf.fd >= 0) {
+		out_flush(&s->pf);
+		if (close(s->pf.fd) && !s->pf.err)
+			s->pf.err = errno;
+		if (!rc && s->pf.err)
+			rc = err_set(HCLOCK_EIO, "appending to %s: %s", path, strerror(s->pf.err));
+	}
+	free(s->pf.buf);
+	free(s);
 	return rc;
 }

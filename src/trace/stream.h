@@ -9,7 +9,8 @@
  *                   : a slice per call, flows for messages
  *   rank.R.json     Chrome trace-event JSON objects, each preceded by ",\n" (only while the
  *                   process has at most json_limit records, or always with json_limit 0)
- *   rank.R.stats    the counters: records, bytes, messages, the profile (profile.h): per
+ *   rank.R.stats    the counters: records, bytes, messages, whether and why recording
+ *                   stopped early (record.h's enum rec_stop), the profile (profile.h): per
  *                   function its calls, total and largest call (blocking calls, not the
  *                   nonblocking collectives' start-to-completion slices), the time in MPI,
  *                   the sizes of the messages sent
@@ -31,6 +32,13 @@
 /* JSON is written for traces of at most this many records in all (and by each process
  * while it has at most this many); --json writes it whatever the size */
 #define STREAM_JSON_LIMIT 1000000ULL
+
+/* disk each process holds back while it records (DIR/raw/reserve.R, given back at
+ * MPI_Finalize), so that after a full disk its trailer, counters and the start of its
+ * outputs fit; the launcher of rank 0 holds back as much per process (at most
+ * STREAM_RESERVE_LAUNCHER_MAX) for the concatenated outputs */
+#define STREAM_RESERVE_BYTES (256 << 10)
+#define STREAM_RESERVE_LAUNCHER_MAX (64LL << 20)
 
 struct trace_stream;
 
@@ -56,9 +64,26 @@ void stream_feed(struct trace_stream *s, const struct rec *r, size_t n);
 int stream_close(struct trace_stream *s, const struct rec_trailer *tr, uint64_t raw_bytes);
 
 /* Rank rank's parts from DIR/raw/rank.R, read a chunk at a time (records up to the last
- * whole one, the trailer if there). Returns 0 or a negative HCLOCK_E* code with err_set's
- * line. */
-int stream_convert_raw(const char *dir, int rank, uint64_t json_limit);
+ * whole one, the trailer if there, else known: the tracer's own, whose file has none after
+ * a full disk; NULL: none). Returns 0 or a negative HCLOCK_E* code with err_set's line. */
+int stream_convert_raw(const char *dir, int rank, uint64_t json_limit,
+                       const struct rec_trailer *known);
+
+/* A message's order as the launcher found it (merge.h's rec_order), marked at its receive. */
+struct stream_order {
+	int32_t dst;       /* the receiving process */
+	int proven;        /* 1: proven by the bounds, 0: by the estimate only */
+	int64_t t_ns;      /* the receive's time, ns (global clock) */
+	int64_t margin_ns; /* the receive's earliest minus the send's latest bound, ns (> 0:
+	                      proven) */
+};
+
+/* Append to the Perfetto trace at path a track "message order" per receiving process (of
+ * size) with an instant per message of o[0..n) (sorted here by dst): "order proven" or
+ * "order by estimate", its margin as the debug annotation margin_ns (names interned once
+ * per process, about 30 bytes a message). Returns 0 or
+ * HCLOCK_EIO / HCLOCK_ENOMEM with err_set's line. */
+int stream_write_order(const char *path, int size, struct stream_order *o, size_t n);
 
 /* The flow id of the n-th message (n from 0) from world rank src to dst on communicator comm
  * with tag tag: the same at both ends. */

@@ -11,6 +11,21 @@
  * handed to the writer thread (plain write(2), no MPI) and the other one filled meanwhile.
  * When the writer has not finished the previous buffer yet, new records are dropped and
  * counted (the trailer and the summary report the count): the program is never stalled.
+ *
+ * Size: the raw file stops at --max-size (HCLOCK_TRACE_MAX_SIZE): the writer writes the
+ * records that fit, then a stop marker (record.h's REC_F_STOP), and recording stops; a write
+ * that fails (a full disk, an I/O error) stops it the same way, the file cut back to its last
+ * whole record. Records made after the stop are counted as dropped (the trailer says why it
+ * stopped) and the program runs on. Each process holds back STREAM_RESERVE_BYTES of the disk
+ * (DIR/raw/reserve.R, allocated at MPI_Init and removed at MPI_Finalize before the trailer),
+ * so that after a full disk the trailer, the counters and the start of its outputs still fit.
+ *
+ * The clock's bounds: at a call's enter, at most every BOUND_CHECK_NS, the global clock is
+ * read with its bounds (hclock_read; lock-free); a sample (REC_BOUND) is recorded when the
+ * half-width changed by more than a tenth since the last one recorded, or BOUND_REPEAT_NS
+ * after it. Message records carry their end's bound from the last half-widths read (no read
+ * of their own): a send the latest, a receive the earliest time the reference could have had
+ * (a receive completed more than BOUND_CHECK_NS after the last read has them read again).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,6 +59,8 @@
 #define FILTERED 0xffff
 #define PROGRESS_MAX_NS 1000000 /* a drive=progress clock is driven when its exchanges have
                                   work (hclock_sync_progress_due), and at least this often */
+#define BOUND_CHECK_NS 1000000    /* the clock's bounds read at most this often (base clock) */
+#define BOUND_REPEAT_NS 100000000 /* a sample recorded at least this often while they are read */
 
 static TLS int in_tracer; /* the tracer's own MPI calls pass through */
 static TLS int my_tid = -1; /* this thread's index in the records (record.h's tid) */
@@ -90,7 +107,16 @@ static struct {
 	int writer_up, writer_stop;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	int write_err;
+	uint64_t max_size;           /* settings.h's max_size, bytes; 0: none */
+	uint64_t raw_bytes;          /* the raw file's bytes written, whole records */
+	uint64_t lost;               /* events not written because recording had stopped */
+	_Atomic int64_t bound_due;   /* base clock time of the next bounds check, ns */
+	_Atomic int64_t hw_lo, hw_hi;/* the last bounds read: the reference's time lay within
+	                                [now - hw_lo, now + hw_hi], ns; -1: not known */
+	int64_t hw_said, said_l;     /* the half-width last recorded and when (base clock), ns */
+	atomic_int stopped;          /* enum rec_stop (set by the thread that writes) */
+	int stop_errno;              /* REC_STOP_DISK: the failed write's errno */
+	char reserve_path[4200];     /* DIR/raw/reserve.R ("": none) */
 	char failed_path[4200];      /* DIR/raw/failed: the first process or launcher to see the
 	                                program fail creates it and says so (one line a job) */
 	int64_t slow_writer_ns;      /* settings.h's slow_writer_ns, ns (tests only) */
@@ -107,7 +133,7 @@ static struct {
 	size_t ncomms, comms_cap;
 	struct tcomm *world;
 	pthread_mutex_t comm_mu;     /* the registry (programs calling MPI from several threads) */
-} T = {.fd = -1, .pending = -1, .lock = ATOMIC_FLAG_INIT, .mu = PTHREAD_MUTEX_INITIALIZER,
+} T = {.fd = -1, .pending = -1, .hw_lo = -1, .hw_hi = -1, .bound_due = INT64_MAX, .lock = ATOMIC_FLAG_INIT, .mu = PTHREAD_MUTEX_INITIALIZER,
        .cv = PTHREAD_COND_INITIALIZER, .comm_mu = PTHREAD_MUTEX_INITIALIZER, .keyval = -1};
 
 int trace_on(void)
@@ -131,6 +157,11 @@ static void append(const struct rec *r)
 {
 	while (atomic_flag_test_and_set_explicit(&T.lock, memory_order_acquire))
 		;
+	if (atomic_load_explicit(&T.stopped, memory_order_relaxed)) {
+		T.dropped++;
+		atomic_flag_clear_explicit(&T.lock, memory_order_release);
+		return;
+	}
 	if (T.n == T.cap) {
 		pthread_mutex_lock(&T.mu);
 		int busy = T.pending >= 0;
@@ -163,19 +194,85 @@ static void append(const struct rec *r)
 	atomic_flag_clear_explicit(&T.lock, memory_order_release);
 }
 
-static int write_all(int fd, const void *p, size_t n)
+/* n bytes from p to fd; 0, or -1 (errno set) with the bytes that were written in *done
+ * (NULL: not wanted) */
+static int write_some(int fd, const void *p, size_t n, size_t *done)
 {
 	const char *c = p;
 	while (n) {
 		ssize_t w = write(fd, c, n);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
+		if (w <= 0) {
+			if (!w)
+				errno = ENOSPC;
+			if (done)
+				*done = (size_t)(c - (const char *)p);
 			return -1;
+		}
 		c += w;
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	return write_some(fd, p, n, NULL);
+}
+
+/* the events among records b[0..n) (the records count: no REC_DROP or REC_BOUND) */
+static uint64_t events_in(const struct rec *b, size_t n)
+{
+	uint64_t e = 0;
+	for (size_t i = 0; i < n; i++)
+		e += b[i].kind != REC_DROP && b[i].kind != REC_BOUND;
+	return e;
+}
+
+/* Records b[0..n) to the raw file, within max_size: what does not fit, or follows a failed
+ * write, is counted lost, and recording stops with a marker (record.h's REC_F_STOP) after
+ * the last record kept. One caller at a time (the writer thread; MPI_Finalize after it
+ * stopped; flush_now when it is idle). Async-signal-safe. */
+static void put_records(const struct rec *b, size_t n)
+{
+	if (atomic_load_explicit(&T.stopped, memory_order_relaxed) || T.fd < 0) {
+		T.lost += events_in(b, n);
+		return;
+	}
+	size_t k = n, rs = sizeof(struct rec);
+	int why = REC_STOP_NONE, e = 0;
+	if (T.max_size && T.raw_bytes + (n + 1) * rs > T.max_size) {
+		uint64_t room = T.max_size > T.raw_bytes ? (T.max_size - T.raw_bytes) / rs : 0;
+		k = room ? (size_t)room - 1 : 0; /* one place for the marker */
+		why = REC_STOP_SIZE;
+	}
+	size_t done = 0;
+	if (k && write_some(T.fd, b, k * rs, &done)) {
+		e = errno ? errno : EIO;
+		why = REC_STOP_DISK;
+		k = done / rs; /* the whole records that made it */
+	}
+	T.raw_bytes += k * rs;
+	if (why == REC_STOP_NONE)
+		return;
+	T.lost += events_in(b + k, n - k);
+	const struct rec *last = k ? &b[k - 1] : n ? &b[0] : NULL;
+	struct rec m = {.kind = REC_DROP, .flags = REC_F_STOP, .tag = why, .peer = e,
+	                .tid = last ? last->tid : 0};
+	if (last) { /* at the end of the last record kept (a call's leave) */
+		m.t_g = last->t2_g > last->t_g ? last->t2_g : last->t_g;
+		m.t_l = last->t2_l > last->t_l ? last->t2_l : last->t_l;
+	}
+	/* a partial write is cut back to the last whole record, the marker written if it fits */
+	if (why == REC_STOP_DISK && !ftruncate(T.fd, (off_t)T.raw_bytes))
+		lseek(T.fd, (off_t)T.raw_bytes, SEEK_SET);
+	if (!write_all(T.fd, &m, rs))
+		T.raw_bytes += rs;
+	else if (!ftruncate(T.fd, (off_t)T.raw_bytes))
+		lseek(T.fd, (off_t)T.raw_bytes, SEEK_SET);
+	T.stop_errno = e;
+	atomic_store_explicit(&T.stopped, why, memory_order_relaxed);
 }
 
 static void *writer_main(void *arg)
@@ -195,8 +292,7 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&T.mu);
 		if (T.slow_writer_ns)
 			real_sleep_ns(T.slow_writer_ns);
-		if (write_all(T.fd, T.buf[b], n * sizeof(struct rec)))
-			T.write_err = errno ? errno : EIO;
+		put_records(T.buf[b], n);
 		pthread_mutex_lock(&T.mu);
 		__atomic_store_n(&T.pending, -1, __ATOMIC_RELEASE); /* read by flush_now unlocked */
 	}
@@ -300,6 +396,47 @@ static inline int drive(int64_t tl)
 	return 1;
 }
 
+/* A bounds sample r: appended like a record, but no event (not counted; skipped when
+ * there is no room). */
+static void append_sample(const struct rec *r)
+{
+	while (atomic_flag_test_and_set_explicit(&T.lock, memory_order_acquire))
+		;
+	if (T.n < T.cap && !atomic_load_explicit(&T.stopped, memory_order_relaxed)) {
+		if (my_tid < 0)
+			my_tid = atomic_fetch_add_explicit(&next_tid, 1, memory_order_relaxed);
+		T.buf[T.cur][T.n] = *r;
+		T.buf[T.cur][T.n++].tid = (uint32_t)my_tid;
+	}
+	atomic_flag_clear_explicit(&T.lock, memory_order_release);
+}
+
+/* The clock's bounds now (base time tl, ns): the half-widths the message records use, and a
+ * sample when they changed by more than a tenth or BOUND_REPEAT_NS after the last. */
+static void bound_check(int64_t tl)
+{
+	atomic_store_explicit(&T.bound_due, tl + BOUND_CHECK_NS, memory_order_relaxed);
+	hclock_reading rd;
+	if (hclock_read(T.g, &rd) || rd.status == HCLOCK_BOUNDS_NONE) {
+		atomic_store_explicit(&T.bound_due, INT64_MAX, memory_order_relaxed); /* none */
+		return;
+	}
+	int64_t lo = rd.now_ns - rd.earliest_ns, hi = rd.latest_ns - rd.now_ns;
+	if (lo < 0 || hi < 0)
+		return;
+	atomic_store_explicit(&T.hw_lo, lo, memory_order_relaxed);
+	atomic_store_explicit(&T.hw_hi, hi, memory_order_relaxed);
+	int64_t hw = (lo + hi) / 2;
+	if (T.hw_said >= 0 && 10 * llabs(hw - T.hw_said) <= T.hw_said &&
+	    tl - T.said_l < BOUND_REPEAT_NS)
+		return;
+	T.hw_said = hw;
+	T.said_l = tl;
+	struct rec r = {.kind = REC_BOUND, .peer = -1, .tag = rd.status, .t_g = rd.now_ns,
+	                .t_l = tl, .t2_g = rd.earliest_ns, .t2_l = rd.latest_ns};
+	append_sample(&r);
+}
+
 int trace_enter(enum trace_func f, struct trace_call *c)
 {
 	if (!T.on || in_tracer)
@@ -309,6 +446,8 @@ int trace_enter(enum trace_func f, struct trace_call *c)
 	now2(&c->t_g, &c->t_l);
 	if (drive(c->t_l))
 		now2(&c->t_g, &c->t_l); /* the call starts after the clock's work */
+	if (c->t_l >= atomic_load_explicit(&T.bound_due, memory_order_relaxed))
+		bound_check(c->t_l);
 	set_cur(c);
 	return 1;
 }
@@ -395,13 +534,16 @@ static void flush_now(int cut)
 			cur_call = NULL;
 		atomic_compare_exchange_strong(&main_call, &c, NULL);
 	}
-	if (__atomic_load_n(&T.pending, __ATOMIC_ACQUIRE) < 0 &&
-	    (!T.n || !write_all(T.fd, T.buf[T.cur], T.n * sizeof(struct rec)))) {
+	if (__atomic_load_n(&T.pending, __ATOMIC_ACQUIRE) < 0) {
+		put_records(T.buf[T.cur], T.n);
 		T.n = 0;
 		struct rec d = {.kind = REC_DROP, .peer = -1, .bytes = T.drop_unsaid};
-		if (T.drop_unsaid && !write_all(T.fd, &d, sizeof(d)))
-			T.drop_unsaid = 0;
+		if (T.drop_unsaid && !atomic_load_explicit(&T.stopped, memory_order_relaxed))
+			put_records(&d, 1);
+		T.drop_unsaid = 0;
 	}
+	if (T.reserve_path[0])
+		unlink(T.reserve_path); /* the program ends: the disk held back is free again */
 	atomic_flag_clear_explicit(&T.lock, memory_order_release);
 }
 
@@ -616,8 +758,10 @@ void trace_send(const struct trace_call *c, MPI_Comm comm, int dest, int tag, in
 	if (c->func == FILTERED || dest == MPI_PROC_NULL)
 		return;
 	in_tracer = 1;
+	int64_t hi = atomic_load_explicit(&T.hw_hi, memory_order_relaxed);
 	struct rec r = {.kind = REC_SEND, .func = c->func, .tag = tag, .t_g = c->t_g,
-	                .t_l = c->t_l, .bytes = nbytes(count, type)};
+	                .t_l = c->t_l, .t2_g = hi >= 0 ? c->t_g + hi : 0,
+	                .bytes = nbytes(count, type)};
 	trace_comm_peer(comm, dest, &r.comm, &r.peer);
 	in_tracer = 0;
 	append(&r);
@@ -631,8 +775,12 @@ void trace_recv(const struct trace_call *c, MPI_Comm comm, const MPI_Status *st,
 	in_tracer = 1;
 	int count = 0;
 	PMPI_Get_count(st, type, &count);
+	/* at the leave of a call that blocked for long, the bounds read at its enter are stale */
+	if (c->t2_l >= atomic_load_explicit(&T.bound_due, memory_order_relaxed))
+		bound_check(c->t2_l);
+	int64_t lo = atomic_load_explicit(&T.hw_lo, memory_order_relaxed);
 	struct rec r = {.kind = REC_RECV, .func = c->func, .tag = st->MPI_TAG,
-	                .t_g = c->t2_g, .t_l = c->t2_l,
+	                .t_g = c->t2_g, .t_l = c->t2_l, .t2_g = lo >= 0 ? c->t2_g - lo : 0,
 	                .bytes = count == MPI_UNDEFINED ? 0 : nbytes(count, type)};
 	trace_comm_peer(comm, st->MPI_SOURCE, &r.comm, &r.peer);
 	in_tracer = 0;
@@ -665,8 +813,17 @@ void trace_prepare(struct rec *r, enum rec_kind kind, MPI_Comm comm, int peer, i
 
 void trace_append(const struct rec *r)
 {
-	if (T.on && r->func != FILTERED)
+	if (!T.on || r->func == FILTERED)
+		return;
+	if (r->kind != REC_SEND) {
 		append(r);
+		return;
+	}
+	/* a persistent send started: its latest bound */
+	struct rec s = *r;
+	int64_t hi = atomic_load_explicit(&T.hw_hi, memory_order_relaxed);
+	s.t2_g = hi >= 0 ? s.t_g + hi : 0;
+	append(&s);
 }
 
 /* A record buffer with every page mapped now, not at the program's calls: a first touch is
@@ -744,6 +901,7 @@ void trace_init(void)
 		unlink(T.failed_path);
 	T.cap = (size_t)set.buffer;
 	T.slow_writer_ns = set.slow_writer_ns;
+	T.max_size = set.max_size;
 	/* everything below agrees across the ranks (hclock's calls agree on errors) */
 	int rc = 0;
 	if (set.emulate && (rc = hclock_emu_create(set.emulate, MPI_COMM_WORLD, &T.emu)))
@@ -819,7 +977,18 @@ void trace_init(void)
 			        T.rank, path, strerror(errno));
 			ok = 0;
 		}
+		T.raw_bytes = sizeof(h) + padded;
 		free(nb);
+		/* the disk held back for the end (none if there is not even that much, or the file
+		 * system cannot allocate without writing) */
+		snprintf(T.reserve_path, sizeof(T.reserve_path), "%s/raw/reserve.%d", dir, T.rank);
+		int rfd = open(T.reserve_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (rfd < 0 || fallocate(rfd, 0, 0, STREAM_RESERVE_BYTES)) {
+			unlink(T.reserve_path);
+			T.reserve_path[0] = 0;
+		}
+		if (rfd >= 0)
+			close(rfd);
 	}
 	snprintf(T.dir, sizeof(T.dir), "%s", dir);
 	T.json_limit = set.json ? 0 : STREAM_JSON_LIMIT;
@@ -845,6 +1014,8 @@ void trace_init(void)
 		int64_t m = clock_apply_chain(T.g, x);
 		T.map1 = clock_base(T.g) == T.base && m >= a - 1000 && m <= b + 1000;
 		T.rec_cost_ns = calibrate();
+		T.hw_said = -1;
+		atomic_store(&T.bound_due, INT64_MIN); /* the first call reads the bounds */
 		T.on = 1;
 		fatal_handlers_install();
 	} else if (T.fd >= 0) {
@@ -956,10 +1127,14 @@ void trace_finalize(void)
 		pthread_cond_signal(&T.cv);
 		pthread_mutex_unlock(&T.mu);
 		pthread_join(T.writer, NULL);
-		if (T.n && write_all(T.fd, T.buf[T.cur], T.n * sizeof(struct rec)))
-			T.write_err = errno;
-		tr.records = T.records;
-		tr.dropped = T.dropped;
+		put_records(T.buf[T.cur], T.n);
+		T.n = 0;
+		if (T.reserve_path[0] && !unlink(T.reserve_path))
+			T.reserve_path[0] = 0;
+		tr.records = T.records - T.lost;
+		tr.dropped = T.dropped + T.lost;
+		tr.stopped = (uint16_t)atomic_load(&T.stopped);
+		tr.stop_errno = (uint16_t)T.stop_errno;
 		tr.rec_cost_ns = T.rec_cost_ns;
 		tr.ncomms = (uint32_t)T.ncomms;
 		T.overhead_ns += real_now_ns() - t0;
@@ -978,14 +1153,27 @@ void trace_finalize(void)
 				bad = !w || write_all(T.fd, w, ((n + 1) & ~(size_t)1) * sizeof(int32_t));
 			free(w);
 		}
-		if (bad || T.write_err || close(T.fd))
-			fprintf(stderr, "hclock trace (rank %d): writing the trace failed: %s\n", T.rank,
-			        strerror(T.write_err ? T.write_err : errno));
+		/* a trailer cut short is no trailer: the file ends at its last record */
+		int e = bad ? (errno ? errno : EIO) : 0;
+		if (bad && ftruncate(T.fd, (off_t)T.raw_bytes))
+			e = errno;
+		if (close(T.fd) && !e)
+			e = errno;
+		if (e && !tr.stopped) {
+			tr.stopped = REC_STOP_DISK;
+			tr.stop_errno = (uint16_t)e;
+		}
+		if (tr.stopped == REC_STOP_DISK)
+			fprintf(stderr, "hclock trace (rank %d): writing %s/raw/rank.%d failed (%s): "
+			        "recording stopped there, %llu records lost; the program ran on\n",
+			        T.rank, T.dir, T.rank, strerror(tr.stop_errno),
+			        (unsigned long long)tr.dropped);
 		T.fd = -1;
 		/* this process's part of each output, from its raw file a chunk at a time, in
 		 * parallel with the other processes (a failure leaves the raw file, from which the
-		 * launcher or --convert writes them) */
-		if (stream_convert_raw(T.dir, T.rank, T.json_limit))
+		 * launcher or --convert writes them); its trailer as written here, should the file
+		 * have none (a full disk) */
+		if (stream_convert_raw(T.dir, T.rank, T.json_limit, &tr))
 			fprintf(stderr, "hclock trace (rank %d): %s\n", T.rank, hclock_last_error());
 	}
 	for (size_t i = 0; i < T.ncomms; i++) {

@@ -10,7 +10,7 @@
 
 static const char *const names[FAULT_NPOINTS] = {"alloc", "exchange", "fit", "agree",
                                                     "cont", "op", "store", "collect",
-                                                    "mute"};
+                                                    "mute", "write"};
 
 int fault_armed;
 static int initialised, fired;

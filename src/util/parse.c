@@ -30,6 +30,33 @@ int parse_int(const char *s, size_t n, long lo, long hi, long *out)
 	return 0;
 }
 
+int parse_bytes(const char *s, size_t n, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	if (!s || !n || *s < '0' || *s > '9')
+		return -1;
+	uint64_t v = 0;
+	size_t i = 0;
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+		uint64_t d = (uint64_t)(s[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	if (i < n) {
+		static const char units[] = "KMGT";
+		int c = s[i] & ~0x20; /* upper case */
+		const char *u = c ? strchr(units, c) : NULL;
+		int shift = u ? 10 * (int)(u - units + 1) : 0;
+		if (!u || i + 1 != n || v > (UINT64_MAX >> shift))
+			return -1;
+		v <<= shift;
+	}
+	if (v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 /* strtod, but only decimal literals: no hex, inf or nan spelled out */
 static int number(const char *buf, char **end, double *v)
 {

@@ -74,7 +74,7 @@ int rec_parse(const char *path, const char *buf, size_t len, struct rec_file *f)
 			f->end = REC_END_TRAILER;
 			break;
 		}
-		if (r[0] < REC_CALL || r[0] > REC_DROP) {
+		if (r[0] < REC_CALL || r[0] > REC_KIND_MAX) {
 			f->end = REC_END_BAD;
 			break;
 		}

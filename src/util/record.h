@@ -42,15 +42,35 @@ struct rec_header {
 enum rec_kind {
 	REC_CALL = 1, /* an MPI call: func, t_g/t_l at enter, t2_g/t2_l at leave */
 	REC_SEND = 2, /* a message sent: at the send's start (t_g/t_l; a persistent send's
-	                 MPI_Start/Startall, func that call), to peer, tag, bytes */
-	REC_RECV = 3, /* a message received: at its completion (t_g/t_l), from peer, ... */
+	                 MPI_Start/Startall, func that call), to peer, tag, bytes; t2_g the
+	                 latest the reference's time could have been then (t_g plus the upper
+	                 half-width of the last REC_BOUND sample), 0: not known; t2_l 0 */
+	REC_RECV = 3, /* a message received: at its completion (t_g/t_l), from peer, ...; t2_g
+	                 the earliest the reference's time could have been then (t_g minus the
+	                 lower half-width of the last sample), 0: not known */
 	REC_COLL = 4, /* a collective: func, root (peer, -1 none), bytes sent by this process
 	                 (count x type size), at the call's enter and leave (REC_F_NB: a
 	                 nonblocking one, from its start to its completion) */
 	REC_DROP = 5, /* records were dropped (both buffers full) before this point: bytes
 	                 holds how many since the previous REC_DROP, t_g/t_l when recording
 	                 resumed. Lets a reader count them without the trailer (a program that
-	                 died); the loader counts them and passes no REC_DROP on */
+	                 died); the loader counts them and passes no REC_DROP on. With REC_F_STOP:
+	                 recording stopped here for good (tag: enum rec_stop, peer: the errno of
+	                 a failed write, else 0; bytes 0; t_g/t_l, tid: of the last record kept):
+	                 the records lost after it are counted in the trailer only */
+	REC_BOUND = 6, /* the global clock's strict bounds (hclock_read), sampled: t_g the
+	                  clock's reading, t_l the base clock's; the reference's time then lay in
+	                  [t2_g, t2_l] (ns on the global clock; both 0: not known); tag the enum
+	                  hclock_bounds_status. No event: not in the records count, never counted
+	                  as dropped (a sample that finds no room is skipped) */
+};
+#define REC_KIND_MAX REC_BOUND
+
+/* why recording stopped before the program ended (the trailer's stopped, a stop marker's tag) */
+enum rec_stop {
+	REC_STOP_NONE = 0,
+	REC_STOP_SIZE = 1, /* the raw file reached --max-size */
+	REC_STOP_DISK = 2, /* a write failed (ENOSPC: the disk is full; EIO, EDQUOT, EFBIG, ...) */
 };
 
 /* flags */
@@ -61,6 +81,7 @@ enum {
 	                  made when it completed. Files without the flag: blocking ones only */
 	REC_F_CUT = 2, /* REC_CALL of a call that had not returned when the program was
 	                  ended (a signal, MPI_Abort elsewhere): t2_g/t2_l when it was ended */
+	REC_F_STOP = 4, /* REC_DROP that marks where recording stopped (enum rec_stop) */
 };
 
 struct rec {
@@ -74,7 +95,7 @@ struct rec {
 	                      the others in the order of their first record */
 	uint64_t comm;     /* the communicator's id (same on every member, see trailer) */
 	int64_t t_g, t_l;  /* ns: global, local */
-	int64_t t2_g, t2_l;/* ns: leave (CALL, COLL), else 0 */
+	int64_t t2_g, t2_l;/* ns: leave (CALL, COLL); bounds (SEND, RECV, BOUND: above); else 0 */
 	uint64_t bytes;
 };
 _Static_assert(sizeof(struct rec) == 64, "a record is 64 bytes");
@@ -84,8 +105,8 @@ _Static_assert(sizeof(struct rec) == 64, "a record is 64 bytes");
 struct rec_trailer {
 	char magic[8];         /* REC_TRAILER_MAGIC */
 	uint64_t records;      /* records written */
-	uint64_t dropped;      /* records lost because both buffers were full (all of them;
-	                          the REC_DROP records say when) */
+	uint64_t dropped;      /* records lost because both buffers were full (the REC_DROP
+	                          records say when) or after recording stopped (stopped) */
 	int64_t overhead_ns;   /* time the tracer took from the program: sync, finalize, and
 	                          records x their measured cost, ns */
 	int64_t rec_cost_ns;   /* measured cost of one record (two clock reads included), ns */
@@ -93,7 +114,8 @@ struct rec_trailer {
 	                          process on the global clock (NAN: not measured), ns */
 	double drift_true_ns;  /* ... and the largest true error (emulation), NAN without, ns */
 	uint32_t ncomms;
-	uint32_t pad;
+	uint16_t stopped;      /* enum rec_stop: why recording stopped early (0: it did not) */
+	uint16_t stop_errno;   /* REC_STOP_DISK: the failed write's errno */
 };
 
 struct rec_comm {

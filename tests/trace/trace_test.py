@@ -78,9 +78,45 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             MPI_Alltoallv's its counts' (MPICH 4.0's mpi_f08 MPI_Waitsome returns 0-based
             indices: unpaired messages if the wrapper took them 1-based); allreduce_mini.f90:
             its MPI_Allreduce and MPI_Sendrecv recorded once each, every message paired
+  size      2 ranks, allreduce_mini 3000 0 (about 39,000 records a process, 2.5 MB): with
+            --max-size 256K each raw file's records (header included) end at most at 256 KiB,
+            the trailer after them (64 bytes and the communicators): the bound is SIZE
+            itself, not SIZE plus a buffer, since the writer cuts the buffer that crosses it;
+            recording stopped on both (stats, summary "max-size reached"), recorded + dropped
+            equal the records of the run without a limit, per rank (nothing lost silently),
+            one instant "recording stopped: max-size reached" per rank in trace.json and
+            trace.pftrace, both valid; the program's output unchanged, exit 0; a bad
+            --max-size (10MB, 1K): one line, exit 2. A disk that fills while rank 1 writes
+            its protobuf part (HCLOCK_FAULT=rank=1,at=write: half its buffer written): exit
+            0, the summary says the part was cut, and trace.pftrace keeps the import rules
+            (the part cut at a point where no call was open), rank 0's slices all there,
+            rank 1's some
+  diskfull  2 ranks, allreduce_mini 8000 0 (about 104,000 records, 6.7 MB a process) traced
+            into a 2 MiB tmpfs (mounted here: root; skipped, exit 77, with a line saying
+            why, where mount is not allowed): the program's own output as untraced, exit 0;
+            the summary says disk full and the dropped count, which with the records equals
+            the records of each rank untraced-limit run (the same program traced on the
+            normal disk); trace.pftrace decodes with the schema and keeps the import rules
+            (load_pftrace) with one instant "recording stopped: disk full" per process; each
+            raw file ends in whole records and its trailer, from which --convert finds the
+            same counts and the stop again
+  bounds    4 ranks as 2 emulated nodes (100 ppm skew, 1 s offsets), seeds 5 and 9: the
+            summary classes every paired message: order proven by the clock's bounds or by
+            the estimate only (none without bounds, some proven); trace.pftrace has a
+            "message order" instant per message at its receive, named as classed, whose
+            margin_ns (receive's earliest minus send's latest) is > 0 exactly for the proven
+            ones, per process as many as trace.json's flow ends; each process off the
+            reference has a counter track of its bound half-width (trace.json's counter
+            events the same values, traces.otf2 as many Metric events, which hclock align
+            reads past), sampled at most once per ms and at least once per 100 ms of its
+            calls (counted from trace.json's slices: a process blocked in one call makes
+            none); with --sync none (no bounds): no sample, no mark, every message
+            without bounds (the check bites)
 Prints one line per check; exits 1 if any failed."""
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -95,6 +131,30 @@ ITER = 60
 
 def launch(np_, args, timeout=120, env=None):
     return tracecheck.launch(run, mpiexec, np_, args, timeout, env=env)
+
+
+def stats(d, r):
+    """DIR/parts/rank.R.stats as {key: int} (the keys with one number)"""
+    out = {}
+    with open(os.path.join(d, "parts", f"rank.{r}.stats")) as f:
+        for line in f:
+            w = line.split()
+            if len(w) == 2 and re.fullmatch(r"-?\d+", w[1]):
+                out[w[0]] = int(w[1])
+    return out
+
+
+def trailer_at(path):
+    """the byte offset of the raw file's trailer (records are 64 bytes from the end of the
+    header and names), or None"""
+    import struct
+    data = open(path, "rb").read()
+    names_bytes = struct.unpack_from("<I", data, 20)[0]
+    first = 24 + 192 + 64 + 8 + 8 + 24 + names_bytes
+    for off in range(first, len(data) - 63, 64):
+        if data[off:off + 8] == b"HCLKEND1":
+            return off
+    return None
 
 
 tmp = tempfile.mkdtemp(prefix="hclock-trace-test.")
@@ -266,7 +326,8 @@ elif case == "settings":
         return lines[0] if ok else None
 
     out = os.path.join(tmp, "o")
-    bad = [("--buffer", "HCLOCK_TRACE_BUFFER", "12"), ("--buffer", "HCLOCK_TRACE_BUFFER", "1e3"),
+    bad = [("--buffer", "HCLOCK_TRACE_BUFFER", "12"), ("--max-size", "HCLOCK_TRACE_MAX_SIZE", "12Q"),
+           ("--buffer", "HCLOCK_TRACE_BUFFER", "1e3"),
            ("--sync", "HCLOCK_TRACE_SYNC", "hca9/1"), ("--sync", "HCLOCK_TRACE_SYNC", "cont(none"),
            ("--emulate", "HCLOCK_TRACE_EMULATE", "skew=lots"),
            ("--filter", "HCLOCK_TRACE_FILTER", "MPI_Allredcue"),
@@ -501,7 +562,7 @@ elif case == "threads":
               f"({ {t: per[t] for t in sorted(per)} })")
     pairs, bad = tracecheck.flow_mismatches(ev)
     check(pairs == nmsg and not bad, f"{pairs} flows of {nmsg}, ends disagreeing: {bad[:3]}")
-    probs, sl, flows, _, _ = tracecheck.load_pftrace(d)
+    probs, sl, flows = tracecheck.load_pftrace(d)[:3]
     check(not probs and flows == nmsg, f"trace.pftrace: {len(probs)} problems {probs[:3]}, "
           f"{flows} flows of {nmsg}")
 elif case == "thread":
@@ -636,6 +697,199 @@ elif case == "fortran":
         check(n == [(FIT + 1, FIT)] * 2, f"{flavor}: allreduce_mini.f90's calls are recorded "
               f"once: (MPI_Allreduce, MPI_Sendrecv) per rank {n} (expected {(FIT + 1, FIT)})")
         paired(ev, traced, 2 * FIT, "allreduce_mini.f90")
+elif case in ("size", "diskfull"):
+    SIT = 3000 if case == "size" else 8000
+    args = [mini, str(SIT), "0"]
+    plain = launch(2, args)
+    ref = os.path.join(tmp, "ref")
+    full = launch(2, [hc, "trace", "-o", ref, "--"] + args, timeout=240)
+    check_exits(plain, full)
+    want = [stats(ref, r)["records"] + stats(ref, r)["dropped"] for r in (0, 1)]
+    if case == "size":
+        d = os.path.join(tmp, "t")
+        limit = 256 << 10
+        p = launch(2, [hc, "trace", "-o", d, "--max-size", "256K", "--"] + args)
+        reason = "recording stopped: max-size reached"
+    else:
+        fs = os.path.join(tmp, "fs")
+        os.mkdir(fs)
+        m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", fs],
+                           capture_output=True, text=True)
+        if m.returncode:
+            print(f"skip: cannot mount a 2 MiB tmpfs on {fs} (root needed): {m.stderr.strip()}")
+            shutil.rmtree(tmp, ignore_errors=True)
+            sys.exit(77)
+        d = os.path.join(fs, "t")
+        try:
+            p = launch(2, [hc, "trace", "-o", d, "--"] + args, timeout=240)
+            reason = "recording stopped: disk full"
+            said = [ln for ln in p.stderr.splitlines() if "disk full" in ln]
+            check(len(said) == 1 and (summary_num(said[0], "dropped") or 0) > 0,
+                  f"the summary says the disk was full and how much was lost: {said}")
+            # the test reads it back from the normal disk: the tmpfs goes
+            shutil.copytree(d, os.path.join(tmp, "t"))
+        finally:
+            subprocess.run(["umount", fs])
+        d = os.path.join(tmp, "t")
+    check(p.returncode == 0 and p.stdout == plain.stdout and "checksum" in p.stdout,
+          f"the program ran to its end: exit {p.returncode}, its output as untraced "
+          f"({p.stdout.strip()!r}) {p.stderr[-400:]}")
+    got = [stats(d, r) for r in (0, 1)]
+    dropped = summary_num(p.stderr, "dropped")
+    check(all(g["stopped"] == (1 if case == "size" else 2) for g in got) and
+          dropped == sum(g["dropped"] for g in got) and dropped > 0,
+          f"recording stopped on both ranks ({[g['stopped'] for g in got]}), "
+          f"{dropped} dropped in the summary (the processes': {[g['dropped'] for g in got]})")
+    check([g["records"] + g["dropped"] for g in got] == want,
+          f"per rank recorded + dropped {[g['records'] + g['dropped'] for g in got]} = the "
+          f"records of the run without a limit {want} (nothing lost silently)")
+    for r in (0, 1):
+        raw = os.path.join(d, "raw", f"rank.{r}")
+        at = trailer_at(raw)
+        if case == "size":
+            check(at is not None and at <= limit and got[r]["records"] > 0,
+                  f"rank {r}: the records end at byte {at} (at most {limit}, --max-size 256K), "
+                  f"{got[r]['records']} recorded, the trailer after them "
+                  f"({os.path.getsize(raw)} bytes in all)")
+        else:
+            check(at is not None and got[r]["records"] > 0,
+                  f"rank {r}: the raw file ({os.path.getsize(raw)} bytes) has whole records "
+                  f"({got[r]['records']}) and its trailer at {at}")
+    if case == "size":
+        ev = load_checked(d)
+        inst = [e for e in ev if e.get("ph") == "i" and e["name"] == reason]
+        check(sorted(e["pid"] for e in inst) == [0, 1],
+              f"one instant '{reason}' per rank in trace.json ({len(inst)})")
+        for bad in ("10MB", "1K"):
+            b = launch(2, [hc, "trace", "-o", d, "--max-size", bad, "--"] + args)
+            lines = [l for l in b.stderr.splitlines() if l.startswith("hclock trace")]
+            check(b.returncode == 2 and len(lines) == 1 and "--max-size" in lines[0] and
+                  "checksum" not in b.stdout,
+                  f"--max-size {bad}: one line, exit 2, the program not run ({b.returncode}: {lines})")
+        # an output that fills the disk: rank 1's protobuf write finds it full halfway
+        w = os.path.join(tmp, "w")
+        p2 = launch(2, [hc, "trace", "-o", w, "--", mini, "200", "0"],
+                    env={"HCLOCK_FAULT": "rank=1,at=write"})
+        cut = stats(w, 1)
+        check(p2.returncode == 0 and "checksum" in p2.stdout and cut["pftrace_error"] == 28 and
+              "the parts of 1 process cut short" in p2.stderr,
+              f"a full disk at rank 1's protobuf: exit {p2.returncode}, its error "
+              f"{cut['pftrace_error']} in the counters, said in the summary")
+        try:
+            probs, sl, flows, events, nbytes, _ = tracecheck.load_pftrace(w)
+            js = tracecheck.load(w)
+            full = [slices(js, "MPI_Allreduce", r) for r in (0, 1)]
+            got = [sl.get((r + 1, "MPI_Allreduce"), 0) for r in (0, 1)]
+            check(not probs and got[0] == full[0] and 0 < got[1] < full[1] and
+                  cut["pftrace_bytes"] > 0,
+                  f"trace.pftrace with rank 1's part cut ({cut['pftrace_bytes']} bytes) keeps the "
+                  f"import rules {probs[:4]}: MPI_Allreduce slices {got} of {full}")
+        except Exception as e:  # noqa: BLE001 - any decoding error is the finding
+            check(False, f"trace.pftrace with a part cut decodes: {e}")
+    try:
+        probs, sl, flows, events, nbytes, inst = tracecheck.load_pftrace(d)
+        inst = {k: v for k, v in inst.items() if not k[1].startswith("order ")}
+        check(not probs and events > 0 and inst == {(1, reason): 1, (2, reason): 1},
+              f"trace.pftrace ({nbytes} bytes, {events} track events, {flows} flows) decodes "
+              f"and keeps the import rules {probs[:4]}; instants {inst}")
+    except Exception as e:  # noqa: BLE001 - any decoding error is the finding
+        check(False, f"trace.pftrace decodes with the schema from Perfetto's .proto: {e}")
+    if case == "diskfull":
+        # the raw files alone, converted again (on a disk with room): the trailers say it
+        cv = subprocess.run([hc, "trace", "--convert", d], capture_output=True, text=True)
+        again = [stats(d, r) for r in (0, 1)]
+        check(cv.returncode == 0 and "disk full" in cv.stderr and
+              [(g["records"], g["dropped"], g["stopped"]) for g in again] ==
+              [(g["records"], g["dropped"], g["stopped"]) for g in got],
+              f"hclock trace --convert of the raw files: exit {cv.returncode}, the same records, "
+              f"dropped and stop per rank, disk full in its summary {cv.stderr[-300:]}")
+elif case == "bounds":
+    for seed in (5, 9):
+        for sync in ("default", "none"):
+            d = os.path.join(tmp, f"{sync}{seed}")
+            p = launch(4, [hc, "trace", "-o", d, "--emulate",
+                           f"offset=1,skew=100e-6,noise=20e-9,nodes=2,seed={seed}"] +
+                       (["--sync", "none"] if sync == "none" else []) +
+                       ["--", mini, "200", "500"], timeout=240)
+            tag = f"seed {seed}, --sync {sync}"
+            check(p.returncode == 0, f"{tag}: exit {p.returncode} {p.stderr[-600:]}")
+            paired = summary_num(p.stderr, "messages paired")
+            m = re.search(r"proven by the clock's bounds for (\d+), shown by the estimate only "
+                          r"for (\d+), (\d+) without bounds", p.stderr)
+            ords = [int(x) for x in m.groups()] if m else None
+            ev = load_checked(d)
+            pb = tracecheck.pftrace_module()
+            tr = pb.Trace()
+            tr.ParseFromString(open(os.path.join(d, "trace.pftrace"), "rb").read())
+            order_tracks = {p_.track_descriptor.uuid: p_.track_descriptor.parent_uuid >> 32
+                            for p_ in tr.packet if p_.HasField("track_descriptor") and
+                            p_.track_descriptor.name == "message order"}
+            names = {n.iid: n.name for p_ in tr.packet if p_.HasField("interned_data") and
+                     p_.trusted_packet_sequence_id > 4 * 1024 for n in p_.interned_data.event_names}
+            marks = [(order_tracks.get(p_.track_event.track_uuid),
+                      names.get(p_.track_event.name_iid),
+                      p_.track_event.debug_annotations[0].int_value)
+                     for p_ in tr.packet if p_.HasField("track_event") and
+                     p_.track_event.track_uuid in order_tracks]
+            samples = {pid: len(v) for pid, v in tracecheck.counters.items()}
+            if sync == "none":
+                check(ords == [0, 0, paired] and not marks and not samples,
+                      f"{tag}: no bounds: {ords} (proven, estimated, without) of {paired}, "
+                      f"{len(marks)} marks, samples {samples}")
+                continue
+            check(ords is not None and sum(ords) == paired and ords[2] == 0 and ords[0] > 0,
+                  f"{tag}: order of the {paired} messages proven, by estimate, without bounds "
+                  f"{ords} (every one classed, some proven)")
+            with open(os.path.join(d, "profile.json")) as f:
+                po = json.load(f)["messages"].get("order", {})
+            check(ords is not None and [po.get("proven"), po.get("estimated"),
+                                        po.get("without_bounds")] == ords,
+                  f"{tag}: profile.json's messages.order {po} as the summary's")
+            bad = [x for x in marks if (x[1] == "order proven") != (x[2] > 0) or
+                   x[1] not in ("order proven", "order by estimate")]
+            per = {r: sum(1 for x in marks if x[0] == r + 1) for r in range(4)}
+            ends = {r: sum(1 for e in ev if e.get("ph") == "f" and e["pid"] == r) for r in range(4)}
+            check(ords is not None and not bad and
+                  sum(x[1] == "order proven" for x in marks) == ords[0] and
+                  len(marks) == paired and per == ends,
+                  f"{tag}: {len(marks)} message order marks, named as classed (margin > 0 "
+                  f"exactly when proven; wrong {bad[:3]}), per process {per} = the flow ends "
+                  f"{ends}")
+            otf2 = os.path.join(d, "traces.otf2")
+            if os.path.exists(otf2):
+                pr = subprocess.run(["otf2-print", otf2], capture_output=True, text=True)
+                nm = sum(1 for ln in pr.stdout.splitlines() if ln.startswith("METRIC "))
+                want = sum(stats(d, r)["bound_samples"] for r in range(4))
+                check(pr.returncode == 0 and nm == want > 0,
+                      f"{tag}: traces.otf2 has {nm} Metric events of the bound half-width "
+                      f"(the processes sampled {want})")
+                al = subprocess.run([hc, "align", otf2, "--out", os.path.join(tmp, f"al{seed}")],
+                                    capture_output=True, text=True)
+                check(al.returncode == 0, f"{tag}: hclock align reads traces.otf2 with its "
+                      f"Metric events (exit {al.returncode}) {al.stderr.strip()[-300:]}")
+            def greedy(ts, gap):
+                """how many of the times ts (sorted) are at least gap after the last taken"""
+                n, last = 0, None
+                for t in ts:
+                    if last is None or t - last >= gap:
+                        n, last = n + 1, t
+                return n
+
+            for r in range(1, 4):
+                st = stats(d, r)
+                n = samples.get(r + 1, 0)
+                # the bounds are read at a call's enter, at most once per ms, and a sample is
+                # recorded by the first enter 101 ms after the last (a check at most 1 ms late;
+                # the clocks' 100 ppm skew: 10 us)
+                # (and at a receive's completion, at its call's leave)
+                xs = [e for e in ev if e.get("ph") == "X" and e["pid"] == r]
+                enters = sorted(e["ts"] for e in xs)
+                both = sorted(enters + [e["ts"] + e["dur"] for e in xs])
+                lo, hi = greedy(enters, 101010.0), greedy(both, 999.0)
+                check(st["bound_samples"] == n and lo <= n <= hi and st["bound_max_ns"] > 0,
+                      f"{tag}: rank {r}: {n} half-width samples in trace.pftrace (stats "
+                      f"{st['bound_samples']}, largest {st['bound_max_ns']} ns): expected from "
+                      f"{lo} (one per 100 ms of its calls) to {hi} (one per ms of its calls)")
 else:
     sys.exit(f"trace_test.py: unknown case {case}")
 tracecheck.finish(tmp)

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 failed = 0
+counters = {}  # load_pftrace: the counter samples per pid
 
 
 def check(ok, what):
@@ -96,13 +97,17 @@ def load_pftrace(d):
     a packet that clears the incremental state before any that uses it, the incremental
     clock summed, names interned before use; every end of a slice closes a begin on its
     track (one begin per end, none left open), each flow id started at most once and ended
-    at most once, on a slice. Returns (problems, slices {(pid, name): n}, flows with both
-    ends, events, bytes)."""
+    at most once, on a slice; an instant event (where recording stopped) named. Returns
+    (problems, slices {(pid, name): n}, flows with both ends, events, bytes, instants
+    {(pid, name): n}); the counter samples (the clock's bound half-width) in the global
+    counters {pid: [(ts, value)]}, each on a counter track."""
     pb = pftrace_module()
     data = open(os.path.join(d, "trace.pftrace"), "rb").read()
     tr = pb.Trace()
     tr.ParseFromString(data)
-    probs, seqs, tracks, pid_of, per_track = [], {}, {}, {}, {}
+    probs, seqs, tracks, pid_of, per_track, instants = [], {}, {}, {}, {}, {}
+    global counters
+    counters = {}
     for p in tr.packet:
         if p.HasField("track_descriptor"):
             td = p.track_descriptor
@@ -121,7 +126,7 @@ def load_pftrace(d):
     for i, p in enumerate(tr.packet):
         sid = p.trusted_packet_sequence_id
         if p.sequence_flags & 1:
-            seqs[sid] = {"clock": None, "inc": 0, "names": {}, "track": None}
+            seqs[sid] = {"clock": None, "inc": 0, "names": {}, "dnames": {}, "track": None}
         st = seqs.get(sid)
         if p.HasField("clock_snapshot"):
             for c in p.clock_snapshot.clocks:
@@ -133,6 +138,8 @@ def load_pftrace(d):
         if p.HasField("interned_data") and st is not None:
             for n in p.interned_data.event_names:
                 st["names"][n.iid] = n.name
+            for n in p.interned_data.debug_annotation_names:
+                st["dnames"][n.iid] = n.name
         if not p.HasField("track_event"):
             continue
         events += 1
@@ -149,6 +156,23 @@ def load_pftrace(d):
         if tk not in tracks:
             probs.append(f"packet {i}: track {tk} not described")
         name = None
+        if te.type == 4:
+            td = tracks.get(tk)
+            if td is None or not td.HasField("counter"):
+                probs.append(f"packet {i}: a counter value on track {tk}, no counter track")
+            elif not te.HasField("counter_value") or te.counter_value < 0:
+                probs.append(f"packet {i}: a counter event without a value >= 0")
+            counters.setdefault(pid_of.get(tk, -1), []).append((ts, te.counter_value))
+            continue
+        if te.type == 3:
+            iname = te.name or st["names"].get(te.name_iid)
+            if not iname:
+                probs.append(f"packet {i}: an instant event without a name (or interned one)")
+            for a in te.debug_annotations:
+                if not a.name and a.name_iid not in st["dnames"]:
+                    probs.append(f"packet {i}: annotation name {a.name_iid} not interned")
+            key = (pid_of.get(tk, -1), iname)
+            instants[key] = instants.get(key, 0) + 1
         if te.type == 1:
             if te.name_iid not in st["names"]:
                 probs.append(f"packet {i}: name {te.name_iid} not interned on sequence {sid}")
@@ -178,13 +202,13 @@ def load_pftrace(d):
     probs += [f"flow {f} started {n} times" for f, n in starts.items() if n > 1]
     probs += [f"flow {f} ended {n} times" for f, n in ends.items() if n > 1]
     both = sum(1 for f in starts if f in ends)
-    return probs, slices_n, both, events, len(data)
+    return probs, slices_n, both, events, len(data), instants
 
 
 def check_pftrace_against_json(d, ev):
     """trace.pftrace keeps the import rules and has the slices and arrows of trace.json"""
     try:
-        probs, sl, flows, events, nbytes = load_pftrace(d)
+        probs, sl, flows, events, nbytes, inst = load_pftrace(d)
     except Exception as e:  # noqa: BLE001 - any decoding error is the finding
         check(False, f"trace.pftrace decodes with the schema from Perfetto's .proto: {e}")
         return
@@ -198,7 +222,22 @@ def check_pftrace_against_json(d, ev):
         if e.get("ph") in ("s", "f"):
             ids.setdefault(e["id"], set()).add(e["ph"])
     jflows = sum(1 for v in ids.values() if v == {"s", "f"})
+    jinst = {}
+    for e in ev:
+        if e.get("ph") == "i":
+            jinst[(e["pid"] + 1, e["name"])] = jinst.get((e["pid"] + 1, e["name"]), 0) + 1
     diff = {k: (sl.get(k), js.get(k)) for k in set(sl) | set(js) if sl.get(k) != js.get(k)}
+    # the launcher's marks of message order are in the protobuf only
+    inst = {k: v for k, v in inst.items() if not k[1].startswith("order ")}
+    if inst != jinst:
+        diff["instants"] = (inst, jinst)
+    jc = {}
+    for e in ev:
+        if e.get("ph") == "C":
+            jc[e["pid"] + 1] = jc.get(e["pid"] + 1, []) + [e["args"]["ns"]]
+    pc = {k: [v for _, v in sorted(x)] for k, x in counters.items()}
+    if {k: sorted(v) for k, v in pc.items()} != {k: sorted(v) for k, v in jc.items()}:
+        diff["counters"] = ({k: len(v) for k, v in pc.items()}, {k: len(v) for k, v in jc.items()})
     check(not probs and not diff and flows == jflows,
           f"trace.pftrace decodes ({nbytes} bytes, {events} track events) and keeps Perfetto's "
           f"import rules: {probs[:4]}; the slices of trace.json per process and name "
@@ -236,7 +275,8 @@ def flow_mismatches(ev):
 def perfetto_problems(ev):
     """What ui.perfetto.dev's JSON importer would drop or count as an error in these events
     (its rules as read in its trace processor: json_trace_parser_impl.cc, slice_tracker.cc,
-    flow_tracker.cc): every event has a phase, an integer pid and tid; a complete event ('X')
+    flow_tracker.cc): every event has a phase, an integer pid and tid; an instant event ('i')
+    a name and a scope ("s": "t", "p" or "g"); a complete event ('X')
     a numeric ts and a dur >= 0; complete events on one thread nest or are disjoint (a
     partial overlap is dropped; intervals closed on the left, open on the right); an async
     pair ('b'/'e') has a cat and an id, one end per begin, not before it; a flow start ('s')
@@ -272,6 +312,13 @@ def perfetto_problems(ev):
                 probs.append(f"async event without cat or id: {e}")
                 continue
             asyncs.setdefault((e["pid"], e["cat"], e["id"], e.get("name")), []).append((ph, ns(e["ts"])))
+        elif ph == "C":
+            if not e.get("name") or not isinstance(e.get("args"), dict) or \
+                    not all(isinstance(v, (int, float)) for v in e["args"].values()):
+                probs.append(f"counter event without a name or numeric args: {e}")
+        elif ph == "i":
+            if not e.get("name") or e.get("s") not in ("t", "p", "g"):
+                probs.append(f"instant event without a name or scope: {e}")
         elif ph in ("s", "f"):
             if "id" not in e:
                 probs.append(f"flow event without id: {e}")

@@ -45,5 +45,20 @@ int main(void)
 	TEST_CHECK(parse_int("0", 1, 1, 100, &l) == -1, "int range");
 	TEST_CHECK(parse_number("1e-6", 4, 0, 1, &v) == 0 && v == 1e-6, "number");
 	TEST_CHECK(parse_number("1s", 2, 0, 10, &v) == -1, "a number has no unit");
+	/* sizes */
+	uint64_t b;
+	TEST_CHECK(parse_bytes("64", 2, 0, UINT64_MAX, &b) == 0 && b == 64, "size 64");
+	TEST_CHECK(parse_bytes("4k", 2, 0, UINT64_MAX, &b) == 0 && b == 4096, "size 4k");
+	TEST_CHECK(parse_bytes("16M", 3, 0, UINT64_MAX, &b) == 0 && b == 16u << 20, "size 16M");
+	TEST_CHECK(parse_bytes("2T", 2, 0, UINT64_MAX, &b) == 0 && b == 2ULL << 40, "size 2T");
+	TEST_CHECK(parse_bytes("1M/x", 2, 0, UINT64_MAX, &b) == 0 && b == 1u << 20, "size token");
+	const char *bad_size[] = {"", " 1", "1 ", "1KB", "K", "-1", "1.5M", "1 K", "1\x20",
+	                          "99999999999999999999", "20000000T", "1e3", "0x10"};
+	for (size_t i = 0; i < sizeof(bad_size) / sizeof(bad_size[0]); i++)
+		TEST_CHECK(parse_bytes(bad_size[i], strlen(bad_size[i]), 0, UINT64_MAX, &b) == -1,
+		           "bad size '%s'", bad_size[i]);
+	TEST_CHECK(parse_bytes("1K", 2, 0, 1000, &b) == -1, "size above hi");
+	TEST_CHECK(parse_bytes("1", 1, 2, 1000, &b) == -1, "size below lo");
+	TEST_CHECK(parse_bytes("1 ", 1, 0, 9, &b) == 0 && b == 1, "size: n characters only");
 	return test_end("test_parse");
 }
