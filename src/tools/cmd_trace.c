@@ -45,6 +45,7 @@
 #include "hclock.h"
 #include "tools/cmd.h"
 #include "trace/merge.h"
+#include "trace/otf2_stream.h"
 #include "trace/profile.h"
 #include "trace/settings.h"
 #include "trace/stream.h"
@@ -67,12 +68,13 @@ static void usage(FILE *f)
 	        "calls. The program's output and exit code pass through unchanged.\n\n"
 	        "  -o, --output DIR   where the trace goes (default hclock-trace): DIR/trace.pftrace\n"
 	        "                     (Perfetto's protobuf format, written by each process as it\n"
-	        "                     records), DIR/trace.json (Chrome trace events) and\n"
-	        "                     DIR/traces.otf2 for traces of at most 1000000 events, DIR/raw\n"
+	        "                     records), DIR/traces.otf2 (OTF2, each process writing its\n"
+	        "                     threads' event files), DIR/trace.json (Chrome trace events)\n"
+	        "                     for traces of at most 1000000 events, DIR/raw\n"
 	        "                     (the records), DIR/profile.txt and DIR/profile.json (per MPI\n"
 	        "                     function calls, time, share, spread over processes; message\n"
 	        "                     sizes; per process the time in MPI and outside)\n"
-	        "  --json             trace.json, the pairing check and OTF2 whatever the size\n"
+	        "  --json             trace.json and the pairing check whatever the size\n"
 	        "  --sync SPEC        the global clock (default cont(" HCLOCK_SYNC_DEFAULT_SPEC "));\n"
 	        "                     a cont(...) spec is driven by the program's MPI calls\n"
 	        "                     (drive=progress): no thread is started; none: local clocks\n"
@@ -310,7 +312,7 @@ static int concat(const char *dir, const char *name, const char *ext, int size, 
 	return 0;
 }
 
-/* the old in-memory pass, for small traces only: pairs counted, inversions, OTF2 */
+/* the old in-memory pass, for small traces only: pairs counted, inversions */
 static int small_pass(const char *dir, int *pairs_ok, size_t *nm, uint64_t *unmatched,
                       uint64_t *inv)
 {
@@ -328,12 +330,6 @@ static int small_pass(const char *dir, int *pairs_ok, size_t *nm, uint64_t *unma
 	} else {
 		*pairs_ok = 1;
 		*inv = rec_inversions(&ts, m, *nm);
-#ifdef HCLOCK_HAVE_ALIGN
-		if (rec_write_otf2(&ts, dir)) {
-			fprintf(stderr, "hclock trace: %s\n", hclock_last_error());
-			rc = 1;
-		}
-#endif
 	}
 	free(m);
 	rec_set_free(&ts);
@@ -422,7 +418,14 @@ static int convert(const char *dir, int redo, int json_forced)
 		path_fmt(part, sizeof(part), "%s/parts/rank.%d.json", dir, r);
 		remove(part);
 	}
-	/* small traces: every message paired and its order checked, and OTF2, in memory */
+#ifdef HCLOCK_HAVE_OTF2
+	/* OTF2: the processes' event files under the definitions (otf2_stream.h) */
+	if (otf2s_assemble(dir, size)) {
+		fprintf(stderr, "hclock trace: %s\n", hclock_last_error());
+		rc = 1;
+	}
+#endif
+	/* small traces: every message paired and its order checked, in memory */
 	int pairs_ok = 0;
 	size_t nm = 0;
 	uint64_t unmatched = 0, inv = 0;
@@ -468,9 +471,8 @@ static int convert(const char *dir, int redo, int json_forced)
 	        (long long)cost, dir, (unsigned long long)tot.pf_bytes,
 	        tot.records ? (double)tot.pf_bytes / tot.records : 0.0,
 	        json_note[0] ? "" : ", trace.json",
-#ifdef HCLOCK_HAVE_ALIGN
-	        big ? "; traces.otf2 skipped (the in-memory writer is for traces of at most 1000000 "
-	              "events, or --json)" : ", traces.otf2",
+#ifdef HCLOCK_HAVE_OTF2
+	        ", traces.otf2",
 #else
 	        "",
 #endif

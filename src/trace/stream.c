@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "hclock_api.h"
+#include "trace/otf2_stream.h"
 #include "trace/stream.h"
 #include "util/err.h"
 #include "util/path.h"
@@ -96,6 +97,7 @@ struct trace_stream {
 	uint64_t json_limit;
 	char dir[4200];
 	struct out pf, js;
+	struct otf2s *o2;          /* the OTF2 part (otf2_stream.h) */
 	int json_on;
 	struct thr *thr[MAX_THREADS];
 	struct chan *ch;
@@ -554,6 +556,7 @@ static void call(struct trace_stream *s, const struct rec *r, int t, struct thr 
 
 void stream_feed(struct trace_stream *s, const struct rec *r, size_t n)
 {
+	otf2s_feed(s->o2, r, n);
 	for (size_t i = 0; i < n; i++, r++) {
 		if (r->kind == REC_DROP) {
 			s->drops += r->bytes;
@@ -637,6 +640,8 @@ int stream_open(const struct stream_opts *o, struct trace_stream **out)
 	if (!rc && (part_path(path, sizeof(path), o->dir, o->rank, "json") ||
 	            out_open(&s->js, path)))
 		rc = err_set(HCLOCK_EIO, "cannot write %s: %s", path, strerror(errno));
+	if (!rc)
+		rc = otf2s_open(o->dir, o->rank, o->nfuncs, o->names, &s->o2);
 	if (rc) {
 		stream_close(s, NULL, 0);
 		return rc;
@@ -709,10 +714,10 @@ int stream_close(struct trace_stream *s, const struct rec_trailer *tr, uint64_t 
 	}
 	int pf_err = out_close(&s->pf), js_err = out_close(&s->js);
 	char path[4300];
-	int rc = 0;
+	int rc = otf2s_close(s->o2);
 	if (s->names && s->prof && !part_path(path, sizeof(path), s->dir, s->rank, "stats"))
 		write_stats(s, tr, raw_bytes, pf_err, js_err, path);
-	if (pf_err || js_err)
+	if (!rc && (pf_err || js_err))
 		rc = err_set(HCLOCK_EIO, "rank %d's outputs in %s/parts: %s", s->rank, s->dir,
 		             strerror(pf_err ? pf_err : js_err));
 	for (int t = 0; t < MAX_THREADS; t++) {
