@@ -41,6 +41,7 @@
 #include "util/path.h"
 
 #define MAX_PENDING 64 /* sends held per thread waiting for their call's record */
+#define POOL_CHUNKS 2  /* OTF2 chunks in memory per location */
 
 struct loc {
 	OTF2_EvtWriter *w;
@@ -76,6 +77,41 @@ static OTF2_FlushType pre_flush(void *u, OTF2_FileType ft, OTF2_LocationRef l, v
 }
 
 static OTF2_FlushCallbacks flush_cb = {.otf2_pre_flush = pre_flush, .otf2_post_flush = NULL};
+
+/* OTF2 keeps a writer's chunks in memory until it is closed unless its allocator says no:
+ * then it writes them out and frees them. Each event writer gets POOL_CHUNKS at a time. */
+struct pool {
+	void *c[POOL_CHUNKS];
+	int n;
+};
+
+static void *pool_alloc(void *u, OTF2_FileType ft, OTF2_LocationRef l, void **pb, uint64_t size)
+{
+	(void)u, (void)ft, (void)l;
+	struct pool *p = *pb;
+	if (!p && !(p = *pb = calloc(1, sizeof(*p))))
+		return NULL;
+	if (p->n == POOL_CHUNKS || !(p->c[p->n] = malloc(size)))
+		return NULL;
+	return p->c[p->n++];
+}
+
+static void pool_free_all(void *u, OTF2_FileType ft, OTF2_LocationRef l, void **pb, bool final)
+{
+	(void)u, (void)ft, (void)l;
+	struct pool *p = *pb;
+	if (!p)
+		return;
+	while (p->n > 0)
+		free(p->c[--p->n]);
+	if (final) {
+		free(p);
+		*pb = NULL;
+	}
+}
+
+static OTF2_MemoryCallbacks mem_cb = {.otf2_allocate = pool_alloc,
+                                      .otf2_free_all = pool_free_all};
 
 int otf2s_coll_op(const char *name, int nb, int *op)
 {
@@ -167,6 +203,11 @@ int otf2s_open(const char *dir, int rank, uint32_t nfuncs, const char *const *na
 		return err_set(HCLOCK_EIO, "cannot open an OTF2 archive in %s", path);
 	}
 	ck(o, OTF2_Archive_SetFlushCallbacks(o->ar, &flush_cb, NULL), "flush callbacks");
+	/* HCLOCK_TEST_OTF2_UNBOUNDED (tests only): OTF2's own allocation, every chunk kept until
+	 * the end, to prove the test of the memory bound bites */
+	const char *ub = getenv("HCLOCK_TEST_OTF2_UNBOUNDED");
+	if (!ub || strcmp(ub, "1"))
+		ck(o, OTF2_Archive_SetMemoryCallbacks(o->ar, &mem_cb, NULL), "memory callbacks");
 	ck(o, OTF2_Archive_SetSerialCollectiveCallbacks(o->ar), "collective callbacks");
 	ck(o, OTF2_Archive_OpenEvtFiles(o->ar), "opening the event files");
 	if (o->err) {

@@ -336,6 +336,45 @@ def check_align(hc, otf2, out, nodes):
           f"{al.stderr.strip()[-300:]}")
 
 
+def otf2_scan(lines):
+    """otf2-print's event lines (KIND LOCATION TIME ...): (counts per kind, per location its
+    counts per kind and per entered region, the first events found before their location's
+    previous one)"""
+    kinds, locs, back, last = {}, {}, [], {}
+    for line in lines:
+        w = line.split(None, 3)
+        if len(w) < 3 or not w[0].isupper() or not w[1].isdigit() or not w[2].isdigit():
+            continue
+        kind, loc, t = w[0], int(w[1]), int(w[2])
+        kinds[kind] = kinds.get(kind, 0) + 1
+        per = locs.setdefault(loc, {})
+        per[kind] = per.get(kind, 0) + 1
+        if kind == "ENTER" and len(w) > 3:
+            m = re.search(r'Region: "([^"]*)"', w[3])
+            if m:
+                per[m.group(1)] = per.get(m.group(1), 0) + 1
+        if t < last.get(loc, 0) and len(back) < 5:
+            back.append(line.strip())
+        last[loc] = max(t, last.get(loc, 0))
+    return kinds, locs, back
+
+
+def otf2_read(path):
+    """otf2-print on PATH, streamed through otf2_scan: (exit code, its stderr's end, scan)"""
+    pr = subprocess.Popen(["otf2-print", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+    scan = otf2_scan(pr.stdout)
+    err = pr.stderr.read()
+    return pr.wait(), err[-300:], scan
+
+
+def check_otf2_order(back, what):
+    """every location's events in time order (and the check bites: a swapped pair is found)"""
+    check(not back, f"{what}: every location's events in time order ({back[:2]})")
+    _, _, b = otf2_scan(["ENTER 0 20 Region: \"a\"", "LEAVE 0 10 Region: \"a\""])
+    check(len(b) == 1, "the time order check finds a location's event before its previous one")
+
+
 def finish(tmp):
     """exit: 1 if a check failed (the files kept in TMP for a look), else 0 (TMP removed: an
     HPCC trace takes 220 MB)"""
