@@ -15,7 +15,9 @@
  * The records of a thread come in the order they were made, which is time order but for
  * three things, each put right with at most a few records held:
  *  - a call's record comes at its end, after the sends it started (recorded at their start):
- *    the sends are held (up to MAX_PENDING) until the call's record gives its Enter;
+ *    the sends are held (up to MAX_PENDING) until the call's record gives its Enter; but a
+ *    persistent send's record comes after its MPI_Start(all)'s (at that call's enter): it is
+ *    written inside the held call;
  *  - the receives (and nonblocking collectives) a call completed come after its record, at
  *    its leave time: the call's Leave is held until the thread's next record;
  *  - a nonblocking collective's record (made where it completed) carries its start's time:
@@ -340,15 +342,22 @@ void otf2s_feed(struct otf2s *o, const struct rec *r, size_t n)
 		struct loc *l = loc_at(o, r->tid);
 		if (!l)
 			continue;
-		/* what a held call completed comes at its leave time, before its Leave */
-		int in_held = l->held &&
+		/* what a held call completed comes at its leave time, before its Leave; a persistent
+		 * send's record comes after its MPI_Start(all)'s, at that call's enter */
+		int sent = l->held && r->kind == REC_SEND && r->func == l->hold.func &&
+		           r->t_g >= l->hold.t_g && r->t_g <= l->hold.t2_g;
+		int in_held = sent || (l->held &&
 		              ((r->kind == REC_RECV && r->t_g == l->hold.t2_g &&
 		                r->func == l->hold.func) ||
-		               (r->kind == REC_COLL && r->flags & REC_F_NB && r->t2_g == l->hold.t2_g));
+		               (r->kind == REC_COLL && r->flags & REC_F_NB && r->t2_g == l->hold.t2_g)));
 		if (l->held && !in_held)
 			release(o, l);
 		switch (r->kind) {
 		case REC_SEND:
+			if (sent) {
+				send_ev(o, l, r);
+				break;
+			}
 			if (l->nsend == MAX_PENDING)
 				flush_sends(o, l);
 			l->send[l->nsend++] = *r;

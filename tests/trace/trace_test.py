@@ -389,8 +389,9 @@ elif case == "requests":
                   f"{'' if nb is None else f', {nb} bytes'})")
     otf2 = os.path.join(d, "traces.otf2")
     if os.path.exists(otf2):
-        code, perr, (cnt, _, back) = tracecheck.otf2_read(otf2)
+        code, perr, (cnt, _, back, times) = tracecheck.otf2_read(otf2)
         tracecheck.check_otf2_order(back, "traces.otf2")
+        tracecheck.check_otf2_times(times, ev)
         nnb, ncoll = 2 * (3 * RITER + len(once)), 2 * (RITER + 6)
         got = (cnt.get("MPI_SEND"), cnt.get("MPI_RECV"), cnt.get("NON_BLOCKING_COLLECTIVE_REQUEST"),
                cnt.get("NON_BLOCKING_COLLECTIVE_COMPLETE"), cnt.get("MPI_COLLECTIVE_BEGIN"),
@@ -418,7 +419,7 @@ elif case == "otf2big":
     def counts(what):
         """traces.otf2 read back: every location in time order, the messages and
         collectives as made"""
-        code, perr, (cnt, _, back) = tracecheck.otf2_read(otf2)
+        code, perr, (cnt, _, back, _) = tracecheck.otf2_read(otf2)
         tracecheck.check_otf2_order(back, what)
         got = tuple(cnt.get(k) for k in ("MPI_SEND", "MPI_RECV", "MPI_COLLECTIVE_BEGIN",
                                          "MPI_COLLECTIVE_END"))
@@ -569,8 +570,9 @@ elif case == "threads":
     if os.path.exists(otf2):
         # OTF2: a location per thread (rank * 1024 + thread), each worker's calls and messages
         # on its own, none on the main thread's
-        code, perr, (cnt, locs, back) = tracecheck.otf2_read(otf2)
+        code, perr, (cnt, locs, back, times) = tracecheck.otf2_read(otf2)
         tracecheck.check_otf2_order(back, "traces.otf2")
+        tracecheck.check_otf2_times(times, ev)
         mine = dict(want, MPI_SEND=2 * HIT, MPI_RECV=2 * HIT)
         for r in (0, 1):
             workers = sorted(lc for lc in locs if lc // 1024 == r and lc % 1024)
