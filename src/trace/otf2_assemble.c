@@ -319,8 +319,14 @@ static int local_defs(OTF2_Archive *ar, int size, const struct part *ps, const u
 	CK(OTF2_Archive_OpenDefFiles(ar));
 	for (int r = 0; r < size && !rc; r++) {
 		const struct part *p = &ps[r];
-		if (!p->have)
+		if (!p->have) { /* an empty definition file too: readers open one per location */
+			OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, (OTF2_LocationRef)r *
+			                                                   OTF2S_MAX_THREADS);
+			if (!dw)
+				return err_set(HCLOCK_EIO, "writing the OTF2 archive: no definition writer");
+			CK(OTF2_Archive_CloseDefWriter(ar, dw));
 			continue;
+		}
 		OTF2_IdMap *mr = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, p->nf ? p->nf : 1);
 		OTF2_IdMap *mc = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, p->nc ? p->nc : 1);
 		if (!mr || !mc)

@@ -5,7 +5,9 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             rank has its 4 x ITER MPI_Allreduce slices and the halo messages as flow arrows
             (2 x ITER per rank, every one paired), the summary names 0 dropped events and
             the drift check; traces.otf2 reads back with otf2-print and hclock align (0
-            inversions); hclock gantt --raw draws both panels; the exit code of the program
+            inversions), each location in time order, every MpiSend/MpiRecv at its
+            trace.json time, and --convert with rank 1's files removed gives rank 1 an empty
+            location otf2-print reads without error; hclock gantt --raw draws both panels; the exit code of the program
             passes through (3)
   skew      4 ranks as 2 emulated nodes, 100 ppm skew, 1 s offsets: zero inversions on the
             global clock (Open MPI and MPICH, more ranks than cores); the same run with
@@ -90,6 +92,7 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
 Prints one line per check; exits 1 if any failed."""
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -159,6 +162,25 @@ if case == "basic":
               f"otf2-print reads traces.otf2 ({pr.returncode}; {n} MPI_SEND/MPI_RECV records, "
               f"expected {8 * ITER}) {pr.stderr[-300:]}")
         tracecheck.check_align(hc, os.path.join(d, "traces.otf2"), os.path.join(tmp, "aligned"), 2)
+        code, perr, (_, _, back, times) = tracecheck.otf2_read(os.path.join(d, "traces.otf2"))
+        tracecheck.check_otf2_order(back, "traces.otf2")
+        tracecheck.check_otf2_times(times, ev)
+        # a rank that left nothing (no raw file, no parts): an empty location of its own
+        m = os.path.join(tmp, "missing")
+        shutil.copytree(d, m)
+        for f in ["raw/rank.1"] + [f"parts/{f}" for f in os.listdir(os.path.join(m, "parts"))
+                                   if f.startswith("rank.1.")]:
+            os.remove(os.path.join(m, f))
+        c = subprocess.run([hc, "trace", "--convert", m], capture_output=True, text=True)
+        code, perr, (cnt, locs, _, _) = tracecheck.otf2_read(os.path.join(m, "traces.otf2"))
+        g = subprocess.run(["otf2-print", "-G", os.path.join(m, "traces.otf2")],
+                           capture_output=True, text=True)
+        check(c.returncode == 0 and code == 0 and not perr and g.returncode == 0 and
+              "error" not in g.stderr and "# Events: 0, Group: \"MPI Rank 1\"" in g.stdout and
+              set(locs) == {0} and cnt.get("MPI_SEND") == 2 * ITER,
+              f"--convert with rank 1's files gone: rank 1 an empty location, rank 0's "
+              f"{cnt.get('MPI_SEND')} sends (expected {2 * ITER}), otf2-print reads it all "
+              f"({c.returncode}, {code}, {g.returncode}) {perr}{g.stderr[-200:]}")
     elif "HCLOCK_TRACE_NEED_OTF2" in os.environ:
         check(False, "no traces.otf2 written")
     svg = os.path.join(tmp, "g.svg")
