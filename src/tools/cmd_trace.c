@@ -396,7 +396,7 @@ static int convert(const char *dir, int redo, int json_forced)
 	char json_note[200] = "";
 	char jpath[PATH_MAX + 32];
 	path_fmt(jpath, sizeof(jpath), "%s/trace.json", dir);
-	/* above the limit, trace.json, the pairing check and OTF2 (in memory) only on --json */
+	/* above the limit, trace.json and the pairing check only on --json */
 	int big = tot.records > STREAM_JSON_LIMIT && !json_forced;
 	if (json_ok && !big) {
 		if (concat(dir, "trace.json", "json", size, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n",

@@ -154,7 +154,7 @@ if case == "basic":
     check(summary_num(err, "dropped") == 0 and summary_num(err, "unpaired") == 0 and
           summary_num(err, "inversions") == 0, "summary: 0 dropped, 0 unpaired, 0 inversions")
     check("drift check at MPI_Finalize" in err and "true error" in err, "summary has the drift check")
-    if os.path.exists(os.path.join(d, "traces.otf2")):  # built with OTF2 (HCLOCK_ALIGN)
+    if os.path.exists(os.path.join(d, "traces.otf2")):  # built with libotf2
         pr = subprocess.run(["otf2-print", os.path.join(d, "traces.otf2")], capture_output=True,
                             text=True)
         n = pr.stdout.count("MPI_SEND") + pr.stdout.count("MPI_RECV")
