@@ -16,7 +16,8 @@
  * Messages: MpiSend and MpiIsend are sends (at their record time, when the send started),
  * MpiRecv and MpiIrecv receives (at their record time, when the receive completed); rank and
  * communicator are resolved to locations through the Comm, COMM_GROUP and COMM_LOCATIONS
- * definitions. Sends and receives are paired first-in first-out per (sender, receiver,
+ * definitions; a message's own end is taken at its process's member of COMM_LOCATIONS too
+ * (its peer names a rank, not a thread: a thread's messages pair with the rank's). Sends and receives are paired first-in first-out per (sender, receiver,
  * communicator, tag), MPI's non-overtaking rule: sends in the order they were started,
  * receives in the order they were posted (an MpiIrecv at the time of its MpiIrecvRequest).
  * Cancelled sends, messages within one process and messages on communicators that cannot be
@@ -84,6 +85,9 @@ struct loc {
 	uint32_t group;  /* location group */
 	uint64_t nev;    /* events announced by the definition */
 	size_t node;
+	long proc;       /* the location its process's messages are matched at: the process's
+	                    member of the COMM_LOCATIONS group (its other threads' ones too);
+	                    -1 not looked up yet */
 	/* writer state */
 	uint64_t last;   /* last event time written, ticks */
 	int started;
@@ -315,6 +319,7 @@ static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef self, OTF2_Strin
 	l->ref = self;
 	l->group = group;
 	l->nev = nev;
+	l->proc = -1;
 	return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -370,6 +375,29 @@ static long rank_loc(const struct rd *r, uint32_t comm, uint32_t rank)
 	if (!cl || g->m[rank] >= cl->n)
 		return -1;
 	return find_loc(r->o, cl->m[g->m[rank]]);
+}
+
+/* the location index messages of location cur are matched at: its process's member of
+ * the COMM_LOCATIONS group (a thread's messages name their peers by rank, which the group
+ * resolves to that member), else cur itself */
+static uint32_t proc_loc(struct rd *r, uint32_t cur)
+{
+	struct loc *l = &r->o->locs[cur];
+	if (l->proc >= 0)
+		return (uint32_t)l->proc;
+	l->proc = cur;
+	for (size_t i = 0; i < r->ngrps; i++) {
+		if (r->grps[i].type != OTF2_GROUP_TYPE_COMM_LOCATIONS)
+			continue;
+		for (size_t k = 0; k < r->grps[i].n; k++) {
+			long m = find_loc(r->o, r->grps[i].m[k]);
+			if (m >= 0 && r->o->locs[m].group == l->group) {
+				l->proc = m;
+				return (uint32_t)m;
+			}
+		}
+	}
+	return cur;
 }
 
 /* ---- time ---- */
@@ -461,8 +489,8 @@ static OTF2_CallbackCode p2p_event(struct rd *r, OTF2_TimeStamp time, uint64_t p
 		return rd_nomem(r);
 	p = &r->p2p[r->np2p];
 	p->recv = recv;
-	p->self = recv ? (uint32_t)other : r->cur;
-	p->other = recv ? r->cur : (uint32_t)other;
+	p->self = recv ? (uint32_t)other : proc_loc(r, r->cur);
+	p->other = recv ? proc_loc(r, r->cur) : (uint32_t)other;
 	p->comm = comm;
 	p->tag = tag;
 	p->order = has_order ? order_ns : ns;

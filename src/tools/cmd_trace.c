@@ -46,6 +46,7 @@
 #include "hclock.h"
 #include "tools/cmd.h"
 #include "trace/merge.h"
+#include "trace/otf2_stream.h"
 #include "trace/profile.h"
 #include "trace/settings.h"
 #include "trace/stream.h"
@@ -68,8 +69,9 @@ static void usage(FILE *f)
 	        "calls. The program's output and exit code pass through unchanged.\n\n"
 	        "  -o, --output DIR   where the trace goes (default hclock-trace): DIR/trace.pftrace\n"
 	        "                     (Perfetto's protobuf format, written by each process as it\n"
-	        "                     records), DIR/trace.json (Chrome trace events) and\n"
-	        "                     DIR/traces.otf2 for traces of at most 1000000 events, DIR/raw\n"
+	        "                     records), DIR/traces.otf2 (OTF2, each process writing its\n"
+	        "                     threads' event files), DIR/trace.json (Chrome trace events)\n"
+	        "                     for traces of at most 1000000 events, DIR/raw\n"
 	        "                     (the records), DIR/profile.txt and DIR/profile.json (per MPI\n"
 	        "                     function calls, time, share, spread over processes; message\n"
 	        "                     sizes; per process the time in MPI and outside). Where the\n"
@@ -77,7 +79,7 @@ static void usage(FILE *f)
 	        "                     counter track (an OTF2 metric), and each message's order\n"
 	        "                     (send before receive) is counted and marked as proven by\n"
 	        "                     the bounds or shown by the estimate only\n"
-	        "  --json             trace.json, the pairing check and OTF2 whatever the size\n"
+	        "  --json             trace.json and the pairing check whatever the size\n"
 	        "  --sync SPEC        the global clock (default cont(" HCLOCK_SYNC_DEFAULT_SPEC "));\n"
 	        "                     a cont(...) spec is driven by the program's MPI calls\n"
 	        "                     (drive=progress): no thread is started; none: local clocks\n"
@@ -355,7 +357,7 @@ static int order_marks(const char *dir, const struct rec_set *ts, const struct r
 }
 
 /* the old in-memory pass, for small traces only: pairs counted, inversions, the messages'
- * order (marked in trace.pftrace when pf), OTF2 */
+ * order (marked in trace.pftrace when pf) */
 static int small_pass(const char *dir, int pf, int *pairs_ok, size_t *nm, uint64_t *unmatched,
                       uint64_t *inv, uint64_t ord[3])
 {
@@ -374,12 +376,6 @@ static int small_pass(const char *dir, int pf, int *pairs_ok, size_t *nm, uint64
 		*pairs_ok = 1;
 		*inv = rec_inversions(&ts, m, *nm);
 		rc |= order_marks(dir, &ts, m, *nm, pf, ord);
-#ifdef HCLOCK_HAVE_ALIGN
-		if (rec_write_otf2(&ts, dir)) {
-			fprintf(stderr, "hclock trace: %s\n", hclock_last_error());
-			rc = 1;
-		}
-#endif
 	}
 	free(m);
 	rec_set_free(&ts);
@@ -457,7 +453,7 @@ static int convert(const char *dir, int redo, int json_forced)
 	char json_note[200] = "";
 	char jpath[PATH_MAX + 32];
 	path_fmt(jpath, sizeof(jpath), "%s/trace.json", dir);
-	/* above the limit, trace.json, the pairing check and OTF2 (in memory) only on --json */
+	/* above the limit, trace.json and the pairing check only on --json */
 	int big = tot.records > STREAM_JSON_LIMIT && !json_forced;
 	if (json_ok && !big) {
 		if (concat(dir, "trace.json", "json", size, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n",
@@ -484,7 +480,14 @@ static int convert(const char *dir, int redo, int json_forced)
 		path_fmt(part, sizeof(part), "%s/parts/rank.%d.json", dir, r);
 		remove(part);
 	}
-	/* small traces: every message paired and its order checked, and OTF2, in memory */
+#ifdef HCLOCK_HAVE_OTF2
+	/* OTF2: the processes' event files under the definitions (otf2_stream.h) */
+	if (otf2s_assemble(dir, size)) {
+		fprintf(stderr, "hclock trace: %s\n", hclock_last_error());
+		rc = 1;
+	}
+#endif
+	/* small traces: every message paired and its order checked, in memory */
 	int pairs_ok = 0;
 	size_t nm = 0;
 	uint64_t unmatched = 0, inv = 0, ord[3] = {0, 0, 0};
@@ -555,9 +558,8 @@ static int convert(const char *dir, int redo, int json_forced)
 	        over_max * 1e-9, (long long)cost, dir, (unsigned long long)tot.pf_bytes,
 	        tot.records ? (double)tot.pf_bytes / tot.records : 0.0, pf_note,
 	        json_note[0] ? "" : ", trace.json",
-#ifdef HCLOCK_HAVE_ALIGN
-	        big ? "; traces.otf2 skipped (the in-memory writer is for traces of at most 1000000 "
-	              "events, or --json)" : ", traces.otf2",
+#ifdef HCLOCK_HAVE_OTF2
+	        ", traces.otf2",
 #else
 	        "",
 #endif

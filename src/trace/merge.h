@@ -84,8 +84,5 @@ const char *rec_func_name(const struct rec_proc *p, const struct rec *r);
 int rec_write_perfetto(const struct rec_set *ts, const struct rec_msg *m, size_t n,
                        const char *path);
 
-/* DIR/traces.otf2 (OTF2 archive, otf2_out.c; only where hclock is built with OTF2). Returns
- * 0, HCLOCK_EIO or HCLOCK_ENOMEM. */
-int rec_write_otf2(const struct rec_set *ts, const char *dir);
 
 #endif

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "hclock_api.h"
+#include "trace/otf2_stream.h"
 #include "trace/stream.h"
 #include "util/err.h"
 #include "util/fault.h"
@@ -125,6 +126,7 @@ struct trace_stream {
 	uint64_t json_limit;
 	char dir[4200];
 	struct out pf, js;
+	struct otf2s *o2;          /* the OTF2 part (otf2_stream.h) */
 	int json_on;
 	int stats_fd;              /* DIR/parts/rank.R.stats.part, its space taken */
 	int nheld;                 /* threads with a call's end held (slices open) */
@@ -723,6 +725,7 @@ static void orphans(struct trace_stream *s, int t, struct thr *h, int cut)
 
 void stream_feed(struct trace_stream *s, const struct rec *r, size_t n)
 {
+	otf2s_feed(s->o2, r, n);
 	for (size_t i = 0; i < n; i++, r++) {
 		if (r->kind == REC_DROP) {
 			s->drops += r->bytes;
@@ -828,6 +831,8 @@ int stream_open(const struct stream_opts *o, struct trace_stream **out)
 	if (!rc && !part_path(path, sizeof(path), o->dir, o->rank, "stats.part") &&
 	    (s->stats_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) >= 0)
 		posix_fallocate(s->stats_fd, 0, STATS_CAP);
+	if (!rc)
+		rc = otf2s_open(o->dir, o->rank, o->nfuncs, o->names, &s->o2);
 	if (rc) {
 		stream_close(s, NULL, 0);
 		return rc;
@@ -914,10 +919,10 @@ int stream_close(struct trace_stream *s, const struct rec_trailer *tr, uint64_t 
 	if (!js_err && s->json_skip_errno)
 		js_err = s->json_skip_errno; /* in the counters, not an error of this stream */
 	char path[4300];
-	int rc = 0;
+	int rc = otf2s_close(s->o2);
 	if (s->names && s->prof && !part_path(path, sizeof(path), s->dir, s->rank, "stats"))
 		write_stats(s, tr, raw_bytes, pf_err, js_err, path);
-	if (pf_err || (js_err && js_err != s->json_skip_errno))
+	if (!rc && (pf_err || (js_err && js_err != s->json_skip_errno)))
 		rc = err_set(HCLOCK_EIO, "rank %d's outputs in %s/parts: %s", s->rank, s->dir,
 		             strerror(pf_err ? pf_err : js_err));
 	for (int t = 0; t < MAX_THREADS; t++) {

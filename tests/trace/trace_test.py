@@ -5,7 +5,9 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             rank has its 4 x ITER MPI_Allreduce slices and the halo messages as flow arrows
             (2 x ITER per rank, every one paired), the summary names 0 dropped events and
             the drift check; traces.otf2 reads back with otf2-print and hclock align (0
-            inversions); hclock gantt --raw draws both panels; the exit code of the program
+            inversions), each location in time order, every MpiSend/MpiRecv at its
+            trace.json time, and --convert with rank 1's files removed gives rank 1 an empty
+            location otf2-print reads without error; hclock gantt --raw draws both panels; the exit code of the program
             passes through (3)
   skew      4 ranks as 2 emulated nodes, 100 ppm skew, 1 s offsets: zero inversions on the
             global clock (Open MPI and MPICH, more ranks than cores); the same run with
@@ -35,7 +37,9 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             each exchanging with both neighbours and reducing on its own communicator):
             traced output equals untraced output, nothing dropped, every message paired and
             each flow's ends agreeing, each worker thread's calls on its own track, the
-            Perfetto trace valid with every flow
+            Perfetto trace valid with every flow; traces.otf2 has a location per thread, each
+            worker's calls and messages on its own (none on the main thread's), every
+            location in time order, and hclock align reads it (0 inversions)
   requests  2 ranks, MINI being examples/requests_mini.c (persistent sends and receives,
             nonblocking collectives, matched probes, MPI_Request_free, MPI_Cancel): traced
             output equals untraced output; the summary pairs every message (7 x RITER + 2 per
@@ -44,7 +48,14 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             per nonblocking collective, each from the start call's enter to the leave of the
             Wait/Test call that completed it, with root and bytes; otf2-print finds every
             MpiSend/MpiRecv, the NonBlockingCollectiveRequest/Complete pairs and the blocking
-            collectives, and hclock align reads the archive back
+            collectives, every location in time order, and hclock align reads the archive
+            back
+  otf2big   2 ranks, 80000 iterations (2.08 M events, above the old 1,000,000-event limit of
+            the in-memory OTF2 writer): traces.otf2 written by the launch and by --convert,
+            every message and collective in it, every location in time order; --convert's
+            peak RSS (/usr/bin/time) above a 200-iteration trace's by less than half of a
+            process's event file, and by more with HCLOCK_TEST_OTF2_UNBOUNDED=1 (OTF2 keeping
+            every chunk: the check bites)
   symbols   LIB exports MPI functions only: the C ones (MPI_), the Fortran entries (mpi_name_,
             MPI_NAME, mpi_name_f08_) and Open MPI's C functions behind them (ompi_name_f)
   filter    2 ranks: --filter MPI_Allreduce,MPI_I*send records exactly the Allreduce and
@@ -202,7 +213,7 @@ if case == "basic":
     check(summary_num(err, "dropped") == 0 and summary_num(err, "unpaired") == 0 and
           summary_num(err, "inversions") == 0, "summary: 0 dropped, 0 unpaired, 0 inversions")
     check("drift check at MPI_Finalize" in err and "true error" in err, "summary has the drift check")
-    if os.path.exists(os.path.join(d, "traces.otf2")):  # built with OTF2 (HCLOCK_ALIGN)
+    if os.path.exists(os.path.join(d, "traces.otf2")):  # built with libotf2
         pr = subprocess.run(["otf2-print", os.path.join(d, "traces.otf2")], capture_output=True,
                             text=True)
         n = pr.stdout.count("MPI_SEND") + pr.stdout.count("MPI_RECV")
@@ -210,6 +221,25 @@ if case == "basic":
               f"otf2-print reads traces.otf2 ({pr.returncode}; {n} MPI_SEND/MPI_RECV records, "
               f"expected {8 * ITER}) {pr.stderr[-300:]}")
         tracecheck.check_align(hc, os.path.join(d, "traces.otf2"), os.path.join(tmp, "aligned"), 2)
+        code, perr, (_, _, back, times) = tracecheck.otf2_read(os.path.join(d, "traces.otf2"))
+        tracecheck.check_otf2_order(back, "traces.otf2")
+        tracecheck.check_otf2_times(times, ev)
+        # a rank that left nothing (no raw file, no parts): an empty location of its own
+        m = os.path.join(tmp, "missing")
+        shutil.copytree(d, m)
+        for f in ["raw/rank.1"] + [f"parts/{f}" for f in os.listdir(os.path.join(m, "parts"))
+                                   if f.startswith("rank.1.")]:
+            os.remove(os.path.join(m, f))
+        c = subprocess.run([hc, "trace", "--convert", m], capture_output=True, text=True)
+        code, perr, (cnt, locs, _, _) = tracecheck.otf2_read(os.path.join(m, "traces.otf2"))
+        g = subprocess.run(["otf2-print", "-G", os.path.join(m, "traces.otf2")],
+                           capture_output=True, text=True)
+        check(c.returncode == 0 and code == 0 and not perr and g.returncode == 0 and
+              "error" not in g.stderr and "# Events: 0, Group: \"MPI Rank 1\"" in g.stdout and
+              set(locs) == {0} and cnt.get("MPI_SEND") == 2 * ITER,
+              f"--convert with rank 1's files gone: rank 1 an empty location, rank 0's "
+              f"{cnt.get('MPI_SEND')} sends (expected {2 * ITER}), otf2-print reads it all "
+              f"({c.returncode}, {code}, {g.returncode}) {perr}{g.stderr[-200:]}")
     elif "HCLOCK_TRACE_NEED_OTF2" in os.environ:
         check(False, "no traces.otf2 written")
     svg = os.path.join(tmp, "g.svg")
@@ -441,21 +471,74 @@ elif case == "requests":
                   f"{'' if nb is None else f', {nb} bytes'})")
     otf2 = os.path.join(d, "traces.otf2")
     if os.path.exists(otf2):
-        pr = subprocess.run(["otf2-print", otf2], capture_output=True, text=True)
-        cnt = {}
-        for line in pr.stdout.splitlines():
-            w = line.split(None, 1)
-            if w:
-                cnt[w[0]] = cnt.get(w[0], 0) + 1
+        code, perr, (cnt, _, back, times) = tracecheck.otf2_read(otf2)
+        tracecheck.check_otf2_order(back, "traces.otf2")
+        tracecheck.check_otf2_times(times, ev)
         nnb, ncoll = 2 * (3 * RITER + len(once)), 2 * (RITER + 6)
         got = (cnt.get("MPI_SEND"), cnt.get("MPI_RECV"), cnt.get("NON_BLOCKING_COLLECTIVE_REQUEST"),
                cnt.get("NON_BLOCKING_COLLECTIVE_COMPLETE"), cnt.get("MPI_COLLECTIVE_BEGIN"),
                cnt.get("MPI_COLLECTIVE_END"))
-        check(pr.returncode == 0 and got == (nmsg, nmsg, nnb, nnb, ncoll, ncoll),
-              f"otf2-print reads traces.otf2 ({pr.returncode}): MpiSend, MpiRecv, nonblocking "
+        check(code == 0 and got == (nmsg, nmsg, nnb, nnb, ncoll, ncoll),
+              f"otf2-print reads traces.otf2 ({code}): MpiSend, MpiRecv, nonblocking "
               f"collective requests, completions, blocking collective begins, ends {got} "
-              f"(expected {(nmsg, nmsg, nnb, nnb, ncoll, ncoll)}) {pr.stderr[-300:]}")
+              f"(expected {(nmsg, nmsg, nnb, nnb, ncoll, ncoll)}) {perr}")
         tracecheck.check_align(hc, otf2, os.path.join(tmp, "aligned"), 2)
+    elif "HCLOCK_TRACE_NEED_OTF2" in os.environ:
+        check(False, "no traces.otf2 written")
+elif case == "otf2big":
+    # above the old in-memory limit (1,000,000 events): traces.otf2 written by the processes
+    # as they convert their records, assembled by the launcher without reading an event, and
+    # `--convert` doing the same in memory bounded by its buffers, not by the trace
+    BIG = 80000  # 13 records per rank and iteration: 2.08 M events
+    d = os.path.join(tmp, "big")
+    p = launch(2, [hc, "trace", "-o", d, "--", mini, str(BIG), "0"], timeout=600)
+    nev = summary_num(p.stderr, "events")
+    check(p.returncode == 0 and nev and nev > 1000000,
+          f"traced {BIG} iterations: exit {p.returncode}, {nev} events (above 1000000) "
+          f"{p.stderr[-300:]}")
+    otf2 = os.path.join(d, "traces.otf2")
+
+    def counts(what):
+        """traces.otf2 read back: every location in time order, the messages and
+        collectives as made"""
+        code, perr, (cnt, _, back, _) = tracecheck.otf2_read(otf2)
+        tracecheck.check_otf2_order(back, what)
+        got = tuple(cnt.get(k) for k in ("MPI_SEND", "MPI_RECV", "MPI_COLLECTIVE_BEGIN",
+                                         "MPI_COLLECTIVE_END"))
+        want = (4 * BIG, 4 * BIG, 8 * BIG, 8 * BIG)
+        check(code == 0 and got == want and cnt.get("ENTER") == cnt.get("LEAVE") > 18 * BIG,
+              f"{what}: otf2-print reads it ({code}): sends, receives, collective begins, ends "
+              f"{got} (expected {want}), {cnt.get('ENTER')} enters, {cnt.get('LEAVE')} leaves "
+              f"{perr}")
+
+    def convert_rss(dd, env=None):
+        """hclock trace --convert DD under /usr/bin/time: (exit code, peak RSS in bytes)"""
+        c = subprocess.run(["/usr/bin/time", "-f", "maxrss %M", hc, "trace", "--convert", dd],
+                           capture_output=True, text=True, env=dict(os.environ, **(env or {})))
+        m = re.search(r"maxrss (\d+)", c.stderr)
+        return c.returncode, int(m.group(1)) * 1024 if m else None, c.stderr
+
+    if os.path.exists(otf2):
+        check("traces.otf2" in p.stderr and "skipped (the in-memory" not in p.stderr,
+              "the summary names traces.otf2 as written")
+        counts("traces.otf2 of the launch")
+        evt = max(os.path.getsize(os.path.join(d, "traces", f))
+                  for f in os.listdir(os.path.join(d, "traces")) if f.endswith(".evt"))
+        # a small trace's conversion: what the program, its libraries and buffers take
+        s = os.path.join(tmp, "small")
+        launch(2, [hc, "trace", "-o", s, "--", mini, "200", "0"])
+        c0, rss0, e0 = convert_rss(s)
+        c1, rss1, e1 = convert_rss(d)
+        check(c0 == 0 and c1 == 0 and rss0 and rss1 and rss1 - rss0 < evt / 2,
+              f"--convert of {nev} events: peak RSS {rss1} bytes, {rss1 - rss0 if rss1 else '?'}"
+              f" above a 200-iteration trace's ({rss0}); bound: half of a process's event "
+              f"file ({evt // 2}) {e1[-300:]}")
+        counts("traces.otf2 of --convert")
+        # the check bites: with OTF2 keeping every chunk, a process's event file is in memory
+        c2, rss2, e2 = convert_rss(d, {"HCLOCK_TEST_OTF2_UNBOUNDED": "1"})
+        check(c2 == 0 and rss2 and rss2 - rss0 >= evt / 2,
+              f"the bound bites: OTF2 unbounded, peak RSS {rss2} bytes "
+              f"({rss2 - rss0 if rss2 else '?'} above the small one's)")
     elif "HCLOCK_TRACE_NEED_OTF2" in os.environ:
         check(False, "no traces.otf2 written")
 elif case == "symbols":
@@ -565,6 +648,25 @@ elif case == "threads":
     probs, sl, flows = tracecheck.load_pftrace(d)[:3]
     check(not probs and flows == nmsg, f"trace.pftrace: {len(probs)} problems {probs[:3]}, "
           f"{flows} flows of {nmsg}")
+    otf2 = os.path.join(d, "traces.otf2")
+    if os.path.exists(otf2):
+        # OTF2: a location per thread (rank * 1024 + thread), each worker's calls and messages
+        # on its own, none on the main thread's
+        code, perr, (cnt, locs, back, times) = tracecheck.otf2_read(otf2)
+        tracecheck.check_otf2_order(back, "traces.otf2")
+        tracecheck.check_otf2_times(times, ev)
+        mine = dict(want, MPI_SEND=2 * HIT, MPI_RECV=2 * HIT)
+        for r in (0, 1):
+            workers = sorted(lc for lc in locs if lc // 1024 == r and lc % 1024)
+            got = {lc: {k: locs[lc].get(k, 0) for k in mine} for lc in workers}
+            main = {k: v for k, v in locs.get(r * 1024, {}).items() if k in mine}
+            check(code == 0 and workers == [r * 1024 + t for t in range(1, NT + 1)] and
+                  all(g == mine for g in got.values()) and not main,
+                  f"traces.otf2, rank {r}: {NT} worker locations with {mine} each, none of it "
+                  f"on the main thread's ({code}: {got}, main {main}) {perr}")
+        tracecheck.check_align(hc, otf2, os.path.join(tmp, "aligned"), 2)
+    elif "HCLOCK_TRACE_NEED_OTF2" in os.environ:
+        check(False, "no traces.otf2 written")
 elif case == "thread":
     counts = {}
     TIT = 2000  # ~1 s at 300 us a step: dozens of the clock's exchanges (one per 25-125 ms)

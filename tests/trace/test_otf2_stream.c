@@ -1,0 +1,71 @@
+/*
+ * test_otf2_stream.c DIR - the OTF2 writer (src/trace/otf2_stream.c, otf2_assemble.c) on
+ * records made by hand, in the order the tracer makes them: DIR/traces.otf2 for
+ * otf2_stream_test.py to read back with otf2-print and hold against the events expected.
+ *
+ * Rank 0 (functions 0 MPI_Send, 1 MPI_Start, 2 MPI_Iallreduce, 3 MPI_Allreduce, 4 MPI_Waitall,
+ * 5 MPI_Wait), thread 0: an MPI_Send whose send record comes before its call's; an
+ * MPI_Start whose persistent send's record comes after it (at its enter); an
+ * MPI_Iallreduce; a blocking MPI_Allreduce on communicator 0xabc; an MPI_Waitall that
+ * completed a receive and the MPI_Iallreduce (their records after its own, at its leave);
+ * a send whose call's record was lost (the file cut there). Thread 1, its records between
+ * thread 0's: one MPI_Wait. Rank 1 (functions 0 MPI_Wait, 1 MPI_Send: another numbering):
+ * an MPI_Send on 0xabc. Rank 2: no records at all (an empty location).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "hclock_api.h"
+#include "trace/otf2_stream.h"
+
+static struct rec R(int kind, int func, int tid, int peer, int tag, uint64_t comm, int64_t t,
+                    int64_t t2)
+{
+	return (struct rec){.kind = (uint8_t)kind, .func = (uint16_t)func, .tid = (uint32_t)tid,
+	                    .peer = peer, .tag = tag, .comm = comm, .t_g = t, .t2_g = t2,
+	                    .bytes = 8};
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: test_otf2_stream DIR\n");
+		return 2;
+	}
+	const char *dir = argv[1];
+	static const char *const n0[] = {"MPI_Send", "MPI_Start", "MPI_Iallreduce",
+	                                 "MPI_Allreduce", "MPI_Waitall", "MPI_Wait"};
+	static const char *const n1[] = {"MPI_Wait", "MPI_Send"};
+	struct rec r0[] = {
+	    R(REC_SEND, 0, 0, 1, 5, 0, 110, 0),
+	    R(REC_CALL, 5, 1, -1, 0, 0, 105, 115), /* thread 1 */
+	    R(REC_CALL, 0, 0, -1, 0, 0, 100, 120),
+	    R(REC_CALL, 1, 0, -1, 0, 0, 200, 210),
+	    R(REC_SEND, 1, 0, 1, 6, 0, 200, 0),
+	    R(REC_CALL, 2, 0, -1, 0, 0, 300, 310),
+	    R(REC_COLL, 3, 0, -1, 0, 0xabc, 400, 450),
+	    R(REC_CALL, 4, 0, -1, 0, 0, 500, 520),
+	    R(REC_RECV, 4, 0, 1, 7, 0, 520, 0),
+	    R(REC_COLL, 2, 0, -1, 0, 0, 300, 520),
+	    R(REC_SEND, 0, 0, 1, 8, 0, 600, 0),
+	};
+	r0[9].flags = REC_F_NB;
+	struct rec r1[] = {
+	    R(REC_SEND, 1, 0, 0, 9, 0xabc, 135, 0),
+	    R(REC_CALL, 1, 0, -1, 0, 0, 130, 140),
+	};
+	struct otf2s *o;
+	if (otf2s_open(dir, 0, 6, n0, &o))
+		goto bad;
+	otf2s_feed(o, r0, 2);
+	otf2s_feed(o, r0 + 2, sizeof(r0) / sizeof(r0[0]) - 2); /* fed in two pieces */
+	if (otf2s_close(o) || otf2s_open(dir, 1, 2, n1, &o))
+		goto bad;
+	otf2s_feed(o, r1, 2);
+	if (otf2s_close(o) || otf2s_assemble(dir, 3))
+		goto bad;
+	return 0;
+bad:
+	fprintf(stderr, "test_otf2_stream: %s\n", hclock_last_error());
+	return 1;
+}
