@@ -91,10 +91,10 @@ int bench_counts_parse(const char *list, int nprocs, int **counts, int *n)
 	return 0;
 }
 
-/* This process's place in the placement order and its node's index (nodes by lowest world
- * rank). Collective over world. */
+/* This process's place in the placement order, and the node index (nodes by their lowest
+ * world rank) of every place in *node_of_pos (malloc'd). Collective over world. */
 static int place(MPI_Comm world, hclock_clock *clk, enum bench_placement p, int *pos,
-                 int *node_ix, int *nnodes_out, int **node_of_pos)
+                 int **node_of_pos)
 {
 	MPI_Comm node;
 	int me[2], rank, size, rc = topo_split_node(world, clk, &node), *all = NULL, *ord = NULL;
@@ -151,8 +151,6 @@ static int place(MPI_Comm world, hclock_clock *clk, enum bench_placement p, int 
 		for (int k = 0; k < size; k++)
 			if (ord[k] == rank)
 				*pos = k;
-		*node_ix = all[2 * rank];
-		*nnodes_out = nn;
 		for (int k = 0; k < size; k++)
 			nodes[k] = all[2 * ord[k]];
 		*node_of_pos = nodes;
@@ -168,11 +166,11 @@ out:
 int bench_subsets_create(MPI_Comm world, hclock_clock *clk, enum bench_placement p,
                          const int *counts, int n, struct bench_subset *out)
 {
-	int pos = 0, node = 0, nn = 0, *node_of = NULL, rc;
+	int pos = 0, *node_of = NULL, rc;
 
 	for (int i = 0; i < n; i++)
 		out[i] = (struct bench_subset){counts[i], MPI_COMM_NULL, 0};
-	rc = comm_agree(world, place(world, clk, p, &pos, &node, &nn, &node_of));
+	rc = comm_agree(world, place(world, clk, p, &pos, &node_of));
 	for (int i = 0; !rc && i < n; i++) {
 		MPI_Comm sub = MPI_COMM_NULL;
 		int in = pos < counts[i], lrc;

@@ -755,7 +755,6 @@ static int run(struct run *r, hclock_sync *sync)
 		if (r->pl->sweep)
 			rc = bench_subsets_join(MPI_COMM_WORLD, rc, member);
 	}
-	r->p.bcast_lat_ns = rc ? 0 : r->bcast_ns[nc - 1];
 	r->seed = agree_seed(r->o);
 	if (!rc)
 		rc = measure_all(r);

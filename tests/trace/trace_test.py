@@ -221,9 +221,7 @@ if case == "basic":
               f"otf2-print reads traces.otf2 ({pr.returncode}; {n} MPI_SEND/MPI_RECV records, "
               f"expected {8 * ITER}) {pr.stderr[-300:]}")
         tracecheck.check_align(hc, os.path.join(d, "traces.otf2"), os.path.join(tmp, "aligned"), 2)
-        code, perr, (_, _, back, times) = tracecheck.otf2_read(os.path.join(d, "traces.otf2"))
-        tracecheck.check_otf2_order(back, "traces.otf2")
-        tracecheck.check_otf2_times(times, ev)
+        code, perr, _ = tracecheck.otf2_checked(os.path.join(d, "traces.otf2"), ev)
         # a rank that left nothing (no raw file, no parts): an empty location of its own
         m = os.path.join(tmp, "missing")
         shutil.copytree(d, m)
@@ -471,9 +469,7 @@ elif case == "requests":
                   f"{'' if nb is None else f', {nb} bytes'})")
     otf2 = os.path.join(d, "traces.otf2")
     if os.path.exists(otf2):
-        code, perr, (cnt, _, back, times) = tracecheck.otf2_read(otf2)
-        tracecheck.check_otf2_order(back, "traces.otf2")
-        tracecheck.check_otf2_times(times, ev)
+        code, perr, (cnt, _) = tracecheck.otf2_checked(otf2, ev)
         nnb, ncoll = 2 * (3 * RITER + len(once)), 2 * (RITER + 6)
         got = (cnt.get("MPI_SEND"), cnt.get("MPI_RECV"), cnt.get("NON_BLOCKING_COLLECTIVE_REQUEST"),
                cnt.get("NON_BLOCKING_COLLECTIVE_COMPLETE"), cnt.get("MPI_COLLECTIVE_BEGIN"),
@@ -652,9 +648,7 @@ elif case == "threads":
     if os.path.exists(otf2):
         # OTF2: a location per thread (rank * 1024 + thread), each worker's calls and messages
         # on its own, none on the main thread's
-        code, perr, (cnt, locs, back, times) = tracecheck.otf2_read(otf2)
-        tracecheck.check_otf2_order(back, "traces.otf2")
-        tracecheck.check_otf2_times(times, ev)
+        code, perr, (cnt, locs) = tracecheck.otf2_checked(otf2, ev)
         mine = dict(want, MPI_SEND=2 * HIT, MPI_RECV=2 * HIT)
         for r in (0, 1):
             workers = sorted(lc for lc in locs if lc // 1024 == r and lc % 1024)

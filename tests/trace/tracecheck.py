@@ -450,6 +450,15 @@ def otf2_read(path):
     return pr.wait(), err[-300:], scan
 
 
+def otf2_checked(path, ev):
+    """otf2_read, then every location in time order and every MpiSend/MpiRecv at its
+    trace.json time: (exit code, its stderr's end, (counts, locations))"""
+    code, perr, (cnt, locs, back, times) = otf2_read(path)
+    check_otf2_order(back, "traces.otf2")
+    check_otf2_times(times, ev)
+    return code, perr, (cnt, locs)
+
+
 def check_otf2_order(back, what):
     """every location's events in time order (and the check bites: a swapped pair is found)"""
     check(not back, f"{what}: every location's events in time order ({back[:2]})")
