@@ -1166,6 +1166,21 @@ static int copy_corrected(const char *dir, const char *dst, const struct trace_l
 	return r;
 }
 
+/* outdir/host.ctf is free, or an earlier copy (a directory holding a CTF trace) that may be
+ * replaced: 0, else HCLOCK_EIO with the line */
+static int ctf_place_free(const char *outdir, const char *host)
+{
+	char dst[4096];
+	struct stat st;
+
+	if ((size_t)snprintf(dst, sizeof(dst), "%s/%s.ctf", outdir, host) >= sizeof(dst))
+		return err_set(HCLOCK_EIO, "%s/%s.ctf: path too long", outdir, host);
+	if (!lstat(dst, &st) && (!S_ISDIR(st.st_mode) || list_traces(dst, 4, NULL) <= 0))
+		return err_set(HCLOCK_EIO, "%s: exists and is no CTF trace; remove it or choose "
+		               "another --out", dst);
+	return 0;
+}
+
 /*
  * outdir/HOST.ctf: the host's trace directories (as found below its input), the stream files
  * copied byte for byte and the metadata's clock replaced so that babeltrace2 reads corrected
@@ -1225,9 +1240,8 @@ static int write_corrected_ctf(const struct trace_set *set, const struct ctf_nod
 	if (!r && !lstat(dst, &st)) {
 		/* an earlier output of the same name goes, if it is one */
 		snprintf(old, sizeof(old), "%s/.%s.ctf.old.XXXXXX", outdir, host);
-		if (!S_ISDIR(st.st_mode) || list_traces(dst, 4, NULL) <= 0)
-			r = err_set(HCLOCK_EIO, "%s: exists and is no CTF trace; remove it or choose "
-			            "another --out", dst);
+		if ((r = ctf_place_free(outdir, host)))
+			;
 		else if (!mkdtemp(old) || rename(dst, old))
 			r = err_set(HCLOCK_EIO, "%s: cannot replace it: %s", dst, strerror(errno));
 		else
@@ -1281,6 +1295,9 @@ static int ctf_write(const struct trace_set *set, trace_convert_fn conv, void *c
 		if (r)
 			r = err_set(HCLOCK_EIO, "%s/%s: write error", outdir, name);
 	}
+	/* a CTF copy's place taken by something else: refused before anything is renamed in */
+	for (size_t v = 0; !r && v < set->nnodes; v++)
+		r = ctf_place_free(outdir, set->nodes[v].name);
 	if (!r)
 		r = outset_commit(&os);
 	if (ob)

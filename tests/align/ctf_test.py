@@ -232,6 +232,18 @@ def again(hclock, d):
                                   for h, i in first.items()) or
                               [x for x in os.listdir(d + "/out") if x.startswith(".")]):
         fail(f"second run: copies not replaced, or leftovers: {os.listdir(d + '/out')}")
+    # an OUT/HOST.ctf that is no CTF trace is not replaced: one line naming it, exit 1,
+    # nothing written (the CSVs neither)
+    os.makedirs(d + "/clash", exist_ok=True)
+    open(d + "/clash/host0.ctf", "w").write("mine\n")
+    p = align(hclock, [d + "/in/host0", d + "/in/host1", "--out", d + "/clash"], rc=1)
+    err = p.stderr.strip().splitlines()
+    if not (err and "host0.ctf: exists and is no CTF trace" in err[-1] and
+            open(d + "/clash/host0.ctf").read() == "mine\n" and
+            not os.path.exists(d + "/clash/host0.csv")):
+        fail(f"a file in the way of host0.ctf: {err[-1:]}")
+    else:
+        print(f"ok a file in the way: {err[-1]}")
     p = align(hclock, [d + "/in/host0", d + "/in/host1", "--out", d + "/seg", "--segments",
                        "2s"])
     lines = [x for x in p.stderr.splitlines() if "CTF trace" in x]
