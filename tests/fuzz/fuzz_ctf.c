@@ -13,41 +13,27 @@
 
 #include "align/format.h"
 #include "align/trace.h"
+#include "fuzz_input.h"
 
 #define CTF (trace_format_find("ctf")) /* the format under test, from the table */
-
-static int put(const char *path, const uint8_t *d, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fwrite(d, 1, n, f) == n;
-	return fclose(f) == 0 && ok ? 0 : -1;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char dir[] = "/tmp/fuzz_ctf.XXXXXX", k[64], m[80], s[80];
 	const char *paths[1] = { dir };
 	struct trace_set set;
-	size_t split;
+	long cut = fuzz_split(&data, &size);
+	size_t split = (size_t)cut;
 
-	if (size < 2 || !mkdtemp(dir))
+	if (cut < 0 || !mkdtemp(dir))
 		return 0;
-	split = (size_t)(data[0] | data[1] << 8);
-	data += 2;
-	size -= 2;
-	if (split > size)
-		split = size;
 	snprintf(k, sizeof(k), "%s/host", dir);
 	mkdir(k, 0700);
 	snprintf(k, sizeof(k), "%s/host/kernel", dir);
 	mkdir(k, 0700);
 	snprintf(m, sizeof(m), "%s/metadata", k);
 	snprintf(s, sizeof(s), "%s/chan_0", k);
-	if (put(m, data, split) == 0 && put(s, data + split, size - split) == 0 &&
+	if (fuzz_put(m, data, split) == 0 && fuzz_put(s, data + split, size - split) == 0 &&
 	    CTF->probe(dir)) {
 		memset(&set, 0, sizeof(set));
 		if (CTF->read(paths, 1, &set) == 0)

@@ -11,6 +11,7 @@
 
 #include "align/format.h"
 #include "align/trace.h"
+#include "fuzz_input.h"
 
 #define PCAP (trace_format_find("pcap")) /* the format under test, from the table */
 
@@ -31,15 +32,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char a[] = "/tmp/fuzz_pcap_a.XXXXXX.pcap", b[] = "/tmp/fuzz_pcap_b.XXXXXX.pcap";
 	const char *paths[2] = { a, b };
 	struct trace_set set;
-	size_t split;
+	long cut = fuzz_split(&data, &size);
+	size_t split = (size_t)cut;
 
-	if (size < 2)
+	if (cut < 0)
 		return 0;
-	split = (size_t)(data[0] | data[1] << 8);
-	data += 2;
-	size -= 2;
-	if (split > size)
-		split = size;
 	if (put(a, data, split) == 0 && put(b, data + split, size - split) == 0) {
 		(void)PCAP->probe(a);
 		memset(&set, 0, sizeof(set));

@@ -12,17 +12,7 @@
 
 #include "hclock_align.h"
 #include "util/record.h"
-
-static int put(const char *path, const void *d, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fwrite(d, 1, n, f) == n;
-	return fclose(f) == 0 && ok ? 0 : -1;
-}
+#include "fuzz_input.h"
 
 /* rank 0 of 2: MPI_Send, MPI_Recv; four exchanges with rank 1 on (comm 0, tag 0) */
 static int put_rank0(const char *path)
@@ -46,7 +36,7 @@ static int put_rank0(const char *path)
 		memcpy(buf + n, r, sizeof(r));
 		n += sizeof(r);
 	}
-	return put(path, buf, n);
+	return fuzz_put(path, buf, n);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -63,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(out, sizeof(out), "%s/out", dir);
 	snprintf(o0, sizeof(o0), "%s/rank.0", out);
 	snprintf(o1, sizeof(o1), "%s/rank.1", out);
-	if (put_rank0(p0) == 0 && put(p1, data, size) == 0 &&
+	if (put_rank0(p0) == 0 && fuzz_put(p1, data, size) == 0 &&
 	    hclock_align_open(in, 2, &a, NULL, 0) == 0) {
 		hclock_align_opts_init(&o);
 		if (hclock_align_run(a, &o, NULL, 0) == 0)
