@@ -258,9 +258,11 @@ static int cont_parse(struct spec_parser *ps, struct hclock_sync **out)
 	ps->depth--;
 	if (rc)
 		return rc;
-	if (c->inner->type == &sync_type_cont || c->inner->type == &sync_type_none)
+	if (c->inner->type == &sync_type_cont || c->inner->type == &sync_type_none ||
+	    c->inner->type->level_only)
 		return err_set(HCLOCK_EINVAL, "sync spec '%s': cont(...) needs a one-shot sync inside "
-		               "(e.g. cont(hca3/100/skampi/20)), not %s", ps->s, c->inner->type->name);
+		               "(e.g. cont(hca3/100/skampi/20)), not %s%s", ps->s, c->inner->type->name,
+		               c->inner->type->level_only ? " (a lower level of h2/h3 only)" : "");
 	while (*ps->p == ',') {
 		ps->p++;
 		if ((rc = parse_key(ps, &c->cfg)))

@@ -96,6 +96,9 @@ int main(void)
 	bad("dunigan/1", "ends early");
 	bad("none/5", "after the end");
 	bad("prop", "lower level inside h2");
+	bad("cont(prop)", "not prop (a lower level of h2/h3 only)");
+	bad("cont(none)", "needs a one-shot sync inside");
+	bad("cont(cont(hca3/10/skampi/5))", "not cont");
 	bad("h2(hca3/10/skampi/5", "ends early");
 	bad("h2(,prop)", "missing token");
 	bad("h4(hca3/10/skampi/5,prop)", "'h4'");
