@@ -10,7 +10,8 @@
 # a -bind-to there replaces this one); HCLOCK_NO_CGROUP=1 leaves MPICH's ranks ungrouped.
 # HCLOCK_TEST_NET=tcp runs the ranks' messages over the kernel's TCP stack instead of shared
 # memory (Open MPI: --mca pml ob1 --mca btl tcp,self; round trips of ~8-30 us with a jittery
-# tail instead of ~1 us): the test bed of the MPI-over-TCP tests (mpi_tcp_*).
+# tail instead of ~1 us; MPICH, whose ch4 device here is UCX: UCX_TLS=tcp,self, round trips
+# of ~8 us): the test bed of the MPI-over-TCP tests (mpi_tcp_*).
 # mpirun.sh --grouping MPIEXEC prints how MPICH's ranks would share cores: "cgroup DIR",
 # "autogroup off", "not root-grouped" (all fine) or "sessions" (each rank its own scheduling
 # group; see below); CMake picks the MPICH floors by it.
@@ -75,6 +76,7 @@ if "$mpiexec" --version 2>&1 | grep -q -i -E 'open ?mpi|openrte'; then
 	exec timeout -k 5 "$t" "$mpiexec" --oversubscribe --mca mpi_yield_when_idle 1 \
 		$net $HCLOCK_MPIEXEC_ARGS -np "$np" "$@"
 fi
+[ "$HCLOCK_TEST_NET" = tcp ] && export UCX_TLS=tcp,self
 bind="-bind-to core"
 case " $HCLOCK_MPIEXEC_ARGS " in *" -bind-to "* | *" -binding "*) bind= ;; esac
 if [ "$np" -gt "$(nproc)" ] && [ -z "$HCLOCK_NO_CGROUP" ] && root=$(cpu_group_root); then
