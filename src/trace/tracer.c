@@ -826,6 +826,13 @@ void trace_append(const struct rec *r)
 	append(&s);
 }
 
+uint32_t trace_tid(void)
+{
+	if (my_tid < 0)
+		my_tid = atomic_fetch_add_explicit(&next_tid, 1, memory_order_relaxed);
+	return (uint32_t)my_tid;
+}
+
 /* A record buffer with every page mapped now, not at the program's calls: a first touch is
  * a page fault of 1-2 us, one record in 64 (p99 of the recording cost 2 us instead of 0.1 us
  * with 4 MiB buffers). NULL without memory. */

@@ -39,7 +39,10 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             each flow's ends agreeing, each worker thread's calls on its own track, the
             Perfetto trace valid with every flow; traces.otf2 has a location per thread, each
             worker's calls and messages on its own (none on the main thread's), every
-            location in time order, and hclock align reads it (0 inversions)
+            location in time order, and hclock align reads it (0 inversions). Each worker
+            also starts 3 MPI_Iallreduce that the main thread completes (MPI_Wait): in
+            traces.otf2 each one's Request and Complete on the starting worker's location
+            with one request id
   requests  2 ranks, MINI being examples/requests_mini.c (persistent sends and receives,
             nonblocking collectives, matched probes, MPI_Request_free, MPI_Cancel): traced
             output equals untraced output; the summary pairs every message (7 x RITER + 2 per
@@ -619,15 +622,16 @@ elif case == "linked":
 elif case == "threads":
     # 4 threads per process at MPI_THREAD_MULTIPLE, each on its own communicator: one track
     # per thread, every call on its thread's track, none lost, every message paired right
-    HIT, NT = 200, 4
-    plain, traced, d = plain_and_traced(2, [mini, str(HIT), str(NT)], "threads", 4)
+    # each worker then starts HO MPI_Iallreduce that the main thread completes (MPI_Wait)
+    HIT, NT, HO = 200, 4, 3
+    plain, traced, d = plain_and_traced(2, [mini, str(HIT), str(NT), str(HO)], "threads", 4)
     check(plain.stdout == traced.stdout and f"{NT} threads x {HIT} iterations, 0 wrong" in
           plain.stdout, f"traced output equals untraced output ({plain.stdout.strip()!r})")
     nmsg = 2 * NT * HIT * 2
     check_paired(traced.stderr, nmsg)
     ev = load_checked(d)
     want = {"MPI_Isend": 2 * HIT, "MPI_Irecv": 2 * HIT, "MPI_Waitall": HIT,
-            "MPI_Allreduce": HIT}
+            "MPI_Allreduce": HIT, "MPI_Iallreduce": HO}
     for r in (0, 1):
         per = {}
         for e in ev:
@@ -649,6 +653,9 @@ elif case == "threads":
         # OTF2: a location per thread (rank * 1024 + thread), each worker's calls and messages
         # on its own, none on the main thread's
         code, perr, (cnt, locs) = tracecheck.otf2_checked(otf2, ev)
+        # the handed-off requests: Request and Complete on the starting worker's location
+        pr = subprocess.run(["otf2-print", otf2], capture_output=True, text=True)
+        tracecheck.check_otf2_nbc(pr.stdout.splitlines(), 2 * NT * HO, "traces.otf2")
         mine = dict(want, MPI_SEND=2 * HIT, MPI_RECV=2 * HIT)
         for r in (0, 1):
             workers = sorted(lc for lc in locs if lc // 1024 == r and lc % 1024)

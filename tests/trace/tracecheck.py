@@ -413,6 +413,37 @@ def otf2_scan(lines):
     return kinds, locs, back, times
 
 
+def otf2_nbc_unpaired(lines):
+    """otf2-print's NonBlockingCollectiveRequest/Complete lines paired per location by request
+    id, as OTF2's readers pair them: (pairs, the lines left unpaired or completed before their
+    request)"""
+    open_, pairs, bad = {}, 0, []
+    for line in lines:
+        w = line.split(None, 3)
+        if len(w) < 4 or not w[0].startswith("NON_BLOCKING_COLLECTIVE_"):
+            continue
+        m = re.search(r"Request: (\d+)", w[3])
+        key = (int(w[1]), m.group(1) if m else None)
+        if w[0].endswith("_REQUEST"):
+            open_[key] = line.strip()
+        elif open_.pop(key, None) is None:
+            bad.append(line.strip())
+        else:
+            pairs += 1
+    return pairs, bad + list(open_.values())
+
+
+def check_otf2_nbc(lines, n, what):
+    """N nonblocking collectives, each one's Request and Complete on one location with one
+    request id (and the check bites: a Complete moved to another location is found)"""
+    pairs, bad = otf2_nbc_unpaired(lines)
+    check(pairs == n and not bad, f"{what}: {pairs} nonblocking collectives of {n} with their "
+          f"Request and Complete on one location; unpaired: {bad[:3]}")
+    moved = ["NON_BLOCKING_COLLECTIVE_REQUEST 0 5  Request: 5",
+             "NON_BLOCKING_COLLECTIVE_COMPLETE 1 6  Operation: BARRIER, Request: 5"]
+    check(otf2_nbc_unpaired(moved)[1], "the pairing check finds a Complete on another location")
+
+
 def otf2_time_mismatches(times, ev):
     """OTF2's MpiSend/MpiRecv times per rank against trace.json's flow starts/ends (ns since
     the job's origin): the (rank, kind)s whose sorted times differ by more than one constant
