@@ -25,6 +25,19 @@ def launch(run, mpiexec, np_, args, timeout=120, cwd=None, env=None):
                           env=env, cwd=cwd)
 
 
+def traced_truth(hc, run, mpiexec, np_, d, emu, prog, what, timeout=120):
+    """PROG traced into D on NP_ ranks under --emulate EMU with --event-truth, its exit and
+    truth line checked: (the launch, the summary's messages paired, the largest true error
+    in ns or None)"""
+    p = launch(run, mpiexec, np_, [hc, "trace", "-o", d, "--emulate", emu, "--event-truth",
+                                   "--"] + prog, timeout)
+    check(p.returncode == 0, f"{what}: traced run, exit {p.returncode}" +
+          ("" if p.returncode == 0 else p.stderr[-400:]))
+    m = re.search(r"p99.9 <= \d+ ns, max (\d+) ns", p.stderr)
+    check(m is not None, f"{what}: the --event-truth line" + ("" if m else p.stderr[-300:]))
+    return p, summary_num(p.stderr, "messages paired"), int(m.group(1)) if m else None
+
+
 def slices(ev, name, pid=None):
     """the complete events (MPI calls) named NAME, of process PID (None: all)"""
     return sum(1 for e in ev if e.get("ph") == "X" and e["name"] == name and
