@@ -6,8 +6,9 @@
  * them from its options), read and checked at MPI_Init; a bad value ends the program there
  * (settings_or_exit). HCLOCK_TRACE_TRUTH=1 costs two more emulated reads per reading;
  * HCLOCK_TRACE_TEST_SLOW_WRITER lets the tests try the drop policy below, and
- * HCLOCK_TRACE_TEST_ZERO_BOUNDS=1 makes the bounds the records carry zero wide (wrong on
- * purpose: --event-truth must find readings outside them).
+ * HCLOCK_TRACE_TEST_SHIFT=1 moves every timestamp later by the two half-widths of the
+ * clock's last bounds and 2 us, out of its bounds (wrong on purpose: --event-truth must find
+ * every reading outside them).
  *
  * Buffers: records are appended to the current buffer under a spin lock; a full buffer is
  * handed to the writer thread (plain write(2), no MPI) and the other one filled meanwhile.
@@ -126,7 +127,7 @@ static struct {
 	char failed_path[4200];      /* DIR/raw/failed: the first process or launcher to see the
 	                                program fail creates it and says so (one line a job) */
 	int64_t slow_writer_ns;      /* settings.h's slow_writer_ns, ns (tests only) */
-	int zero_bounds;             /* HCLOCK_TRACE_TEST_ZERO_BOUNDS=1 (tests only) */
+	int test_shift;              /* HCLOCK_TRACE_TEST_SHIFT=1 (tests only) */
 	char dir[4100];              /* the trace's directory */
 	uint64_t json_limit;         /* stream.h's json_limit */
 	uint64_t records, dropped;
@@ -392,6 +393,12 @@ static inline void now2(int64_t *g, int64_t *l)
 {
 	int64_t ref1 = TT.on ? truth_ref() : 0;
 	read2(g, l);
+	if (T.test_shift) {
+		int64_t lo = atomic_load_explicit(&T.hw_lo, memory_order_relaxed);
+		int64_t hi = atomic_load_explicit(&T.hw_hi, memory_order_relaxed);
+		if (lo >= 0 && hi >= 0)
+			*g += lo + hi + 2000;
+	}
 	if (*g < last_g)
 		*g = last_g;
 	last_g = *g;
@@ -443,8 +450,6 @@ static void bound_check(int64_t tl)
 	int64_t lo = rd.now_ns - rd.earliest_ns, hi = rd.latest_ns - rd.now_ns;
 	if (lo < 0 || hi < 0)
 		return;
-	if (T.zero_bounds)
-		lo = hi = 0;
 	atomic_store_explicit(&T.hw_lo, lo, memory_order_relaxed);
 	atomic_store_explicit(&T.hw_hi, hi, memory_order_relaxed);
 	int64_t hw = (lo + hi) / 2;
@@ -929,8 +934,8 @@ void trace_init(void)
 		unlink(T.failed_path);
 	T.cap = (size_t)set.buffer;
 	T.slow_writer_ns = set.slow_writer_ns;
-	const char *zb = getenv("HCLOCK_TRACE_TEST_ZERO_BOUNDS");
-	T.zero_bounds = zb && !strcmp(zb, "1");
+	const char *ts = getenv("HCLOCK_TRACE_TEST_SHIFT");
+	T.test_shift = ts && !strcmp(ts, "1");
 	T.max_size = set.max_size;
 	/* everything below agrees across the ranks (hclock's calls agree on errors) */
 	int rc = 0;
