@@ -2,10 +2,13 @@
  * threads_mini.c - a small MPI program at MPI_THREAD_MULTIPLE: THREADS threads per process,
  * each with a communicator of its own (duplicated by the main thread first), exchange with
  * both ring neighbours (MPI_Isend/MPI_Irecv, MPI_Waitall) and reduce (MPI_Allreduce), all at
- * once. The input of trace_test.py's "threads" case: every thread's calls on a track of its
- * own, none lost, every message paired.
+ * once. Then each thread starts HANDOFF MPI_Iallreduce on its communicator, which the main
+ * thread completes with MPI_Wait once the threads are joined: requests completed by another
+ * thread than the one that started them. The input of trace_test.py's "threads" case: every
+ * thread's calls on a track of its own, none lost, every message paired.
  *
- *   mpirun -np P threads_mini [ITERATIONS] [THREADS]      (default 200 iterations, 4 threads)
+ *   mpirun -np P threads_mini [ITERATIONS] [THREADS] [HANDOFF]
+ *                                       (default 200 iterations, 4 threads, 0 handed off)
  *
  * Every received value and every sum is checked; rank 0 prints one line (the same traced and
  * untraced) and the program exits 1 if anything was wrong or the library gave less than
@@ -22,10 +25,13 @@
 #endif
 
 #define MAXT 16
+#define MAXH 8
 
-static int rank, size, iters = 200;
+static int rank, size, iters = 200, handoff;
 static MPI_Comm comm[MAXT];
 static int wrong[MAXT];
+static double hin[MAXT][MAXH], hout[MAXT][MAXH];
+static MPI_Request hreq[MAXT][MAXH];
 
 static void *work(void *arg)
 {
@@ -48,6 +54,10 @@ static void *work(void *arg)
 			want += r + t + it;
 		wrong[t] += s != want;
 	}
+	for (int h = 0; h < handoff; h++) {
+		hin[t][h] = rank + t + h;
+		MPI_Iallreduce(&hin[t][h], &hout[t][h], 1, MPI_DOUBLE, MPI_SUM, comm[t], &hreq[t][h]);
+	}
 	return NULL;
 }
 
@@ -58,8 +68,11 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		iters = atoi(argv[1]);
-	if (nt < 1 || nt > MAXT || iters < 1) {
-		fprintf(stderr, "usage: threads_mini [ITERATIONS >= 1] [THREADS 1..%d]\n", MAXT);
+	if (argc > 3)
+		handoff = atoi(argv[3]);
+	if (nt < 1 || nt > MAXT || iters < 1 || handoff < 0 || handoff > MAXH) {
+		fprintf(stderr, "usage: threads_mini [ITERATIONS >= 1] [THREADS 1..%d] "
+		        "[HANDOFF 0..%d]\n", MAXT, MAXH);
 		return 2;
 	}
 	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -80,6 +93,14 @@ int main(int argc, char **argv)
 		pthread_join(th[t], NULL);
 		bad += wrong[t];
 	}
+	for (int t = 0; t < nt; t++)
+		for (int h = 0; h < handoff; h++) {
+			double want = 0;
+			MPI_Wait(&hreq[t][h], MPI_STATUS_IGNORE);
+			for (int r = 0; r < size; r++)
+				want += r + t + h;
+			bad += hout[t][h] != want;
+		}
 	for (int t = 0; t < nt; t++)
 		MPI_Comm_free(&comm[t]);
 	MPI_Reduce(&bad, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);

@@ -9,8 +9,12 @@
  * from that call's record: an MPI_I<collective> function) and a NonBlockingCollectiveComplete
  * (operation, communicator, root, bytes) just before the Leave of the call that completed
  * it, their request id the start's enter time in ns (one thread's calls never start at the
- * same ns). Peers are world ranks: every communicator is described over the world (the
- * launcher's definitions).
+ * same ns). Both are on the location of the thread that started it, where OTF2's readers pair
+ * them by that id: a request completed by another thread's call (MPI_THREAD_MULTIPLE) has its
+ * Complete at that call's leave time on the starting thread's location (held there, up to
+ * MAX_DUE, until that location's next event after it, so that its time order holds), and
+ * nothing of it on the completing one's but the call's Enter and Leave. Peers are world
+ * ranks: every communicator is described over the world (the launcher's definitions).
  *
  * The records of a thread come in the order they were made, which is time order but for
  * three things, each put right with at most a few records held:
@@ -44,8 +48,12 @@
 
 #define MAX_PENDING 64 /* sends held per thread waiting for their call's record */
 #define POOL_CHUNKS 2  /* OTF2 chunks in memory per location */
+#define MAX_DUE 16     /* another thread's completions of this one's requests held */
+
+struct otf2s;
 
 struct loc {
+	struct otf2s *o;
 	OTF2_EvtWriter *w;
 	uint64_t t_last;      /* the location's latest time written, ns */
 	int64_t t_first;      /* its first event's time, ns */
@@ -55,6 +63,10 @@ struct loc {
 	struct rec hold;
 	int bpend;            /* a bound sample waits for the held call's end */
 	int64_t b_t, b_hw;    /* its time and half-width, ns */
+	struct rec due[MAX_DUE]; /* nonblocking collectives started here and completed by
+	                          another thread, by completion time (t2_g): written before
+	                          this location's first event at or after it */
+	int ndue;
 };
 
 struct otf2s {
@@ -235,6 +247,7 @@ static struct loc *loc_at(struct otf2s *o, uint32_t t)
 	if (!l)
 		return NULL;
 	l->t_first = INT64_MIN;
+	l->o = o;
 	l->w = OTF2_Archive_GetEvtWriter(
 	    o->ar, (OTF2_LocationRef)o->rank * OTF2S_MAX_THREADS + t);
 	if (!l->w)
@@ -263,7 +276,7 @@ static uint32_t comm_ref(struct otf2s *o, uint64_t id)
 }
 
 /* a time for location l: not before its previous one */
-static OTF2_TimeStamp at(struct loc *l, int64_t t)
+static OTF2_TimeStamp stamp(struct loc *l, int64_t t)
 {
 	uint64_t u = t > 0 ? (uint64_t)t : 0;
 	if (l->t_first == INT64_MIN)
@@ -277,6 +290,52 @@ static OTF2_TimeStamp at(struct loc *l, int64_t t)
 static uint32_t root(const struct rec *r)
 {
 	return r->peer >= 0 ? (uint32_t)r->peer : OTF2_UNDEFINED_UINT32;
+}
+
+/* nonblocking collective r's Complete on l, at its completion (t2_g); its request id the
+ * start's time */
+static void nbc_complete(struct otf2s *o, struct loc *l, const struct rec *r, OTF2_TimeStamp t)
+{
+	ck(o, OTF2_EvtWriter_NonBlockingCollectiveComplete(
+	          l->w, NULL, t, (OTF2_CollectiveOp)(o->op[r->func] - 1), comm_ref(o, r->comm),
+	          root(r), r->bytes, r->bytes, (uint64_t)r->t_g),
+	   "NonBlockingCollectiveComplete");
+}
+
+/* l's held completions due by time t (all: INT64_MAX), in time order */
+static void due_until(struct loc *l, int64_t t)
+{
+	int k = 0;
+	while (k < l->ndue && l->due[k].t2_g <= t) {
+		nbc_complete(l->o, l, &l->due[k], stamp(l, l->due[k].t2_g));
+		k++;
+	}
+	if (k) {
+		memmove(l->due, l->due + k, (size_t)(l->ndue - k) * sizeof(l->due[0]));
+		l->ndue -= k;
+	}
+}
+
+/* a time for an event of location l: another thread's completions due before it first */
+static OTF2_TimeStamp at(struct loc *l, int64_t t)
+{
+	if (l->ndue)
+		due_until(l, t);
+	return stamp(l, t);
+}
+
+/* another thread completed nonblocking collective r, started on l: held on l in time order
+ * (the oldest written now if MAX_DUE are held) */
+static void due_add(struct loc *l, const struct rec *r)
+{
+	if (l->ndue == MAX_DUE)
+		due_until(l, l->due[0].t2_g);
+	int k = l->ndue++;
+	while (k > 0 && l->due[k - 1].t2_g > r->t2_g) {
+		l->due[k] = l->due[k - 1];
+		k--;
+	}
+	l->due[k] = *r;
 }
 
 static void send_ev(struct otf2s *o, struct loc *l, const struct rec *r)
@@ -403,13 +462,14 @@ void otf2s_feed(struct otf2s *o, const struct rec *r, size_t n)
 			break;
 		case REC_COLL:
 			if (r->flags & REC_F_NB) {
-				if (r->func < o->nfuncs && o->nb[r->func])
-					ck(o, OTF2_EvtWriter_NonBlockingCollectiveComplete(
-					          l->w, NULL, at(l, r->t2_g),
-					          (OTF2_CollectiveOp)(o->op[r->func] - 1),
-					          comm_ref(o, r->comm), root(r), r->bytes, r->bytes,
-					          (uint64_t)r->t_g),
-					   "NonBlockingCollectiveComplete");
+				if (r->func >= o->nfuncs || !o->nb[r->func])
+					break;
+				struct loc *s = r->flags & REC_F_TID && (uint32_t)r->tag != r->tid
+				                    ? loc_at(o, (uint32_t)r->tag) : l;
+				if (s == l)
+					nbc_complete(o, l, r, at(l, r->t2_g));
+				else if (s)
+					due_add(s, r);
 				break;
 			}
 			call(o, l, r);
@@ -433,6 +493,7 @@ int otf2s_close(struct otf2s *o)
 			continue;
 		release(o, l);
 		flush_sends(o, l); /* a file cut short: sends whose call's record was lost */
+		due_until(l, INT64_MAX);
 		OTF2_EvtWriter_GetNumberOfEvents(l->w, &nev[t]);
 		ck(o, OTF2_Archive_CloseEvtWriter(o->ar, l->w), "closing an event file");
 	}

@@ -317,7 +317,8 @@ void rq_coll_started(const struct trace_call *c, MPI_Request req, MPI_Comm comm,
 	struct rec r;
 	trace_prepare(&r, REC_COLL, comm, root, 0, bytes);
 	r.func = c->func;
-	r.flags = REC_F_NB;
+	r.flags = REC_F_NB | REC_F_TID;
+	r.tag = (int32_t)trace_tid(); /* the completion may come on another thread */
 	r.t_g = c->t_g;
 	r.t_l = c->t_l;
 	rq_add(req, RQ_COLL, comm, MPI_DATATYPE_NULL, &r);

@@ -5,7 +5,10 @@
  * Its settings come from the environment, HCLOCK_TRACE_* (settings.h: `hclock trace` sets
  * them from its options), read and checked at MPI_Init; a bad value ends the program there
  * (settings_or_exit). HCLOCK_TRACE_TRUTH=1 costs two more emulated reads per reading;
- * HCLOCK_TRACE_TEST_SLOW_WRITER lets the tests try the drop policy below.
+ * HCLOCK_TRACE_TEST_SLOW_WRITER lets the tests try the drop policy below, and
+ * HCLOCK_TRACE_TEST_SHIFT=1 moves every timestamp later by the two half-widths of the
+ * clock's last bounds and 2 us, out of its bounds (wrong on purpose: --event-truth must find
+ * every reading outside them).
  *
  * Buffers: records are appended to the current buffer under a spin lock; a full buffer is
  * handed to the writer thread (plain write(2), no MPI) and the other one filled meanwhile.
@@ -77,6 +80,10 @@ static struct {
 	int on;
 	atomic_uint_fast64_t bin[TRUTH_BINS], skipped;
 	_Atomic int64_t max_ns;
+	atomic_uint_fast64_t outside; /* readings whose truth lay outside the bounds the
+	                                 records carry (hw_lo, hw_hi), by more than the
+	                                 truth's own uncertainty */
+	_Atomic int64_t out_max_ns;   /* ... the most by which, ns */
 } TT;
 
 struct tcomm {
@@ -120,6 +127,7 @@ static struct {
 	char failed_path[4200];      /* DIR/raw/failed: the first process or launcher to see the
 	                                program fail creates it and says so (one line a job) */
 	int64_t slow_writer_ns;      /* settings.h's slow_writer_ns, ns (tests only) */
+	int test_shift;              /* HCLOCK_TRACE_TEST_SHIFT=1 (tests only) */
 	char dir[4100];              /* the trace's directory */
 	uint64_t json_limit;         /* stream.h's json_limit */
 	uint64_t records, dropped;
@@ -326,6 +334,14 @@ static long long truth_edge(int b)
 	return (long long)(16 + sub + 1) << (e - 4);
 }
 
+static void atomic_max(_Atomic int64_t *m, int64_t v)
+{
+	int64_t o = atomic_load_explicit(m, memory_order_relaxed);
+	while (v > o && !atomic_compare_exchange_weak_explicit(m, &o, v, memory_order_relaxed,
+	                                                          memory_order_relaxed))
+		;
+}
+
 static void truth_note(int64_t g, int64_t ref1)
 {
 	int64_t ref2 = truth_ref(), gap = ref2 - ref1;
@@ -333,13 +349,17 @@ static void truth_note(int64_t g, int64_t ref1)
 		atomic_fetch_add_explicit(&TT.skipped, 1, memory_order_relaxed);
 		return;
 	}
-	int64_t err = llabs(g - (ref1 + gap / 2));
+	int64_t truth = ref1 + gap / 2, err = llabs(g - truth);
 	atomic_fetch_add_explicit(&TT.bin[truth_bin(err)], 1, memory_order_relaxed);
-	int64_t m = atomic_load_explicit(&TT.max_ns, memory_order_relaxed);
-	while (err > m && !atomic_compare_exchange_weak_explicit(&TT.max_ns, &m, err,
-	                                                          memory_order_relaxed,
-	                                                          memory_order_relaxed))
-		;
+	atomic_max(&TT.max_ns, err);
+	/* the bounds a message record made now would carry: [g - lo, g + hi] */
+	int64_t lo = atomic_load_explicit(&T.hw_lo, memory_order_relaxed);
+	int64_t hi = atomic_load_explicit(&T.hw_hi, memory_order_relaxed);
+	int64_t out = (truth < g ? g - lo - truth : truth - g - hi) - gap / 2 - 1;
+	if (lo >= 0 && hi >= 0 && out > 0) {
+		atomic_fetch_add_explicit(&TT.outside, 1, memory_order_relaxed);
+		atomic_max(&TT.out_max_ns, out);
+	}
 }
 
 /* the global clock's latest reading in this thread, ns: a thread's timestamps never go back
@@ -373,6 +393,12 @@ static inline void now2(int64_t *g, int64_t *l)
 {
 	int64_t ref1 = TT.on ? truth_ref() : 0;
 	read2(g, l);
+	if (T.test_shift) {
+		int64_t lo = atomic_load_explicit(&T.hw_lo, memory_order_relaxed);
+		int64_t hi = atomic_load_explicit(&T.hw_hi, memory_order_relaxed);
+		if (lo >= 0 && hi >= 0)
+			*g += lo + hi + 2000;
+	}
 	if (*g < last_g)
 		*g = last_g;
 	last_g = *g;
@@ -826,6 +852,13 @@ void trace_append(const struct rec *r)
 	append(&s);
 }
 
+uint32_t trace_tid(void)
+{
+	if (my_tid < 0)
+		my_tid = atomic_fetch_add_explicit(&next_tid, 1, memory_order_relaxed);
+	return (uint32_t)my_tid;
+}
+
 /* A record buffer with every page mapped now, not at the program's calls: a first touch is
  * a page fault of 1-2 us, one record in 64 (p99 of the recording cost 2 us instead of 0.1 us
  * with 4 MiB buffers). NULL without memory. */
@@ -901,6 +934,8 @@ void trace_init(void)
 		unlink(T.failed_path);
 	T.cap = (size_t)set.buffer;
 	T.slow_writer_ns = set.slow_writer_ns;
+	const char *ts = getenv("HCLOCK_TRACE_TEST_SHIFT");
+	T.test_shift = ts && !strcmp(ts, "1");
 	T.max_size = set.max_size;
 	/* everything below agrees across the ranks (hclock's calls agree on errors) */
 	int rc = 0;
@@ -1030,8 +1065,8 @@ void trace_init(void)
  * one node) summed on rank 0, which prints one line. Collective. */
 static void truth_report(void)
 {
-	uint64_t h[TRUTH_BINS + 1], sum[TRUTH_BINS + 1];
-	int64_t mx = atomic_load(&TT.max_ns), gmx = 0;
+	uint64_t h[TRUTH_BINS + 2], sum[TRUTH_BINS + 2];
+	int64_t mx[2] = {atomic_load(&TT.max_ns), atomic_load(&TT.out_max_ns)}, gmx[2] = {0, 0};
 	int n0 = hclock_emu_node(T.emu), off, noff = 0;
 	PMPI_Bcast(&n0, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	off = hclock_emu_node(T.emu) != n0;
@@ -1040,10 +1075,11 @@ static void truth_report(void)
 	for (int i = 0; i < TRUTH_BINS; i++)
 		h[i] = mine ? atomic_load(&TT.bin[i]) : 0;
 	h[TRUTH_BINS] = mine ? atomic_load(&TT.skipped) : 0;
+	h[TRUTH_BINS + 1] = mine ? atomic_load(&TT.outside) : 0;
 	if (!mine)
-		mx = 0;
-	PMPI_Reduce(h, sum, TRUTH_BINS + 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-	PMPI_Reduce(&mx, &gmx, 1, MPI_INT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+		mx[0] = mx[1] = 0;
+	PMPI_Reduce(h, sum, TRUTH_BINS + 2, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	PMPI_Reduce(mx, gmx, 2, MPI_INT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
 	if (T.rank)
 		return;
 	uint64_t n = 0;
@@ -1056,15 +1092,17 @@ static void truth_report(void)
 		int i = 0;
 		while (i < TRUTH_BINS - 1 && (c += sum[i]) < want)
 			i++;
-		at[k] = truth_edge(i) < gmx ? truth_edge(i) : (long long)gmx; /* an upper bound */
+		at[k] = truth_edge(i) < gmx[0] ? truth_edge(i) : (long long)gmx[0]; /* an upper bound */
 	}
-	char line[400];
+	char line[600];
 	snprintf(line, sizeof(line),
 	         "true error of %llu global readings on the processes %s (emulation): median <= "
 	         "%lld ns, p99 <= %lld ns, p99.9 <= %lld ns, max %lld ns; %llu readings left out "
-	         "(preempted between the truth's two reads)",
+	         "(preempted between the truth's two reads); %llu outside the bounds their "
+	         "message records would carry (by up to %lld ns)",
 	         (unsigned long long)n, noff ? "off the reference's node" : "(one node)", at[0],
-	         at[1], at[2], (long long)gmx, (unsigned long long)sum[TRUTH_BINS]);
+	         at[1], at[2], (long long)gmx[0], (unsigned long long)sum[TRUTH_BINS],
+	         (unsigned long long)sum[TRUTH_BINS + 1], (long long)gmx[1]);
 	warn_line("%s", line);
 }
 

@@ -58,6 +58,8 @@ void trace_coll(const struct trace_call *c, MPI_Comm comm, int root, int count,
 void trace_prepare(struct rec *r, enum rec_kind kind, MPI_Comm comm, int peer, int tag,
                    uint64_t bytes);
 void trace_append(const struct rec *r);
+/* the calling thread's tid in the records (struct rec's tid), given it now if it has none */
+uint32_t trace_tid(void);
 
 /* MPI_Init / MPI_Init_thread (after PMPI_Init) and MPI_Finalize (before PMPI_Finalize). */
 void trace_init(void);

@@ -82,6 +82,8 @@ enum {
 	REC_F_CUT = 2, /* REC_CALL of a call that had not returned when the program was
 	                  ended (a signal, MPI_Abort elsewhere): t2_g/t2_l when it was ended */
 	REC_F_STOP = 4, /* REC_DROP that marks where recording stopped (enum rec_stop) */
+	REC_F_TID = 8, /* REC_COLL with REC_F_NB: tag holds the tid of the thread that started
+	                  it (tid is the completing one's; files without the flag: unknown) */
 };
 
 struct rec {

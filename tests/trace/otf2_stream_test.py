@@ -5,7 +5,9 @@ finds exactly the events expected, location by location in time order: a send he
 its call's enter, a persistent send after its MPI_Start's record written inside that call,
 a receive and a nonblocking collective's completion before the leave of the call that
 completed them, the request at its start call's enter, a blocking collective's begin and
-end, a cut file's last send, a second thread's own location, another process's function
+end, a cut file's last send, a second thread's own location, a nonblocking collective started
+there and completed by the first thread with its Request and Complete (one request id) on
+the starting thread's location, the Complete inside the call that thread was in then, another process's function
 numbering and communicator mapped to the global ones, an empty location for a rank with no
 records. The comparison bites: the expected list with two events swapped must differ."""
 import os
@@ -29,8 +31,12 @@ EXPECTED = [  # (kind, location, time, region or communicator)
     ("MPI_COLLECTIVE_END", 0, 450, C), ("LEAVE", 0, 450, "MPI_Allreduce"),
     ("ENTER", 0, 500, "MPI_Waitall"), ("MPI_RECV", 0, 520, W),
     ("NON_BLOCKING_COLLECTIVE_COMPLETE", 0, 520, W), ("LEAVE", 0, 520, "MPI_Waitall"),
-    ("MPI_SEND", 0, 600, W),
+    ("ENTER", 0, 800, "MPI_Wait"), ("LEAVE", 0, 820, "MPI_Wait"),
+    ("MPI_SEND", 0, 900, W),
     ("ENTER", 1, 105, "MPI_Wait"), ("LEAVE", 1, 115, "MPI_Wait"),
+    ("ENTER", 1, 700, "MPI_Iallreduce"), ("NON_BLOCKING_COLLECTIVE_REQUEST", 1, 700, None),
+    ("LEAVE", 1, 710, "MPI_Iallreduce"), ("ENTER", 1, 790, "MPI_Waitall"),
+    ("NON_BLOCKING_COLLECTIVE_COMPLETE", 1, 820, W), ("LEAVE", 1, 850, "MPI_Waitall"),
     ("ENTER", 1024, 130, "MPI_Send"), ("MPI_SEND", 1024, 135, C),
     ("LEAVE", 1024, 140, "MPI_Send"),
 ]
@@ -61,6 +67,7 @@ diff = [(a, b) for a, b in zip(got, want) if a != b]
 check(pr.returncode == 0 and not pr.stderr and got == want,
       f"otf2-print reads the archive ({pr.returncode}) and finds the {len(want)} events "
       f"expected ({len(got)}; first differences {diff[:3]}) {pr.stderr[-300:]}")
+tracecheck.check_otf2_nbc(pr.stdout.splitlines(), 2, "traces.otf2")
 swapped = list(want)
 swapped[1], swapped[2] = swapped[2], swapped[1]
 check(swapped != got, "the comparison finds two events swapped")
@@ -68,8 +75,8 @@ g = subprocess.run(["otf2-print", "-G", os.path.join(tmp, "traces.otf2")],
                    capture_output=True, text=True)
 locs = re.findall(r"^LOCATION\s+(\d+)\s.*# Events: (\d+)", g.stdout, re.M)
 check(g.returncode == 0 and not g.stderr and
-      sorted((int(a), int(b)) for a, b in locs) == [(0, 18), (1, 2), (1024, 3), (2048, 0)],
-      f"locations with their event counts: {locs} (expected 0: 18, 1: 2, 1024: 3, 2048: 0) "
+      sorted((int(a), int(b)) for a, b in locs) == [(0, 20), (1, 8), (1024, 3), (2048, 0)],
+      f"locations with their event counts: {locs} (expected 0: 20, 1: 8, 1024: 3, 2048: 0) "
       f"{g.stderr[-300:]}")
 parts = sorted(os.listdir(os.path.join(tmp, "parts"))) if os.path.isdir(
     os.path.join(tmp, "parts")) else []

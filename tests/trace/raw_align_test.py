@@ -49,15 +49,10 @@ def records(path):
 tmp = tempfile.mkdtemp(prefix="hclock-raw-align.")
 for seed in (3, 11):
     d = os.path.join(tmp, f"t{seed}")
-    p = tracecheck.launch(run, mpiexec, 2, [hc, "trace", "-o", d, "--emulate",
-                                            f"offset=1,skew=100e-6,seed={seed}",
-                                            "--event-truth", "--", mini, "60", "20"], 120)
-    check(p.returncode == 0, f"seed {seed}: traced run, exit {p.returncode}" +
-          ("" if p.returncode == 0 else p.stderr[-400:]))
-    paired = summary_num(p.stderr, "messages paired")
-    m = re.search(r"p99.9 <= \d+ ns, max (\d+) ns", p.stderr)
-    check(m is not None, f"seed {seed}: the --event-truth line" + ("" if m else p.stderr[-300:]))
-    tol = int(m.group(1)) if m else 1000
+    p, paired, e = tracecheck.traced_truth(hc, run, mpiexec, 2, d,
+                                           f"offset=1,skew=100e-6,seed={seed}",
+                                           [mini, "60", "20"], f"seed {seed}")
+    tol = e if e is not None else 1000
     raw = [os.path.join(d, "raw", f"rank.{r}") for r in (0, 1)]
     out, bounds = os.path.join(tmp, f"al{seed}"), os.path.join(tmp, f"b{seed}.csv")
     al = subprocess.run([hc, "align"] + raw + ["--reference", "rank.0", "--out", out,

@@ -8,8 +8,10 @@
  * MPI_Start whose persistent send's record comes after it (at its enter); an
  * MPI_Iallreduce; a blocking MPI_Allreduce on communicator 0xabc; an MPI_Waitall that
  * completed a receive and the MPI_Iallreduce (their records after its own, at its leave);
- * a send whose call's record was lost (the file cut there). Thread 1, its records between
- * thread 0's: one MPI_Wait. Rank 1 (functions 0 MPI_Wait, 1 MPI_Send: another numbering):
+ * an MPI_Wait completing thread 1's MPI_Iallreduce (MPI_THREAD_MULTIPLE); a send whose
+ * call's record was lost (the file cut there). Thread 1, its records between thread 0's: one
+ * MPI_Wait, an MPI_Iallreduce, an MPI_Waitall whose record comes after the completion of
+ * that MPI_Iallreduce by thread 0 (which its location gets inside this call). Rank 1 (functions 0 MPI_Wait, 1 MPI_Send: another numbering):
  * an MPI_Send on 0xabc. Rank 2: no records at all (an empty location).
  */
 #include <stdio.h>
@@ -47,9 +49,14 @@ int main(int argc, char **argv)
 	    R(REC_CALL, 4, 0, -1, 0, 0, 500, 520),
 	    R(REC_RECV, 4, 0, 1, 7, 0, 520, 0),
 	    R(REC_COLL, 2, 0, -1, 0, 0, 300, 520),
-	    R(REC_SEND, 0, 0, 1, 8, 0, 600, 0),
+	    R(REC_CALL, 2, 1, -1, 0, 0, 700, 710), /* thread 1 starts, thread 0 completes */
+	    R(REC_CALL, 5, 0, -1, 0, 0, 800, 820),
+	    R(REC_COLL, 2, 0, -1, 1, 0, 700, 820),
+	    R(REC_CALL, 4, 1, -1, 0, 0, 790, 850),
+	    R(REC_SEND, 0, 0, 1, 8, 0, 900, 0),
 	};
 	r0[9].flags = REC_F_NB;
+	r0[12].flags = REC_F_NB | REC_F_TID;
 	struct rec r1[] = {
 	    R(REC_SEND, 1, 0, 0, 9, 0xabc, 135, 0),
 	    R(REC_CALL, 1, 0, -1, 0, 0, 130, 140),

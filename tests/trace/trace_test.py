@@ -9,11 +9,15 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             trace.json time, and --convert with rank 1's files removed gives rank 1 an empty
             location otf2-print reads without error; hclock gantt --raw draws both panels; the exit code of the program
             passes through (3)
-  skew      4 ranks as 2 emulated nodes, 100 ppm skew, 1 s offsets: zero inversions on the
-            global clock (Open MPI and MPICH, more ranks than cores); the same run with
-            --sync none has inversions (the check bites); --event-truth: the true error of
-            every timestamp on the other node, its p99.9 under a ten-thousandth of --sync
-            none's median (which is about the 1 s offset: that one bites)
+  skew      4 ranks as 2 emulated nodes, 100 ppm skew, 1 s offsets (Open MPI and MPICH, more
+            ranks than cores), --event-truth: the true error of every timestamp on the
+            other node, its p99.9 under a thousandth of --sync none's median (which is
+            about the 1 s offset: that one bites), and at every reading the truth inside
+            the bounds the message records carry (with every timestamp moved later by
+            its bounds' width and 2 us, HCLOCK_TRACE_TEST_SHIFT=1, some outside: the check
+            bites); an inversion on the global clock only where the two processes' bound
+            half-widths allow it (the estimate's error inside the bounds; the seeds' runs
+            on Open MPI have none); the same run with --sync none has inversions
   bad       no program, a program that does not exist, an unwritable -o, a bad --sync,
             --emulate or --filter (a name of no MPI function): one line each and a non-zero
             exit (the program not run). A program whose rank 0 calls MPI_Abort, dies of
@@ -39,7 +43,10 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             each flow's ends agreeing, each worker thread's calls on its own track, the
             Perfetto trace valid with every flow; traces.otf2 has a location per thread, each
             worker's calls and messages on its own (none on the main thread's), every
-            location in time order, and hclock align reads it (0 inversions)
+            location in time order, and hclock align reads it (0 inversions). Each worker
+            also starts 3 MPI_Iallreduce that the main thread completes (MPI_Wait): in
+            traces.otf2 each one's Request and Complete on the starting worker's location
+            with one request id
   requests  2 ranks, MINI being examples/requests_mini.c (persistent sends and receives,
             nonblocking collectives, matched probes, MPI_Request_free, MPI_Cancel): traced
             output equals untraced output; the summary pairs every message (7 x RITER + 2 per
@@ -254,25 +261,60 @@ if case == "basic":
     check(code.returncode == 3, f"the program's exit code 3 passes through ({code.returncode})")
 elif case == "skew":
     emu = "offset=1,skew=100e-6,noise=20e-9,nodes=2,seed=5"
-    res, truth = {}, {}
-    for sync in ("default", "none"):
-        d = os.path.join(tmp, sync)
+    res, truth, dirs = {}, {}, {}
+    for sync in ("default", "none", "shift"):
+        d = dirs[sync] = os.path.join(tmp, sync)
         args = [hc, "trace", "-o", d, "--emulate", emu, "--event-truth"] + \
             (["--sync", "none"] if sync == "none" else [])
-        p = launch(4, args + ["--", mini, str(ITER), "20"], timeout=240)
+        env = {"HCLOCK_TRACE_TEST_SHIFT": "1"} if sync == "shift" else None
+        p = launch(4, args + ["--", mini, str(ITER), "20"], timeout=240, env=env)
         check(p.returncode == 0, f"--sync {sync}: exit {p.returncode} {p.stderr[-600:]}")
         res[sync] = summary_num(p.stderr, "inversions")
         m = re.search(r"true error of (\d+) global readings on the processes off the reference's "
                       r"node \(emulation\): median <= (\d+) ns, p99 <= (\d+) ns, p99.9 <= (\d+) "
-                      r"ns, max (\d+) ns", p.stderr)
+                      r"ns, max (\d+) ns; \d+ readings left out [^;]*; (\d+) outside the bounds "
+                      r"their message records would carry \(by up to (\d+) ns\)", p.stderr)
         check(m is not None and int(m.group(1)) > 0,
               f"--sync {sync} --event-truth: the true error line ({m.group(0) if m else p.stderr[-400:]})")
         truth[sync] = [int(v) for v in m.groups()] if m else None
+    # a thousandth: under MPICH on 2 busy cores the clock's bounds reached +-32 ms and the
+    # p99.9 240 us (inside them; 20-700 ns on a quiet machine): the strict check is the next
     if truth["default"] and truth["none"]:
-        check(truth["default"][3] * 10000 < truth["none"][1],
+        check(truth["default"][3] * 1000 < truth["none"][1],
               f"true error at the events: p99.9 {truth['default'][3]} ns with the default sync, "
-              f"median {truth['none'][1]} ns without (expected under a ten-thousandth)")
-    check(res["default"] == 0, f"default sync: {res['default']} inversions (expected 0)")
+              f"median {truth['none'][1]} ns without (expected under a thousandth)")
+    # the clock is right where its bounds hold the truth at every reading; a receive before
+    # its send is then the estimate's error inside those bounds (under MPICH on 2 busy
+    # cores, half-widths of hundreds of us and true errors of 10-15 us inverted 1-6 of 480
+    # messages in 4 of 30 runs): allowed, as long as the two processes' bounds allow it
+    if truth["default"]:
+        check(truth["default"][5] == 0,
+              f"default sync: the truth inside the bounds the message records carry at every "
+              f"reading ({truth['default'][5]} outside, by up to {truth['default'][6]} ns)")
+    if truth["shift"]:
+        check(truth["shift"][5] > 0,
+              f"timestamps moved out of their bounds (HCLOCK_TRACE_TEST_SHIFT): "
+              f"{truth['shift'][5]} readings outside them (expected some: the check bites)")
+    ev = tracecheck.load(dirs["default"]) if res["default"] else []
+    hw = {}  # per process its largest sampled bound half-width, ns
+    for e in ev:
+        if e.get("ph") == "C" and e.get("name") == "clock bound half-width":
+            hw[e["pid"]] = max(hw.get(e["pid"], 0), e["args"]["ns"])
+    flows = {}
+    for e in ev:
+        if e.get("cat") == "p2p" and e.get("ph") in ("s", "f"):
+            flows.setdefault(e["id"], {})[e["ph"]] = e
+    inv = [(f["s"]["pid"], f["f"]["pid"], round((float(f["s"]["ts"]) - float(f["f"]["ts"])) * 1000))
+           for f in flows.values() if len(f) == 2 and float(f["f"]["ts"]) < float(f["s"]["ts"])]
+    beyond = [(a, b, ns, hw.get(a, 0) + hw.get(b, 0)) for a, b, ns in inv
+              if ns > hw.get(a, 0) + hw.get(b, 0)]
+    if res["default"]:
+        print(f"note default sync: {res['default']} inversions (receive before send by "
+              f"{sorted(x[2] for x in inv)} ns), each inside the two processes' bounds "
+              f"(half-widths up to {hw} ns): the estimate's error, which the bounds allow")
+    check(res["default"] is not None and len(inv) == res["default"] and not beyond,
+          f"default sync: {res['default']} inversions, none beyond what the two processes' "
+          f"bound half-widths allow ({beyond[:3]})")
     check(res["none"] is not None and res["none"] > 0,
           f"--sync none: {res['none']} inversions (expected some: the check bites)")
 elif case == "bad":
@@ -619,15 +661,16 @@ elif case == "linked":
 elif case == "threads":
     # 4 threads per process at MPI_THREAD_MULTIPLE, each on its own communicator: one track
     # per thread, every call on its thread's track, none lost, every message paired right
-    HIT, NT = 200, 4
-    plain, traced, d = plain_and_traced(2, [mini, str(HIT), str(NT)], "threads", 4)
+    # each worker then starts HO MPI_Iallreduce that the main thread completes (MPI_Wait)
+    HIT, NT, HO = 200, 4, 3
+    plain, traced, d = plain_and_traced(2, [mini, str(HIT), str(NT), str(HO)], "threads", 4)
     check(plain.stdout == traced.stdout and f"{NT} threads x {HIT} iterations, 0 wrong" in
           plain.stdout, f"traced output equals untraced output ({plain.stdout.strip()!r})")
     nmsg = 2 * NT * HIT * 2
     check_paired(traced.stderr, nmsg)
     ev = load_checked(d)
     want = {"MPI_Isend": 2 * HIT, "MPI_Irecv": 2 * HIT, "MPI_Waitall": HIT,
-            "MPI_Allreduce": HIT}
+            "MPI_Allreduce": HIT, "MPI_Iallreduce": HO}
     for r in (0, 1):
         per = {}
         for e in ev:
@@ -649,6 +692,9 @@ elif case == "threads":
         # OTF2: a location per thread (rank * 1024 + thread), each worker's calls and messages
         # on its own, none on the main thread's
         code, perr, (cnt, locs) = tracecheck.otf2_checked(otf2, ev)
+        # the handed-off requests: Request and Complete on the starting worker's location
+        pr = subprocess.run(["otf2-print", otf2], capture_output=True, text=True)
+        tracecheck.check_otf2_nbc(pr.stdout.splitlines(), 2 * NT * HO, "traces.otf2")
         mine = dict(want, MPI_SEND=2 * HIT, MPI_RECV=2 * HIT)
         for r in (0, 1):
             workers = sorted(lc for lc in locs if lc // 1024 == r and lc % 1024)

@@ -25,6 +25,19 @@ def launch(run, mpiexec, np_, args, timeout=120, cwd=None, env=None):
                           env=env, cwd=cwd)
 
 
+def traced_truth(hc, run, mpiexec, np_, d, emu, prog, what, timeout=120):
+    """PROG traced into D on NP_ ranks under --emulate EMU with --event-truth, its exit and
+    truth line checked: (the launch, the summary's messages paired, the largest true error
+    in ns or None)"""
+    p = launch(run, mpiexec, np_, [hc, "trace", "-o", d, "--emulate", emu, "--event-truth",
+                                   "--"] + prog, timeout)
+    check(p.returncode == 0, f"{what}: traced run, exit {p.returncode}" +
+          ("" if p.returncode == 0 else p.stderr[-400:]))
+    m = re.search(r"p99.9 <= \d+ ns, max (\d+) ns", p.stderr)
+    check(m is not None, f"{what}: the --event-truth line" + ("" if m else p.stderr[-300:]))
+    return p, summary_num(p.stderr, "messages paired"), int(m.group(1)) if m else None
+
+
 def slices(ev, name, pid=None):
     """the complete events (MPI calls) named NAME, of process PID (None: all)"""
     return sum(1 for e in ev if e.get("ph") == "X" and e["name"] == name and
@@ -411,6 +424,37 @@ def otf2_scan(lines):
         if kind in ("MPI_SEND", "MPI_RECV"):
             times.setdefault((loc // 1024, kind), []).append(t)
     return kinds, locs, back, times
+
+
+def otf2_nbc_unpaired(lines):
+    """otf2-print's NonBlockingCollectiveRequest/Complete lines paired per location by request
+    id, as OTF2's readers pair them: (pairs, the lines left unpaired or completed before their
+    request)"""
+    open_, pairs, bad = {}, 0, []
+    for line in lines:
+        w = line.split(None, 3)
+        if len(w) < 4 or not w[0].startswith("NON_BLOCKING_COLLECTIVE_"):
+            continue
+        m = re.search(r"Request: (\d+)", w[3])
+        key = (int(w[1]), m.group(1) if m else None)
+        if w[0].endswith("_REQUEST"):
+            open_[key] = line.strip()
+        elif open_.pop(key, None) is None:
+            bad.append(line.strip())
+        else:
+            pairs += 1
+    return pairs, bad + list(open_.values())
+
+
+def check_otf2_nbc(lines, n, what):
+    """N nonblocking collectives, each one's Request and Complete on one location with one
+    request id (and the check bites: a Complete moved to another location is found)"""
+    pairs, bad = otf2_nbc_unpaired(lines)
+    check(pairs == n and not bad, f"{what}: {pairs} nonblocking collectives of {n} with their "
+          f"Request and Complete on one location; unpaired: {bad[:3]}")
+    moved = ["NON_BLOCKING_COLLECTIVE_REQUEST 0 5  Request: 5",
+             "NON_BLOCKING_COLLECTIVE_COMPLETE 1 6  Operation: BARRIER, Request: 5"]
+    check(otf2_nbc_unpaired(moved)[1], "the pairing check finds a Complete on another location")
 
 
 def otf2_time_mismatches(times, ev):
