@@ -885,9 +885,9 @@ static void write_stats(struct trace_stream *s, const struct rec_trailer *tr, ui
 	fprintf(f, "t_first %" PRId64 "\nt_last %" PRId64 "\nmpi_ns %" PRId64 "\n",
 	        s->records ? s->t_first : 0, s->records ? s->t_last : 0, s->mpi_ns);
 	if (tr)
-		fprintf(f, "overhead_ns %" PRId64 "\nrec_cost_ns %" PRId64 "\ndrift_max %.17g\n"
-		        "drift_true %.17g\n", tr->overhead_ns, tr->rec_cost_ns, tr->drift_max_ns,
-		        tr->drift_true_ns);
+		fprintf(f, "overhead_ns %" PRId64 "\nrec_cost_ns %" PRId32 "\ndrift_max %.17g\n"
+		        "drift_unc %.9g\ndrift_true %.17g\n", tr->overhead_ns, tr->rec_cost_ns,
+		        tr->drift_max_ns, (double)tr->drift_unc_ns, tr->drift_true_ns);
 	for (uint32_t i = 0; i < s->nfuncs; i++)
 		if (s->prof[i].calls)
 			fprintf(f, "func %s %" PRIu64 " %" PRId64 " %" PRId64 "\n", s->names[i],
