@@ -10,7 +10,8 @@
  * incremental clock (id 64, ns, deltas from the previous packet) tied to the absolute clock
  * 6 (the global clock's ns), and sets the packet defaults (that clock, the thread's track).
  * A call is a slice begin and a slice end of a few bytes each: a delta timestamp, the
- * sequence id, the event type, the interned name (interned once per sequence). A message's
+ * sequence id, the event type, the interned name (interned once per sequence, its iid
+ * counted up in the order of first use: one byte for the first 127 functions). A message's
  * flow ids are varints of 42 bits (flow_ids_old and terminating_flow_ids_old, 8 bytes where
  * the fixed64 fields take 10). A packet whose time is before its sequence's previous one (a
  * nonblocking collective, which is recorded when it completes) carries its absolute time on
@@ -85,7 +86,10 @@ struct out {
 struct thr {
 	int up;
 	int64_t last_ts;           /* the incremental clock's value, ns */
-	uint8_t *named;            /* per function: its name interned on this sequence */
+	uint32_t *iid;             /* per function: its name's iid on this sequence (0: not
+	                              interned yet); iids count up in the order of first use, so
+	                              the functions a program calls take one byte */
+	uint32_t iids;             /* iids given so far */
 	uint64_t flow[MAX_PENDING], end[MAX_PENDING];
 	int nflow, nend;
 	int64_t p_t0, p_t1;        /* the pending messages' first and last time, ns */
@@ -368,7 +372,7 @@ static struct thr *thread_at(struct trace_stream *s, int t, int64_t ts)
 	if (h)
 		return h->up ? h : NULL;
 	h = s->thr[t] = calloc(1, sizeof(*h));
-	if (!h || !(h->named = calloc(s->nfuncs ? s->nfuncs : 1, 1)))
+	if (!h || !(h->iid = calloc(s->nfuncs ? s->nfuncs : 1, sizeof(*h->iid))))
 		return NULL;
 	h->up = 1;
 	h->last_ts = ts;
@@ -421,15 +425,15 @@ static void slice_event(struct trace_stream *s, int t, struct thr *h, int type, 
 	pb_uint(&te, TE_TYPE, (uint64_t)type);
 	if (track)
 		pb_uint(&te, TE_TRACK_UUID, track);
-	if (func >= 0) {
-		pb_uint(&te, TE_NAME_IID, (uint64_t)func + 1);
-		if ((uint32_t)func < s->nfuncs && !h->named[func]) {
-			h->named[func] = 1;
-			pb_uint(&en, EN_IID, (uint64_t)func + 1);
+	if (func >= 0 && (uint32_t)func < s->nfuncs) {
+		if (!h->iid[func]) {
+			h->iid[func] = ++h->iids;
+			pb_uint(&en, EN_IID, h->iid[func]);
 			pb_str(&en, EN_NAME, s->names[func]);
 			pb_msg(&in, ID_EVENT_NAMES, &en);
 			pb_msg(&p, TP_INTERNED, &in);
 		}
+		pb_uint(&te, TE_NAME_IID, h->iid[func]);
 	}
 	for (int i = 0; i < nflows; i++)
 		pb_uint(&te, TE_FLOW_OLD, pf_flow(flows[i]));
@@ -939,7 +943,7 @@ int stream_close(struct trace_stream *s, const struct rec_trailer *tr, uint64_t 
 		             strerror(pf_err ? pf_err : js_err));
 	for (int t = 0; t < MAX_THREADS; t++) {
 		if (s->thr[t])
-			free(s->thr[t]->named);
+			free(s->thr[t]->iid);
 		free(s->thr[t]);
 	}
 	for (uint32_t i = 0; s->names && i < s->nfuncs; i++)

@@ -141,6 +141,11 @@ def load_pftrace(d):
                 probs.append(f"sequence {sid}: the main thread of process {st['track'] >> 32}")
         if p.HasField("interned_data") and st is not None:
             for n in p.interned_data.event_names:
+                # a process's own sequences count iids up in the order of first use (small
+                # iids: one byte each); the launcher's order marks intern two at once
+                if n.iid != len(st["names"]) + 1 and p.HasField("track_event"):
+                    probs.append(f"sequence {sid}: name {n.name} interned as {n.iid}, not "
+                                 f"{len(st['names']) + 1} (the next in first use)")
                 st["names"][n.iid] = n.name
             for n in p.interned_data.debug_annotation_names:
                 st["dnames"][n.iid] = n.name
