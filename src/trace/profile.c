@@ -59,12 +59,18 @@ struct trace_profile *profile_create(void)
 	return p;
 }
 
+/* the offset exceeds the check's uncertainty (in whole ns, as printed) */
+static int drift_resolved(double max_ns, double unc_ns)
+{
+	return round(unc_ns) < round(max_ns);
+}
+
 void profile_drift_text(char *buf, size_t len, double max_ns, double unc_ns, double true_ns)
 {
 	int n = snprintf(buf, len, "largest offset %.0f ns", max_ns);
 	if (n >= 0 && (size_t)n < len && !isnan(unc_ns))
 		n += snprintf(buf + n, len - (size_t)n, "%s (+-%.0f ns: half the fastest round trip)",
-		              unc_ns >= max_ns ? ", not resolved" : "", unc_ns);
+		              drift_resolved(max_ns, unc_ns) ? "" : ", not resolved", unc_ns);
 	if (n >= 0 && (size_t)n < len && !isnan(true_ns))
 		snprintf(buf + n, len - (size_t)n, ", true error %.0f ns", true_ns);
 }
@@ -256,6 +262,11 @@ static void write_txt(const struct trace_profile *p, const struct pfunc **s, FIL
 	int64_t mpi = mpi_ns(p);
 	fprintf(f, "# hclock trace profile: %zu processes, run %.6f s summed over them, %.6f s in "
 	        "MPI (%.2f %%)\n", p->np, run_ns(p) * 1e-9, mpi * 1e-9, 100 * share(p, mpi));
+	if (!isnan(p->drift_max_ns)) {
+		char dc[200];
+		profile_drift_text(dc, sizeof(dc), p->drift_max_ns, p->drift_unc_ns, p->drift_true_ns);
+		fprintf(f, "# drift check at MPI_Finalize: %s\n", dc);
+	}
 	fprintf(f, "# share: of the processes' run times summed; least/most: a process's total; "
 	        "imbalance: (most - mean) / most\n");
 	fprintf(f, "%-28s %12s %14s %12s %12s %8s %14s %14s %9s\n", "function", "calls", "total_s",
@@ -273,11 +284,6 @@ static void write_txt(const struct trace_profile *p, const struct pfunc **s, FIL
 		fprintf(f, "# their order (send before receive): proven by the clock's bounds %" PRIu64
 		        ", by the estimate only %" PRIu64 ", without bounds %" PRIu64 "\n", p->order[0],
 		        p->order[1], p->order[2]);
-	if (!isnan(p->drift_max_ns)) {
-		char dc[200];
-		profile_drift_text(dc, sizeof(dc), p->drift_max_ns, p->drift_unc_ns, p->drift_true_ns);
-		fprintf(f, "# drift check at MPI_Finalize: %s\n", dc);
-	}
 	fprintf(f, "%-12s %-12s %12s\n", "from", "below", "messages");
 	for (int b = 0; b < HIST_BINS; b++)
 		if (p->hist[b])
@@ -321,7 +327,7 @@ static void write_json(const struct trace_profile *p, const struct pfunc **s, FI
 		fprintf(f, ",\n\"drift_check\":{\"largest_offset_ns\":%.0f", p->drift_max_ns);
 		if (!isnan(p->drift_unc_ns))
 			fprintf(f, ",\"uncertainty_ns\":%.0f,\"resolved\":%s", p->drift_unc_ns,
-			        p->drift_unc_ns < p->drift_max_ns ? "true" : "false");
+			        drift_resolved(p->drift_max_ns, p->drift_unc_ns) ? "true" : "false");
 		if (!isnan(p->drift_true_ns))
 			fprintf(f, ",\"true_error_ns\":%.0f", p->drift_true_ns);
 		fprintf(f, "}");
