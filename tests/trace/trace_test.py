@@ -55,7 +55,7 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             jitter=1e-3 (up to 1 ms before every clock message) the uncertainty is above 10 us
             and the offset is called not resolved exactly when the uncertainty is at least
             the offset; with --sync none under --emulate offset=1 (1 s node offsets left
-            uncorrected) the offset is resolved, the uncertainty under a thousandth of it;
+            uncorrected) the offset is resolved, the uncertainty under a hundredth of it;
             in both the true error lies within the offset +- the uncertainty; profile.txt
             and profile.json say the same as the summary (seeds 3, 8, 21)
   otf2big   2 ranks, 80000 iterations (2.08 M events, above the old 1,000,000-event limit of
@@ -948,9 +948,10 @@ elif case == "drift":
         p = launch(2, [hc, "trace", "-o", d, "--sync", "none", "--emulate",
                        f"offset=1,seed={seed}", "--", mini, "50", "20"])
         got = drift(f"seed {seed}, --sync none, 1 s offsets", d, p)
-        check(got is not None and got[2] and got[1] * 1000 < got[0],
+        # (300-470 ns measured beside 18-560 ms; a hundredth leaves room for a loaded machine)
+        check(got is not None and got[2] and got[1] * 100 < got[0],
               f"seed {seed}, --sync none, 1 s offsets: the offset left resolved, the "
-              f"uncertainty under a thousandth of it {got}")
+              f"uncertainty under a hundredth of it {got}")
 elif case == "bounds":
     for seed in (5, 9):
         for sync in ("default", "none"):
