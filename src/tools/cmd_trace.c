@@ -210,7 +210,7 @@ struct pstats {
 	int have, finished, json, json_error, pf_error, size, stopped, stop_errno;
 	uint64_t records, dropped, raw_bytes, pf_bytes, json_bytes, sends, recvs, calls;
 	int64_t t_first, t_last, mpi_ns, overhead_ns, rec_cost_ns;
-	double drift_max, drift_true; /* rank 0's drift check (NAN: none), ns */
+	double drift_max, drift_unc, drift_true; /* rank 0's drift check (NAN: none), ns */
 };
 
 static int read_stats(const char *dir, int r, struct pstats *p)
@@ -222,12 +222,14 @@ static int read_stats(const char *dir, int r, struct pstats *p)
 	if (!f)
 		return -1;
 	long long v;
-	p->drift_max = p->drift_true = NAN;
+	p->drift_max = p->drift_unc = p->drift_true = NAN;
 	while (fscanf(f, "%63s", key) == 1) {
-		if (!strcmp(key, "drift_max") || !strcmp(key, "drift_true")) {
+		if (!strncmp(key, "drift_", 6)) {
 			char num[64];
+			double *at = key[6] == 'm' ? &p->drift_max : key[6] == 'u' ? &p->drift_unc
+			                                                           : &p->drift_true;
 			if (fscanf(f, "%63s", num) == 1)
-				*(key[6] == 'm' ? &p->drift_max : &p->drift_true) = strtod(num, NULL);
+				*at = strtod(num, NULL);
 			continue;
 		}
 		if (!strcmp(key, "func") || !strcmp(key, "hist")) {
@@ -537,10 +539,9 @@ static int convert(const char *dir, int redo, int json_forced)
 		fprintf(stderr, "hclock trace: clock %s on %s; sync at MPI_Init %.3f s", h.sync,
 		        h.clock, h.sync_ns * 1e-9);
 	if (ps[0].finished && !isnan(ps[0].drift_max)) {
-		fprintf(stderr, "; drift check at MPI_Finalize: largest offset %.0f ns",
-		        ps[0].drift_max);
-		if (!isnan(ps[0].drift_true))
-			fprintf(stderr, ", true error %.0f ns", ps[0].drift_true);
+		char dc[200];
+		profile_drift_text(dc, sizeof(dc), ps[0].drift_max, ps[0].drift_unc, ps[0].drift_true);
+		fprintf(stderr, "; drift check at MPI_Finalize: %s", dc);
 	} else {
 		fprintf(stderr, "; no drift check (rank 0 did not finish MPI_Finalize)");
 	}

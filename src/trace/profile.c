@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,9 @@ struct trace_profile {
 	uint64_t hist[HIST_BINS], msg_bytes;
 	int have_order;
 	uint64_t order[3];            /* proven, estimated, without bounds */
+	/* the drift check at MPI_Finalize (the process whose counters have it: rank 0), ns;
+	 * NAN: none */
+	double drift_max_ns, drift_unc_ns, drift_true_ns;
 };
 
 void profile_order(struct trace_profile *p, uint64_t proven, uint64_t estimated,
@@ -49,7 +53,26 @@ void profile_order(struct trace_profile *p, uint64_t proven, uint64_t estimated,
 
 struct trace_profile *profile_create(void)
 {
-	return calloc(1, sizeof(struct trace_profile));
+	struct trace_profile *p = calloc(1, sizeof(struct trace_profile));
+	if (p)
+		p->drift_max_ns = p->drift_unc_ns = p->drift_true_ns = NAN;
+	return p;
+}
+
+/* the offset exceeds the check's uncertainty (in whole ns, as printed) */
+static int drift_resolved(double max_ns, double unc_ns)
+{
+	return round(unc_ns) < round(max_ns);
+}
+
+void profile_drift_text(char *buf, size_t len, double max_ns, double unc_ns, double true_ns)
+{
+	int n = snprintf(buf, len, "largest offset %.0f ns", max_ns);
+	if (n >= 0 && (size_t)n < len && !isnan(unc_ns))
+		n += snprintf(buf + n, len - (size_t)n, "%s (+-%.0f ns: half the fastest round trip)",
+		              drift_resolved(max_ns, unc_ns) ? "" : ", not resolved", unc_ns);
+	if (n >= 0 && (size_t)n < len && !isnan(true_ns))
+		snprintf(buf + n, len - (size_t)n, ", true error %.0f ns", true_ns);
 }
 
 void profile_free(struct trace_profile *p)
@@ -103,9 +126,11 @@ int profile_add(struct trace_profile *p, const char *path)
 	char line[256], name[64];
 	size_t nth = 0;
 	int rc = 0;
+	double dmax = NAN, dunc = NAN, dtrue = NAN;
 	while (fgets(line, sizeof(line), in)) {
 		long long a, b, c;
 		unsigned long long u;
+		double d;
 		int k;
 		if (sscanf(line, "func %63s %llu %lld %lld", name, &u, &a, &b) == 4) {
 			struct pfunc *f = func_at(p, name, nth++);
@@ -134,9 +159,20 @@ int profile_add(struct trace_profile *p, const char *path)
 			t_last = c;
 		} else if (sscanf(line, "mpi_ns %lld", &c) == 1) {
 			pr.mpi_ns = c;
+		} else if (sscanf(line, "drift_max %lf", &d) == 1) {
+			dmax = d;
+		} else if (sscanf(line, "drift_unc %lf", &d) == 1) {
+			dunc = d;
+		} else if (sscanf(line, "drift_true %lf", &d) == 1) {
+			dtrue = d;
 		}
 	}
 	fclose(in);
+	if (!isnan(dmax)) {
+		p->drift_max_ns = dmax;
+		p->drift_unc_ns = dunc;
+		p->drift_true_ns = dtrue;
+	}
 	pr.run_ns = t_last > t_first ? t_last - t_first : 0;
 	if (!rc)
 		p->p[p->np++] = pr;
@@ -226,6 +262,11 @@ static void write_txt(const struct trace_profile *p, const struct pfunc **s, FIL
 	int64_t mpi = mpi_ns(p);
 	fprintf(f, "# hclock trace profile: %zu processes, run %.6f s summed over them, %.6f s in "
 	        "MPI (%.2f %%)\n", p->np, run_ns(p) * 1e-9, mpi * 1e-9, 100 * share(p, mpi));
+	if (!isnan(p->drift_max_ns)) {
+		char dc[200];
+		profile_drift_text(dc, sizeof(dc), p->drift_max_ns, p->drift_unc_ns, p->drift_true_ns);
+		fprintf(f, "# drift check at MPI_Finalize: %s\n", dc);
+	}
 	fprintf(f, "# share: of the processes' run times summed; least/most: a process's total; "
 	        "imbalance: (most - mean) / most\n");
 	fprintf(f, "%-28s %12s %14s %12s %12s %8s %14s %14s %9s\n", "function", "calls", "total_s",
@@ -281,7 +322,17 @@ static void write_json(const struct trace_profile *p, const struct pfunc **s, FI
 	if (p->have_order)
 		fprintf(f, ",\"order\":{\"proven\":%" PRIu64 ",\"estimated\":%" PRIu64
 		        ",\"without_bounds\":%" PRIu64 "}", p->order[0], p->order[1], p->order[2]);
-	fprintf(f, "},\n\"ranks\":[");
+	fprintf(f, "}");
+	if (!isnan(p->drift_max_ns)) {
+		fprintf(f, ",\n\"drift_check\":{\"largest_offset_ns\":%.0f", p->drift_max_ns);
+		if (!isnan(p->drift_unc_ns))
+			fprintf(f, ",\"uncertainty_ns\":%.0f,\"resolved\":%s", p->drift_unc_ns,
+			        drift_resolved(p->drift_max_ns, p->drift_unc_ns) ? "true" : "false");
+		if (!isnan(p->drift_true_ns))
+			fprintf(f, ",\"true_error_ns\":%.0f", p->drift_true_ns);
+		fprintf(f, "}");
+	}
+	fprintf(f, ",\n\"ranks\":[");
 	for (size_t i = 0; i < p->np; i++)
 		fprintf(f, "%s\n{\"rank\":%d,\"run_ns\":%" PRId64 ",\"mpi_ns\":%" PRId64
 		        ",\"outside_ns\":%" PRId64 "}", i ? "," : "", p->p[i].rank, p->p[i].run_ns,

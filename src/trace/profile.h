@@ -12,6 +12,8 @@
 #ifndef HCLOCK_TRACE_PROFILE_H
 #define HCLOCK_TRACE_PROFILE_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct trace_profile;
@@ -28,6 +30,13 @@ int profile_add(struct trace_profile *p, const char *path);
  * call (a trace too big for the pairing) the profile says nothing of it. */
 void profile_order(struct trace_profile *p, uint64_t proven, uint64_t estimated,
                    uint64_t unknown);
+
+/* The words of the drift check at MPI_Finalize for the summary and profile.txt, into
+ * buf: "largest offset X ns (+-U ns: half the fastest round trip)", with ", not resolved"
+ * after X when U >= X (the check's own error hides the clock's); max_ns: the largest |offset|
+ * rank 0 measured, unc_ns: its uncertainty (NAN: not known, left out), true_ns: the largest
+ * true error under emulation (NAN: none), all ns. */
+void profile_drift_text(char *buf, size_t len, double max_ns, double unc_ns, double true_ns);
 
 /* DIR/profile.txt and DIR/profile.json (each written to NAME.part and renamed). Returns 0
  * or -1 (errno set). */

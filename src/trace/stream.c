@@ -5,13 +5,17 @@
  * The protobuf (Perfetto's TracePacket stream; field numbers from its published
  * trace_packet.proto, track_event.proto, track_descriptor.proto, clock_snapshot.proto,
  * interned_data.proto): each thread of the process is one packet sequence (trusted
- * sequence id 1 + rank * 1024 + thread) whose first packet clears its incremental state,
- * declares a sequence-scoped incremental clock (id 64, ns, deltas from the previous packet)
- * tied to the absolute clock 6 (the global clock's ns), and sets the packet defaults (that
- * clock, the thread's track). A call is a slice begin and a slice end of a few bytes each: a
- * delta timestamp, the sequence id, the event type, the interned name (interned once per
- * sequence). A packet whose time is before its sequence's previous one (a nonblocking
- * collective, which is recorded when it completes) carries its absolute time on clock 6.
+ * sequence id 1 + rank + size x thread: one byte for the main threads of up to 127
+ * processes) whose first packet clears its incremental state, declares a sequence-scoped
+ * incremental clock (id 64, ns, deltas from the previous packet) tied to the absolute clock
+ * 6 (the global clock's ns), and sets the packet defaults (that clock, the thread's track).
+ * A call is a slice begin and a slice end of a few bytes each: a delta timestamp, the
+ * sequence id, the event type, the interned name (interned once per sequence, its iid
+ * counted up in the order of first use: one byte for the first 127 functions). A message's
+ * flow ids are varints of 42 bits (flow_ids_old and terminating_flow_ids_old, 8 bytes where
+ * the fixed64 fields take 10). A packet whose time is before its sequence's previous one (a
+ * nonblocking collective, which is recorded when it completes) carries its absolute time on
+ * clock 6.
  * Nonblocking collectives go to lanes, a track each, so that they never partly overlap.
  *
  * A write that fails (a full disk) stops that output: the protobuf is cut back to its last
@@ -54,8 +58,8 @@ enum {
 	TP_TRACK_DESC = 60,
 	CS_CLOCKS = 1, CLK_ID = 1, CLK_TS = 2, CLK_INCREMENTAL = 3,
 	DEF_TS_CLOCK = 58, DEF_TRACK_EVENT = 11, TED_TRACK_UUID = 11,
-	TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK_UUID = 11, TE_NAME = 23, TE_FLOW = 47,
-	TE_FLOW_END = 48,
+	TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK_UUID = 11, TE_NAME = 23,
+	TE_FLOW_OLD = 36, TE_FLOW_END_OLD = 42, /* varints: flow_ids_old, terminating_flow_ids_old */
 	ID_EVENT_NAMES = 2, EN_IID = 1, EN_NAME = 2, ID_DEBUG_NAMES = 3, DA_NAME_IID = 1,
 	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5, TD_COUNTER = 8,
 	CD_UNIT = 3, TE_COUNTER_VALUE = 30, TE_DEBUG = 4, DA_INT = 4, DA_NAME = 10,
@@ -82,7 +86,10 @@ struct out {
 struct thr {
 	int up;
 	int64_t last_ts;           /* the incremental clock's value, ns */
-	uint8_t *named;            /* per function: its name interned on this sequence */
+	uint32_t *iid;             /* per function: its name's iid on this sequence (0: not
+	                              interned yet); iids count up in the order of first use, so
+	                              the functions a program calls take one byte */
+	uint32_t iids;             /* iids given so far */
 	uint64_t flow[MAX_PENDING], end[MAX_PENDING];
 	int nflow, nend;
 	int64_t p_t0, p_t1;        /* the pending messages' first and last time, ns */
@@ -252,15 +259,6 @@ static void pb_uint(struct pb *p, int field, uint64_t v)
 	pb_varint(p, v);
 }
 
-static void pb_fixed64(struct pb *p, int field, uint64_t v)
-{
-	pb_varint(p, (uint64_t)field << 3 | 1);
-	if (p->n + 8 <= sizeof(p->b)) {
-		for (int i = 0; i < 8; i++)
-			p->b[p->n++] = (uint8_t)(v >> (8 * i));
-	}
-}
-
 static void pb_bytes(struct pb *p, int field, const void *d, size_t n)
 {
 	pb_varint(p, (uint64_t)field << 3 | 2);
@@ -292,9 +290,27 @@ static void put_packet(struct trace_stream *s, const struct pb *p)
 	out_put(&s->pf, p->b, p->n);
 }
 
+/* process rank's thread t's sequence (of size processes): 1 + rank + size x t, so that a
+ * program of up to 127 processes numbers its main threads' sequences in one byte;
+ * thread MAX_THREADS is the launcher's message order marks */
+static uint32_t seq_of(int size, int rank, int t)
+{
+	uint32_t n = size > rank ? (uint32_t)size : (uint32_t)rank + 1;
+	return 1u + (uint32_t)rank + n * (uint32_t)t;
+}
+
 static uint32_t seq_id(const struct trace_stream *s, int t)
 {
-	return 1u + (uint32_t)s->rank * MAX_THREADS + (uint32_t)t;
+	return seq_of(s->size, s->rank, t);
+}
+
+/* a message's flow id in the protobuf: its 42 low bits, a varint of at most 6 bytes (two
+ * flows open at once share an id with odds of 2^-42 a pair; a receive ends its flow, so
+ * Perfetto may reuse the id) */
+static uint64_t pf_flow(uint64_t id)
+{
+	id &= (1ULL << 42) - 1;
+	return id ? id : 1;
 }
 
 static uint64_t proc_uuid(const struct trace_stream *s)
@@ -356,7 +372,7 @@ static struct thr *thread_at(struct trace_stream *s, int t, int64_t ts)
 	if (h)
 		return h->up ? h : NULL;
 	h = s->thr[t] = calloc(1, sizeof(*h));
-	if (!h || !(h->named = calloc(s->nfuncs ? s->nfuncs : 1, 1)))
+	if (!h || !(h->iid = calloc(s->nfuncs ? s->nfuncs : 1, sizeof(*h->iid))))
 		return NULL;
 	h->up = 1;
 	h->last_ts = ts;
@@ -409,20 +425,20 @@ static void slice_event(struct trace_stream *s, int t, struct thr *h, int type, 
 	pb_uint(&te, TE_TYPE, (uint64_t)type);
 	if (track)
 		pb_uint(&te, TE_TRACK_UUID, track);
-	if (func >= 0) {
-		pb_uint(&te, TE_NAME_IID, (uint64_t)func + 1);
-		if ((uint32_t)func < s->nfuncs && !h->named[func]) {
-			h->named[func] = 1;
-			pb_uint(&en, EN_IID, (uint64_t)func + 1);
+	if (func >= 0 && (uint32_t)func < s->nfuncs) {
+		if (!h->iid[func]) {
+			h->iid[func] = ++h->iids;
+			pb_uint(&en, EN_IID, h->iid[func]);
 			pb_str(&en, EN_NAME, s->names[func]);
 			pb_msg(&in, ID_EVENT_NAMES, &en);
 			pb_msg(&p, TP_INTERNED, &in);
 		}
+		pb_uint(&te, TE_NAME_IID, h->iid[func]);
 	}
 	for (int i = 0; i < nflows; i++)
-		pb_fixed64(&te, TE_FLOW, flows[i]);
+		pb_uint(&te, TE_FLOW_OLD, pf_flow(flows[i]));
 	for (int i = 0; i < nends; i++)
-		pb_fixed64(&te, TE_FLOW_END, ends[i]);
+		pb_uint(&te, TE_FLOW_END_OLD, pf_flow(ends[i]));
 	pb_msg(&p, TP_TRACK_EVENT, &te);
 	put_packet(s, &p);
 }
@@ -873,9 +889,9 @@ static void write_stats(struct trace_stream *s, const struct rec_trailer *tr, ui
 	fprintf(f, "t_first %" PRId64 "\nt_last %" PRId64 "\nmpi_ns %" PRId64 "\n",
 	        s->records ? s->t_first : 0, s->records ? s->t_last : 0, s->mpi_ns);
 	if (tr)
-		fprintf(f, "overhead_ns %" PRId64 "\nrec_cost_ns %" PRId64 "\ndrift_max %.17g\n"
-		        "drift_true %.17g\n", tr->overhead_ns, tr->rec_cost_ns, tr->drift_max_ns,
-		        tr->drift_true_ns);
+		fprintf(f, "overhead_ns %" PRId64 "\nrec_cost_ns %" PRId32 "\ndrift_max %.17g\n"
+		        "drift_unc %.9g\ndrift_true %.17g\n", tr->overhead_ns, tr->rec_cost_ns,
+		        tr->drift_max_ns, (double)tr->drift_unc_ns, tr->drift_true_ns);
 	for (uint32_t i = 0; i < s->nfuncs; i++)
 		if (s->prof[i].calls)
 			fprintf(f, "func %s %" PRIu64 " %" PRId64 " %" PRId64 "\n", s->names[i],
@@ -927,7 +943,7 @@ int stream_close(struct trace_stream *s, const struct rec_trailer *tr, uint64_t 
 		             strerror(pf_err ? pf_err : js_err));
 	for (int t = 0; t < MAX_THREADS; t++) {
 		if (s->thr[t])
-			free(s->thr[t]->named);
+			free(s->thr[t]->iid);
 		free(s->thr[t]);
 	}
 	for (uint32_t i = 0; s->names && i < s->nfuncs; i++)
@@ -1050,10 +1066,10 @@ int stream_write_order(const char *path, int size, struct stream_order *o, size_
 	qsort(o, n, sizeof(*o), order_cmp);
 	for (size_t i = 0; !rc && i < n; i++) {
 		/* the receiver's process track and a sequence of its own after every process's
-		 * threads' (1 + rank * MAX_THREADS + thread) */
+		 * threads' */
 		s->rank = o[i].dst;
 		uint64_t track = proc_uuid(s) + 0x30000;
-		uint32_t seq = 1u + (uint32_t)(size + o[i].dst) * MAX_THREADS;
+		uint32_t seq = seq_of(size, o[i].dst, MAX_THREADS);
 		struct pb p = {.n = 0}, te = {.n = 0}, da = {.n = 0};
 		if (!i || o[i].dst != o[i - 1].dst) {
 			/* the sequence's start: its track, the names interned (event names 1 and 2,

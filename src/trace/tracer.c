@@ -1110,18 +1110,22 @@ static void truth_report(void)
  * Carpen-Amarie, Alg. 6) at one point, every process measured: rank 0 measures each
  * process's offset on the global clock in turn (10 SKaMPI-Offset exchanges), each process
  * then reads its true error (emulated clocks). Collective. Rank 0 gets the largest |offset|
- * in *max_ns and the largest |true error| in *true_ns (left alone without emulation); both
- * are left alone (NAN) when any process failed. */
-static void drift_check(double *max_ns, double *true_ns)
+ * in *max_ns, the check's uncertainty in *unc_ns (the largest over the processes of half
+ * their fastest round trip, which bounds each offset's error: the true largest offset is
+ * within *max_ns +- *unc_ns) and the largest |true error| in *true_ns (left alone without
+ * emulation); all are left alone (NAN) when any process failed. */
+static void drift_check(double *max_ns, float *unc_ns, double *true_ns)
 {
-	double mine[3] = {0, 0, 0}, all[3] = {0, 0, 0}; /* |offset| ns, |true error| ns, failed */
+	/* |offset| ns, |true error| ns, failed, half the fastest round trip ns */
+	double mine[4] = {0, 0, 0, 0}, all[4] = {0, 0, 0, 0}, rtt = 0;
 	int rc = 0;
 	if (T.rank == 0) {
 		for (int k = 1; k < T.size; k++)
 			rc = first_err(rc, hclock_measure_offset(MPI_COMM_WORLD, T.g, 0, k, 10, NULL, NULL));
 	} else {
-		rc = hclock_measure_offset(MPI_COMM_WORLD, T.g, 0, T.rank, 10, &mine[0], NULL);
+		rc = hclock_measure_offset(MPI_COMM_WORLD, T.g, 0, T.rank, 10, &mine[0], &rtt);
 		mine[0] = fabs(mine[0]);
+		mine[3] = rtt / 2;
 	}
 	if (T.emu) {
 		rc = first_err(rc, hclock_true_error(T.g, T.emu, &mine[1]));
@@ -1129,9 +1133,10 @@ static void drift_check(double *max_ns, double *true_ns)
 	}
 	mine[2] = rc != 0;
 	/* the processes measured first must not take the cores of those measured after */
-	if (yield_reduce(mine, all, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) || T.rank || all[2])
+	if (yield_reduce(mine, all, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) || T.rank || all[2])
 		return;
 	*max_ns = all[0];
+	*unc_ns = (float)all[3];
 	if (T.emu)
 		*true_ns = all[1];
 }
@@ -1146,13 +1151,13 @@ void trace_finalize(void)
 	T.on = 0;
 	fatal_handlers_remove();
 	struct rec_trailer tr = {.magic = REC_TRAILER_MAGIC, .drift_max_ns = NAN,
-	                         .drift_true_ns = NAN};
+	                         .drift_unc_ns = NAN, .drift_true_ns = NAN};
 	memcpy(tr.magic, REC_TRAILER_MAGIC, 8);
 	if (T.g) {
 		int src = hclock_sync_stop(T.s); /* collective; the clock stays, frozen */
 		if (src)
 			warn_line("the continuous clock failed while tracing: %s", hclock_last_error());
-		drift_check(&tr.drift_max_ns, &tr.drift_true_ns);
+		drift_check(&tr.drift_max_ns, &tr.drift_unc_ns, &tr.drift_true_ns);
 		if (TT.on) {
 			TT.on = 0;
 			truth_report();
@@ -1173,7 +1178,7 @@ void trace_finalize(void)
 		tr.dropped = T.dropped + T.lost;
 		tr.stopped = (uint16_t)atomic_load(&T.stopped);
 		tr.stop_errno = (uint16_t)T.stop_errno;
-		tr.rec_cost_ns = T.rec_cost_ns;
+		tr.rec_cost_ns = (int32_t)T.rec_cost_ns;
 		tr.ncomms = (uint32_t)T.ncomms;
 		T.overhead_ns += real_now_ns() - t0;
 		tr.overhead_ns = T.overhead_ns + (int64_t)T.records * T.rec_cost_ns +

@@ -111,7 +111,9 @@ struct rec_trailer {
 	                          records say when) or after recording stopped (stopped) */
 	int64_t overhead_ns;   /* time the tracer took from the program: sync, finalize, and
 	                          records x their measured cost, ns */
-	int64_t rec_cost_ns;   /* measured cost of one record (two clock reads included), ns */
+	int32_t rec_cost_ns;   /* measured cost of one record (two clock reads included), ns */
+	float drift_unc_ns;    /* the drift check's uncertainty: the largest over the processes
+	                          of half their fastest round trip (NAN: not measured), ns */
 	double drift_max_ns;   /* at MPI_Finalize: largest |offset| rank 0 measured to any
 	                          process on the global clock (NAN: not measured), ns */
 	double drift_true_ns;  /* ... and the largest true error (emulation), NAN without, ns */

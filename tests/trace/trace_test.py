@@ -57,6 +57,14 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             MpiSend/MpiRecv, the NonBlockingCollectiveRequest/Complete pairs and the blocking
             collectives, every location in time order, and hclock align reads the archive
             back
+  drift     the drift check at MPI_Finalize says its own uncertainty (half the fastest round
+            trip of its ping-pongs, the largest over the processes): under --emulate
+            jitter=1e-3 (up to 1 ms before every clock message) the uncertainty is above 10 us
+            and the offset is called not resolved exactly when the uncertainty is at least
+            the offset; with --sync none under --emulate offset=1 (1 s node offsets left
+            uncorrected) the offset is resolved, the uncertainty under a hundredth of it;
+            in both the true error lies within the offset +- the uncertainty; profile.txt
+            and profile.json say the same as the summary (seeds 3, 8, 21)
   otf2big   2 ranks, 80000 iterations (2.08 M events, above the old 1,000,000-event limit of
             the in-memory OTF2 writer): traces.otf2 written by the launch and by --convert,
             every message and collective in it, every location in time order; --convert's
@@ -945,6 +953,51 @@ elif case in ("size", "diskfull"):
               [(g["records"], g["dropped"], g["stopped"]) for g in got],
               f"hclock trace --convert of the raw files: exit {cv.returncode}, the same records, "
               f"dropped and stop per rank, disk full in its summary {cv.stderr[-300:]}")
+elif case == "drift":
+    def drift(tag, d, p):
+        """(offset, uncertainty, resolved) from the summary, checked against profile.*"""
+        m = re.search(r"drift check at MPI_Finalize: largest offset (\d+) ns(, not resolved)? "
+                      r"\(\+-(\d+) ns: half the fastest round trip\)", p.stderr)
+        check(p.returncode == 0 and m is not None,
+              f"{tag}: exit {p.returncode}, the drift check with its uncertainty in the summary "
+              f"{p.stderr[-500:] if m is None else ''}")
+        if m is None:
+            return None
+        x, u, res = int(m.group(1)), int(m.group(3)), m.group(2) is None
+        with open(os.path.join(d, "profile.json")) as f:
+            dc = json.load(f).get("drift_check", {})
+        with open(os.path.join(d, "profile.txt")) as f:
+            txt = f.read()
+        check(dc.get("largest_offset_ns") == x and dc.get("uncertainty_ns") == u and
+              dc.get("resolved") == res and m.group(0)[len("drift check at MPI_Finalize: "):] in txt,
+              f"{tag}: profile.json's drift_check {dc} and profile.txt as the summary's "
+              f"({x} ns, +-{u} ns, resolved {res})")
+        check(res == (u < x), f"{tag}: 'not resolved' said exactly when the uncertainty {u} ns "
+              f"is at least the offset {x} ns (resolved: {res})")
+        # 2 ranks: the offset is rank 1's, the true error rank 1's against the reference, so
+        # the truth lies within the uncertainty (+ 50 ns of the truth's own reads)
+        t = dc.get("true_error_ns")
+        check(t is not None and abs(x - t) <= u + 50,
+              f"{tag}: the true error {t} ns within the offset {x} ns +- {u} ns")
+        return x, u, res
+
+    for seed in (3, 8, 21):
+        d = os.path.join(tmp, f"jitter{seed}")
+        p = launch(2, [hc, "trace", "-o", d, "--emulate", f"jitter=1e-3,seed={seed}", "--",
+                       mini, "50", "20"], timeout=240)
+        got = drift(f"seed {seed}, jitter 1 ms", d, p)
+        # a ping-pong's two messages each wait uniform(0, 1 ms): the fastest of 10 round trips
+        # is under 20 us with odds of 1e-2 ** 2 / 2 * 10 = 5e-4
+        check(got is not None and got[1] > 10000,
+              f"seed {seed}, jitter 1 ms: the drift check's uncertainty {got} above 10 us")
+        d = os.path.join(tmp, f"offset{seed}")
+        p = launch(2, [hc, "trace", "-o", d, "--sync", "none", "--emulate",
+                       f"offset=1,seed={seed}", "--", mini, "50", "20"])
+        got = drift(f"seed {seed}, --sync none, 1 s offsets", d, p)
+        # (300-470 ns measured beside 18-560 ms; a hundredth leaves room for a loaded machine)
+        check(got is not None and got[2] and got[1] * 100 < got[0],
+              f"seed {seed}, --sync none, 1 s offsets: the offset left resolved, the "
+              f"uncertainty under a hundredth of it {got}")
 elif case == "bounds":
     for seed in (5, 9):
         for sync in ("default", "none"):

@@ -148,8 +148,17 @@ def load_pftrace(d):
         if p.HasField("trace_packet_defaults") and st is not None:
             st["clock"] = p.trace_packet_defaults.timestamp_clock_id
             st["track"] = p.trace_packet_defaults.track_event_defaults.track_uuid
+            # a process's main thread (track (rank + 1) << 32 | 1) on sequence 1 + rank: one
+            # byte a packet for up to 127 processes
+            if st["track"] & 0xffffffff == 1 and sid != st["track"] >> 32:
+                probs.append(f"sequence {sid}: the main thread of process {st['track'] >> 32}")
         if p.HasField("interned_data") and st is not None:
             for n in p.interned_data.event_names:
+                # a process's own sequences count iids up in the order of first use (small
+                # iids: one byte each); the launcher's order marks intern two at once
+                if n.iid != len(st["names"]) + 1 and p.HasField("track_event"):
+                    probs.append(f"sequence {sid}: name {n.name} interned as {n.iid}, not "
+                                 f"{len(st['names']) + 1} (the next in first use)")
                 st["names"][n.iid] = n.name
             for n in p.interned_data.debug_annotation_names:
                 st["dnames"][n.iid] = n.name
@@ -190,8 +199,8 @@ def load_pftrace(d):
             if te.name_iid not in st["names"]:
                 probs.append(f"packet {i}: name {te.name_iid} not interned on sequence {sid}")
             name = st["names"].get(te.name_iid, "?")
-        per_track.setdefault(tk, []).append((ts, i, te.type, name, list(te.flow_ids),
-                                             list(te.terminating_flow_ids)))
+        per_track.setdefault(tk, []).append((ts, i, te.type, name, list(te.flow_ids_old),
+                                             list(te.terminating_flow_ids_old)))
     slices_n, starts, ends = {}, {}, {}
     for tk, evs in per_track.items():
         evs.sort(key=lambda e: (e[0], e[1]))
@@ -212,6 +221,7 @@ def load_pftrace(d):
                 ends[f] = ends.get(f, 0) + 1
         if stack:
             probs.append(f"track {tk}: {len(stack)} slices never ended")
+    probs += [f"flow {f} wider than 42 bits" for f in list(starts) + list(ends) if f >> 42]
     probs += [f"flow {f} started {n} times" for f, n in starts.items() if n > 1]
     probs += [f"flow {f} ended {n} times" for f, n in ends.items() if n > 1]
     both = sum(1 for f in starts if f in ends)
