@@ -47,14 +47,15 @@
 #define FLUSH_SLOTS_NS 10000000 /* recbuf_flush's waits for another flush and for slots, ns */
 
 struct recbuf {
+	/* what an append reads, in one cache line (the producers write it anyway) */
 	_Atomic uint64_t state;
-	char pad0[56];
+	struct rec *buf[2];
+	size_t cap;
+	char pad0[32];
 	int stop;               /* recbuf_stop called (read after the semaphore) */
 	unsigned pend;          /* the buffer recbuf_take returned */
 	_Atomic uint64_t dropped, unsaid; /* unsaid: dropped since the last REC_DROP put */
 	sem_t wake;
-	struct rec *buf[2];
-	size_t cap;
 };
 
 static struct rec *buf_alloc(size_t n)
@@ -155,10 +156,11 @@ static int switch_buffers(recbuf *rb, uint64_t s, const struct rec *r, uint32_t 
 	return 1;
 }
 
-int recbuf_append(recbuf *rb, const struct rec *r, uint32_t tid, int sample)
+/* recbuf_append past the buffer's end (reservation s) */
+static __attribute__((noinline)) int append_full(recbuf *rb, const struct rec *r, uint32_t tid,
+                                                 int sample, uint64_t s)
 {
 	for (int tries = 0;; tries++) {
-		uint64_t s = atomic_fetch_add_explicit(&rb->state, 1, memory_order_acquire);
 		if (COUNT(s) < rb->cap) {
 			fill(&rb->buf[BUF(s)][COUNT(s)], r, tid);
 			return 1;
@@ -171,7 +173,17 @@ int recbuf_append(recbuf *rb, const struct rec *r, uint32_t tid, int sample)
 				drop(rb);
 			return got > 0;
 		}
+		s = atomic_fetch_add_explicit(&rb->state, 1, memory_order_acquire);
 	}
+}
+
+int recbuf_append(recbuf *rb, const struct rec *r, uint32_t tid, int sample)
+{
+	uint64_t s = atomic_fetch_add_explicit(&rb->state, 1, memory_order_acquire);
+	if (__builtin_expect(COUNT(s) >= rb->cap, 0))
+		return append_full(rb, r, tid, sample, s);
+	fill(&rb->buf[BUF(s)][COUNT(s)], r, tid);
+	return 1;
 }
 
 static void sleep_ns(long ns) /* async-signal-safe */
