@@ -9,6 +9,9 @@
  * drop count (the checks bite).
  *
  * test_recbuf [RECORDS]: records per thread (default 1000000).
+ * test_recbuf cost THREADS [RECORDS]: no test; the wall time per record of THREADS threads
+ *   appending RECORDS each at once into buffers that hold them all (default 1000000), the
+ *   best of 5 runs.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -309,8 +312,51 @@ static void checker_bites(uint64_t seed)
 	           (unsigned long long)c.said);
 }
 
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int cost(int nthreads, uint64_t n)
+{
+	if (nthreads < 1 || nthreads > MAXT || !n) {
+		fprintf(stderr, "test_recbuf cost: expected 1 to %d threads and a positive number of "
+		        "records\n", MAXT);
+		return 2;
+	}
+	double best = 0;
+	for (int rep = 0; rep < 5; rep++) {
+		struct run run = {.seed = 1, .n = n};
+		check_init(&run.ck, 1, nthreads);
+		if (!(run.rb = recbuf_create((size_t)n * (size_t)nthreads + 1))) {
+			fprintf(stderr, "test_recbuf cost: no memory for %llu records\n",
+			        (unsigned long long)n * (unsigned long long)nthreads);
+			return 1;
+		}
+		pthread_t th[MAXT];
+		struct producer p[MAXT];
+		int64_t t0 = now_ns();
+		for (int t = 0; t < nthreads; t++) {
+			p[t] = (struct producer){&run, (uint32_t)t};
+			pthread_create(&th[t], NULL, producer_main, &p[t]);
+		}
+		for (int t = 0; t < nthreads; t++)
+			pthread_join(th[t], NULL);
+		double ns = (double)(now_ns() - t0) / ((double)n * nthreads);
+		best = rep && best < ns ? best : ns;
+		recbuf_free(run.rb);
+	}
+	printf("%d threads x %llu records: %.1f ns per record (wall time, best of 5)\n", nthreads,
+	       (unsigned long long)n, best);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 2 && !strcmp(argv[1], "cost"))
+		return cost(atoi(argv[2]), argc > 3 ? strtoull(argv[3], NULL, 10) : 1000000);
 	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 1000000;
 	struct sigaction sa = {0};
 	sa.sa_handler = on_usr1;
