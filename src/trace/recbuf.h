@@ -32,9 +32,9 @@ void recbuf_free(recbuf *rb);
  * r is in a buffer, 0 when it was dropped (counted) or skipped. */
 int recbuf_append(recbuf *rb, const struct rec *r, uint32_t tid, int sample);
 
-/* The writer: the next full buffer, every record of it published (its count in *n); wait:
- * until there is one or recbuf_stop was called. NULL when there is none. The caller writes
- * the records out, then calls recbuf_written. */
+/* The writer (one thread): the next full buffer, every record of it published (its count in
+ * *n); wait: until there is one or recbuf_stop was called. NULL when there is none. The
+ * caller writes the records out, then calls recbuf_written. */
 const struct rec *recbuf_take(recbuf *rb, size_t *n, int wait);
 void recbuf_written(recbuf *rb);
 /* recbuf_take (wait) returns NULL once the buffer it holds has been taken */
@@ -43,12 +43,13 @@ void recbuf_stop(recbuf *rb);
 typedef void recbuf_put_fn(const struct rec *b, size_t n, void *ctx);
 /* Close the current buffer now and hand its published records to put (in runs, in order),
  * then last (if not NULL), then a REC_DROP record for drops not said yet. Async-signal-safe
- * (atomics, nanosleep): usable from a signal handler that interrupted an append, whose slot
- * is never published and is skipped (counted dropped). Waits at most wait_ns for the writer
- * to finish its buffer (10 ms for another thread's switch, 10 ms for slots reserved but not
- * yet published). Returns the slots skipped (0: all written; the buffers go on as before;
- * more: the buffers take no more records, they count them dropped), or -1 when the writer
- * stayed busy (nothing handed to put). One caller at a time, not the writer. */
+ * (atomics, sem_post, nanosleep): usable from a signal handler that interrupted an append,
+ * whose slot is never published and is skipped (counted dropped), or a switch of buffers.
+ * Waits at most wait_ns for the writer to finish its buffer, at most 10 ms for another flush
+ * and for slots reserved but not yet published. Returns the slots skipped (0: all written,
+ * the buffers go on as before; more: the buffers take no more records, they count them
+ * dropped), or -1 when the writer or another flush stayed busy (nothing handed to put). Not
+ * from the writer thread. */
 long recbuf_flush(recbuf *rb, const struct rec *last, int64_t wait_ns, recbuf_put_fn *put,
                   void *ctx);
 
