@@ -10,10 +10,14 @@
  * clock's last bounds and 2 us, out of its bounds (wrong on purpose: --event-truth must find
  * every reading outside them).
  *
- * Buffers: records are appended to the current buffer under a spin lock; a full buffer is
- * handed to the writer thread (plain write(2), no MPI) and the other one filled meanwhile.
- * When the writer has not finished the previous buffer yet, new records are dropped and
- * counted (the trailer and the summary report the count): the program is never stalled.
+ * Buffers (recbuf.h): records are appended to the current buffer without a lock (one atomic
+ * add reserves a slot, storing the record's kind last publishes it); a full buffer is handed
+ * to the writer thread (plain write(2), no MPI) and the other one filled meanwhile. When the
+ * writer has not finished the previous buffer yet, new records are dropped and counted (the
+ * trailer and the summary report the count, REC_DROP records where they went missing): the
+ * program is never stalled. Threads at MPI_THREAD_MULTIPLE record at once; a signal that
+ * ends the program writes the records published by then (flush_now), a record whose append
+ * the signal interrupted is counted dropped.
  *
  * Size: the raw file stops at --max-size (HCLOCK_TRACE_MAX_SIZE): the writer writes the
  * records that fit, then a stop marker (record.h's REC_F_STOP), and recording stops; a write
@@ -41,7 +45,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,6 +52,7 @@
 #include "clock/clock.h"
 #include "hclock.h"
 #include "trace/filter.h"
+#include "trace/recbuf.h"
 #include "trace/settings.h"
 #include "trace/stream.h"
 #include "trace/tracer.h"
@@ -105,15 +109,10 @@ static struct {
 	uint8_t *enabled;           /* per function: recorded */
 	int fd;
 	/* buffers */
-	struct rec *buf[2];
-	size_t cap, n;
-	int cur, pending;            /* pending: buffer index handed to the writer, -1 none */
-	size_t pending_n;
-	atomic_flag lock;
+	recbuf *rb;
+	size_t cap;                  /* records per buffer */
 	pthread_t writer;
-	int writer_up, writer_stop;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	int writer_up;
 	uint64_t max_size;           /* settings.h's max_size, bytes; 0: none */
 	uint64_t raw_bytes;          /* the raw file's bytes written, whole records */
 	uint64_t lost;               /* events not written because recording had stopped */
@@ -130,8 +129,8 @@ static struct {
 	int test_shift;              /* HCLOCK_TRACE_TEST_SHIFT=1 (tests only) */
 	char dir[4100];              /* the trace's directory */
 	uint64_t json_limit;         /* stream.h's json_limit */
-	uint64_t records, dropped;
-	uint64_t drop_unsaid;        /* dropped since the last REC_DROP record */
+	uint64_t records;            /* events handed to put_records (lost ones included) */
+	atomic_uint_fast64_t dropped_stopped; /* events made after recording stopped */
 	int64_t rec_cost_ns, overhead_ns, sync_ns;
 	int64_t t0_g;                /* record.h's header t0_g, ns */
 	_Atomic int64_t progress_ns; /* time in the clock's progress calls (drive), ns */
@@ -141,8 +140,8 @@ static struct {
 	size_t ncomms, comms_cap;
 	struct tcomm *world;
 	pthread_mutex_t comm_mu;     /* the registry (programs calling MPI from several threads) */
-} T = {.fd = -1, .pending = -1, .hw_lo = -1, .hw_hi = -1, .bound_due = INT64_MAX, .lock = ATOMIC_FLAG_INIT, .mu = PTHREAD_MUTEX_INITIALIZER,
-       .cv = PTHREAD_COND_INITIALIZER, .comm_mu = PTHREAD_MUTEX_INITIALIZER, .keyval = -1};
+} T = {.fd = -1, .hw_lo = -1, .hw_hi = -1, .bound_due = INT64_MAX,
+       .comm_mu = PTHREAD_MUTEX_INITIALIZER, .keyval = -1};
 
 int trace_on(void)
 {
@@ -161,45 +160,19 @@ __attribute__((format(printf, 1, 2))) static void warn_line(const char *fmt, ...
 
 /* ---- recording ------------------------------------------------------------------------------ */
 
-static void append(const struct rec *r)
+static inline uint32_t tid(void)
 {
-	while (atomic_flag_test_and_set_explicit(&T.lock, memory_order_acquire))
-		;
-	if (atomic_load_explicit(&T.stopped, memory_order_relaxed)) {
-		T.dropped++;
-		atomic_flag_clear_explicit(&T.lock, memory_order_release);
-		return;
-	}
-	if (T.n == T.cap) {
-		pthread_mutex_lock(&T.mu);
-		int busy = T.pending >= 0;
-		if (!busy) {
-			T.pending = T.cur;
-			T.pending_n = T.n;
-			T.cur ^= 1;
-			T.n = 0;
-			pthread_cond_signal(&T.cv);
-		}
-		pthread_mutex_unlock(&T.mu);
-		if (busy) {
-			T.dropped++;
-			T.drop_unsaid++;
-			atomic_flag_clear_explicit(&T.lock, memory_order_release);
-			return;
-		}
-	}
-	if (T.drop_unsaid && T.n + 1 < T.cap) {
-		/* say how many went missing here (a reader without the trailer counts them) */
-		T.buf[T.cur][T.n++] = (struct rec){.kind = REC_DROP, .peer = -1, .t_g = r->t_g,
-		                                   .t_l = r->t_l, .bytes = T.drop_unsaid};
-		T.drop_unsaid = 0;
-	}
 	if (my_tid < 0)
 		my_tid = atomic_fetch_add_explicit(&next_tid, 1, memory_order_relaxed);
-	T.buf[T.cur][T.n] = *r;
-	T.buf[T.cur][T.n++].tid = (uint32_t)my_tid;
-	T.records++;
-	atomic_flag_clear_explicit(&T.lock, memory_order_release);
+	return (uint32_t)my_tid;
+}
+
+static void append(const struct rec *r)
+{
+	if (atomic_load_explicit(&T.stopped, memory_order_relaxed))
+		atomic_fetch_add_explicit(&T.dropped_stopped, 1, memory_order_relaxed);
+	else
+		recbuf_append(T.rb, r, tid(), 0);
 }
 
 /* n bytes from p to fd; 0, or -1 (errno set) with the bytes that were written in *done
@@ -244,6 +217,7 @@ static uint64_t events_in(const struct rec *b, size_t n)
  * stopped; flush_now when it is idle). Async-signal-safe. */
 static void put_records(const struct rec *b, size_t n)
 {
+	T.records += events_in(b, n);
 	if (atomic_load_explicit(&T.stopped, memory_order_relaxed) || T.fd < 0) {
 		T.lost += events_in(b, n);
 		return;
@@ -289,22 +263,14 @@ static void *writer_main(void *arg)
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	pthread_mutex_lock(&T.mu);
-	for (;;) {
-		while (T.pending < 0 && !T.writer_stop)
-			pthread_cond_wait(&T.cv, &T.mu);
-		if (T.pending < 0)
-			break;
-		int b = T.pending;
-		size_t n = T.pending_n;
-		pthread_mutex_unlock(&T.mu);
+	const struct rec *b;
+	size_t n;
+	while ((b = recbuf_take(T.rb, &n, 1))) {
 		if (T.slow_writer_ns)
 			real_sleep_ns(T.slow_writer_ns);
-		put_records(T.buf[b], n);
-		pthread_mutex_lock(&T.mu);
-		__atomic_store_n(&T.pending, -1, __ATOMIC_RELEASE); /* read by flush_now unlocked */
+		put_records(b, n);
+		recbuf_written(T.rb);
 	}
-	pthread_mutex_unlock(&T.mu);
 	return NULL;
 }
 
@@ -426,15 +392,8 @@ static inline int drive(int64_t tl)
  * there is no room). */
 static void append_sample(const struct rec *r)
 {
-	while (atomic_flag_test_and_set_explicit(&T.lock, memory_order_acquire))
-		;
-	if (T.n < T.cap && !atomic_load_explicit(&T.stopped, memory_order_relaxed)) {
-		if (my_tid < 0)
-			my_tid = atomic_fetch_add_explicit(&next_tid, 1, memory_order_relaxed);
-		T.buf[T.cur][T.n] = *r;
-		T.buf[T.cur][T.n++].tid = (uint32_t)my_tid;
-	}
-	atomic_flag_clear_explicit(&T.lock, memory_order_release);
+	if (!atomic_load_explicit(&T.stopped, memory_order_relaxed))
+		recbuf_append(T.rb, r, tid(), 1);
 }
 
 /* The clock's bounds now (base time tl, ns): the half-widths the message records use, and a
@@ -516,61 +475,49 @@ static const int fatal_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
 static struct sigaction old_act[NFATAL];
 static unsigned char have_old[NFATAL];
 
-static void sleep_us(long us) /* async-signal-safe */
+static void put_cb(const struct rec *b, size_t n, void *ctx)
 {
-	struct timespec ts = {0, us * 1000};
-	nanosleep(&ts, NULL);
+	(void)ctx;
+	put_records(b, n);
 }
 
 /* write the current buffer now (async-signal-safe: atomics, nanosleep, write, reading the
- * clocks); cut: the program is being ended, and a call this thread is inside (not the
- * tracer's own work) is recorded as ending now (REC_F_CUT) */
+ * clocks; the writer's buffer is waited for up to 2 s); cut: the program is being ended, and
+ * a call this thread is inside (not the tracer's own work) is recorded as ending now
+ * (REC_F_CUT) */
 static void flush_now(int cut)
 {
 	if (!T.on || T.fd < 0)
 		return;
-	for (int i = 0; i < 2000 && __atomic_load_n(&T.pending, __ATOMIC_ACQUIRE) >= 0; i++)
-		sleep_us(1000);
-	/* the lock, unless it stays held (by the very thread this signal interrupted) */
-	int got = 0;
-	for (int i = 0; i < 100; i++) {
-		if ((got = !atomic_flag_test_and_set_explicit(&T.lock, memory_order_acquire)))
-			break;
-		sleep_us(100);
-	}
-	if (!got)
-		return;
 	/* this thread's call, or if it is in none, the MPI_Init thread's */
 	struct trace_call *c = !cut ? NULL : cur_call ? (in_tracer ? NULL : cur_call)
 	                                              : atomic_load_explicit(&main_call, memory_order_acquire);
-	if (c && c->func != FILTERED) {
+	/* one cut a process: a signal handled on another thread cuts the MPI_Init thread's call
+	 * (main_call), and that thread's own exit would cut it again */
+	static atomic_flag cut_made = ATOMIC_FLAG_INIT;
+	if (c && (c->func == FILTERED || atomic_flag_test_and_set(&cut_made)))
+		c = NULL;
+	struct rec r;
+	if (c) {
 		/* c may be another thread's: read, never written */
-		struct rec r = call_rec(c, REC_F_CUT);
+		r = call_rec(c, REC_F_CUT);
 		r.tid = c == cur_call && my_tid >= 0 ? (uint32_t)my_tid : 0;
 		read2(&r.t2_g, &r.t2_l);
 		if (r.t2_g < r.t_g)
 			r.t2_g = r.t_g;
-		if (T.n < T.cap) {
-			T.buf[T.cur][T.n++] = r;
-		} else {
-			T.dropped++;
-			T.drop_unsaid++;
-		}
+	}
+	if (recbuf_flush(T.rb, c ? &r : NULL, 2000000000, put_cb, NULL) < 0) {
+		if (c)
+			atomic_flag_clear(&cut_made); /* not written: a later flush makes it */
+		return;
+	}
+	if (c) {
 		if (c == cur_call)
 			cur_call = NULL;
 		atomic_compare_exchange_strong(&main_call, &c, NULL);
 	}
-	if (__atomic_load_n(&T.pending, __ATOMIC_ACQUIRE) < 0) {
-		put_records(T.buf[T.cur], T.n);
-		T.n = 0;
-		struct rec d = {.kind = REC_DROP, .peer = -1, .bytes = T.drop_unsaid};
-		if (T.drop_unsaid && !atomic_load_explicit(&T.stopped, memory_order_relaxed))
-			put_records(&d, 1);
-		T.drop_unsaid = 0;
-	}
 	if (T.reserve_path[0])
 		unlink(T.reserve_path); /* the program ends: the disk held back is free again */
-	atomic_flag_clear_explicit(&T.lock, memory_order_release);
 }
 
 /* the job's one line about a failure, from whoever gets there first (async-signal-safe);
@@ -854,25 +801,7 @@ void trace_append(const struct rec *r)
 
 uint32_t trace_tid(void)
 {
-	if (my_tid < 0)
-		my_tid = atomic_fetch_add_explicit(&next_tid, 1, memory_order_relaxed);
-	return (uint32_t)my_tid;
-}
-
-/* A record buffer with every page mapped now, not at the program's calls: a first touch is
- * a page fault of 1-2 us, one record in 64 (p99 of the recording cost 2 us instead of 0.1 us
- * with 4 MiB buffers). NULL without memory. */
-static struct rec *buf_alloc(size_t n)
-{
-	void *p = mmap(NULL, n * sizeof(struct rec), PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static void buf_free(struct rec *b, size_t n)
-{
-	if (b)
-		munmap(b, n * sizeof(struct rec));
+	return tid();
 }
 
 /* ---- init and finalize ------------------------------------------------------------------------- */
@@ -895,23 +824,24 @@ static void settings_or_exit(struct trace_settings *set)
 	exit(2);
 }
 
-static volatile int64_t calib_sink;
-
-/* the cost of one record: four clock reads and the append (its lock, a copy) */
+/* the cost of one record: four clock reads and the append (its atomic add, a copy), into
+ * buffers of its own */
 static int64_t calibrate(void)
 {
 	enum { N = 2000 };
+	recbuf *cb = recbuf_create(N);
+	if (!cb)
+		return 0;
 	int64_t t0 = real_now_ns();
 	for (int i = 0; i < N; i++) {
 		struct rec r = {.kind = REC_CALL};
 		now2(&r.t_g, &r.t_l);
 		now2(&r.t2_g, &r.t2_l);
-		while (atomic_flag_test_and_set_explicit(&T.lock, memory_order_acquire))
-			;
-		calib_sink = r.t2_g + r.t_g + r.t_l + r.t2_l;
-		atomic_flag_clear_explicit(&T.lock, memory_order_release);
+		recbuf_append(cb, &r, 0, 0);
 	}
-	return (real_now_ns() - t0) / N;
+	int64_t d = (real_now_ns() - t0) / N;
+	recbuf_free(cb);
+	return d;
 }
 
 void trace_init(void)
@@ -981,9 +911,8 @@ void trace_init(void)
 		ok = 0;
 	}
 	T.enabled = calloc(TF_COUNT, 1);
-	T.buf[0] = buf_alloc(T.cap);
-	T.buf[1] = buf_alloc(T.cap);
-	if (ok && (!T.enabled || !T.buf[0] || !T.buf[1])) {
+	T.rb = recbuf_create(T.cap);
+	if (ok && (!T.enabled || !T.rb)) {
 		fprintf(stderr, "hclock trace (rank %d): out of memory for %zu records; tracing off\n",
 		        T.rank, 2 * T.cap);
 		ok = 0;
@@ -1165,17 +1094,19 @@ void trace_finalize(void)
 	}
 	if (was_on) {
 		/* the writer finishes what it has, then the rest is written here */
-		pthread_mutex_lock(&T.mu);
-		T.writer_stop = 1;
-		pthread_cond_signal(&T.cv);
-		pthread_mutex_unlock(&T.mu);
+		recbuf_stop(T.rb);
 		pthread_join(T.writer, NULL);
-		put_records(T.buf[T.cur], T.n);
-		T.n = 0;
+		const struct rec *b;
+		size_t n;
+		if ((b = recbuf_take(T.rb, &n, 0))) { /* handed over as the writer stopped */
+			put_records(b, n);
+			recbuf_written(T.rb);
+		}
+		recbuf_flush(T.rb, NULL, 0, put_cb, NULL);
 		if (T.reserve_path[0] && !unlink(T.reserve_path))
 			T.reserve_path[0] = 0;
 		tr.records = T.records - T.lost;
-		tr.dropped = T.dropped + T.lost;
+		tr.dropped = recbuf_dropped(T.rb) + atomic_load(&T.dropped_stopped) + T.lost;
 		tr.stopped = (uint16_t)atomic_load(&T.stopped);
 		tr.stop_errno = (uint16_t)T.stop_errno;
 		tr.rec_cost_ns = (int32_t)T.rec_cost_ns;
@@ -1233,8 +1164,8 @@ void trace_finalize(void)
 	hclock_clock_free(T.g);
 	hclock_clock_free(T.base);
 	hclock_emu_free(T.emu);
-	buf_free(T.buf[0], T.cap);
-	buf_free(T.buf[1], T.cap);
+	recbuf_free(T.rb);
+	T.rb = NULL;
 	free(T.enabled);
 	in_tracer = 0;
 }
