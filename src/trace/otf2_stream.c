@@ -364,8 +364,7 @@ static void metric(struct otf2s *o, struct loc *l)
 	l->bpend = 0;
 }
 
-/* the held call's end: MpiCollectiveEnd for a blocking collective, then its Leave (then a
- * bound sample that waited for it) */
+/* the held call's end: MpiCollectiveEnd for a blocking collective, then its Leave */
 static void release(struct otf2s *o, struct loc *l)
 {
 	if (!l->held)
@@ -379,7 +378,6 @@ static void release(struct otf2s *o, struct loc *l)
 		                                      c->bytes), "MpiCollectiveEnd");
 	ck(o, OTF2_EvtWriter_Leave(l->w, NULL, t, c->func), "Leave");
 	l->held = 0;
-	metric(o, l);
 }
 
 static void flush_sends(struct otf2s *o, struct loc *l)
@@ -389,8 +387,8 @@ static void flush_sends(struct otf2s *o, struct loc *l)
 	l->nsend = 0;
 }
 
-/* a call (or a blocking collective): its Enter, the sends it started, a nonblocking
- * collective's Request; its end held */
+/* a call (or a blocking collective): its Enter, a nonblocking collective's Request, the
+ * bound sample taken at its enter, the sends it started; its end held */
 static void call(struct otf2s *o, struct loc *l, const struct rec *r)
 {
 	release(o, l);
@@ -403,6 +401,7 @@ static void call(struct otf2s *o, struct loc *l, const struct rec *r)
 	if (r->kind == REC_CALL && coll && o->nb[r->func])
 		ck(o, OTF2_EvtWriter_NonBlockingCollectiveRequest(l->w, NULL, t, (uint64_t)r->t_g),
 		   "NonBlockingCollectiveRequest");
+	metric(o, l);
 	flush_sends(o, l);
 	l->held = 1;
 	l->hold = *r;
@@ -419,13 +418,16 @@ void otf2s_feed(struct otf2s *o, const struct rec *r, size_t n)
 			struct loc *l = loc_at(o, r->tid);
 			if (!l)
 				continue;
-			/* a sample may come between a held call's record and the receives it
-			 * completed: it waits for the call's end */
+			/* it was read at a call's enter, after the call's start, and its record comes
+			 * before the call's: it waits for that call's Enter (written at once, a later
+			 * Enter would be moved to its time). A sample not written yet (its call was
+			 * filtered out) goes first, unless a call is held (it would move that call's
+			 * Leave later): then it is replaced. */
+			if (l->bpend && !l->held)
+				metric(o, l);
 			l->b_t = r->t_g;
 			l->b_hw = (r->t2_l - r->t2_g) / 2;
 			l->bpend = 1;
-			if (!l->held)
-				metric(o, l);
 			continue;
 		}
 		if (r->kind < REC_CALL || r->kind > REC_COLL)
@@ -492,6 +494,7 @@ int otf2s_close(struct otf2s *o)
 		if (!l || !l->w)
 			continue;
 		release(o, l);
+		metric(o, l);      /* a sample whose call's record was lost */
 		flush_sends(o, l); /* a file cut short: sends whose call's record was lost */
 		due_until(l, INT64_MAX);
 		OTF2_EvtWriter_GetNumberOfEvents(l->w, &nev[t]);

@@ -12,7 +12,9 @@
  * call's record was lost (the file cut there). Thread 1, its records between thread 0's: one
  * MPI_Wait, an MPI_Iallreduce, an MPI_Waitall whose record comes after the completion of
  * that MPI_Iallreduce by thread 0 (which its location gets inside this call). Rank 1 (functions 0 MPI_Wait, 1 MPI_Send: another numbering):
- * an MPI_Send on 0xabc. Rank 2: no records at all (an empty location).
+ * an MPI_Send on 0xabc. Rank 2: no records at all (an empty location). Two of thread 0's
+ * calls have a bound sample taken at their enter, so a little after it (its record comes
+ * before the call's): the MPI_Send and the MPI_Allreduce.
  */
 #include <stdio.h>
 #include <string.h>
@@ -39,12 +41,14 @@ int main(int argc, char **argv)
 	                                 "MPI_Allreduce", "MPI_Waitall", "MPI_Wait"};
 	static const char *const n1[] = {"MPI_Wait", "MPI_Send"};
 	struct rec r0[] = {
+	    R(REC_BOUND, 0, 0, -1, 0, 0, 102, 0),
 	    R(REC_SEND, 0, 0, 1, 5, 0, 110, 0),
 	    R(REC_CALL, 5, 1, -1, 0, 0, 105, 115), /* thread 1 */
 	    R(REC_CALL, 0, 0, -1, 0, 0, 100, 120),
 	    R(REC_CALL, 1, 0, -1, 0, 0, 200, 210),
 	    R(REC_SEND, 1, 0, 1, 6, 0, 200, 0),
 	    R(REC_CALL, 2, 0, -1, 0, 0, 300, 310),
+	    R(REC_BOUND, 0, 0, -1, 0, 0, 403, 0),
 	    R(REC_COLL, 3, 0, -1, 0, 0xabc, 400, 450),
 	    R(REC_CALL, 4, 0, -1, 0, 0, 500, 520),
 	    R(REC_RECV, 4, 0, 1, 7, 0, 520, 0),
@@ -55,8 +59,13 @@ int main(int argc, char **argv)
 	    R(REC_CALL, 4, 1, -1, 0, 0, 790, 850),
 	    R(REC_SEND, 0, 0, 1, 8, 0, 900, 0),
 	};
-	r0[9].flags = REC_F_NB;
-	r0[12].flags = REC_F_NB | REC_F_TID;
+	for (size_t i = 0; i < sizeof(r0) / sizeof(r0[0]); i++)
+		if (r0[i].kind == REC_BOUND) { /* bounds +-50 ns: a half-width of 50 */
+			r0[i].t2_g = r0[i].t_g - 50;
+			r0[i].t2_l = r0[i].t_g + 50;
+		}
+	r0[11].flags = REC_F_NB;
+	r0[14].flags = REC_F_NB | REC_F_TID;
 	struct rec r1[] = {
 	    R(REC_SEND, 1, 0, 0, 9, 0xabc, 135, 0),
 	    R(REC_CALL, 1, 0, -1, 0, 0, 130, 140),
@@ -64,8 +73,8 @@ int main(int argc, char **argv)
 	struct otf2s *o;
 	if (otf2s_open(dir, 0, 6, n0, &o))
 		goto bad;
-	otf2s_feed(o, r0, 2);
-	otf2s_feed(o, r0 + 2, sizeof(r0) / sizeof(r0[0]) - 2); /* fed in two pieces */
+	otf2s_feed(o, r0, 3);
+	otf2s_feed(o, r0 + 3, sizeof(r0) / sizeof(r0[0]) - 3); /* fed in two pieces */
 	if (otf2s_close(o) || otf2s_open(dir, 1, 2, n1, &o))
 		goto bad;
 	otf2s_feed(o, r1, 2);
