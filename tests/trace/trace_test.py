@@ -146,6 +146,7 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -908,6 +909,16 @@ elif case in ("size", "diskfull"):
             check(at is not None and got[r]["records"] > 0,
                   f"rank {r}: the raw file ({os.path.getsize(raw)} bytes) has whole records "
                   f"({got[r]['records']}) and its trailer at {at}")
+            # the last record before the trailer: the stop marker (REC_DROP, REC_F_STOP,
+            # tag 2 disk, peer ENOSPC), written over bytes the failed write had (appended
+            # after the cut it needed a page the full tmpfs did not have: the header puts
+            # record boundaries 16 bytes before each page's end, so it never fitted)
+            with open(raw, "rb") as f:
+                f.seek(at - 64 if at else 0)
+                kind, flags, _, peer, tag = struct.unpack("<BBHii", f.read(12))
+            check(at is not None and (kind, flags & 4, tag, peer) == (5, 4, 2, 28),
+                  f"rank {r}: the raw file's last record is its stop marker: kind {kind}, "
+                  f"flags {flags}, tag {tag}, errno {peer} (expected 5, 4, 2, 28)")
     if case == "size":
         ev = load_checked(d)
         inst = [e for e in ev if e.get("ph") == "i" and e["name"] == reason]
