@@ -22,8 +22,12 @@
  * safe point, a packet boundary where no slice of the process is open, so that what is on
  * disk is a valid trace on its own (flows may have lost an end); the JSON part is left out
  * by the launcher. The counters go to a file whose space is taken when the stream opens.
- * Where recording stopped (record.h's REC_F_STOP) an instant event says why.
+ * Where recording stopped (record.h's REC_F_STOP) an instant event says why; the protobuf
+ * holds PF_KEEP bytes of the disk past what it wrote (taken ahead with fallocate, beyond the
+ * file's end, after each write), so that a part cut short before that instant can have it
+ * again at the cut (stop_tail) whoever else filled the disk.
  */
+#define _GNU_SOURCE /* fallocate's FALLOC_FL_KEEP_SIZE */
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
@@ -49,6 +53,7 @@
 #define OUT_MARKS 64       /* safe points kept per buffer: a cut loses at most OUT_CAP / 64 */
 #define HIST_BINS 64       /* message sizes: bin 0 empty, bin k in [2^(k-1), 2^k) */
 #define STATS_CAP (64 << 10) /* bytes taken for the counters when the stream opens */
+#define PF_KEEP 4096       /* bytes the protobuf part holds past what it wrote, for its tail */
 
 /* protobuf field numbers */
 enum {
@@ -81,6 +86,9 @@ struct out {
 	uint64_t mark[OUT_MARKS]; /* safe points in the buffer, OUT_CAP / OUT_MARKS apart */
 	int nmark;
 	int err;         /* errno of the first failure; the output stops there */
+	uint64_t keep;   /* bytes held past the last safe point (0: none): after a failure the
+	                    file keeps them, so that its tail can be written over them */
+	uint64_t held;   /* bytes the file holds past done for the tail (after a failure) */
 };
 
 struct thr {
@@ -139,6 +147,10 @@ struct trace_stream {
 	int nheld;                 /* threads with a call's end held (slices open) */
 	int stopped, stop_errno;   /* recording stopped early: enum rec_stop, errno */
 	int stop_marked;           /* the stop's instant event is written */
+	int64_t stop_ts;           /* ... at this time, ns (global clock) */
+	uint64_t stop_at;          /* the protobuf's bytes up to the end of it (UINT64_MAX:
+	                              not put: the output had stopped) */
+	uint64_t proc_at;          /* ... up to the end of the process's track description */
 	int json_skip_errno;       /* the JSON part left out: its disk is full (this errno) */
 	int bound_track;           /* the bound's counter track is described */
 	uint64_t bound_samples;    /* REC_BOUND samples */
@@ -158,6 +170,14 @@ struct trace_stream {
 
 /* ---- outputs ---------------------------------------------------------------------------------- */
 
+/* the keep bytes past what was written taken now, while the disk has room (beyond the
+ * file's end: its size stays): a write that finds the disk full has written them */
+static void out_hold(struct out *o)
+{
+	if (o->keep && o->fd >= 0)
+		(void)fallocate(o->fd, FALLOC_FL_KEEP_SIZE, (off_t)o->done, (off_t)o->keep);
+}
+
 static void out_flush(struct out *o)
 {
 	size_t off = 0, n = o->n;
@@ -176,17 +196,22 @@ static void out_flush(struct out *o)
 	if (full && !o->err)
 		o->err = ENOSPC;
 	if (o->err) {
-		/* cut back to the last safe point that made it to the file */
-		uint64_t end = o->done + off, cut = o->safe <= end ? o->safe : o->safe_done;
+		/* cut back to the last safe point that made it to the file with keep bytes after
+		 * it, which the file holds on to (written, or taken ahead: out_hold) */
+		uint64_t end = o->done + off, lim = end >= o->keep ? end - o->keep : 0;
+		uint64_t cut = o->safe <= lim ? o->safe : o->safe_done;
 		for (int i = 0; i < o->nmark; i++)
-			if (o->mark[i] <= end && o->mark[i] > cut)
+			if (o->mark[i] <= lim && o->mark[i] > cut)
 				cut = o->mark[i];
-		if (ftruncate(o->fd, (off_t)cut))
-			cut = end;
-		o->bytes = o->done = cut;
+		o->held = o->keep && cut + o->keep <= end ? o->keep : 0;
+		if (ftruncate(o->fd, (off_t)(cut + o->held)))
+			cut = end, o->held = 0;
+		/* a second flush (the close) finds the same point */
+		o->bytes = o->done = o->safe = o->safe_done = cut;
 	} else {
 		o->done += off;
 		o->safe_done = o->safe;
+		out_hold(o);
 	}
 	o->nmark = 0;
 	o->n = 0;
@@ -225,6 +250,9 @@ static int out_close(struct out *o)
 {
 	if (o->fd >= 0) {
 		out_flush(o);
+		/* the bytes held past the end given back */
+		if (o->keep && ftruncate(o->fd, (off_t)o->done) && !o->err)
+			o->err = errno;
 		if (close(o->fd) && !o->err)
 			o->err = errno;
 		o->fd = -1;
@@ -628,12 +656,16 @@ static void bound_sample(struct trace_stream *s, const struct rec *r, int t, str
 static void stop_mark(struct trace_stream *s, int t, struct thr *h, int64_t ts)
 {
 	s->stop_marked = 1;
+	s->stop_ts = ts;
+	s->stop_at = UINT64_MAX;
 	const char *what = stop_text(s->stopped, s->stop_errno);
 	if (h) {
 		struct pb te = {.n = 0};
 		pb_uint(&te, TE_TYPE, INSTANT);
 		pb_str(&te, TE_NAME, what);
 		put_event(s, t, h, ts, &te);
+		if (!s->pf.err)
+			s->stop_at = s->pf.bytes;
 	}
 	if (s->json_on) {
 		s->json_events++;
@@ -642,6 +674,53 @@ static void stop_mark(struct trace_stream *s, int t, struct thr *h, int64_t ts)
 		js_us(s, ts);
 		js_printf(s, ",\"args\":{\"errno\":%d}}", s->stop_errno);
 	}
+}
+
+/* The protobuf cut short (a full disk) before the end of the stop's instant: the instant
+ * again at the cut, on a track "recording" and a sequence of its own (absolute time, its
+ * name not interned: it needs nothing that was cut; the process's track described again if
+ * that was cut too), written over the bytes the file held past the cut (out.keep), which no
+ * other writer can have taken. */
+static void stop_tail(struct trace_stream *s)
+{
+	struct out *o = &s->pf;
+	int err = o->err;
+	if (!s->stop_marked || !err || s->stop_at <= o->done || o->fd < 0 || !o->held)
+		return;
+	uint64_t at = o->done, uuid = proc_uuid(s) + 0x40000;
+	uint32_t seq = seq_id(s, MAX_THREADS + 1);
+	o->err = 0;
+	o->n = 0;
+	if (at < s->proc_at) {
+		char name[32];
+		snprintf(name, sizeof(name), "rank %d", s->rank);
+		track_desc(s, 0, proc_uuid(s), name, 0);
+	}
+	struct pb p = {.n = 0}, td = {.n = 0}, te = {.n = 0};
+	pb_uint(&p, TP_SEQ_ID, seq);
+	pb_uint(&p, TP_SEQ_FLAGS, SEQ_CLEARED);
+	pb_uint(&td, TD_UUID, uuid);
+	pb_uint(&td, TD_PARENT, proc_uuid(s));
+	pb_str(&td, TD_NAME, "recording");
+	pb_msg(&p, TP_TRACK_DESC, &td);
+	put_packet(s, &p);
+	p.n = 0;
+	pb_uint(&p, TP_TIMESTAMP, (uint64_t)s->stop_ts);
+	pb_uint(&p, TP_TS_CLOCK, CLOCK_ABS);
+	pb_uint(&p, TP_SEQ_ID, seq);
+	pb_uint(&te, TE_TYPE, INSTANT);
+	pb_uint(&te, TE_TRACK_UUID, uuid);
+	pb_str(&te, TE_NAME, stop_text(s->stopped, s->stop_errno));
+	pb_msg(&p, TP_TRACK_EVENT, &te);
+	put_packet(s, &p);
+	if (o->n <= o->held && pwrite(o->fd, o->buf, o->n, (off_t)at) == (ssize_t)o->n &&
+	    !ftruncate(o->fd, (off_t)(at + o->n)))
+		o->bytes = o->done = o->safe = o->safe_done = at + o->n;
+	else if (ftruncate(o->fd, (off_t)at)) /* not written: the part ends at the cut */
+		err = errno;
+	o->held = 0;
+	o->n = 0;
+	o->err = err;
 }
 
 static void profile_call(struct trace_stream *s, const struct rec *r)
@@ -840,6 +919,10 @@ int stream_open(const struct stream_opts *o, struct trace_stream **out)
 	if (!rc && (part_path(path, sizeof(path), o->dir, o->rank, "pftrace") ||
 	            out_open(&s->pf, path)))
 		rc = err_set(HCLOCK_EIO, "cannot write %s: %s", path, strerror(errno));
+	if (!rc) {
+		s->pf.keep = PF_KEEP;
+		out_hold(&s->pf);
+	}
 	if (!rc && (part_path(path, sizeof(path), o->dir, o->rank, "json") ||
 	            out_open(&s->js, path)))
 		rc = err_set(HCLOCK_EIO, "cannot write %s: %s", path, strerror(errno));
@@ -856,6 +939,7 @@ int stream_open(const struct stream_opts *o, struct trace_stream **out)
 	char name[32];
 	snprintf(name, sizeof(name), "rank %d", s->rank);
 	track_desc(s, 0, proc_uuid(s), name, 0);
+	s->proc_at = s->pf.bytes;
 	js_printf(s, ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"tid\":0,"
 	          "\"args\":{\"name\":\"rank %d\"}}", s->rank, s->rank);
 	js_printf(s, ",\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%d,\"tid\":0,"
@@ -930,6 +1014,10 @@ int stream_close(struct trace_stream *s, const struct rec_trailer *tr, uint64_t 
 		s->stop_errno = tr->stop_errno;
 		stop_mark(s, 0, s->records ? thread_at(s, 0, s->t_last) : NULL,
 		          s->records ? s->t_last : 0);
+	}
+	if (s->pf.fd >= 0) {
+		out_flush(&s->pf);
+		stop_tail(s);
 	}
 	int pf_err = out_close(&s->pf), js_err = out_close(&s->js);
 	if (!js_err && s->json_skip_errno)

@@ -21,8 +21,10 @@
  *
  * Size: the raw file stops at --max-size (HCLOCK_TRACE_MAX_SIZE): the writer writes the
  * records that fit, then a stop marker (record.h's REC_F_STOP), and recording stops; a write
- * that fails (a full disk, an I/O error) stops it the same way, the file cut back to its last
- * whole record. Records made after the stop are counted as dropped (the trailer says why it
+ * that fails (a full disk, an I/O error) stops it the same way, the marker written over the
+ * bytes the failed write had put on the disk (one record given up for it if need be; the
+ * file takes the next record's place ahead of each write, hold_next) and the file cut back
+ * to it. Records made after the stop are counted as dropped (the trailer says why it
  * stopped) and the program runs on. Each process holds back STREAM_RESERVE_BYTES of the disk
  * (DIR/raw/reserve.R, allocated at MPI_Init and removed at MPI_Finalize before the trailer),
  * so that after a full disk the trailer, the counters and the start of its outputs still fit.
@@ -202,6 +204,14 @@ static int write_all(int fd, const void *p, size_t n)
 	return write_some(fd, p, n, NULL);
 }
 
+/* the raw file's next record's place taken ahead, beyond its end (its size stays), while
+ * the disk has room: a write that then finds the disk full has written at least that much,
+ * over which the stop marker goes (put_records); none where the file system cannot */
+static void hold_next(void)
+{
+	(void)fallocate(T.fd, FALLOC_FL_KEEP_SIZE, (off_t)T.raw_bytes, (off_t)sizeof(struct rec));
+}
+
 /* the events among records b[0..n) (the records count: no REC_DROP or REC_BOUND) */
 static uint64_t events_in(const struct rec *b, size_t n)
 {
@@ -234,10 +244,16 @@ static void put_records(const struct rec *b, size_t n)
 		e = errno ? errno : EIO;
 		why = REC_STOP_DISK;
 		k = done / rs; /* the whole records that made it */
+		/* the marker goes over bytes the file has (a full disk takes no more): the last
+		 * whole record's when fewer than a record's bytes follow it */
+		if (k && done - k * rs < rs)
+			k--;
 	}
 	T.raw_bytes += k * rs;
-	if (why == REC_STOP_NONE)
+	if (why == REC_STOP_NONE) {
+		hold_next();
 		return;
+	}
 	T.lost += events_in(b + k, n - k);
 	const struct rec *last = k ? &b[k - 1] : n ? &b[0] : NULL;
 	struct rec m = {.kind = REC_DROP, .flags = REC_F_STOP, .tag = why, .peer = e,
@@ -246,12 +262,11 @@ static void put_records(const struct rec *b, size_t n)
 		m.t_g = last->t2_g > last->t_g ? last->t2_g : last->t_g;
 		m.t_l = last->t2_l > last->t_l ? last->t2_l : last->t_l;
 	}
-	/* a partial write is cut back to the last whole record, the marker written if it fits */
-	if (why == REC_STOP_DISK && !ftruncate(T.fd, (off_t)T.raw_bytes))
-		lseek(T.fd, (off_t)T.raw_bytes, SEEK_SET);
-	if (!write_all(T.fd, &m, rs))
+	/* the marker over the bytes of a partial write (or the place held ahead), then the file
+	 * cut back to it; where it does not fit, to the last whole record */
+	if (pwrite(T.fd, &m, rs, (off_t)T.raw_bytes) == (ssize_t)rs)
 		T.raw_bytes += rs;
-	else if (!ftruncate(T.fd, (off_t)T.raw_bytes))
+	if (!ftruncate(T.fd, (off_t)T.raw_bytes))
 		lseek(T.fd, (off_t)T.raw_bytes, SEEK_SET);
 	T.stop_errno = e;
 	atomic_store_explicit(&T.stopped, why, memory_order_relaxed);
@@ -942,6 +957,8 @@ void trace_init(void)
 			ok = 0;
 		}
 		T.raw_bytes = sizeof(h) + padded;
+		if (ok)
+			hold_next();
 		free(nb);
 		/* the disk held back for the end (none if there is not even that much, or the file
 		 * system cannot allocate without writing) */

@@ -116,14 +116,17 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             its protobuf part (HCLOCK_FAULT=rank=1,at=write: half its buffer written): exit
             0, the summary says the part was cut, and trace.pftrace keeps the import rules
             (the part cut at a point where no call was open), rank 0's slices all there,
-            rank 1's some
+            rank 1's some; the same with --max-size 256K: one stop instant per rank still
+            (rank 1's written again at the cut)
   diskfull  2 ranks, allreduce_mini 8000 0 (about 104,000 records, 6.7 MB a process) traced
             into a 2 MiB tmpfs (mounted here: root; skipped, exit 77, with a line saying
             why, where mount is not allowed): the program's own output as untraced, exit 0;
             the summary says disk full and the dropped count, which with the records equals
             the records of each rank untraced-limit run (the same program traced on the
             normal disk); trace.pftrace decodes with the schema and keeps the import rules
-            (load_pftrace) with one instant "recording stopped: disk full" per process; each
+            (load_pftrace) with one instant "recording stopped: disk full" per process (also
+            when a process's part was cut short: the first process to finish can take the
+            room of the other's outputs; the instant is then written again at the cut); each
             raw file ends in whole records and its trailer, from which --convert finds the
             same counts and the stop again
   bounds    4 ranks as 2 emulated nodes (100 ppm skew, 1 s offsets), seeds 5 and 9: the
@@ -143,6 +146,7 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -905,6 +909,16 @@ elif case in ("size", "diskfull"):
             check(at is not None and got[r]["records"] > 0,
                   f"rank {r}: the raw file ({os.path.getsize(raw)} bytes) has whole records "
                   f"({got[r]['records']}) and its trailer at {at}")
+            # the last record before the trailer: the stop marker (REC_DROP, REC_F_STOP,
+            # tag 2 disk, peer ENOSPC), written over bytes the failed write had (appended
+            # after the cut it needed a page the full tmpfs did not have: the header puts
+            # record boundaries 16 bytes before each page's end, so it never fitted)
+            with open(raw, "rb") as f:
+                f.seek(at - 64 if at else 0)
+                kind, flags, _, peer, tag = struct.unpack("<BBHii", f.read(12))
+            check(at is not None and (kind, flags & 4, tag, peer) == (5, 4, 2, 28),
+                  f"rank {r}: the raw file's last record is its stop marker: kind {kind}, "
+                  f"flags {flags}, tag {tag}, errno {peer} (expected 5, 4, 2, 28)")
     if case == "size":
         ev = load_checked(d)
         inst = [e for e in ev if e.get("ph") == "i" and e["name"] == reason]
@@ -936,6 +950,24 @@ elif case in ("size", "diskfull"):
                   f"import rules {probs[:4]}: MPI_Allreduce slices {got} of {full}")
         except Exception as e:  # noqa: BLE001 - any decoding error is the finding
             check(False, f"trace.pftrace with a part cut decodes: {e}")
+        # recording stopped and the protobuf part cut after it (rank 1's write finds the
+        # disk full halfway, the stop's instant in the half lost): the instant is written
+        # again at the cut, over the bytes the part held past it
+        c = os.path.join(tmp, "c")
+        p3 = launch(2, [hc, "trace", "-o", c, "--max-size", "256K", "--"] + args,
+                    env={"HCLOCK_FAULT": "rank=1,at=write"})
+        cs = [stats(c, r) for r in (0, 1)]
+        try:
+            probs, sl, flows, events, nbytes, inst = tracecheck.load_pftrace(c)
+            inst = {k: v for k, v in inst.items() if not k[1].startswith("order ")}
+            check(p3.returncode == 0 and cs[1]["pftrace_error"] == 28 and
+                  cs[0]["pftrace_error"] == 0 and all(g["stopped"] == 1 for g in cs) and
+                  not probs and inst == {(1, reason): 1, (2, reason): 1},
+                  f"--max-size and rank 1's protobuf part cut ({cs[1]['pftrace_bytes']} bytes, "
+                  f"error {cs[1]['pftrace_error']}): exit {p3.returncode}, the import rules "
+                  f"kept {probs[:4]}, one instant per rank {inst}")
+        except Exception as e:  # noqa: BLE001 - any decoding error is the finding
+            check(False, f"trace.pftrace with a part cut after the stop decodes: {e}")
     try:
         probs, sl, flows, events, nbytes, inst = tracecheck.load_pftrace(d)
         inst = {k: v for k, v in inst.items() if not k[1].startswith("order ")}
