@@ -87,6 +87,24 @@ void learning_sync_destroy(struct hclock_sync *s)
 	free(ls);
 }
 
+void learning_sync_explain(const struct hclock_sync *s, struct sync_explain *e)
+{
+	const struct learner *L = &container_of(s, struct learning_sync, s)->L;
+	sync_explain_line(e, "each model: %d fit points of %d ping-pong%s each, offset estimator %s "
+	                  "(%s)", L->nfit, L->oa->nexchanges, L->oa->nexchanges > 1 ? "s" : "",
+	                  L->oa->type->name, L->oa->type->help);
+	if (L->span_ns > 0)
+		sync_explain_line(e, "span: the fit points spread evenly over %g s (the slope's error "
+		                  "falls like 1/span)", L->span_ns * 1e-9);
+	else
+		sync_explain_line(e, "span: none, the fit points back to back (add /span=S to spread "
+		                  "them: the slope's error falls like 1/S)");
+	if (L->ri)
+		sync_explain_line(e, "ri: the intercept re-measured after the fit");
+	sync_explain_line(e, "bounds: %s", L->oa->type->hull ? "strict (hulls), on every clock"
+	                                                    : "none (use hull as the estimator)");
+}
+
 /* A fit point's offset is off by at most half its smallest round trip (skampi, min). On
  * shared cores whole bursts of exchanges wait for a scheduler time slice: measured under
  * load, up to 6 of 20 points with round trips of 0.06-3.5 ms against 2 us, off by up to
