@@ -259,6 +259,12 @@ struct hclock_sync_auto {
 	                              error): its MPI_COMM_WORLD ranks */
 	int groups;                /* its burst's groups of 16 ping-pongs (fewer than 48: capped
 	                              by the time, a quarter of the budget) */
+	double slowest_group_s;    /* the longest a group of 16 took, over all pairs, s */
+	double run_s;              /* the whole run's time, bursts and HCA3, the slowest rank's
+	                              (0 after a plan without a run: hclock specs --explain), s */
+	double slowest_point_s;    /* the longest one of HCA3's fit points took, from its planned
+	                              start (a round stops taking points where its time ends: one
+	                              point may overrun it), s */
 	double floor_ns;           /* its burst's smallest round trip, ns */
 	double spread_ns;          /* its median round trip minus the floor, ns */
 	double tail_ns;            /* its 0.99 quantile minus the floor, ns */

@@ -31,6 +31,7 @@ struct auto_sync {
 	double budget_s, horizon_s;
 	int chosen; /* a run (or a plan) has filled choice */
 	int nprocs; /* the processes of its last run or plan (0: none yet) */
+	double round_ns; /* the time each of HCA3's rounds may take (after the bursts), ns */
 	struct hclock_sync_auto choice;
 };
 
@@ -39,10 +40,11 @@ struct auto_sync {
  * each group the client tells ref whether another follows: none once the next one would
  * end more than limit_ns after the burst's start (at least PLAN_MIN_GROUPS). The client
  * keeps each ping-pong's time, offset and round trip in x, off, rtt (NULL on the ref);
- * both ends get the groups made in *ngroups. */
+ * both ends get the groups made in *ngroups, and raise *slowest_ns to their longest group's
+ * time. */
 static int burst(struct hclock_sync *s, MPI_Comm comm, int ref, int client, hclock_clock *clk,
                  int64_t gap_ns, int64_t limit_ns, int64_t *x, double *off, double *rtt,
-                 int *ngroups)
+                 int *ngroups, double *slowest_ns)
 {
 	struct offset_alg *oa = NULL;
 	struct pp_link ctl; /* the client's go/stop after each group */
@@ -50,9 +52,12 @@ static int burst(struct hclock_sync *s, MPI_Comm comm, int ref, int client, hclo
 	pp_link_init(&ctl, comm, ref, client, clk, NULL);
 	int64_t t0 = real_now_ns(), longest_ns = 0;
 	while (g < PLAN_GROUPS) {
+		/* a group's time from its planned start: a late wake-up counts */
+		int64_t tg = real_now_ns(), plan = t0 + gap_ns * g;
 		if (ctl.me == client)
-			real_delay_ns(t0 + gap_ns * g - real_now_ns());
-		int64_t tg = real_now_ns();
+			real_delay_ns(plan - tg);
+		if (plan > tg)
+			tg = plan;
 		for (int i = g * PLAN_GROUP; i < (g + 1) * PLAN_GROUP; i++) {
 			struct offset_sample smp = {0, 0, 0};
 			/* without an estimator (no memory) the pair still makes every exchange */
@@ -81,6 +86,8 @@ static int burst(struct hclock_sync *s, MPI_Comm comm, int ref, int client, hclo
 			break;
 	}
 	*ngroups = g;
+	if ((double)longest_ns > *slowest_ns)
+		*slowest_ns = (double)longest_ns;
 	offset_destroy(oa);
 	return first_err(rc, ctl.rc);
 }
@@ -129,7 +136,7 @@ static int auto_plan(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk)
 		return 0;
 	int nrounds = ilog2(p), max_power = 1 << nrounds, rounds = nrounds + (p > max_power);
 	int64_t x[PLAN_BURST], t0 = real_now_ns();
-	double off[PLAN_BURST], rtt[PLAN_BURST], v[V_LEN] = {0};
+	double off[PLAN_BURST], rtt[PLAN_BURST], v[V_LEN] = {0}, mine[2] = {0, 0};
 	/* groups as far apart as the fit points of a round filled with PLAN_MAX_NFIT of them */
 	int64_t gap_ns = (int64_t)(a->budget_s * 1e9 / rounds / PLAN_MAX_NFIT);
 	int64_t limit_ns = (int64_t)(a->budget_s * 1e9 / BURST_SHARE / rounds);
@@ -137,21 +144,24 @@ static int auto_plan(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk)
 		int running = 1 << i, next = 1 << (i - 1);
 		if (r % running == 0)
 			rc = first_err(rc, burst(s, comm, r, r + next, clk, gap_ns, limit_ns, NULL,
-			                         NULL, NULL, &ng));
+			                         NULL, NULL, &ng, &mine[1]));
 		else if (r % running == next)
 			rc = first_err(rc, burst(s, comm, ref = r - next, r, clk, gap_ns, limit_ns, x,
-			                         off, rtt, &ngroups));
+			                         off, rtt, &ngroups, &mine[1]));
 	}
 	if (r >= max_power)
 		rc = first_err(rc, burst(s, comm, ref = r - max_power, r, clk, gap_ns, limit_ns, x, off,
-		                         rtt, &ngroups));
+		                         rtt, &ngroups, &mine[1]));
 	else if (r < p - max_power)
 		rc = first_err(rc, burst(s, comm, r, r + max_power, clk, gap_ns, limit_ns, NULL, NULL,
-		                         NULL, &ng));
-	double mine_ns = (double)(real_now_ns() - t0), burst_ns = mine_ns;
-	if (yield_allreduce(&mine_ns, &burst_ns, 1, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
+		                         NULL, &ng, &mine[1]));
+	/* the bursts' time and the slowest group, over all pairs */
+	mine[0] = (double)(real_now_ns() - t0);
+	double all[2] = {mine[0], mine[1]}, burst_ns;
+	if (yield_allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
 		rc = first_err(rc, err_set(HCLOCK_EMPI, "MPI_Allreduce of the auto bursts' time "
 		                           "failed"));
+	burst_ns = all[0];
 	/* rank 0 is no client; a client whose burst gave nothing wins, and every rank learns */
 	struct { double pred; int rank; } worst = {-INFINITY, r}, w = {0, 0};
 	if (ref >= 0) {
@@ -172,9 +182,11 @@ static int auto_plan(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk)
 	    MPI_Bcast(v, V_LEN, MPI_DOUBLE, w.rank, comm) != MPI_SUCCESS)
 		rc = first_err(rc, err_set(HCLOCK_EMPI, "MPI_Allreduce or MPI_Bcast of the auto "
 		                           "choice failed"));
+	a->round_ns = (a->budget_s * 1e9 - burst_ns) / rounds;
 	struct hclock_sync_auto *c = &a->choice;
 	*c = (struct hclock_sync_auto){.budget_s = a->budget_s, .horizon_s = a->horizon_s,
-	                               .burst_s = burst_ns * 1e-9, .pairs = p - 1};
+	                               .burst_s = burst_ns * 1e-9, .pairs = p - 1,
+	                               .slowest_group_s = all[1] * 1e-9};
 	if (v[V_OK]) {
 		c->floor_ns = v[V_FLOOR];
 		c->spread_ns = v[V_SPREAD];
@@ -213,6 +225,7 @@ static int auto_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 		*out = hclock_clock_ref(clk);
 		return 0;
 	}
+	int64_t t0 = real_now_ns();
 	int rc = auto_plan(s, comm, clk);
 	uint64_t burst_pp = s->pingpongs;
 	struct hclock_sync *inner = NULL;
@@ -223,7 +236,18 @@ static int auto_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 		*out = hclock_clock_ref(clk);
 		return first_err(rc, prc);
 	}
+	/* a round's fit points stop where its time ends (round trips slower than the burst's) */
+	LEARNER(inner)->limit_ns = a->round_ns > 0 ? a->round_ns : 1;
 	rc = first_err(rc, sync_run(inner, comm, clk, out));
+	/* what it took, and the slowest fit point, over all ranks (the same report everywhere) */
+	double took[2] = {(double)(real_now_ns() - t0), LEARNER(inner)->slowest_point_ns}, all[2];
+	if (yield_allreduce(took, all, 2, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
+		rc = first_err(rc, err_set(HCLOCK_EMPI, "MPI_Allreduce of the auto sync's time "
+		                           "failed"));
+	else {
+		a->choice.run_s = all[0] * 1e-9;
+		a->choice.slowest_point_s = all[1] * 1e-9;
+	}
 	s->pingpongs = burst_pp + inner->pingpongs;
 	s->rounds = inner->rounds * 2; /* a burst per round of the tree, then the tree */
 	s->parent = inner->parent;
@@ -278,8 +302,9 @@ static void auto_explain(const struct hclock_sync *s, struct sync_explain *e)
 	if (!a->chosen)
 		return;
 	sync_explain_line(e, "measured on this job (%d processes, %d pair%s): bursts took %.4f s "
-	                  "(%.1f%% of the budget)", a->nprocs, c->pairs, c->pairs > 1 ? "s" : "",
-	                  c->burst_s, 100 * c->burst_s / c->budget_s);
+	                  "(%.1f%% of the budget), the slowest group of %d ping-pongs %.4f s", a->nprocs,
+	                  c->pairs, c->pairs > 1 ? "s" : "", c->burst_s,
+	                  100 * c->burst_s / c->budget_s, PLAN_GROUP, c->slowest_group_s);
 	sync_explain_line(e, "worst pair: ranks %d-%d, %d groups: round trips floor %.0f ns, spread "
 	                  "%.0f ns, tail %.0f ns (%s floor)", c->worst_ref, c->worst_client,
 	                  c->groups, c->floor_ns, c->spread_ns, c->tail_ns,

@@ -116,7 +116,14 @@ struct learner {
 	int nfit;       /* fit points per model */
 	int ri;         /* recompute the intercept after the fit */
 	double span_ns; /* spread the fit points over this much real time, ns (0: back to back) */
+	double limit_ns; /* 0, or the time a model may take from the end of its first fit point,
+	                    ns: no fit point starts that would end after it (at least
+	                    LEARN_MIN_NFIT are made); set by auto(...), never by a spec */
+	double slowest_point_ns; /* out: the longest a fit point after the first took on this
+	                            process, from its planned start to its end (a late wake-up
+	                            included), over the runs since it was zeroed, ns */
 };
+#define LEARN_MIN_NFIT 4
 struct learning_sync {
 	struct hclock_sync s;
 	struct learner L;

@@ -8,7 +8,9 @@ hull's corridor is about one round trip wide, plus the emulated read noise: 4 st
 timestamp on both ends, levels hops of a tree), or --width-floor-ns if larger. --expect fail inverts the truth assertion:
 some check must find the truth outside (a clock step after the sync, which no bound can
 foresee), which proves the assertion bites. --warn REGEX: the sync's warnings on stderr must
-match (a step during the sync: the hulls intersect, the fallback is announced).
+match (a step during the sync: the hulls intersect, the fallback is announced). --auto: the
+spec holds an auto(...) (cont(auto(...))): its choice must be reported (check's JSON key
+"auto", through cont) and have chosen hulls, which the bounds right after the sync need.
 """
 import json, math, re, subprocess, sys
 
@@ -18,6 +20,7 @@ ap = checkargs.parser("offset=1,skew=100e-6,noise=20e-9,jitter=1e-6", "0,1")
 ap.add_argument("--width-factor", type=float, default=3.0)
 ap.add_argument("--width-floor-ns", type=float, default=0.0)
 ap.add_argument("--warn", default=None)
+ap.add_argument("--auto", action="store_true")
 a = ap.parse_args()
 
 levels = a.levels or max(1, math.ceil(math.log2(a.np)))
@@ -34,6 +37,14 @@ for seed, cmd, p in checkargs.checks(a, nfail):
             failed += 1
         continue
     doc = json.loads(p.stdout)
+    if a.auto:
+        au = doc["runs"][0].get("auto")
+        if not au or au.get("estimator") != "hull":
+            print(f"FAIL seed={seed}: no auto choice of hulls reported: {au} ({' '.join(cmd)})")
+            failed += 1
+            continue
+        print(f"ok   seed={seed}: auto chose {au['spec']} (floor {au['floor_ns']:.0f} ns, tail "
+              f"{au['tail_ns']:.0f} ns, bursts {au['burst_s']:.4f} s)")
     for chk in doc["runs"][0]["checks"]:
         hw = chk.get("bound_half_width_s")
         inb = chk.get("truth_in_bounds")

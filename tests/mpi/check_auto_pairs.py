@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""auto(...) chooses for the worst pair of HCA3's tree: `hclock check --sync 'auto(BUDGET)'`
+on NP ranks (one emulated node each) where only node K's messages are delayed
+(jitter-node=K: a uniform delay up to --jitter before each message its process sends). The
+pair of K and its parent in the tree (K with its lowest set bit cleared, or K - 2^floor(log2
+NP) beyond the largest power of two) must be the one reported as the worst, with NP - 1 pairs
+measured, for every K of --nodes and every seed. Two nodes in different pairs: a choice that
+ignored the pairs (the burst of ranks 0 and 1 alone) fails for one of them.
+"""
+import json, subprocess, sys
+
+import checkargs
+
+ap = checkargs.parser("offset=1,skew=100e-6,noise=20e-9", "0")
+ap.add_argument("--jitter", type=float, default=500e-6)
+ap.add_argument("--nodes", default="1,3")
+a = ap.parse_args()
+
+
+def parent(k, np):
+    top = 1 << (np.bit_length() - 1)
+    return k - top if k >= top else k & (k - 1)
+
+
+failed, nfail = 0, [0]
+base = a.emulate
+for k in (int(x) for x in a.nodes.split(",")):
+    a.emulate = f"{base},jitter={a.jitter:g},jitter-node={k}"
+    want = [parent(k, a.np), k]
+    for seed, cmd, p in checkargs.checks(a, nfail):
+        au = json.loads(p.stdout)["runs"][0].get("auto")
+        if not au:
+            print(f"FAIL seed={seed}: no auto report ({' '.join(cmd)})")
+            failed += 1
+            continue
+        ok = au["worst_pair"] == want and au["pairs"] == a.np - 1
+        print(f"{'ok  ' if ok else 'FAIL'} seed={seed} slow node {k}: worst pair "
+              f"{au['worst_pair']} of {au['pairs']} (expected {want} of {a.np - 1}); floor "
+              f"{au['floor_ns']:.0f} ns, point sigma {au['point_sigma_ns']:.0f} ns, ran "
+              f"{au['spec']}")
+        if not ok:
+            print(f"  reproduce: {' '.join(cmd)}")
+            failed += 1
+sys.exit(1 if failed + nfail[0] else 0)
