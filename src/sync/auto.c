@@ -93,7 +93,7 @@ static int burst(struct hclock_sync *s, MPI_Comm comm, int ref, int client, hclo
 }
 
 /* The choice every rank receives (doubles), the pair's that predicts the largest error. */
-enum { V_OK, V_BURST, V_FLOOR, V_SPREAD, V_TAIL, V_SHARP, V_NFIT, V_N, V_SPAN, V_SIGMA,
+enum { V_OK, V_FLOOR, V_SPREAD, V_TAIL, V_SHARP, V_NFIT, V_N, V_SPAN, V_SIGMA,
        V_PRED, V_GROUPS, V_REF, V_CLIENT, V_LEN };
 
 /* A client's choice for its pair into v; 0, or 1 when its burst gave no round trips. */
@@ -178,16 +178,23 @@ static int auto_plan(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk)
 		v[V_CLIENT] = comm_world_rank(comm, r);
 		worst.pred = v[V_PRED];
 	}
-	if (yield_allreduce(&worst, &w, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm) != MPI_SUCCESS ||
-	    MPI_Bcast(v, V_LEN, MPI_DOUBLE, w.rank, comm) != MPI_SUCCESS)
-		rc = first_err(rc, err_set(HCLOCK_EMPI, "MPI_Allreduce or MPI_Bcast of the auto "
-		                           "choice failed"));
+	/* the winner's v to every rank: the others give -inf to a maximum (a yielding wait) */
+	double vin[V_LEN];
+	int mrc = yield_allreduce(&worst, &w, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
+	for (int i = 0; i < V_LEN; i++)
+		vin[i] = w.rank == r ? v[i] : -INFINITY;
+	if (mrc != MPI_SUCCESS ||
+	    yield_allreduce(vin, v, V_LEN, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
+		rc = first_err(rc, err_set(HCLOCK_EMPI, "MPI_Allreduce of the auto choice failed"));
 	a->round_ns = (a->budget_s * 1e9 - burst_ns) / rounds;
 	struct hclock_sync_auto *c = &a->choice;
 	*c = (struct hclock_sync_auto){.budget_s = a->budget_s, .horizon_s = a->horizon_s,
 	                               .burst_s = burst_ns * 1e-9, .pairs = p - 1,
 	                               .slowest_group_s = all[1] * 1e-9};
-	if (v[V_OK]) {
+	if (v[V_OK] == 1) { /* not after a failed reduction (-inf) */
+		c->groups = (int)v[V_GROUPS];
+		c->worst_ref = (int)v[V_REF];
+		c->worst_client = (int)v[V_CLIENT];
 		c->floor_ns = v[V_FLOOR];
 		c->spread_ns = v[V_SPREAD];
 		c->tail_ns = v[V_TAIL];
@@ -202,9 +209,6 @@ static int auto_plan(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk)
 		c->npingpongs = 1;
 		snprintf(c->estimator, sizeof(c->estimator), "skampi");
 	}
-	c->groups = (int)v[V_GROUPS];
-	c->worst_ref = (int)v[V_REF];
-	c->worst_client = (int)v[V_CLIENT];
 	char span[48] = "";
 	if (c->span_s >= 1e-6)
 		snprintf(span, sizeof(span), "/span=%.6g", c->span_s);
