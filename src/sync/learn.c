@@ -232,6 +232,8 @@ static int measure_paced(struct learner *L, struct pp_link *l, struct offset_sam
 	struct offset_sample one = {0, 0, 0};
 	int64_t t_start = 0, longest_ns = 0, next_ns = 0;
 	int rc = 0, i = 0;
+	next_ns = real_now_ns(); /* the first point from the start (a wait for a busy
+	                           reference included) */
 	do {
 		if (i > 0)
 			real_delay_ns(next_ns - real_now_ns());
@@ -239,7 +241,7 @@ static int measure_paced(struct learner *L, struct pp_link *l, struct offset_sam
 		int64_t now = real_now_ns();
 		if (i == 0)
 			t_start = now;
-		else if (now - next_ns > longest_ns)
+		if (now - next_ns > longest_ns)
 			longest_ns = now - next_ns;
 		if (smp)
 			smp[i] = one;

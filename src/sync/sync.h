@@ -119,8 +119,9 @@ struct learner {
 	double limit_ns; /* 0, or the time a model may take from the end of its first fit point,
 	                    ns: no fit point starts that would end after it (at least
 	                    LEARN_MIN_NFIT are made); set by auto(...), never by a spec */
-	double slowest_point_ns; /* out: the longest a fit point after the first took on this
-	                            process, from its planned start to its end (a late wake-up
+	double slowest_point_ns; /* out: the longest a fit point took on this process, from its
+	                            planned start to its end (a late wake-up included; the first
+	                            from the model's start, a wait for a busy reference
 	                            included), over the runs since it was zeroed, ns */
 };
 #define LEARN_MIN_NFIT 4

@@ -6,10 +6,11 @@ time (check's JSON: auto.run_s, bursts and HCA3, the slowest rank's) against its
 Every pair's burst is capped at BUDGET / 4 / rounds (at least 8 groups of 16 ping-pongs); each
 of HCA3's rounds stops taking fit points when its share of the budget is spent. What may go
 beyond, derived from what the run reported: the bursts' time beyond their quarter (the 8
-groups a burst needs) and one group at the slowest the bursts saw, one fit point per round at
+groups a burst needs) and one group at the slowest the bursts saw, two fit points per round at
 the slowest the run saw (from its planned start: a stall of the machine's other jobs, a late
-wake-up), and four round trips at the tail (floor + 0.99 quantile) for the reductions. So the
-sync's time must be at most BUDGET plus that margin.
+wake-up; the round's first point, which its time counts from, and the one that overruns it),
+and four round trips at the tail (floor + 0.99 quantile) for the reductions. So the sync's time
+must be at most BUDGET plus that margin.
 Where a whole burst of 48 groups at the floor round trip could not fit in the quarter
 (768 x floor > BUDGET / 4: a small budget over TCP), the burst must have been cut (fewer than
 48 groups), which the uncapped burst was not. It must bite: the sync's time must exceed
@@ -38,7 +39,7 @@ for seed, cmd, p in checkargs.checks(a, nfail):
     durations.append(t)
     tail_s = (au["floor_ns"] + au["tail_ns"]) * 1e-9
     margin = (max(0.0, au["burst_s"] - a.budget / 4) + au["slowest_group_s"] +
-              rounds * au["slowest_point_s"] + 4 * tail_s)
+              2 * rounds * au["slowest_point_s"] + 4 * tail_s)
     line = (f"seed={seed} {au['spec']}: sync {t:.4f} s for a budget of {a.budget:g} s (bursts "
             f"{au['burst_s']:.4f} s, {au['groups']} groups, slowest group "
             f"{au['slowest_group_s'] * 1e3:.2f} ms, slowest fit point "
