@@ -269,11 +269,15 @@ struct hclock_sync_auto {
 	double spread_ns;          /* its median round trip minus the floor, ns */
 	double tail_ns;            /* its 0.99 quantile minus the floor, ns */
 	int nfit;                  /* fit points per model */
+	int nfit_made;             /* the fewest a model made (fewer than nfit: a round's time ran
+	                              out, round trips slower than in the bursts; 0 after a plan
+	                              without a run) */
 	int npingpongs;            /* ping-pongs per fit point */
 	double span_s;             /* the fit points spread over, s (0: back to back) */
 	char estimator[8];         /* "hull" (a sharp floor) or "skampi" (min-filtered) */
 	double point_sigma_ns;     /* measured error std of one fit point, ns */
-	double predicted_error_ns; /* predicted RMS true error at the horizon, ns */
+	double predicted_error_ns; /* predicted RMS true error at the horizon, ns (for the points
+	                              made, over the span they took, where a round was cut) */
 	char spec[128];            /* the spec it ran, e.g. "hca3/250/hull/4/span=0.29" */
 };
 /* Fill *out for an auto(...) sync that has run, or one inside cont(...) or a level of

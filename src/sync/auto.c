@@ -32,6 +32,7 @@ struct auto_sync {
 	int chosen; /* a run (or a plan) has filled choice */
 	int nprocs; /* the processes of its last run or plan (0: none yet) */
 	double round_ns; /* the time each of HCA3's rounds may take (after the bursts), ns */
+	int rounds;      /* HCA3's rounds on the processes of the last plan */
 	struct hclock_sync_auto choice;
 };
 
@@ -136,6 +137,7 @@ static int auto_plan(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk)
 		return 0;
 	int nrounds = ilog2(p), max_power = 1 << nrounds, rounds = nrounds + (p > max_power);
 	int64_t x[PLAN_BURST], t0 = real_now_ns();
+	a->rounds = rounds;
 	double off[PLAN_BURST], rtt[PLAN_BURST], v[V_LEN] = {0}, mine[2] = {0, 0};
 	/* groups as far apart as the fit points of a round filled with PLAN_MAX_NFIT of them */
 	int64_t gap_ns = (int64_t)(a->budget_s * 1e9 / rounds / PLAN_MAX_NFIT);
@@ -243,14 +245,25 @@ static int auto_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	/* a round's fit points stop where its time ends (round trips slower than the burst's) */
 	LEARNER(inner)->limit_ns = a->round_ns > 0 ? a->round_ns : 1;
 	rc = first_err(rc, sync_run(inner, comm, clk, out));
-	/* what it took, and the slowest fit point, over all ranks (the same report everywhere) */
-	double took[2] = {(double)(real_now_ns() - t0), LEARNER(inner)->slowest_point_ns}, all[2];
-	if (yield_allreduce(took, all, 2, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
+	/* what it took, the slowest fit point and the fewest points a model made, over all ranks
+	 * (the same report everywhere) */
+	const struct learner *L = LEARNER(inner);
+	double took[3] = {(double)(real_now_ns() - t0), L->slowest_point_ns,
+	                  L->made_points ? -L->made_points : -INFINITY}, all[3];
+	if (yield_allreduce(took, all, 3, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS) {
 		rc = first_err(rc, err_set(HCLOCK_EMPI, "MPI_Allreduce of the auto sync's time "
 		                           "failed"));
-	else {
-		a->choice.run_s = all[0] * 1e-9;
-		a->choice.slowest_point_s = all[1] * 1e-9;
+	} else {
+		struct hclock_sync_auto *c = &a->choice;
+		c->run_s = all[0] * 1e-9;
+		c->slowest_point_s = all[1] * 1e-9;
+		c->nfit_made = isfinite(all[2]) ? (int)-all[2] : c->nfit;
+		/* a round cut short: the prediction for the points made, over the span they took */
+		if (c->nfit_made < c->nfit && c->nfit > 1 && isfinite(c->predicted_error_ns))
+			c->predicted_error_ns = sqrt((double)a->rounds) *
+			                        plan_predict(c->point_sigma_ns, c->nfit_made,
+			                                     c->span_s * 1e9 * (c->nfit_made - 1) /
+			                                     (c->nfit - 1), a->horizon_s * 1e9);
 	}
 	s->pingpongs = burst_pp + inner->pingpongs;
 	s->rounds = inner->rounds * 2; /* a burst per round of the tree, then the tree */

@@ -365,6 +365,7 @@ int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref
 	rc = first_err(rc, measure_paced(L, &l, smp, &done));
 	struct learner Ld = *L; /* the fit points made */
 	Ld.nfit = done;
+	L->made_points = done;
 	L->oa->sink = NULL;
 	rc = first_err(rc, L->oa->sink_rc);
 	if (fault_hit(FAULT_FIT))

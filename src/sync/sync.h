@@ -123,6 +123,8 @@ struct learner {
 	                            planned start to its end (a late wake-up included; the first
 	                            from the model's start, a wait for a busy reference
 	                            included), over the runs since it was zeroed, ns */
+	int made_points; /* out: the fit points of the last model this process learned as a
+	                    client (fewer than nfit where limit_ns cut them; 0: none) */
 };
 #define LEARN_MIN_NFIT 4
 struct learning_sync {
