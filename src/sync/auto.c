@@ -38,8 +38,9 @@ struct auto_sync {
 
 /* One pair's burst, between ref and client of comm: up to PLAN_GROUPS groups of PLAN_GROUP
  * single ping-pongs, a group every gap_ns (paced by the client, as fit points are). After
- * each group the client tells ref whether another follows: none once the next one would
- * end more than limit_ns after the burst's start (at least PLAN_MIN_GROUPS). The client
+ * each group the client tells ref whether another follows: none once the next one, as long
+ * as the mean group so far, would end more than limit_ns after the burst's start (at least
+ * PLAN_MIN_GROUPS). The client
  * keeps each ping-pong's time, offset and round trip in x, off, rtt (NULL on the ref);
  * both ends get the groups made in *ngroups, and raise *slowest_ns to their longest group's
  * time. */
@@ -51,7 +52,7 @@ static int burst(struct hclock_sync *s, MPI_Comm comm, int ref, int client, hclo
 	struct pp_link ctl; /* the client's go/stop after each group */
 	int rc = offset_create(offset_type_find("skampi", 6), 1, &oa), g = 0;
 	pp_link_init(&ctl, comm, ref, client, clk, NULL);
-	int64_t t0 = real_now_ns(), longest_ns = 0;
+	int64_t t0 = real_now_ns(), longest_ns = 0, sum_ns = 0;
 	while (g < PLAN_GROUPS) {
 		/* a group's time from its planned start: a late wake-up counts */
 		int64_t tg = real_now_ns(), plan = t0 + gap_ns * g;
@@ -71,6 +72,7 @@ static int burst(struct hclock_sync *s, MPI_Comm comm, int ref, int client, hclo
 			}
 		}
 		int64_t now = real_now_ns();
+		sum_ns += now - tg;
 		if (now - tg > longest_ns)
 			longest_ns = now - tg;
 		if (++g == PLAN_GROUPS)
@@ -78,7 +80,7 @@ static int burst(struct hclock_sync *s, MPI_Comm comm, int ref, int client, hclo
 		int64_t more;
 		if (ctl.me == client) {
 			int64_t next = t0 + gap_ns * g > now ? t0 + gap_ns * g : now;
-			more = g < PLAN_MIN_GROUPS || next + longest_ns - t0 <= limit_ns;
+			more = g < PLAN_MIN_GROUPS || next + sum_ns / g - t0 <= limit_ns;
 			pp_send(&ctl, more, ref);
 		} else {
 			more = pp_recv(&ctl, client);

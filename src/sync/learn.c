@@ -188,11 +188,13 @@ static void recv_hello(struct pp_link *l, struct bound *b, double *read_error_ns
 }
 
 /* After fit point i (0-based) of a model with a time limit: whether another follows. The
- * client decides (the next point, at its pace, would end within the limit, by the longest
- * point so far) and tells the reference; without a limit, or after the last point, 1 or 0
- * with no message. */
+ * client decides (the next point, at its pace, would end within the limit, by the mean point
+ * so far: the longest, a stall of other jobs, would cut the round's end though the points
+ * after a stall catch up on the schedule, and leave the stall's points the slope's leverage)
+ * and tells the reference; without a limit, or after the last point, 1 or 0 with no
+ * message. */
 static int more_points(const struct learner *L, struct pp_link *l, int i, int64_t t_start,
-                       int64_t next_ns, int64_t longest_ns)
+                       int64_t next_ns, int64_t point_ns)
 {
 	if (i + 1 >= L->nfit)
 		return 0;
@@ -201,13 +203,13 @@ static int more_points(const struct learner *L, struct pp_link *l, int i, int64_
 	if (l->me == l->ref)
 		return pp_recv(l, l->client) != 0;
 	int more = i + 1 < LEARN_MIN_NFIT ||
-	           next_ns + longest_ns - t_start <= (int64_t)L->limit_ns;
+	           next_ns + point_ns - t_start <= (int64_t)L->limit_ns;
 	pp_send(l, more, l->ref);
 	return more;
 }
 
-/* The reference's side: serve every measurement of the schedule, whatever fails; the fit
- * points made in *done. */
+/* The reference's side: serve every measurement of the schedule, whatever fails (with a
+ * time limit, as many fit points as the client says). */
 static int serve_model(struct learner *L, struct pp_link *l)
 {
 	int rc = 0, i = 0;
@@ -230,27 +232,34 @@ static int measure_paced(struct learner *L, struct pp_link *l, struct offset_sam
                          int *done)
 {
 	struct offset_sample one = {0, 0, 0};
-	int64_t t_start = 0, longest_ns = 0, next_ns = 0;
+	/* the points after the first: their time (the mean judges the limit) and the longest;
+	 * the first's (reported; it may hold a wait for a reference busy in an earlier round) */
+	int64_t t_start = 0, longest_ns = 0, sum_ns = 0, next_ns = real_now_ns(), first_ns = 0;
 	int rc = 0, i = 0;
-	next_ns = real_now_ns(); /* the first point from the start (a wait for a busy
-	                           reference included) */
-	do {
+	for (int more = 1; more; i++) {
 		if (i > 0)
 			real_delay_ns(next_ns - real_now_ns());
 		rc = first_err(rc, offset_measure(L->oa, l, &one));
 		int64_t now = real_now_ns();
-		if (i == 0)
+		if (i == 0) {
 			t_start = now;
-		if (now - next_ns > longest_ns)
-			longest_ns = now - next_ns;
+			first_ns = now - next_ns;
+		} else {
+			sum_ns += now - next_ns;
+			if (now - next_ns > longest_ns)
+				longest_ns = now - next_ns;
+		}
 		if (smp)
 			smp[i] = one;
 		next_ns = L->span_ns > 0 && L->nfit > 1
 		          ? t_start + (int64_t)(L->span_ns * i / (L->nfit - 1)) : now;
 		if (next_ns < now)
 			next_ns = now;
-	} while (more_points(L, l, i++, t_start, next_ns, longest_ns));
+		more = more_points(L, l, i, t_start, next_ns, i ? sum_ns / i : first_ns);
+	}
 	*done = i;
+	if (first_ns > longest_ns)
+		longest_ns = first_ns;
 	if ((double)longest_ns > L->slowest_point_ns)
 		L->slowest_point_ns = (double)longest_ns;
 	if (L->ri) {
@@ -261,6 +270,7 @@ static int measure_paced(struct learner *L, struct pp_link *l, struct offset_sam
 	return rc;
 }
 
+/* Regression through the per-measurement offsets (the learners' classic path). */
 static int fit_samples(struct learner *L, const struct offset_sample *smp, struct lm *lm)
 {
 	int64_t *x = fault_malloc((size_t)L->nfit * sizeof(*x));

@@ -10,7 +10,9 @@ some check must find the truth outside (a clock step after the sync, which no bo
 foresee), which proves the assertion bites. --warn REGEX: the sync's warnings on stderr must
 match (a step during the sync: the hulls intersect, the fallback is announced). --auto: the
 spec holds an auto(...) (cont(auto(...))): its choice must be reported (check's JSON key
-"auto", through cont) and have chosen hulls, which the bounds right after the sync need.
+"auto", through cont); where it chose skampi (a blurred floor: over TCP on a loaded machine) a
+check without bounds (right after the sync, before the continuous clock's hulls have any) must
+instead have its true error within the same cap the half-width has.
 """
 import json, math, re, subprocess, sys
 
@@ -37,10 +39,11 @@ for seed, cmd, p in checkargs.checks(a, nfail):
             failed += 1
         continue
     doc = json.loads(p.stdout)
+    au = None
     if a.auto:
         au = doc["runs"][0].get("auto")
-        if not au or au.get("estimator") != "hull":
-            print(f"FAIL seed={seed}: no auto choice of hulls reported: {au} ({' '.join(cmd)})")
+        if not au or "estimator" not in au:
+            print(f"FAIL seed={seed}: no auto choice reported: {au} ({' '.join(cmd)})")
             failed += 1
             continue
         print(f"ok   seed={seed}: auto chose {au['spec']} (floor {au['floor_ns']:.0f} ns, tail "
@@ -53,6 +56,14 @@ for seed, cmd, p in checkargs.checks(a, nfail):
         line = (f"seed={seed} after={chk['after_s']}s true_err={err:.0f}ns "
                 f"half_width={'none' if hw is None else f'{hw * 1e9:.0f}ns'} rtt_min={rtt:.0f}ns "
                 f"truth_in_bounds={inb}")
+        width_cap = max(a.width_floor_ns, a.width_factor * levels * (rtt + 2 * 4 * a.noise * 1e9))
+        if (hw is None or inb is None) and au and au["estimator"] != "hull" and \
+                a.expect == "pass":
+            ok = err <= width_cap
+            print(f"{'ok  ' if ok else 'FAIL'} {line}: auto chose {au['estimator']}, no bounds "
+                  f"yet; true error within {width_cap:.0f} ns: {ok}")
+            failed += not ok
+            continue
         if hw is None or inb is None:
             print(f"FAIL {line}: no bounds reported ({' '.join(cmd)})")
             failed += 1
@@ -63,7 +74,6 @@ for seed, cmd, p in checkargs.checks(a, nfail):
             print(f"FAIL {line}: the truth lay outside the bounds ({' '.join(cmd)})")
             failed += 1
             continue
-        width_cap = max(a.width_floor_ns, a.width_factor * levels * (rtt + 2 * 4 * a.noise * 1e9))
         if a.expect == "pass" and chk["after_s"] == 0 and hw * 1e9 > width_cap:
             print(f"FAIL {line}: half-width above {width_cap:.0f} ns (the larger of "
                   f"{a.width_floor_ns:.0f} ns and {a.width_factor} x {levels} x (rtt_min + 8 noise))")
