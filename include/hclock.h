@@ -249,24 +249,40 @@ HCLOCK_API const char *hclock_sync_spec(const hclock_sync *s);
 HCLOCK_API int hclock_sync_run(hclock_sync *s, MPI_Comm comm, hclock_clock *base, hclock_clock **global);
 
 /* What an auto(BUDGET[,horizon=H]) sync measured and chose in its last run: the same on
- * every rank (docs/check.md, "Sync specs chosen by a time budget"). */
+ * every rank of its run (docs/check.md, "Sync specs chosen by a time budget"). */
 struct hclock_sync_auto {
 	double budget_s;           /* the budget it was given, s */
 	double horizon_s;          /* the horizon it minimised the predicted error at, s */
-	double burst_s;            /* the burst's time (counted in the budget), s */
-	double floor_ns;           /* the burst's smallest round trip, ns */
+	double burst_s;            /* the bursts' time (every pair's, counted in the budget), s */
+	int pairs;                 /* the pairs of the tree that measured a burst each */
+	int worst_ref, worst_client; /* the pair whose choice won (the largest predicted
+	                              error): its MPI_COMM_WORLD ranks */
+	int groups;                /* its burst's groups of 16 ping-pongs (fewer than 48: capped
+	                              by the time, a quarter of the budget) */
+	double slowest_group_s;    /* the longest a group of 16 took, over all pairs, s */
+	double run_s;              /* the whole run's time, bursts and HCA3, the slowest rank's
+	                              (0 after a plan without a run: hclock specs --explain), s */
+	double slowest_point_s;    /* the longest one of HCA3's fit points took, from its planned
+	                              start (a round stops taking points where its time ends: one
+	                              point may overrun it), s */
+	double floor_ns;           /* its burst's smallest round trip, ns */
 	double spread_ns;          /* its median round trip minus the floor, ns */
 	double tail_ns;            /* its 0.99 quantile minus the floor, ns */
 	int nfit;                  /* fit points per model */
+	int nfit_made;             /* the fewest a model made (fewer than nfit: a round's time ran
+	                              out, round trips slower than in the bursts; 0 after a plan
+	                              without a run) */
 	int npingpongs;            /* ping-pongs per fit point */
 	double span_s;             /* the fit points spread over, s (0: back to back) */
 	char estimator[8];         /* "hull" (a sharp floor) or "skampi" (min-filtered) */
 	double point_sigma_ns;     /* measured error std of one fit point, ns */
-	double predicted_error_ns; /* predicted RMS true error at the horizon, ns */
+	double predicted_error_ns; /* predicted RMS true error at the horizon, ns (for the points
+	                              made, over the span they took, where a round was cut) */
 	char spec[128];            /* the spec it ran, e.g. "hca3/250/hull/4/span=0.29" */
 };
-/* Fill *out for an auto(...) sync that has run: 0; HCLOCK_EUNSUPP for another spec or
- * before a run. */
+/* Fill *out for an auto(...) sync that has run, or one inside cont(...) or a level of
+ * h2/h3(...) (the first such level that ran on this process: on rank 0 the outermost): 0;
+ * HCLOCK_EUNSUPP for another spec or before a run. */
 HCLOCK_API int hclock_sync_auto_choice(const hclock_sync *s, struct hclock_sync_auto *out);
 
 /*

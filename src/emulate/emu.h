@@ -31,6 +31,8 @@ struct emu_params {
 	double wander_period_s; /* wander period, s */
 	double noise_s;         /* read noise std, s */
 	double jitter_s;        /* random delay before each sync message, up to this, s */
+	int jitter_node;        /* 0: every node's messages; K + 1: only virtual node K's (the
+	                           messages its processes send: one slow node) */
 	double step_s;          /* a step of every node's clock but node 0's, s (0: none) */
 	double step_at_s;       /* ... at this real time since the epoch, s */
 	double fstep;           /* a frequency step of every node but node 0, fraction (0: none) */

@@ -56,22 +56,22 @@ static double trimmed_std(double *r, size_t k)
 }
 
 double plan_point_sigma(const int64_t *local_ns, const double *off_ns, const double *rtt_ns,
-                        int n)
+                        int ngroups, int n)
 {
-	if (n < 1 || n > PLAN_GROUP)
+	if (n < 1 || n > PLAN_GROUP || ngroups < PLAN_MIN_GROUPS || ngroups > PLAN_GROUPS)
 		return NAN;
 	struct lm lm;
-	if (linreg_fit_robust(local_ns, off_ns, PLAN_BURST, &lm, NULL))
+	if (linreg_fit_robust(local_ns, off_ns, (size_t)ngroups * PLAN_GROUP, &lm, NULL))
 		return NAN;
 	double r[PLAN_GROUPS];
-	for (int g = 0; g < PLAN_GROUPS; g++) {
+	for (int g = 0; g < ngroups; g++) {
 		int k = g * PLAN_GROUP;
 		for (int i = k + 1; i < g * PLAN_GROUP + n; i++)
 			if (rtt_ns[i] < rtt_ns[k])
 				k = i;
 		r[g] = off_ns[k] - lm_offset(&lm, local_ns[k]);
 	}
-	return trimmed_std(r, PLAN_GROUPS);
+	return trimmed_std(r, (size_t)ngroups);
 }
 
 double plan_predict(double sigma_ns, int nfit, double span_ns, double horizon_ns)
@@ -83,13 +83,13 @@ double plan_predict(double sigma_ns, int nfit, double span_ns, double horizon_ns
 }
 
 int plan_choose(const int64_t *local_ns, const double *off_ns, const double *rtt_ns,
-                const struct plan_net *net, double round_ns, double horizon_ns,
+                int ngroups, const struct plan_net *net, double round_ns, double horizon_ns,
                 struct plan_choice *out)
 {
 	struct plan_choice c[PLAN_MAX_N + 1];
 	double best = INFINITY;
 	for (int n = 1; n <= PLAN_MAX_N; n++) {
-		double sigma = plan_point_sigma(local_ns, off_ns, rtt_ns, n);
+		double sigma = plan_point_sigma(local_ns, off_ns, rtt_ns, ngroups, n);
 		double point_ns = n * net->mean_ns, span = round_ns - point_ns;
 		double fit = span > 0 ? floor(span / (PLAN_DUTY * point_ns)) : 0;
 		c[n].nfit = 0;
@@ -109,7 +109,7 @@ int plan_choose(const int64_t *local_ns, const double *off_ns, const double *rtt
 			*out = c[n];
 			return 0;
 		}
-	double sigma = plan_point_sigma(local_ns, off_ns, rtt_ns, 1);
+	double sigma = plan_point_sigma(local_ns, off_ns, rtt_ns, ngroups, 1);
 	double span = (PLAN_MIN_NFIT - 1) * net->mean_ns;
 	*out = (struct plan_choice){PLAN_MIN_NFIT, 1, 0, sigma,
 	                            plan_predict(sigma, PLAN_MIN_NFIT, span, horizon_ns)};

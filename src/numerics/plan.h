@@ -29,11 +29,13 @@ struct plan_choice {
 	double predicted_error_ns; /* predicted RMS error of the model after the horizon, ns */
 };
 
-/* The burst a plan needs: PLAN_GROUPS groups of PLAN_GROUP ping-pongs back to back, the
- * groups paced as fit points are (a first ping-pong after a pause is not one in a stream:
- * measured, single ping-pongs 0.3 ms apart had 3x the offset error the same ping-pongs back
- * to back showed); n up to PLAN_GROUP. */
+/* The burst a plan needs: up to PLAN_GROUPS groups (at least PLAN_MIN_GROUPS) of PLAN_GROUP
+ * ping-pongs back to back, the groups paced as fit points are (a first ping-pong after a
+ * pause is not one in a stream: measured, single ping-pongs 0.3 ms apart had 3x the offset
+ * error the same ping-pongs back to back showed); n up to PLAN_GROUP. A burst capped by its
+ * time (slow round trips) has fewer groups. */
 #define PLAN_GROUPS 48
+#define PLAN_MIN_GROUPS 8
 #define PLAN_GROUP 16
 #define PLAN_BURST (PLAN_GROUPS * PLAN_GROUP)
 #define PLAN_MAX_N PLAN_GROUP
@@ -49,16 +51,17 @@ struct plan_choice {
 int plan_net_measure(const double *rtt_ns, size_t m, struct plan_net *net);
 
 /*
- * In the burst (PLAN_GROUPS groups of PLAN_GROUP ping-pongs, group after group: local_ns[i]
+ * In the burst (ngroups groups of PLAN_GROUP ping-pongs, group after group: local_ns[i]
  * when each was taken, off_ns[i] the offset its midpoint gives, rtt_ns[i] its round trip):
  * the error std of a fit point made of n ping-pongs, the offset of the smallest round trip
  * kept. The burst's line (the learners' robust fit) taken out, each group's first n
  * ping-pongs make one point; the std of those points' residuals, those beyond 4 robust
  * sigmas left out (as the fit leaves out a point off by a stalled exchange). NAN when n is
- * not in 1..PLAN_GROUP or the line cannot be fitted.
+ * not in 1..PLAN_GROUP, ngroups not in PLAN_MIN_GROUPS..PLAN_GROUPS or the line cannot be
+ * fitted.
  */
 double plan_point_sigma(const int64_t *local_ns, const double *off_ns, const double *rtt_ns,
-                        int n);
+                        int ngroups, int n);
 
 /*
  * Predicted RMS error, ns, at horizon_ns after the last of nfit points spread evenly over
@@ -70,8 +73,8 @@ double plan_predict(double sigma_ns, int nfit, double span_ns, double horizon_ns
 
 /*
  * The choice minimising the predicted error after horizon_ns of one model that may take
- * round_ns (a tree's rounds each take one), given the burst (local_ns, off_ns, rtt_ns)
- * and net: for each n in 1..PLAN_MAX_N with a measured point sigma, the span is what is left
+ * round_ns (a tree's rounds each take one), given the burst (local_ns, off_ns, rtt_ns of
+ * ngroups groups) and net: for each n in 1..PLAN_MAX_N with a measured point sigma, the span is what is left
  * of the round after one fit point (round_ns - n mean), the fit points as many as fill a
  * 1/PLAN_DUTY of it (span / (PLAN_DUTY n mean), PLAN_MIN_NFIT..PLAN_MAX_NFIT: ping-pongs
  * slowed by other processes on the cores then still fit in the span); the largest n whose
@@ -80,7 +83,7 @@ double plan_predict(double sigma_ns, int nfit, double span_ns, double horizon_ns
  * PLAN_MIN_NFIT points of 1 ping-pong, back to back, and its prediction).
  */
 int plan_choose(const int64_t *local_ns, const double *off_ns, const double *rtt_ns,
-                const struct plan_net *net, double round_ns, double horizon_ns,
+                int ngroups, const struct plan_net *net, double round_ns, double horizon_ns,
                 struct plan_choice *out);
 
 #endif

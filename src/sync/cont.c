@@ -178,9 +178,57 @@ static void cont_destroy(struct hclock_sync *s)
 	free(c);
 }
 
+static int cont_plan(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk)
+{
+	return sync_plan(((struct cont_sync *)s)->inner, comm, clk);
+}
+
+static int cont_auto_choice(const struct hclock_sync *s, struct hclock_sync_auto *out)
+{
+	return hclock_sync_auto_choice(((const struct cont_sync *)s)->inner, out);
+}
+
+/* every key with its value, "(default)" where it is one */
+static void cont_explain(const struct hclock_sync *s, struct sync_explain *e)
+{
+	const struct cont_sync *c = (const struct cont_sync *)s;
+	const struct cont_cfg *g = &c->cfg;
+	sync_explain_line(e, "first, once:");
+	e->depth++;
+	sync_explain(c->inner, e);
+	e->depth--;
+	sync_explain_line(e, "then each process keeps learning against its parent in that tree:");
+	e->depth++;
+#define DEF(cond) ((cond) ? " (default)" : "")
+	sync_explain_line(e, "window=%gs%s: the sliding window of exchanges each model is fitted to",
+	                  g->window_s, DEF(g->window_s == defaults.window_s));
+	sync_explain_line(e, "min=%gs%s, max=%gs%s: the exchange period adapts between them",
+	                  g->min_s, DEF(g->min_s == defaults.min_s), g->max_s,
+	                  DEF(g->max_s == defaults.max_s));
+	sync_explain_line(e, "threshold=%gns%s, streak=%d%s: a projected offset off by more halves "
+	                  "the period; that many within doubles it", g->threshold_ns,
+	                  DEF(g->threshold_ns == defaults.threshold_ns), g->streak,
+	                  DEF(g->streak == defaults.streak));
+	sync_explain_line(e, "n=%d%s: ping-pongs per exchange", g->pingpongs,
+	                  DEF(g->pingpongs == defaults.pingpongs));
+	sync_explain_line(e, "slew=%g%s: the largest rate of a correction (the clock never steps "
+	                  "or runs backwards)", g->slew, DEF(g->slew == defaults.slew));
+	sync_explain_line(e, "drift=%g%s: the bounds' drift allowance between exchanges", g->drift,
+	                  DEF(g->drift == defaults.drift));
+	sync_explain_line(e, "stale=%gs%s: the bounds' status stale after this long without an "
+	                  "exchange", g->stale_s, DEF(g->stale_s == STALE_PERIODS * g->max_s));
+	sync_explain_line(e, "drive=%s%s: %s", g->thread ? "thread" : "progress",
+	                  DEF(g->thread == defaults.thread), g->thread
+	                  ? "a background thread makes the exchanges (needs MPI_THREAD_MULTIPLE)"
+	                  : "the application's hclock_sync_progress calls make the exchanges");
+#undef DEF
+	e->depth--;
+}
+
 static const struct sync_ops cont_ops = {
 	.run = cont_run, .destroy = cont_destroy, .stop = cont_stop, .progress = cont_progress,
-	.progress_due = cont_progress_due, .stats = cont_stats,
+	.progress_due = cont_progress_due, .stats = cont_stats, .auto_choice = cont_auto_choice,
+	.explain = cont_explain, .plan = cont_plan,
 };
 
 #define KEYS "window=S, min=S, max=S, threshold=T, streak=N, slew=R, drift=R, n=N, stale=S " \

@@ -27,7 +27,8 @@ static int hca_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclo
 	return finish_lm(comm, clk, &lm, &bd, rc, out);
 }
 
-static const struct sync_ops hca_ops = {.run = hca_run, .destroy = learning_sync_destroy};
+static const struct sync_ops hca_ops = {
+	.run = hca_run, .destroy = learning_sync_destroy, .explain = learning_sync_explain};
 
 static int hca_parse(struct spec_parser *ps, struct hclock_sync **out)
 {

@@ -179,7 +179,8 @@ static int hca2_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	return finish_lm(comm, clk, &lm, &bd, rc, out);
 }
 
-static const struct sync_ops hca2_ops = {.run = hca2_run, .destroy = learning_sync_destroy};
+static const struct sync_ops hca2_ops = {
+	.run = hca2_run, .destroy = learning_sync_destroy, .explain = learning_sync_explain};
 
 static int hca2_parse(struct spec_parser *ps, struct hclock_sync **out)
 {

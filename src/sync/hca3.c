@@ -51,7 +51,8 @@ static int hca3_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	return rc;
 }
 
-static const struct sync_ops hca3_ops = {.run = hca3_run, .destroy = learning_sync_destroy};
+static const struct sync_ops hca3_ops = {
+	.run = hca3_run, .destroy = learning_sync_destroy, .explain = learning_sync_explain};
 
 static int hca3_parse(struct spec_parser *ps, struct hclock_sync **out)
 {

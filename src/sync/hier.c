@@ -115,7 +115,53 @@ static void hier_destroy(struct hclock_sync *s)
 	free(h);
 }
 
-static const struct sync_ops hier_ops = {.run = hier_run, .destroy = hier_destroy};
+/* the levels' plans, each on its level's processes (sync_plan) */
+static int hier_plan(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk)
+{
+	struct hier *h = (struct hier *)s;
+	int all = comm_agree(comm, make_comms(h, comm, clk));
+	for (int i = 0; i < h->nlevels && !all; i++) {
+		int size = 0, rc = 0;
+		if (h->comm[i] != MPI_COMM_NULL)
+			MPI_Comm_size(h->comm[i], &size);
+		if (size > 0)
+			rc = sync_plan(h->level[i], h->comm[i], clk);
+		all = comm_agree(comm, rc);
+	}
+	free_comms(h);
+	return all;
+}
+
+static int hier_auto_choice(const struct hclock_sync *s, struct hclock_sync_auto *out)
+{
+	const struct hier *h = (const struct hier *)s;
+	for (int i = 0; i < h->nlevels; i++)
+		if (!hclock_sync_auto_choice(h->level[i], out))
+			return 0;
+	return err_set(HCLOCK_EUNSUPP, "%s has no auto(...) level that ran on this process",
+	               s->spec);
+}
+
+static void hier_explain(const struct hclock_sync *s, struct sync_explain *e)
+{
+	static const char *const what[2][3] = {
+		{"inter-node level (one process per node, its leader)",
+		 "intra-node level (each node's processes, against their leader)", ""},
+		{"inter-node level (one process per node)",
+		 "socket level (one process per socket of a node, against the node's leader)",
+		 "intra-socket level (each socket's processes, against their leader)"}};
+	const struct hier *h = (const struct hier *)s;
+	for (int i = 0; i < h->nlevels; i++) {
+		sync_explain_line(e, "%s:", what[h->nlevels - 2][i]);
+		e->depth++;
+		sync_explain(h->level[i], e);
+		e->depth--;
+	}
+}
+
+static const struct sync_ops hier_ops = {
+	.run = hier_run, .destroy = hier_destroy, .auto_choice = hier_auto_choice,
+	.explain = hier_explain, .plan = hier_plan};
 
 static int hier_parse(struct spec_parser *ps, int nlevels, struct hclock_sync **out)
 {

@@ -21,7 +21,8 @@ static int jk_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcloc
 	return finish_lm(comm, clk, &lm, &bd, rc, out);
 }
 
-static const struct sync_ops jk_ops = {.run = jk_run, .destroy = learning_sync_destroy};
+static const struct sync_ops jk_ops = {
+	.run = jk_run, .destroy = learning_sync_destroy, .explain = learning_sync_explain};
 
 static int jk_parse(struct spec_parser *ps, struct hclock_sync **out)
 {

@@ -87,6 +87,24 @@ void learning_sync_destroy(struct hclock_sync *s)
 	free(ls);
 }
 
+void learning_sync_explain(const struct hclock_sync *s, struct sync_explain *e)
+{
+	const struct learner *L = &container_of(s, struct learning_sync, s)->L;
+	sync_explain_line(e, "each model: %d fit points of %d ping-pong%s each, offset estimator %s "
+	                  "(%s)", L->nfit, L->oa->nexchanges, L->oa->nexchanges > 1 ? "s" : "",
+	                  L->oa->type->name, L->oa->type->help);
+	if (L->span_ns > 0)
+		sync_explain_line(e, "span: the fit points spread evenly over %g s (the slope's error "
+		                  "falls like 1/span)", L->span_ns * 1e-9);
+	else
+		sync_explain_line(e, "span: none, the fit points back to back (add /span=S to spread "
+		                  "them: the slope's error falls like 1/S)");
+	if (L->ri)
+		sync_explain_line(e, "ri: the intercept re-measured after the fit");
+	sync_explain_line(e, "bounds: %s", L->oa->type->hull ? "strict (hulls), on every clock"
+	                                                    : "none (use hull as the estimator)");
+}
+
 /* A fit point's offset is off by at most half its smallest round trip (skampi, min). On
  * shared cores whole bursts of exchanges wait for a scheduler time slice: measured under
  * load, up to 6 of 20 points with round trips of 0.06-3.5 ms against 2 us, off by up to
@@ -169,31 +187,82 @@ static void recv_hello(struct pp_link *l, struct bound *b, double *read_error_ns
 		*read_error_ns = 1e9; /* never used: the link failed or the peer is broken */
 }
 
-/* The reference's side: serve every measurement of the schedule, whatever fails. */
+/* After fit point i (0-based) of a model with a time limit: whether another follows. The
+ * client decides (the next point, at its pace, would end within the limit, by the mean point
+ * so far: the longest, a stall of other jobs, would cut the round's end though the points
+ * after a stall catch up on the schedule, and leave the stall's points the slope's leverage)
+ * and tells the reference; without a limit, or after the last point, 1 or 0 with no
+ * message. */
+static int more_points(const struct learner *L, struct pp_link *l, int i, int64_t t_start,
+                       int64_t next_ns, int64_t point_ns)
+{
+	if (i + 1 >= L->nfit)
+		return 0;
+	if (!(L->limit_ns > 0))
+		return 1;
+	if (l->me == l->ref)
+		return pp_recv(l, l->client) != 0;
+	int more = i + 1 < LEARN_MIN_NFIT ||
+	           next_ns + point_ns - t_start <= (int64_t)L->limit_ns;
+	pp_send(l, more, l->ref);
+	return more;
+}
+
+/* The reference's side: serve every measurement of the schedule, whatever fails (with a
+ * time limit, as many fit points as the client says). */
 static int serve_model(struct learner *L, struct pp_link *l)
 {
-	int rc = 0;
+	int rc = 0, i = 0;
 	if (L->oa->type->hull)
 		send_hello(l, l->clk);
-	for (int i = 0; i < L->nfit + L->ri; i++)
+	do
+		rc = first_err(rc, offset_measure(L->oa, l, NULL));
+	while (more_points(L, l, i++, 0, 0, 0));
+	if (L->ri)
 		rc = first_err(rc, offset_measure(L->oa, l, NULL));
 	return first_err(rc, l->rc);
 }
 
-/* The client's n measurements, paced over span_ns from the end of the first one (the
- * reference may still be busy in an earlier round when the client starts waiting for it);
- * each sample into smp[i] when smp is not NULL. Returns the first error. */
-static int measure_paced(struct learner *L, struct pp_link *l, int n, struct offset_sample *smp)
+/* The client's fit points, paced over span_ns from the end of the first one (the reference
+ * may still be busy in an earlier round when the client starts waiting for it), then ri's
+ * extra measurement; each sample into smp[i] when smp is not NULL, the fit points made in
+ * *done (L->nfit, fewer when L->limit_ns cut them; ri's sample then follows them). Returns
+ * the first error. */
+static int measure_paced(struct learner *L, struct pp_link *l, struct offset_sample *smp,
+                         int *done)
 {
 	struct offset_sample one = {0, 0, 0};
-	int64_t t_start = 0;
-	int rc = 0;
-	for (int i = 0; i < n; i++) {
-		if (L->span_ns > 0 && i == 1)
-			t_start = real_now_ns();
-		if (L->span_ns > 0 && i > 1 && i < L->nfit)
-			real_delay_ns(t_start + (int64_t)(L->span_ns * (i - 1) / (L->nfit - 1)) -
-			              real_now_ns());
+	/* the points after the first: their time (the mean judges the limit) and the longest;
+	 * the first's (reported; it may hold a wait for a reference busy in an earlier round) */
+	int64_t t_start = 0, longest_ns = 0, sum_ns = 0, next_ns = real_now_ns(), first_ns = 0;
+	int rc = 0, i = 0;
+	for (int more = 1; more; i++) {
+		if (i > 0)
+			real_delay_ns(next_ns - real_now_ns());
+		rc = first_err(rc, offset_measure(L->oa, l, &one));
+		int64_t now = real_now_ns();
+		if (i == 0) {
+			t_start = now;
+			first_ns = now - next_ns;
+		} else {
+			sum_ns += now - next_ns;
+			if (now - next_ns > longest_ns)
+				longest_ns = now - next_ns;
+		}
+		if (smp)
+			smp[i] = one;
+		next_ns = L->span_ns > 0 && L->nfit > 1
+		          ? t_start + (int64_t)(L->span_ns * i / (L->nfit - 1)) : now;
+		if (next_ns < now)
+			next_ns = now;
+		more = more_points(L, l, i, t_start, next_ns, i ? sum_ns / i : first_ns);
+	}
+	*done = i;
+	if (first_ns > longest_ns)
+		longest_ns = first_ns;
+	if ((double)longest_ns > L->slowest_point_ns)
+		L->slowest_point_ns = (double)longest_ns;
+	if (L->ri) {
 		rc = first_err(rc, offset_measure(L->oa, l, &one));
 		if (smp)
 			smp[i] = one;
@@ -302,20 +371,24 @@ int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref
 	struct offset_sample *smp = fault_malloc((size_t)n * sizeof(*smp));
 	if (!smp)
 		rc = first_err(rc, err_set(HCLOCK_ENOMEM, "out of memory"));
-	rc = first_err(rc, measure_paced(L, &l, n, smp));
+	int done = 0;
+	rc = first_err(rc, measure_paced(L, &l, smp, &done));
+	struct learner Ld = *L; /* the fit points made */
+	Ld.nfit = done;
+	L->made_points = done;
 	L->oa->sink = NULL;
 	rc = first_err(rc, L->oa->sink_rc);
 	if (fault_hit(FAULT_FIT))
 		rc = first_err(rc, err_set(HCLOCK_EINJECTED, "injected fault (HCLOCK_FAULT) in a model "
 		                                             "fit"));
 	if (!rc && h) {
-		rc = fit_hull(s, L, h, smp, &l, &ref_bound, compose, lm, &my_bound);
+		rc = fit_hull(s, &Ld, h, smp, &l, &ref_bound, compose, lm, &my_bound);
 	} else if (!rc) {
-		rc = fit_samples(L, smp, lm);
+		rc = fit_samples(&Ld, smp, lm);
 		/* COMPUTE_AND_SET_INTERCEPT: keep the slope, re-anchor on the extra measurement */
 		if (!rc && L->ri) {
-			lm->x0_ns = smp[L->nfit].local_ns;
-			lm->intercept_ns = smp[L->nfit].offset_ns;
+			lm->x0_ns = smp[Ld.nfit].local_ns;
+			lm->intercept_ns = smp[Ld.nfit].offset_ns;
 		}
 	}
 	hull_learner_destroy(h);

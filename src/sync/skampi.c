@@ -38,7 +38,16 @@ static void skampi_destroy(struct hclock_sync *s)
 	free(k);
 }
 
-static const struct sync_ops skampi_ops = {.run = skampi_run, .destroy = skampi_destroy};
+static void skampi_explain(const struct hclock_sync *s, struct sync_explain *e)
+{
+	const struct offset_alg *oa = ((const struct skampi_sync *)s)->oa;
+	sync_explain_line(e, "rank 0 measures each process in turn: %d ping-pong%s, offset "
+	                  "estimator %s (%s); an offset only, no drift model", oa->nexchanges,
+	                  oa->nexchanges > 1 ? "s" : "", oa->type->name, oa->type->help);
+}
+
+static const struct sync_ops skampi_ops = {
+	.run = skampi_run, .destroy = skampi_destroy, .explain = skampi_explain};
 
 static int skampi_parse(struct spec_parser *ps, struct hclock_sync **out)
 {

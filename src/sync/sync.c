@@ -118,7 +118,7 @@ int hclock_sync_stats(const hclock_sync *s, struct hclock_sync_stats *st)
 int hclock_sync_auto_choice(const hclock_sync *s, struct hclock_sync_auto *out)
 {
 	if (!s->ops->auto_choice)
-		return err_set(HCLOCK_EUNSUPP, "%s is not an auto(...) sync: it chose nothing",
+		return err_set(HCLOCK_EUNSUPP, "%s holds no auto(...) sync: it chose nothing",
 		               s->spec);
 	return s->ops->auto_choice(s, out);
 }
@@ -133,18 +133,26 @@ uint64_t hclock_sync_rounds(const hclock_sync *s)
 	return s->rounds;
 }
 
+/* Append indent spaces, the formatted line and a newline to the text in buf (size bytes),
+ * nothing when it would not fit whole up to its first character. */
+static void vappend_line(char *buf, size_t size, int indent, const char *fmt, va_list ap)
+{
+	size_t n = strlen(buf);
+	if (n + (size_t)indent + 2 >= size)
+		return;
+	n += (size_t)snprintf(buf + n, size - n, "%*s", indent, "");
+	vsnprintf(buf + n, size - n - 1, fmt, ap);
+	n = strlen(buf);
+	buf[n] = '\n';
+	buf[n + 1] = 0;
+}
+
 void sync_warn(struct hclock_sync *s, const char *fmt, ...)
 {
-	size_t n = strlen(s->warnings);
-	if (n + 2 >= sizeof(s->warnings))
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(s->warnings + n, sizeof(s->warnings) - n - 1, fmt, ap);
+	vappend_line(s->warnings, sizeof(s->warnings), 0, fmt, ap);
 	va_end(ap);
-	n = strlen(s->warnings);
-	s->warnings[n] = '\n';
-	s->warnings[n + 1] = 0;
 }
 
 const char *hclock_sync_warnings(const hclock_sync *s)
@@ -164,6 +172,29 @@ int sync_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clo
 	if (!*out) /* every run leaves a clock, a dummy after a failure */
 		*out = hclock_clock_ref(clk);
 	return rc;
+}
+
+int sync_plan(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk)
+{
+	return s->ops->plan ? s->ops->plan(s, comm, clk) : 0;
+}
+
+void sync_explain_line(struct sync_explain *e, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vappend_line(e->text, sizeof(e->text), 2 * e->depth, fmt, ap);
+	va_end(ap);
+}
+
+void sync_explain(const struct hclock_sync *s, struct sync_explain *e)
+{
+	sync_explain_line(e, "%s: %s", s->spec, s->type ? s->type->help : "");
+	if (s->ops->explain) {
+		e->depth++;
+		s->ops->explain(s, e);
+		e->depth--;
+	}
 }
 
 /* Collective: fail together, before any exchange, when the ranks were given different

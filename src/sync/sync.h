@@ -27,6 +27,8 @@
 #include "sync/spec.h"
 #include "util/err.h"
 
+struct sync_explain;
+
 struct sync_ops {
 	int (*run)(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out);
 	void (*destroy)(struct hclock_sync *s); /* may be NULL: free(s) */
@@ -40,6 +42,10 @@ struct sync_ops {
 	int (*stats)(const struct hclock_sync *s, struct hclock_sync_stats *st);
 	/* hclock_sync_auto_choice (NULL: HCLOCK_EUNSUPP) */
 	int (*auto_choice)(const struct hclock_sync *s, struct hclock_sync_auto *out);
+	/* the lines of sync_explain below the first (NULL: none) */
+	void (*explain)(const struct hclock_sync *s, struct sync_explain *e);
+	/* sync_plan (NULL: nothing to choose, 0) */
+	int (*plan)(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk);
 };
 
 struct hclock_sync {
@@ -86,6 +92,22 @@ void sync_set_spec(struct hclock_sync *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Run any algorithm (the hierarchical ones run their levels with it). */
 int sync_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out);
+/* Collective over comm, as sync_run is, but only what an auto(...) measures and chooses (its
+ * bursts), alone or inside cont/h2/h3, with no sync: hclock_sync_auto_choice then gives the
+ * choice. 0 at once for a spec with nothing to choose. */
+int sync_plan(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk);
+
+/* What a spec runs, in lines of text (hclock specs --explain): each algorithm adds its own
+ * lines (ops->explain), nested ones one level deeper. */
+struct sync_explain {
+	char text[8192]; /* the lines so far, each ending in a newline (truncated when full) */
+	int depth;       /* indentation: two spaces a level */
+};
+/* Append one line at e's depth (printf style). */
+void sync_explain_line(struct sync_explain *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* s's canonical spec and its algorithm's help, then its own lines one level deeper. */
+void sync_explain(const struct hclock_sync *s, struct sync_explain *e);
 
 /* ---- shared by the model-learning algorithms (hca3, hca2, hca, jk): learn.c ---- */
 
@@ -94,7 +116,17 @@ struct learner {
 	int nfit;       /* fit points per model */
 	int ri;         /* recompute the intercept after the fit */
 	double span_ns; /* spread the fit points over this much real time, ns (0: back to back) */
+	double limit_ns; /* 0, or the time a model may take from the end of its first fit point,
+	                    ns: no fit point starts that would end after it (at least
+	                    LEARN_MIN_NFIT are made); set by auto(...), never by a spec */
+	double slowest_point_ns; /* out: the longest a fit point took on this process, from its
+	                            planned start to its end (a late wake-up included; the first
+	                            from the model's start, a wait for a busy reference
+	                            included), over the runs since it was zeroed, ns */
+	int made_points; /* out: the fit points of the last model this process learned as a
+	                    client (fewer than nfit where limit_ns cut them; 0: none) */
 };
+#define LEARN_MIN_NFIT 4
 struct learning_sync {
 	struct hclock_sync s;
 	struct learner L;
@@ -106,6 +138,8 @@ struct learning_sync {
 int learning_sync_parse(struct spec_parser *ps, const char *name, const struct sync_ops *ops,
                         struct hclock_sync **out);
 void learning_sync_destroy(struct hclock_sync *s);
+/* Their explain hook: the fit points, ping-pongs, estimator, span, ri and bounds. */
+void learning_sync_explain(const struct hclock_sync *s, struct sync_explain *e);
 /* Parse "OFF/N" (an offset estimator and its exchanges) and create it. */
 int offset_spec_parse(struct spec_parser *ps, const char *form, struct offset_alg **out);
 

@@ -93,12 +93,18 @@ static void print_json(const char *spec, int p, const struct run *runs, int nrun
 			       r->cont.thread_cpu_max_s);
 		if (r->have_auto)
 			printf("\"auto\":{\"budget_s\":%g,\"horizon_s\":%g,\"burst_s\":%.6f,"
-			       "\"floor_ns\":%.1f,\"spread_ns\":%.1f,\"tail_ns\":%.1f,\"nfit\":%d,\"n\":%d,"
+			       "\"run_s\":%.6f,\"slowest_point_s\":%.6f,\"pairs\":%d,\"worst_pair\":[%d,%d],"
+			       "\"groups\":%d,\"slowest_group_s\":%.6f,"
+			       "\"floor_ns\":%.1f,\"spread_ns\":%.1f,\"tail_ns\":%.1f,\"nfit\":%d,"
+			       "\"nfit_made\":%d,\"n\":%d,"
 			       "\"span_s\":%.6g,\"estimator\":\"%s\",\"point_sigma_ns\":%.2f,"
 			       "\"predicted_error_ns\":%.1f,\"spec\":\"%s\"},",
-			       r->au.budget_s, r->au.horizon_s, r->au.burst_s, r->au.floor_ns,
-			       r->au.spread_ns, r->au.tail_ns, r->au.nfit, r->au.npingpongs, r->au.span_s,
-			       r->au.estimator, r->au.point_sigma_ns, r->au.predicted_error_ns, r->au.spec);
+			       r->au.budget_s, r->au.horizon_s, r->au.burst_s, r->au.run_s,
+			       r->au.slowest_point_s, r->au.pairs,
+			       r->au.worst_ref, r->au.worst_client, r->au.groups, r->au.slowest_group_s,
+			       r->au.floor_ns, r->au.spread_ns, r->au.tail_ns, r->au.nfit,
+			       r->au.nfit_made, r->au.npingpongs, r->au.span_s, r->au.estimator, r->au.point_sigma_ns,
+			       r->au.predicted_error_ns, r->au.spec);
 		printf("\"checks\":[");
 		for (int w = 0; w < nwaits; w++) {
 			const struct check_point *c = &r->pt[w];
@@ -179,10 +185,12 @@ static void print_table(const char *spec, int p, const char *clockdesc, const st
 			       runs[i].cont.thread_cpu_max_s);
 	for (int i = 0; i < nruns; i++)
 		if (runs[i].have_auto)
-			printf("run %d: auto: round trips floor %.0f ns, spread %.0f ns, tail %.0f ns "
-			       "(burst %.4f s): ran %s (%s), predicted error %.0f ns %g s after the sync\n",
-			       i + 1, runs[i].au.floor_ns, runs[i].au.spread_ns, runs[i].au.tail_ns,
-			       runs[i].au.burst_s, runs[i].au.spec,
+			printf("run %d: auto: worst of %d pairs ranks %d-%d, round trips floor %.0f ns, "
+			       "spread %.0f ns, tail %.0f ns (bursts %.4f s, %d groups): ran %s (%s), "
+			       "predicted error %.0f ns %g s after the sync\n", i + 1, runs[i].au.pairs,
+			       runs[i].au.worst_ref, runs[i].au.worst_client, runs[i].au.floor_ns,
+			       runs[i].au.spread_ns, runs[i].au.tail_ns, runs[i].au.burst_s,
+			       runs[i].au.groups, runs[i].au.spec,
 			       strcmp(runs[i].au.estimator, "hull") ? "a blurred floor: min-filtered offsets"
 			                                            : "a sharp floor: hulls",
 			       runs[i].au.predicted_error_ns, runs[i].au.horizon_s);

@@ -15,7 +15,7 @@ static const struct cmd cmds[] = {
 	{"imbalance", cmd_imbalance, "exit imbalance of a barrier (or any collective) started "
 	                             "at one common time"},
 	{"drift", cmd_drift, "every rank's offset to rank 0 over time, with linear fits (Fig. 2)"},
-	{"specs", cmd_specs, "the sync algorithms, offset estimators and base clocks (no MPI)"},
+	{"specs", cmd_specs, "the sync specs' parts; --explain SPEC: what one runs (measured under mpirun)"},
 #ifdef HCLOCK_HAVE_TRACE
 	{"trace", cmd_trace, "run an unmodified MPI program traced on the global clock"},
 	{"gantt", cmd_gantt, "per-rank bars of one MPI call from a trace (global and raw clocks)"},

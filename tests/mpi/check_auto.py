@@ -9,7 +9,8 @@ of true error / prediction must be at most --median-factor (4), each seed's at m
 (25). The prediction must not be far too pessimistic either: the largest true error over the
 seeds is at least --low-factor of it (1/10: errors all below a tenth of their RMS are rare).
 It must bite: with a factor of 1/50 some seed must fail.
-Also checks the choice is reported whole (floor, spread, nfit, n, span, estimator).
+Also checks the choice is reported whole (floor, spread, nfit and the points made, n, span,
+estimator, the pairs and the worst of them, the bursts' groups and time, the run's time).
 """
 import json, sys
 
@@ -25,8 +26,8 @@ w = float(a.wait)
 a.wait = f"0,{w:g}"
 
 failed, nfail, ratios = 0, [0], []
-keys = ("floor_ns", "spread_ns", "tail_ns", "nfit", "n", "span_s", "estimator",
-        "predicted_error_ns")
+keys = ("floor_ns", "spread_ns", "tail_ns", "nfit", "nfit_made", "n", "span_s", "estimator",
+        "predicted_error_ns", "pairs", "worst_pair", "groups", "burst_s", "run_s")
 for seed, cmd, p in checkargs.checks(a, nfail):
     run = json.loads(p.stdout)["runs"][0]
     au = run.get("auto")

@@ -3,7 +3,8 @@
  *   at the horizon within 10% of the prediction, over 3000 fits per case; the same check
  *   with the prediction of twice the noise must fail (it bites);
  * - plan_point_sigma: a fit point's error std measured on a burst of Gaussian offsets
- *   (within 20% of the truth), and on a burst where half the ping-pongs are delayed one
+ *   (within 20% of the truth; 60% on its first PLAN_MIN_GROUPS groups, a burst cut by its
+ *   time cap), and on a burst where half the ping-pongs are delayed one
  *   way (their offsets off by half the extra delay): the smallest round trip of 8 removes
  *   most of one ping-pong's sigma (what the fit's outlier rejection leaves of it);
  * - plan_choose: in a 2 ms round, at most 4 ping-pongs per point on the Gaussian burst (more
@@ -86,32 +87,39 @@ static void check_burst(uint64_t seed)
 	struct plan_choice c;
 
 	make_burst(&r, 0, x, off, rtt);
-	double s1 = plan_point_sigma(x, off, rtt, 1);
+	double s1 = plan_point_sigma(x, off, rtt, PLAN_GROUPS, 1);
 	TEST_CHECK(fabs(s1 / 30 - 1) < 0.2, "Gaussian burst: point sigma %.1f ns, truth 30", s1);
+	/* a burst cut by its time cap: its first groups alone, 8 points, a looser estimate */
+	double s1_short = plan_point_sigma(x, off, rtt, PLAN_MIN_GROUPS, 1);
+	TEST_CHECK(fabs(s1_short / 30 - 1) < 0.6, "Gaussian burst of %d groups: point sigma %.1f "
+	           "ns, truth 30", PLAN_MIN_GROUPS, s1_short);
+	TEST_CHECK(plan_choose(x, off, rtt, PLAN_MIN_GROUPS, &net, 0.1e9, 10e9, &c) == 0 &&
+	           c.nfit == PLAN_MAX_NFIT, "Gaussian burst of %d groups, 0.1 s: %d points of %d",
+	           PLAN_MIN_GROUPS, c.nfit, c.n);
 	TEST_CHECK(plan_net_measure(rtt, PLAN_BURST, &net) == 0 && net.sharp &&
 	           fabs(net.floor_ns - 700) < 5, "Gaussian burst: floor %.0f sharp %d",
 	           net.floor_ns, net.sharp);
-	TEST_CHECK(plan_choose(x, off, rtt, &net, 2e6, 10e9, &c) == 0 && c.n <= 4 && c.nfit > 600,
-	           "Gaussian burst, 2 ms: chose %d points of %d", c.nfit, c.n);
-	TEST_CHECK(plan_choose(x, off, rtt, &net, 0.1e9, 10e9, &c) == 0 && c.n >= 8 &&
+	TEST_CHECK(plan_choose(x, off, rtt, PLAN_GROUPS, &net, 2e6, 10e9, &c) == 0 && c.n <= 4 &&
+	           c.nfit > 600, "Gaussian burst, 2 ms: chose %d points of %d", c.nfit, c.n);
+	TEST_CHECK(plan_choose(x, off, rtt, PLAN_GROUPS, &net, 0.1e9, 10e9, &c) == 0 && c.n >= 8 &&
 	           c.nfit == PLAN_MAX_NFIT, "Gaussian burst, 0.1 s: chose %d points of %d", c.nfit,
 	           c.n);
 	double p_short = c.predicted_error_ns;
-	plan_choose(x, off, rtt, &net, 1e9, 10e9, &c);
+	plan_choose(x, off, rtt, PLAN_GROUPS, &net, 1e9, 10e9, &c);
 	TEST_CHECK(c.predicted_error_ns < p_short / 5, "1 s predicts %.1f ns, 0.1 s %.1f ns",
 	           c.predicted_error_ns, p_short);
-	TEST_CHECK(plan_choose(x, off, rtt, &net, 2000, 10e9, &c) == 1 &&
+	TEST_CHECK(plan_choose(x, off, rtt, PLAN_GROUPS, &net, 2000, 10e9, &c) == 1 &&
 	           c.nfit == PLAN_MIN_NFIT && c.n == 1 && c.span_ns == 0 &&
 	           isfinite(c.predicted_error_ns), "a 2 us round: %d points of %d, status not 1",
 	           c.nfit, c.n);
 
 	make_burst(&r, 1, x, off, rtt);
-	s1 = plan_point_sigma(x, off, rtt, 1);
-	double s8 = plan_point_sigma(x, off, rtt, 8);
+	s1 = plan_point_sigma(x, off, rtt, PLAN_GROUPS, 1);
+	double s8 = plan_point_sigma(x, off, rtt, PLAN_GROUPS, 8);
 	TEST_CHECK(s1 > 80 && s8 < s1 / 2, "delayed burst: point sigma %.0f ns (1), %.0f ns (8)", s1,
 	           s8);
 	plan_net_measure(rtt, PLAN_BURST, &net);
-	TEST_CHECK(plan_choose(x, off, rtt, &net, 2e6, 10e9, &c) == 0 && c.n >= 2,
+	TEST_CHECK(plan_choose(x, off, rtt, PLAN_GROUPS, &net, 2e6, 10e9, &c) == 0 && c.n >= 2,
 	           "delayed burst, 2 ms: chose %d points of %d (sigmas %.0f, %.0f)", c.nfit, c.n, s1, s8);
 
 	/* a floor blurred over 20 us: not sharp */
@@ -133,8 +141,14 @@ int main(void)
 	static double y[PLAN_BURST];
 	struct plan_net net;
 	TEST_CHECK(plan_net_measure(y, 15, &net) == 1, "15 round trips gave a summary");
-	TEST_CHECK(isnan(plan_point_sigma(x, y, y, 4)), "a burst at one instant gave a sigma");
-	TEST_CHECK(isnan(plan_point_sigma(x, y, y, 0)), "n = 0 gave a sigma");
-	TEST_CHECK(isnan(plan_point_sigma(x, y, y, PLAN_GROUP + 1)), "n beyond a group gave a sigma");
+	TEST_CHECK(isnan(plan_point_sigma(x, y, y, PLAN_GROUPS, 4)),
+	           "a burst at one instant gave a sigma");
+	TEST_CHECK(isnan(plan_point_sigma(x, y, y, PLAN_GROUPS, 0)), "n = 0 gave a sigma");
+	TEST_CHECK(isnan(plan_point_sigma(x, y, y, PLAN_GROUPS, PLAN_GROUP + 1)),
+	           "n beyond a group gave a sigma");
+	TEST_CHECK(isnan(plan_point_sigma(x, y, y, PLAN_MIN_GROUPS - 1, 1)),
+	           "fewer than PLAN_MIN_GROUPS groups gave a sigma");
+	TEST_CHECK(isnan(plan_point_sigma(x, y, y, PLAN_GROUPS + 1, 1)),
+	           "more than PLAN_GROUPS groups gave a sigma");
 	return test_end("test_plan");
 }
