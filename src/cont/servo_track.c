@@ -23,7 +23,10 @@
  * `streak` exchanges within it it doubles (up to max). The tracker's residual step test
  * takes the same limit, and a fit whose window shrank (the hulls intersected, or that test
  * fired: the rates changed) halves the period too, which a step within a noisy link's
- * limit still does once it has bent the offsets by a round trip. The comparison is made by the child, which
+ * limit still does once it has bent the offsets by a round trip. And the period halves
+ * while the noise over the square root of the window's exchanges (what their line's offset
+ * is known to) exceeds `threshold`: a link noisy by microseconds gets the exchanges it
+ * needs. The comparison is made by the child, which
  * holds both numbers (in Liao, Martonosi & Clark the reference compares; the same test, one
  * message less).
  */
@@ -63,6 +66,7 @@ struct servo_track {
 	double scat[NOISE_FITS]; /* the latest fits' scatter about their lines, ns */
 	int nscat;            /* fits noted (scat is a ring) */
 	double noise_ns;      /* the link's noise: their median (0: not known), ns */
+	size_t nwin;          /* exchanges in the latest fit's window */
 	struct servo_stats st;
 };
 
@@ -117,7 +121,9 @@ static void halve(struct servo_track *t)
 /* the period after an exchange whose projection was dev_ns off; whether that was news */
 static int adapt(struct servo_track *t, double dev_ns)
 {
-	int news = dev_ns > significant(t);
+	/* or the window's exchanges too few to average the noise down to the threshold */
+	int news = dev_ns > significant(t) ||
+	           (t->nwin > 0 && t->noise_ns / sqrt((double)t->nwin) > t->cfg.threshold_ns);
 	int64_t hi = t->cfg.max_period_ns;
 	t->st.last_dev_ns = dev_ns;
 	if (news) {
@@ -201,6 +207,7 @@ static int st_finish(struct servo *s, const struct lm *cur, const struct bound *
 	if (st < 0) /* no memory, or an exchange out of the tracker's range: its line says */
 		return st;
 	t->st.shrinks += st == TRACK_SHRUNK;
+	t->nwin = f.nexchanges;
 	if (st == TRACK_SHRUNK && !news) /* the tracker saw the rates change: news too */
 		halve(t);
 	/* the link's noise from windows of enough exchanges, and not from a fit after news (a
