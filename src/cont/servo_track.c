@@ -19,8 +19,8 @@
  * larger (the median over the last 16 fits of the window's scatter about its line, from
  * windows of 8 exchanges or more, not after a deviation beyond the limit: a jittery link's,
  * TCP's, is 100-200 ns and halved the period on it; the median, and no fit after news,
- * because a frequency step bends the next fits' residuals), the period halves (down to min), after
- * `streak` exchanges within it it doubles (up to max). The tracker's residual step test
+ * because a frequency step bends the next fits' residuals), the period halves (down to
+ * min), after `streak` exchanges within it it doubles (up to max). The tracker's residual step test
  * takes the same limit, and a fit whose window shrank (the hulls intersected, or that test
  * fired: the rates changed) halves the period too, which a step within a noisy link's
  * limit still does once it has bent the offsets by a round trip. And the period halves
@@ -118,15 +118,17 @@ static void halve(struct servo_track *t)
 	t->streak = 0;
 }
 
-/* the period after an exchange whose projection was dev_ns off; whether that was news */
+/* the period after an exchange whose projection was dev_ns off; whether that was news
+ * (not when only the window's exchanges were too few to average the noise down to the
+ * threshold, which halves the period too: the noise must still be learned then, or a link
+ * that calms down would keep the shortest period) */
 static int adapt(struct servo_track *t, double dev_ns)
 {
-	/* or the window's exchanges too few to average the noise down to the threshold */
-	int news = dev_ns > significant(t) ||
-	           (t->nwin > 0 && t->noise_ns / sqrt((double)t->nwin) > t->cfg.threshold_ns);
+	int news = dev_ns > significant(t);
+	int few = t->nwin > 0 && t->noise_ns / sqrt((double)t->nwin) > t->cfg.threshold_ns;
 	int64_t hi = t->cfg.max_period_ns;
 	t->st.last_dev_ns = dev_ns;
-	if (news) {
+	if (news || few) {
 		halve(t);
 	} else if (++t->streak >= t->cfg.streak) {
 		if (t->period_ns < hi)
