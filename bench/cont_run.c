@@ -18,7 +18,9 @@
  * Output: rank 0 writes every probe to FILE as CSV (t_s,rank,node,cont_err_ns,lo_ns,hi_ns,
  * in_bounds,status,oneshot_err_ns,period_s) and prints one JSON object on stdout: the specs,
  * sync durations, per rank the engine's statistics, its thread's CPU time, the reads and
- * backward steps, and the load loop's chunk medians.
+ * backward steps, the load loop's chunk medians, and over the probes the smallest and median
+ * of the latest exchange's fastest round trip and the median of the link's noise
+ * (hclock_sync_stats rtt_ns and noise_ns; -1: none).
  */
 #define _GNU_SOURCE
 #include <errno.h>
