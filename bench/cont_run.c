@@ -18,7 +18,9 @@
  * Output: rank 0 writes every probe to FILE as CSV (t_s,rank,node,cont_err_ns,lo_ns,hi_ns,
  * in_bounds,status,oneshot_err_ns,period_s) and prints one JSON object on stdout: the specs,
  * sync durations, per rank the engine's statistics, its thread's CPU time, the reads and
- * backward steps, and the load loop's chunk medians.
+ * backward steps, the load loop's chunk medians, and over the probes the smallest and median
+ * of the latest exchange's fastest round trip and the median of the link's noise
+ * (hclock_sync_stats rtt_ns and noise_ns; -1: none).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,6 +43,8 @@ struct probe {
 	double lo_ns, hi_ns; /* truth - reading lies in [lo, hi] (NAN: no bounds) */
 	double oneshot_err_ns;
 	double period_s;
+	double rtt_ns, noise_ns; /* the latest exchange's fastest round trip, the window's
+	                            offset scatter (hclock_sync_stats), ns; NAN: none */
 	int status;
 };
 
@@ -52,6 +56,7 @@ struct rank_sum {
 	double load_iters, load_chunk_median_ns, load_chunk_p90_ns;
 	double node;
 	double nprobe;
+	double rtt_min_ns, rtt_median_ns, noise_median_ns; /* over the probes, ns (-1: none) */
 };
 #define NSUM (sizeof(struct rank_sum) / sizeof(double))
 
@@ -270,6 +275,7 @@ int main(int argc, char **argv)
 			p->t_s = emu_T_ns(emu) * 1e-9;
 			p->lo_ns = p->hi_ns = NAN;
 			p->cont_err_ns = p->oneshot_err_ns = NAN;
+			p->rtt_ns = p->noise_ns = NAN;
 			if (g2) {
 				hclock_reading r;
 				double lo, hi;
@@ -281,8 +287,13 @@ int main(int argc, char **argv)
 					p->hi_ns = hi;
 				}
 				struct hclock_sync_stats st;
-				if (!hclock_sync_stats(s2, &st))
+				if (!hclock_sync_stats(s2, &st)) {
 					p->period_s = st.period_s;
+					if (st.exchanges) {
+						p->rtt_ns = st.rtt_ns;
+						p->noise_ns = st.noise_ns;
+					}
+				}
 			}
 			if (g1)
 				hclock_true_error(g1, emu, &p->oneshot_err_ns);
@@ -317,6 +328,26 @@ int main(int argc, char **argv)
 		sum.load_chunk_median_ns = chunk[nc / 2];
 		sum.load_chunk_p90_ns = chunk[nc * 9 / 10];
 	}
+	sum.rtt_min_ns = sum.rtt_median_ns = sum.noise_median_ns = -1; /* none */
+	double *v = malloc((np ? np : 1) * sizeof(*v));
+	for (int pass = 0; v && pass < 2; pass++) {
+		size_t k = 0;
+		for (size_t i = 0; i < np; i++) {
+			double x = pass ? pr[i].noise_ns : pr[i].rtt_ns;
+			if (!isnan(x) && x > 0)
+				v[k++] = x;
+		}
+		if (!k)
+			continue;
+		qsort(v, k, sizeof(*v), cmp_d);
+		if (pass) {
+			sum.noise_median_ns = v[k / 2];
+		} else {
+			sum.rtt_min_ns = v[0];
+			sum.rtt_median_ns = v[k / 2];
+		}
+	}
+	free(v);
 	if (s2) {
 		struct hclock_sync_stats st;
 		double cpu = -1;
@@ -378,7 +409,8 @@ int main(int argc, char **argv)
 			"sync_oneshot_s", "sync_cont_s", "cpu_s", "elapsed_s", "reads", "backward",
 			"cross_backward", "exchanges", "timeouts", "served", "halvings", "doublings",
 			"shrinks", "max_corr_ns", "load_iters", "load_chunk_median_ns",
-			"load_chunk_p90_ns", "node", "probes"};
+			"load_chunk_p90_ns", "node", "probes", "rtt_min_ns", "rtt_median_ns",
+			"noise_median_ns"};
 		_Static_assert(sizeof(names) / sizeof(names[0]) == NSUM, "names");
 		printf("{\"emulate\": \"%s\", \"cont\": \"%s\", \"oneshot\": \"%s\", \"load\": \"%s\", "
 		       "\"seconds\": %g, \"ranks\": [", emuspec, cont, oneshot, loadname, seconds);

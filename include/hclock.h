@@ -329,6 +329,10 @@ struct hclock_sync_stats {
 	double max_corr_ns;   /* the largest correction slewed in, ns */
 	double last_dev_ns;   /* the last exchange's |projected - measured offset| beyond its
 	                         excess round trip (what the period adapts on), ns */
+	double noise_ns;      /* the robust scatter of the window's offsets about its line, ns:
+	                         the period halves on a deviation beyond the threshold key or
+	                         three times this, whichever is larger */
+	double rtt_ns;        /* the latest exchange's fastest round trip, ns */
 	double thread_cpu_s;  /* CPU time of its background thread, s (-1: no thread) */
 	int running;          /* 1 while the exchanges run (0 after hclock_sync_stop) */
 };

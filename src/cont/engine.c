@@ -570,6 +570,8 @@ void engine_stats(const struct engine *e, struct hclock_sync_stats *st)
 		st->shrinks = ss.shrinks;
 		st->kept_inside = ss.kept_inside;
 		st->last_dev_ns = ss.last_dev_ns;
+		st->noise_ns = ss.noise_ns;
+		st->rtt_ns = ss.rtt_ns;
 		st->period_s = (double)servo_period_ns(e->servo) / 1e9;
 	}
 }

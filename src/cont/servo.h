@@ -33,7 +33,8 @@ struct servo_cfg {
 	int64_t window_ns;     /* the learning window, ns of this base */
 	int64_t min_period_ns; /* limits of the exchange period, ns (equal: fixed) */
 	int64_t max_period_ns;
-	double threshold_ns;   /* projected - measured offset beyond which the period halves, ns */
+	double threshold_ns;   /* projected - measured offset beyond which the period halves, ns
+	                          (or beyond three times the window's scatter, when larger) */
 	int streak;            /* exchanges within the threshold before the period doubles */
 	double drift;          /* the bounds' drift allowance, dimensionless (5e-6) */
 	double read_err_ns;    /* one message's read error allowance, ns (>= 0) */
@@ -56,6 +57,9 @@ struct servo_stats {
 	uint64_t kept_inside;  /* new estimates moved into the old bound */
 	double last_dev_ns;    /* the last exchange's |projected - measured| beyond its excess
 	                          round trip (what the period adapts on), ns */
+	double noise_ns;       /* the window's offsets' robust scatter about its line, ns: three
+	                          times it is the least deviation that halves the period */
+	double rtt_ns;         /* the latest exchange's fastest round trip, ns */
 };
 
 struct servo;

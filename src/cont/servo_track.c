@@ -15,8 +15,18 @@
  * 135 ns; docs/continuous.md).
  *
  * Adaptive period: the offset the old line projects for the new exchange is compared with
- * the one measured; beyond `threshold` the period halves (down to min), after `streak`
- * exchanges within it it doubles (up to max). The comparison is made by the child, which
+ * the one measured; beyond `threshold`, or beyond three times the link's noise when that is
+ * larger (the median over the last 16 fits of the window's scatter about its line, from
+ * windows of 8 exchanges or more, not after a deviation beyond the limit: a jittery link's,
+ * TCP's, is 100-200 ns and halved the period on it; the median, and no fit after news,
+ * because a frequency step bends the next fits' residuals), the period halves (down to
+ * min), after `streak` exchanges within it it doubles (up to max). The tracker's residual step test
+ * takes the same limit, and a fit whose window shrank (the hulls intersected, or that test
+ * fired: the rates changed) halves the period too, which a step within a noisy link's
+ * limit still does once it has bent the offsets by a round trip. And the period halves
+ * while the noise over the square root of the window's exchanges (what their line's offset
+ * is known to) exceeds `threshold`: a link noisy by microseconds gets the exchanges it
+ * needs. The comparison is made by the child, which
  * holds both numbers (in Liao, Martonosi & Clark the reference compares; the same test, one
  * message less).
  */
@@ -25,11 +35,16 @@
 
 #include "cont/servo.h"
 #include "hclock_api.h"
+#include "numerics/stats.h"
 #include "numerics/track.h"
 #include "util/err.h"
 #include "util/fault.h"
 
 #define PRIOR_WANDER 1e-8 /* how fast the one-shot slope's error grows, 1/s */
+#define NOISE_FITS 16     /* the link's noise: the median scatter of the last 16 fits (a
+                             frequency step bends the residuals of the fits after it, which
+                             must not raise the threshold that is to see it), from 8 on */
+#define NOISE_MIN_EXCH 8  /* fits of fewer exchanges do not count */
 
 struct servo_track {
 	struct servo s;
@@ -48,6 +63,10 @@ struct servo_track {
 	int sampled;          /* samples fed since the last finish */
 	int64_t period_ns;
 	int streak;
+	double scat[NOISE_FITS]; /* the latest fits' scatter about their lines, ns */
+	int nscat;            /* fits noted (scat is a ring) */
+	double noise_ns;      /* the link's noise: their median (0: not known), ns */
+	size_t nwin;          /* exchanges in the latest fit's window */
 	struct servo_stats st;
 };
 
@@ -71,22 +90,53 @@ static int st_sample(struct servo *s, uint32_t exch, int64_t t1, int64_t t2, int
 	return rc;
 }
 
-/* the period after an exchange whose projection was dev_ns off */
-static void adapt(struct servo_track *t, double dev_ns)
+static void note_noise(struct servo_track *t, double scatter_ns)
 {
-	int64_t lo = t->cfg.min_period_ns, hi = t->cfg.max_period_ns;
+	double v[NOISE_FITS];
+	t->scat[t->nscat++ % NOISE_FITS] = scatter_ns;
+	int n = t->nscat < NOISE_FITS ? t->nscat : NOISE_FITS;
+	if (n < NOISE_FITS / 2)
+		return; /* too few to tell: the threshold alone */
+	for (int i = 0; i < n; i++)
+		v[i] = t->scat[i];
+	t->noise_ns = t->st.noise_ns = stats_middle(v, (size_t)n);
+}
+
+/* the least deviation from the line that is news, ns: the threshold, or three times the
+ * link's noise when that is larger */
+static double significant(const struct servo_track *t)
+{
+	return fmax(t->cfg.threshold_ns, 3 * t->noise_ns);
+}
+
+static void halve(struct servo_track *t)
+{
+	int64_t lo = t->cfg.min_period_ns;
+	if (t->period_ns > lo)
+		t->st.halvings++;
+	t->period_ns = t->period_ns / 2 < lo ? lo : t->period_ns / 2;
+	t->streak = 0;
+}
+
+/* the period after an exchange whose projection was dev_ns off; whether that was news
+ * (not when only the window's exchanges were too few to average the noise down to the
+ * threshold, which halves the period too: the noise must still be learned then, or a link
+ * that calms down would keep the shortest period) */
+static int adapt(struct servo_track *t, double dev_ns)
+{
+	int news = dev_ns > significant(t);
+	int few = t->nwin > 0 && t->noise_ns / sqrt((double)t->nwin) > t->cfg.threshold_ns;
+	int64_t hi = t->cfg.max_period_ns;
 	t->st.last_dev_ns = dev_ns;
-	if (dev_ns > t->cfg.threshold_ns) {
-		if (t->period_ns > lo)
-			t->st.halvings++;
-		t->period_ns = t->period_ns / 2 < lo ? lo : t->period_ns / 2;
-		t->streak = 0;
+	if (news || few) {
+		halve(t);
 	} else if (++t->streak >= t->cfg.streak) {
 		if (t->period_ns < hi)
 			t->st.doublings++;
 		t->period_ns = t->period_ns * 2 > hi ? hi : t->period_ns * 2;
 		t->streak = 0;
 	}
+	return news;
 }
 
 /* Both the clock's current target and the new one have strict bounds under the same drift
@@ -133,8 +183,9 @@ static int st_finish(struct servo *s, const struct lm *cur, const struct bound *
 	/* the projection's error beyond what this exchange's own queueing explains: on a busy
 	 * machine round trips stretch and a fixed threshold halved the period on noise */
 	double excess;
+	int news = 0;
 	if (!track_last_offset(t->tr, &x, &off, &excess) && t->have_L)
-		adapt(t, fmax(0, fabs(lm_offset(&t->L, x) - off) - excess));
+		news = adapt(t, fmax(0, fabs(lm_offset(&t->L, x) - off) - excess));
 	if (!t->have_L) { /* the one-shot model relative to the parent's: the tracker's prior */
 		t->S0 = (struct lm){x, (double)diff_ns(lm_unmap(&t->tp, lm_map(cur, x)), x),
 		                    (1 + cur->slope) / (1 + t->tp.slope) - 1};
@@ -152,10 +203,20 @@ static int st_finish(struct servo *s, const struct lm *cur, const struct bound *
 	if (!isfinite(t->s0_se) || !t->cfg.late_answers)
 		prior = t->have_L ? (struct track_prior){t->L, INFINITY, INFINITY, t->L_hw}
 		                  : (struct track_prior){t->S0, INFINITY, INFINITY, t->s0_hw};
+	if (!t->cfg.late_answers) /* (late answers: the tracker adds the window's scatter) */
+		track_set_step(t->tr, significant(t));
 	int st = track_fit(t->tr, &prior, &f);
 	if (st < 0) /* no memory, or an exchange out of the tracker's range: its line says */
 		return st;
 	t->st.shrinks += st == TRACK_SHRUNK;
+	t->nwin = f.nexchanges;
+	if (st == TRACK_SHRUNK && !news) /* the tracker saw the rates change: news too */
+		halve(t);
+	/* the link's noise from windows of enough exchanges, and not from a fit after news (a
+	 * step bends its residuals) */
+	if (!isnan(f.scatter_ns) && f.nexchanges >= NOISE_MIN_EXCH && !news)
+		note_noise(t, f.scatter_ns);
+	t->st.rtt_ns = f.rtt_ns;
 	if (f.prior_rejected) /* a change of rate: the one-shot line no longer holds */
 		t->s0_se = t->i0_se = INFINITY;
 	t->L = f.est;

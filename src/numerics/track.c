@@ -59,6 +59,11 @@ void track_destroy(track *t)
 	free(t);
 }
 
+void track_set_step(track *t, double step_ns)
+{
+	t->p.step_ns = step_ns;
+}
+
 void track_reset(track *t)
 {
 	t->head = t->n = 0;
@@ -123,12 +128,33 @@ static const struct pp *fastest(const track *t, size_t a, size_t b)
 	return best;
 }
 
+/* An exchange's offset, ping-pongs [a, b): the mean of the midpoints of those whose round
+ * trip is within CLOSE_RTT of the fastest's, at the mean of their X times. */
+#define CLOSE_RTT 1.25
+static double exch_offset(const track *t, size_t a, size_t b, int64_t *x)
+{
+	const struct pp *best = fastest(t, a, b);
+	double cap = CLOSE_RTT * (double)pp_rtt(best), sum = 0, dx = 0;
+	int64_t x0 = 0, xi;
+	pp_offset(best, &x0);
+	int k = 0;
+	for (size_t i = a; i < b; i++) {
+		if ((double)pp_rtt(&t->v[i]) > cap)
+			continue;
+		sum += pp_offset(&t->v[i], &xi);
+		dx += (double)diff_ns(xi, x0);
+		k++;
+	}
+	*x = x0 + (int64_t)llround(dx / k);
+	return sum / k;
+}
+
 int track_last_offset(const track *t, int64_t *x, double *off, double *excess_ns)
 {
 	if (t->n == t->head)
 		return TRACK_EMPTY;
 	const struct pp *last = fastest(t, exch_start(t, t->n), t->n);
-	*off = pp_offset(last, x);
+	*off = exch_offset(t, exch_start(t, t->n), t->n, x);
 	if (excess_ns)
 		*excess_ns = (double)(pp_rtt(last) - pp_rtt(fastest(t, t->head, t->n))) / 2;
 	return 0;
@@ -197,7 +223,7 @@ static int regress(track *t, size_t nexch, struct lm *out, double *se, size_t *u
 				b++;
 			const struct pp *q = fastest(t, a, b);
 			if (pass || (double)pp_rtt(q) <= cap) {
-				t->gy[k] = pp_offset(q, &t->gx[k]);
+				t->gy[k] = exch_offset(t, a, b, &t->gx[k]);
 				k++;
 			}
 			a = b;
@@ -210,6 +236,20 @@ static int regress(track *t, size_t nexch, struct lm *out, double *se, size_t *u
 	int rc = linreg_fit_robust(t->gx, t->gy, k, out, &info);
 	*se = info.slope_se;
 	return rc;
+}
+
+/* The robust scatter (1.4826 MAD) of the first m regression points (left in gx, gy by
+ * regress) about est, ns; NAN without memory or points. */
+static double scatter(const track *t, size_t m, const struct lm *est)
+{
+	double *r = m ? malloc(m * sizeof(*r)) : NULL;
+	if (!r)
+		return NAN;
+	for (size_t i = 0; i < m; i++)
+		r[i] = fabs(t->gy[i] - lm_offset(est, t->gx[i]));
+	double sd = stats_robust_sd(r, m);
+	free(r);
+	return sd;
 }
 
 /* The latest two exchanges' offsets (left in gx, gy by regress) both off the line by more
@@ -226,14 +266,10 @@ static int stepped(track *t, size_t npts, const struct lm *est)
 		return 0;
 	if (!t->p.waits) /* answers at once: the residuals are the step's */
 		return 1;
-	size_t m = npts - 2;
-	double *r = malloc(m * sizeof(*r));
-	if (!r)
+	double sd = scatter(t, npts - 2, est);
+	if (isnan(sd))
 		return 1; /* the test as it was without the scatter */
-	for (size_t i = 0; i < m; i++)
-		r[i] = fabs(t->gy[i] - lm_offset(est, t->gx[i]));
-	double limit = t->p.step_ns + 3 * stats_robust_sd(r, m);
-	free(r);
+	double limit = t->p.step_ns + 3 * sd;
 	return fabs(r1) > limit && fabs(r2) > limit;
 }
 
@@ -435,6 +471,7 @@ int track_fit(track *t, const struct track_prior *pr, struct track_fit *f)
 		f->dropped += k;
 		nexch -= k;
 	}
+	f->scatter_ns = !rc && npts >= 4 ? scatter(t, npts, &est) : NAN;
 	if (pr && hs == HULL_LEARNER_OK && prior_excluded(t, &hf, pr, x_last)) {
 		f->prior_rejected = 1; /* only its slope, for one exchange */
 		prior_se = INFINITY;

@@ -7,8 +7,10 @@
  * started on X: t1 send on X, t2 receive on Y, t3 send on Y, t4 receive on X (absolute ns
  * of each clock). The tracker keeps the exchanges of the last window_ns of X time and fits
  * offset(x) = Y - X at X time x:
- *  - the estimate: the least-squares line through the exchanges' offsets (each the midpoint
- *    of its fastest ping-pong, SKaMPI's estimate; an exchange whose fastest ping-pong took
+ *  - the estimate: the least-squares line through the exchanges' offsets (each the mean of
+ *    the midpoints of its ping-pongs within 1.25 times its fastest round trip, SKaMPI's
+ *    estimate averaged: over TCP the asymmetry of equally fast ping-pongs scatters by
+ *    hundreds of ns; an exchange whose fastest ping-pong took
  *    more than 4 times the window's fastest waited and is left out, its messages still in
  *    the hulls), kept when the window's hulls allow it
  *    (slope inside their valid range, inside their interval at the end), else the hulls'
@@ -90,6 +92,8 @@ struct track_fit {
 	                        their interval, by more than 3 of its standard errors */
 	double span_ns;      /* X time between the first and the latest message kept, ns */
 	double rtt_ns;       /* smallest round trip of the latest exchange, ns */
+	double scatter_ns;   /* robust scatter (1.4826 MAD) of the window's offsets about their
+	                        least-squares line, ns: the link's noise (NAN: under 4 points) */
 };
 
 typedef struct track track;
@@ -97,6 +101,9 @@ typedef struct track track;
 /* A new tracker (NULL without memory or for bad params). */
 track *track_create(const struct track_params *p);
 void track_destroy(track *t);
+/* Change the residual step test's limit (track_params.step_ns), ns: the caller's measure
+ * of the link's noise. */
+void track_set_step(track *t, double step_ns);
 /* Forget every exchange. */
 void track_reset(track *t);
 
@@ -105,8 +112,9 @@ void track_reset(track *t);
  * an exchange older than the last; nothing added) or HCLOCK_ENOMEM. */
 int track_add(track *t, uint32_t exch, int64_t t1, int64_t t2, int64_t t3, int64_t t4);
 
-/* The latest exchange's own offset estimate: the midpoint of its fastest ping-pong, at X
- * time *x_ns; *excess_ns (may be NULL): half that ping-pong's round trip beyond the
+/* The latest exchange's own offset estimate: the mean of the midpoints of its ping-pongs
+ * within 1.25 times its fastest round trip, at their mean X time *x_ns; *excess_ns (may be
+ * NULL): half its fastest ping-pong's round trip beyond the
  * window's fastest, how far queueing could have moved this midpoint more than the best
  * one's (0 when the latest exchange is as fast as any). Returns 0, or TRACK_EMPTY when no
  * exchange is in the window (outputs unchanged). */

@@ -122,7 +122,9 @@ int main(int argc, char **argv)
 		 * round trips) and the period rightly stays short */
 		if (s->parent >= 0 && !s->shares && size == 2) {
 			CHECK(after.halvings > before.halvings, "the period did not halve after the step "
-			      "(halvings %llu)", (unsigned long long)after.halvings);
+			      "(halvings %llu; the link's noise %.0f ns before, %.0f ns after; the "
+			      "last deviation %.0f ns)", (unsigned long long)after.halvings,
+			      before.noise_ns, after.noise_ns, after.last_dev_ns);
 			CHECK(after.doublings > before.doublings, "the period did not double back");
 			CHECK(after.exchanges > 10 && after.timeouts * 10 < after.exchanges,
 			      "%llu exchanges, %llu timeouts", (unsigned long long)after.exchanges,

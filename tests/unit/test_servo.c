@@ -12,6 +12,10 @@
  *               the bound carries the clock through, the servo recovers after;
  *   step        a frequency step within the drift allowance: bounds hold, the window
  *               shrinks, the period halves;
+ *   jittery     TCP-like delays (every leg up to 2 us more): the period is not halved on
+ *               the noise, and a step on that link still halves it;
+ *   noisy       every leg up to 20 us more: the period shortens until the window's
+ *               exchanges average the noise down;
  *   composed    a parent that is not the reference (its model and bound composed in);
  *   must-fail   a step far beyond the drift allowance with drift=0: the truth leaves the
  *               bound (the check bites).
@@ -34,6 +38,7 @@ struct world {
 	long double step_at_ns, step; /* a frequency step of the parent at T, by step */
 	double dmin_up, dmin_down;    /* minimum one-way delays, ns */
 	double tail_ns;         /* mean of the delays' exponential tail, ns */
+	double jitter_ns;       /* every message's delay also up to this more, uniform, ns */
 	double late_p;          /* probability that an answer waits on the program */
 	double lost_p;          /* probability that an exchange gets no answer at all */
 	long double outage_from, outage_to; /* the parent answers nothing in between, ns */
@@ -64,6 +69,7 @@ static double delay(struct world *w, double dmin)
 	double d = dmin;
 	if (w->tail_ns > 0 && rng_uniform(&w->rng) > 0.3)
 		d += -w->tail_ns * log(1 - rng_uniform(&w->rng));
+	d += w->jitter_ns * rng_uniform(&w->rng);
 	if (w->late_p > 0 && rng_uniform(&w->rng) < w->late_p)
 		d += 50000 * rng_uniform(&w->rng);
 	return d;
@@ -80,6 +86,7 @@ struct result {
 	double med_err_ns, worst_ns;
 	struct servo_stats st;
 	int64_t period_ns;
+	long exchanges;
 };
 
 #define PINGPONGS 8
@@ -134,6 +141,7 @@ static struct result run(struct world *w, struct servo_cfg cfg, double dur_s, do
 			}
 		}
 		exch++;
+		r.exchanges += !lost;
 		long double next = T + servo_period_ns(sv);
 		/* probes until the next exchange */
 		for (int i = 0; i < 4; i++) {
@@ -184,10 +192,22 @@ static struct world world(unsigned long long seed)
 	return w;
 }
 
+/* TCP-like delays: 4 us each way at least (200 ns apart), every leg up to jitter_ns more */
+static struct world tcp_world(unsigned long long seed, double jitter_ns)
+{
+	struct world w = world(seed);
+	w.dmin_up = 4000;
+	w.dmin_down = 4200;
+	w.tail_ns = 0;
+	w.jitter_ns = jitter_ns;
+	return w;
+}
+
 #define REPORT(name, r) \
 	printf("%-10s seed %llu: probes %ld outside %ld median %.0f ns worst %.0f ns period %.3f s " \
-	       "halvings %llu doublings %llu shrinks %llu kept inside %llu\n", name, test_seed, \
-	       (r).probes, (r).outside, (r).med_err_ns, (r).worst_ns, (double)(r).period_ns / 1e9, \
+	       "exchanges %ld noise %.0f ns halvings %llu doublings %llu shrinks %llu kept inside " \
+	       "%llu\n", name, test_seed, (r).probes, (r).outside, (r).med_err_ns, (r).worst_ns, \
+	       (double)(r).period_ns / 1e9, (r).exchanges, (r).st.noise_ns, \
 	       (unsigned long long)(r).st.halvings, (unsigned long long)(r).st.doublings, \
 	       (unsigned long long)(r).st.shrinks, (unsigned long long)(r).st.kept_inside)
 
@@ -238,6 +258,39 @@ int main(void)
 		TEST_CHECK(r.outside == 0, "%ld of %ld probes outside the bound", r.outside, r.probes);
 		TEST_CHECK(r.st.halvings > 0, "a 3.8 ppm step should halve the period");
 		TEST_CHECK(r.med_err_ns < 300, "median error %.0f ns", r.med_err_ns);
+
+		/* a jittery link (TCP's: 8 us round trips, every leg up to 2 us more, the exchanges'
+		 * offsets scattering by 100-200 ns): a threshold of 100 ns alone halved the period
+		 * and the window on the noise (seeds 1-3: 36-62 halvings, 23-36 shrinks, 396-482
+		 * exchanges in 30 s); three times the link's noise keeps them (1-3 halvings, 0-2
+		 * shrinks, 249-261 exchanges) */
+		w = tcp_world(seed, 2000);
+		r = run(&w, defaults(0), 30, 300, 5e-8, 1000, 1e-6);
+		REPORT("jittery", r);
+		TEST_CHECK(r.outside == 0, "%ld of %ld probes outside the bound", r.outside, r.probes);
+		TEST_CHECK(r.med_err_ns < 300, "median error %.0f ns", r.med_err_ns);
+		TEST_CHECK(r.exchanges < 300 && r.st.halvings <= 5 && r.period_ns == 125000000,
+		           "%ld exchanges in 30 s, %llu halvings, period %lld ns at the end: the period "
+		           "halved on a jittery link's noise", r.exchanges,
+		           (unsigned long long)r.st.halvings, (long long)r.period_ns);
+		/* a link ten times noisier (every leg up to 20 us more): the period shortens until
+		 * the window's exchanges average its noise down (seeds 1-3: 1200 exchanges, median
+		 * error 317-376 ns; with three times the noise as the only rule, 284-312 exchanges,
+		 * 792 ns for seed 1) */
+		w = tcp_world(seed, 20000);
+		r = run(&w, defaults(0), 30, 300, 5e-8, 1000, 1e-6);
+		REPORT("noisy", r);
+		TEST_CHECK(r.outside == 0, "%ld of %ld probes outside the bound", r.outside, r.probes);
+		TEST_CHECK(r.exchanges > 600, "%ld exchanges in 30 s on a link noisy by %.0f ns: the "
+		           "period should have shortened", r.exchanges, r.st.noise_ns);
+		/* and a step on the jittery link still halves the period */
+		w = tcp_world(seed, 2000);
+		w.step_at_ns = 12e9;
+		w.step = 3.8e-6;
+		r = run(&w, defaults(0), 30, 300, 5e-8, 1000, 1e-6);
+		REPORT("jit-step", r);
+		TEST_CHECK(r.outside == 0, "%ld of %ld probes outside the bound", r.outside, r.probes);
+		TEST_CHECK(r.st.halvings > 0, "a 3.8 ppm step on a jittery link should halve the period");
 
 		w = world(seed);
 		w.tp = (struct lm){5000000000ll, -2500, -40e-6};

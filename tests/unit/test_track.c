@@ -378,11 +378,21 @@ int main(int argc, char **argv)
 	TEST_CHECK(track_add(t, 1, 9000, 10000, 10100, 12100) == 0, "add");
 	TEST_CHECK(track_last_offset(t, &x, &off, &ex) == 0 && ex == 1000,
 	           "excess of a slow exchange %.0f ns, want 1000", ex);
-	TEST_CHECK(off == -500 && x == 6550, "offset %.0f ns at %lld, want -500 at 6550", off,
+	/* two ping-pongs of one round trip: the mean of their midpoints at the mean of their
+	 * times */
+	TEST_CHECK(off == -500 && x == 8550, "offset %.0f ns at %lld, want -500 at 8550", off,
 	           (long long)x);
 	TEST_CHECK(track_add(t, 2, 13000, 13400, 13500, 13900) == 0, "add"); /* rtt 800 */
 	TEST_CHECK(track_last_offset(t, &x, &off, &ex) == 0 && ex == 0,
 	           "excess of the window's fastest exchange %.0f ns, want 0", ex);
+	/* an exchange's offset averages the ping-pongs within 1.25 times its fastest round trip
+	 * (offsets 0 and 100 ns) and leaves a slow one out (2000 ns round trip, offset 500) */
+	TEST_CHECK(track_add(t, 3, 20000, 20400, 20500, 20900) == 0, "add");
+	TEST_CHECK(track_add(t, 3, 21000, 21500, 21600, 21900) == 0, "add");
+	TEST_CHECK(track_add(t, 3, 22000, 23500, 23600, 24100) == 0, "add");
+	TEST_CHECK(track_last_offset(t, &x, &off, &ex) == 0 && off == 50 && x == 20950 && ex == 0,
+	           "offset %.0f ns at %lld (excess %.0f), want 50 at 20950 (0)", off, (long long)x,
+	           ex);
 	track_destroy(t);
 	struct track_params bad = {0, 0, 0, 0, 0};
 	TEST_CHECK(!track_create(&bad), "window 0 accepted");
