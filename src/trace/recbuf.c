@@ -55,6 +55,8 @@ struct recbuf {
 	int stop;               /* recbuf_stop called (read after the semaphore) */
 	unsigned pend;          /* the buffer recbuf_take returned */
 	_Atomic uint64_t dropped, unsaid; /* unsaid: dropped since the last REC_DROP put */
+	_Atomic uint64_t sw_said; /* a switch putting a REC_DROP first: the drops it says, until
+	                             that slot is filled (a flush that skips it says them) */
 	sem_t wake;
 };
 
@@ -126,6 +128,8 @@ static int switch_buffers(recbuf *rb, uint64_t s, const struct rec *r, uint32_t 
 	unsigned ob = BUF(s);
 	uint64_t u = atomic_exchange_explicit(&rb->unsaid, 0, memory_order_relaxed);
 	int got = 0;
+	if (u)
+		atomic_store_explicit(&rb->sw_said, u, memory_order_relaxed); /* before the switch */
 	s = atomic_load_explicit(&rb->state, memory_order_relaxed);
 	for (int tries = 0; tries < SWITCH_TRIES; tries++) {
 		if (BUF(s) != ob || COUNT(s) < rb->cap) {
@@ -142,14 +146,17 @@ static int switch_buffers(recbuf *rb, uint64_t s, const struct rec *r, uint32_t 
 		}
 	}
 	if (got < 1) {
-		if (u)
+		if (u) {
+			atomic_store_explicit(&rb->sw_said, 0, memory_order_relaxed);
 			atomic_fetch_add_explicit(&rb->unsaid, u, memory_order_relaxed);
+		}
 		return got;
 	}
 	struct rec *d = rb->buf[ob ^ 1];
 	if (u) {
 		struct rec m = {.kind = REC_DROP, .peer = -1, .t_g = r->t_g, .t_l = r->t_l, .bytes = u};
 		fill(d++, &m, tid);
+		atomic_store_explicit(&rb->sw_said, 0, memory_order_relaxed);
 	}
 	fill(d, r, tid);
 	sem_post(&rb->wake);
@@ -273,6 +280,10 @@ long recbuf_flush(recbuf *rb, const struct rec *last, int64_t wait_ns, recbuf_pu
 	}
 	long skipped = 0;
 	const struct rec *end = NULL; /* the last record put */
+	/* a switch interrupted before it filled its REC_DROP (slot 0): those drops are said by
+	 * this flush's REC_DROP, and the slot is no record lost */
+	uint64_t sw = n && !kind_of(&b[0]) ? atomic_exchange_explicit(&rb->sw_said, 0,
+	                                                              memory_order_relaxed) : 0;
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 		while (j < n && kind_of(&b[j]))
@@ -283,9 +294,15 @@ long recbuf_flush(recbuf *rb, const struct rec *last, int64_t wait_ns, recbuf_pu
 		}
 		if (j < n) {
 			skipped++;
-			drop(rb);
+			if (j || !sw)
+				drop(rb);
 		}
 		i = j + 1;
+	}
+	if (sw) {
+		atomic_fetch_add_explicit(&rb->unsaid, sw, memory_order_relaxed);
+		if (skipped > 1)
+			skipped--; /* the records skipped (at least 1: the buffers stay closed) */
 	}
 	if (last) {
 		put(last, 1, ctx);
