@@ -205,8 +205,9 @@ static void cont_explain(const struct hclock_sync *s, struct sync_explain *e)
 	sync_explain_line(e, "min=%gs%s, max=%gs%s: the exchange period adapts between them",
 	                  g->min_s, DEF(g->min_s == defaults.min_s), g->max_s,
 	                  DEF(g->max_s == defaults.max_s));
-	sync_explain_line(e, "threshold=%gns%s, streak=%d%s: a projected offset off by more halves "
-	                  "the period; that many within doubles it", g->threshold_ns,
+	sync_explain_line(e, "threshold=%gns%s, streak=%d%s: a projected offset off by more (or by "
+	                  "3x the link's noise, when larger) halves the period; that many within "
+	                  "doubles it", g->threshold_ns,
 	                  DEF(g->threshold_ns == defaults.threshold_ns), g->streak,
 	                  DEF(g->streak == defaults.streak));
 	sync_explain_line(e, "n=%d%s: ping-pongs per exchange", g->pingpongs,
