@@ -244,9 +244,9 @@ static void put_records(const struct rec *b, size_t n)
 		e = errno ? errno : EIO;
 		why = REC_STOP_DISK;
 		k = done / rs; /* the whole records that made it */
-		/* the marker goes over bytes the file has (a full disk takes no more): the last
-		 * whole record's when fewer than a record's bytes follow it */
-		if (k && done - k * rs < rs)
+		/* the marker goes over bytes the file has (a full disk takes no more): what follows
+		 * the whole records is less than one, so the last whole record's place */
+		if (k)
 			k--;
 	}
 	T.raw_bytes += k * rs;
