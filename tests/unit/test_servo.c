@@ -16,6 +16,8 @@
  *               the noise, and a step on that link still halves it;
  *   noisy       every leg up to 20 us more: the period shortens until the window's
  *               exchanges average the noise down;
+ *   calmed      that noisy link turning jittery only after 15 s: the noise is learned down
+ *               again and the period grows back to its maximum;
  *   composed    a parent that is not the reference (its model and bound composed in);
  *   must-fail   a step far beyond the drift allowance with drift=0: the truth leaves the
  *               bound (the check bites).
@@ -42,6 +44,8 @@ struct world {
 	double late_p;          /* probability that an answer waits on the program */
 	double lost_p;          /* probability that an exchange gets no answer at all */
 	long double outage_from, outage_to; /* the parent answers nothing in between, ns */
+	long double calm_at_ns; /* from this true time on, the jitter is calm_jitter_ns */
+	double calm_jitter_ns;
 	struct lm tp;           /* the parent's model (its base -> the reference), exact */
 	struct rng rng;
 };
@@ -114,6 +118,8 @@ static struct result run(struct world *w, struct servo_cfg cfg, double dur_s, do
 	long nerr = 0;
 	while (T < dur_s * 1e9) {
 		int in_outage = T >= w->outage_from && T < w->outage_to;
+		if (T >= w->calm_at_ns)
+			w->jitter_ns = w->calm_jitter_ns;
 		int lost = in_outage || rng_uniform(&w->rng) < w->lost_p;
 		int n = lost ? (int)(rng_uniform(&w->rng) * PINGPONGS) : PINGPONGS;
 		long double t = T;
@@ -186,7 +192,7 @@ static struct world world(unsigned long long seed)
 	struct world w = {
 		.skew = 100e-6, .off_ns = 3e6, .wamp = 2e-7, .wper_ns = 60e9, .step_at_ns = 1e30,
 		.dmin_up = 1000, .dmin_down = 1200, .tail_ns = 300, .outage_from = 1e30,
-		.outage_to = 1e30, .tp = {0, 0, 0},
+		.outage_to = 1e30, .calm_at_ns = 1e30, .tp = {0, 0, 0},
 	};
 	rng_seed(&w.rng, seed);
 	return w;
@@ -283,6 +289,21 @@ int main(void)
 		TEST_CHECK(r.outside == 0, "%ld of %ld probes outside the bound", r.outside, r.probes);
 		TEST_CHECK(r.exchanges > 600, "%ld exchanges in 30 s on a link noisy by %.0f ns: the "
 		           "period should have shortened", r.exchanges, r.st.noise_ns);
+		/* the noisy link calms down to the jittery one's 2 us after 15 s: the noise the
+		 * servo learns must fall with it and the period grow back to its maximum (before
+		 * 8d23dc4 a period halved because the window's exchanges were too few to average
+		 * the noise down counted as news, no noise was learned after it, and the period
+		 * stayed at its minimum for good) */
+		w = tcp_world(seed, 20000);
+		w.calm_at_ns = 15e9;
+		w.calm_jitter_ns = 2000;
+		r = run(&w, defaults(0), 45, 300, 5e-8, 1000, 1e-6);
+		REPORT("calmed", r);
+		TEST_CHECK(r.outside == 0, "%ld of %ld probes outside the bound", r.outside, r.probes);
+		TEST_CHECK(r.st.noise_ns < 1000 && r.period_ns == 125000000,
+		           "noise %.0f ns and period %lld ns 30 s after the link calmed down to 2 us "
+		           "of jitter: the noise should have been learned down and the period grown "
+		           "to its maximum", r.st.noise_ns, (long long)r.period_ns);
 		/* and a step on the jittery link still halves the period */
 		w = tcp_world(seed, 2000);
 		w.step_at_ns = 12e9;
