@@ -45,6 +45,7 @@
 
 #include "hclock.h"
 #include "tools/cmd.h"
+#include "tools/mpitool.h"
 #include "trace/merge.h"
 #include "trace/otf2_stream.h"
 #include "trace/profile.h"
@@ -211,6 +212,8 @@ struct pstats {
 	uint64_t records, dropped, raw_bytes, pf_bytes, json_bytes, sends, recvs, calls;
 	int64_t t_first, t_last, mpi_ns, overhead_ns, rec_cost_ns;
 	double drift_max, drift_unc, drift_true; /* rank 0's drift check (NAN: none), ns */
+	int have_clock; /* the continuous clock's statistics, from the tracer at MPI_Finalize */
+	struct stream_clock clock;
 };
 
 static int read_stats(const char *dir, int r, struct pstats *p)
@@ -249,8 +252,10 @@ static int read_stats(const char *dir, int r, struct pstats *p)
 		K("t_first", t_first); K("t_last", t_last); K("mpi_ns", mpi_ns);
 		K("overhead_ns", overhead_ns); K("rec_cost_ns", rec_cost_ns);
 		K("stopped", stopped); K("stop_errno", stop_errno); K("json_error", json_error);
-		K("pftrace_error", pf_error);
+		K("pftrace_error", pf_error); K("clock_exchanges", clock.exchanges);
+		K("clock_timeouts", clock.timeouts); K("clock_thread_cpu_us", clock.thread_cpu_us);
 #undef K
+		p->have_clock |= !strcmp(key, "clock_exchanges");
 	}
 	fclose(f);
 	p->have = 1;
@@ -410,9 +415,15 @@ static int convert(const char *dir, int redo, int json_forced)
 		path_fmt(raw, sizeof(raw), "%s/raw/reserve.%d", dir, r);
 		remove(raw); /* the disk a process held back, left by a program that died */
 		path_fmt(raw, sizeof(raw), "%s/raw/rank.%d", dir, r);
-		if ((redo || read_stats(dir, r, &ps[r])) && !access(raw, R_OK) &&
-		    stream_convert_raw(dir, r, json_forced ? 0 : STREAM_JSON_LIMIT, NULL))
+		/* converted again (--convert): the clock's statistics the tracer left are kept */
+		int had = !read_stats(dir, r, &ps[r]) && ps[r].have_clock;
+		struct stream_clock clk = ps[r].clock;
+		if ((redo || !ps[r].have) && !access(raw, R_OK) &&
+		    stream_convert_raw(dir, r, json_forced ? 0 : STREAM_JSON_LIMIT, NULL,
+		                       had ? &clk : NULL))
 			fprintf(stderr, "hclock trace: %s\n", hclock_last_error());
+		if (redo)
+			ps[r].have = 0;
 		if (!ps[r].have && read_stats(dir, r, &ps[r])) {
 			missing++;
 			continue;
@@ -545,6 +556,29 @@ static int convert(const char *dir, int redo, int json_forced)
 	} else {
 		fprintf(stderr, "; no drift check (rank 0 did not finish MPI_Finalize)");
 	}
+	/* the continuous clock's exchanges, as each process's tracer left them */
+	struct mpitool_cont cont = {.failed_rank = -1};
+	double *cs = calloc((size_t)size * 4, sizeof(double));
+	for (int r = 0; cs && r < size; r++) {
+		const struct pstats *p = &ps[r];
+		double *a = cs + 4 * r;
+		a[0] = (double)p->clock.exchanges;
+		a[1] = (double)p->clock.timeouts;
+		a[2] = p->clock.thread_cpu_us < 0 ? -1 : (double)p->clock.thread_cpu_us * 1e-6;
+		a[3] = p->have && p->have_clock;
+	}
+	if (cs)
+		mpitool_cont_sum(size, cs, &cont);
+	free(cs);
+	if (cont.have && !cont.exchanges_max && !cont.timeouts)
+		fprintf(stderr, "; continuous clock: no exchanges (every process reads its node's "
+		        "clock, the reference's node)");
+	else if (cont.have)
+		fprintf(stderr, "; continuous clock: %llu-%llu exchanges per process, %llu timeouts",
+		        (unsigned long long)cont.exchanges_min,
+		        (unsigned long long)cont.exchanges_max, (unsigned long long)cont.timeouts);
+	if (cont.have && cont.thread_cpu_max_s >= 0)
+		fprintf(stderr, ", thread CPU %.3f s at most", cont.thread_cpu_max_s);
 	char pf_note[300] = "";
 	struct stat pst;
 	path_fmt(jpath, sizeof(jpath), "%s/trace.pftrace", dir);
@@ -566,6 +600,7 @@ static int convert(const char *dir, int redo, int json_forced)
 	        "",
 #endif
 	        json_note);
+	mpitool_cont_warn("hclock trace", &cont);
 	/* the profile, from the counters */
 	if (!prof || profile_write(prof, dir)) {
 		fprintf(stderr, "hclock trace: writing %s/profile.txt and profile.json failed: %s\n",

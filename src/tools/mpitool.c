@@ -32,23 +32,13 @@ void mpitool_init(struct mpitool *t, const char *name, const char *default_sync,
 	MPI_Comm_size(MPI_COMM_WORLD, &t->size);
 }
 
-void mpitool_cont_report(const struct mpitool *t, const hclock_sync *s, struct mpitool_cont *c)
+void mpitool_cont_sum(int n, const double *all, struct mpitool_cont *c)
 {
-	struct hclock_sync_stats st;
-	/* every rank runs the same spec: all have statistics or none has */
-	int have = hclock_sync_stats(s, &st) == 0;
-	double mine[4] = {have ? (double)st.exchanges : 0, have ? (double)st.timeouts : 0,
-	                  have ? st.thread_cpu_s : -1, have}, *all = NULL;
 	*c = (struct mpitool_cont){.failed_rank = -1};
-	if (t->rank == 0)
-		all = malloc(4 * sizeof(double) * (size_t)t->size);
-	MPI_Gather(mine, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-	if (t->rank != 0 || !all)
-		return;
-	c->have = all[3] != 0;
+	c->have = n > 0 && all[3] != 0;
 	c->thread_cpu_max_s = -1;
 	c->exchanges_min = UINT64_MAX;
-	for (int r = 0; r < t->size && c->have; r++) {
+	for (int r = 0; r < n && c->have; r++) {
 		const double *a = all + 4 * r;
 		uint64_t ex = (uint64_t)a[0], to = (uint64_t)a[1];
 		c->timeouts += to;
@@ -65,13 +55,34 @@ void mpitool_cont_report(const struct mpitool *t, const hclock_sync *s, struct m
 	}
 	if (c->exchanges_min == UINT64_MAX)
 		c->exchanges_min = 0;
-	free(all);
+}
+
+void mpitool_cont_warn(const char *name, const struct mpitool_cont *c)
+{
 	if (c->failed)
 		fprintf(stderr, "%s: warning: the continuous clock of %d process%s (rank %d first) "
 		        "made no exchange (%llu timeouts in all): %s on the one-shot model, its "
-		        "bounds stale\n", t->name, c->failed, c->failed == 1 ? "" : "es",
+		        "bounds stale\n", name, c->failed, c->failed == 1 ? "" : "es",
 		        c->failed_rank, (unsigned long long)c->timeouts,
 		        c->failed == 1 ? "it ran" : "they ran");
+}
+
+void mpitool_cont_report(const struct mpitool *t, const hclock_sync *s, struct mpitool_cont *c)
+{
+	struct hclock_sync_stats st;
+	/* every rank runs the same spec: all have statistics or none has */
+	int have = hclock_sync_stats(s, &st) == 0;
+	double mine[4] = {have ? (double)st.exchanges : 0, have ? (double)st.timeouts : 0,
+	                  have ? st.thread_cpu_s : -1, have}, *all = NULL;
+	*c = (struct mpitool_cont){.failed_rank = -1};
+	if (t->rank == 0)
+		all = malloc(4 * sizeof(double) * (size_t)t->size);
+	MPI_Gather(mine, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	if (t->rank != 0 || !all)
+		return;
+	mpitool_cont_sum(t->size, all, c);
+	free(all);
+	mpitool_cont_warn(t->name, c);
 }
 
 void mpitool_warnings(const struct mpitool *t, const hclock_sync *s)

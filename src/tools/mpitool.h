@@ -35,6 +35,11 @@ struct mpitool_cont {
  * fill *c and, when a process's exchanges all failed, print one warning line naming it. A
  * one-shot sync: c->have = 0, nothing printed. */
 void mpitool_cont_report(const struct mpitool *t, const hclock_sync *s, struct mpitool_cont *c);
+/* Its parts: *c from the statistics of n processes at hand, all[4 r .. 4 r + 3] process r's
+ * {exchanges, timeouts, thread CPU s (-1: no thread), 1 for a continuous sync (else 0)};
+ * and the warning line, "NAME: warning: ..." on stderr when c->failed. */
+void mpitool_cont_sum(int n, const double *all, struct mpitool_cont *c);
+void mpitool_cont_warn(const char *name, const struct mpitool_cont *c);
 /* Print this rank's warnings of the last sync (hclock_sync_warnings), one
  * "NAME: warning: ..." line each on stderr (every rank its own). */
 void mpitool_warnings(const struct mpitool *t, const hclock_sync *s);

@@ -144,6 +144,8 @@ struct trace_stream {
 	struct otf2s *o2;          /* the OTF2 part (otf2_stream.h) */
 	int json_on;
 	int stats_fd;              /* DIR/parts/rank.R.stats.part, its space taken */
+	int have_clock;            /* clock holds the continuous clock's statistics */
+	struct stream_clock clock;
 	int nheld;                 /* threads with a call's end held (slices open) */
 	int stopped, stop_errno;   /* recording stopped early: enum rec_stop, errno */
 	int stop_marked;           /* the stop's instant event is written */
@@ -976,6 +978,10 @@ static void write_stats(struct trace_stream *s, const struct rec_trailer *tr, ui
 		fprintf(f, "overhead_ns %" PRId64 "\nrec_cost_ns %" PRId32 "\ndrift_max %.17g\n"
 		        "drift_unc %.9g\ndrift_true %.17g\n", tr->overhead_ns, tr->rec_cost_ns,
 		        tr->drift_max_ns, (double)tr->drift_unc_ns, tr->drift_true_ns);
+	if (s->have_clock)
+		fprintf(f, "clock_exchanges %" PRIu64 "\nclock_timeouts %" PRIu64 "\n"
+		        "clock_thread_cpu_us %" PRId64 "\n", s->clock.exchanges, s->clock.timeouts,
+		        s->clock.thread_cpu_us);
 	for (uint32_t i = 0; i < s->nfuncs; i++)
 		if (s->prof[i].calls)
 			fprintf(f, "func %s %" PRIu64 " %" PRId64 " %" PRId64 "\n", s->names[i],
@@ -1048,7 +1054,7 @@ int stream_close(struct trace_stream *s, const struct rec_trailer *tr, uint64_t 
 /* ---- from a raw file -------------------------------------------------------------------------- */
 
 int stream_convert_raw(const char *dir, int rank, uint64_t json_limit,
-                       const struct rec_trailer *known)
+                       const struct rec_trailer *known, const struct stream_clock *clock)
 {
 	enum { CHUNK = 16384 }; /* records per read: 1 MiB */
 	char path[4300];
@@ -1089,6 +1095,10 @@ int stream_convert_raw(const char *dir, int rank, uint64_t json_limit,
 	                        .names = f.names, .t0_g = f.h.t0_g, .json_limit = json_limit};
 	if ((rc = stream_open(&o, &s)))
 		goto out;
+	if (clock) {
+		s->have_clock = 1;
+		s->clock = *clock;
+	}
 	if (known && known->stopped == REC_STOP_DISK) {
 		/* its disk is full: the protobuf first, no JSON to compete for what is left (the
 		 * launcher would leave trace.json out anyway) */

@@ -63,11 +63,20 @@ void stream_feed(struct trace_stream *s, const struct rec *r, size_t n);
  * died; raw_bytes: the raw file's size). Returns 0 or HCLOCK_EIO (the first error). Frees s. */
 int stream_close(struct trace_stream *s, const struct rec_trailer *tr, uint64_t raw_bytes);
 
+/* The continuous clock as the tracer left it at MPI_Finalize (hclock_sync_stats), for the
+ * summary: written to the stats as clock_exchanges, clock_timeouts, clock_thread_cpu_us. */
+struct stream_clock {
+	uint64_t exchanges;     /* exchanges completed with its parent */
+	uint64_t timeouts;      /* exchanges given up */
+	int64_t thread_cpu_us;  /* its background thread's CPU time, us (-1: no thread) */
+};
+
 /* Rank rank's parts from DIR/raw/rank.R, read a chunk at a time (records up to the last
  * whole one, the trailer if there, else known: the tracer's own, whose file has none after
- * a full disk; NULL: none). Returns 0 or a negative HCLOCK_E* code with err_set's line. */
+ * a full disk; NULL: none). clock: the continuous clock's statistics (NULL: not known, not a
+ * continuous clock). Returns 0 or a negative HCLOCK_E* code with err_set's line. */
 int stream_convert_raw(const char *dir, int rank, uint64_t json_limit,
-                       const struct rec_trailer *known);
+                       const struct rec_trailer *known, const struct stream_clock *clock);
 
 /* A message's order as the launcher found it (merge.h's rec_order), marked at its receive. */
 struct stream_order {

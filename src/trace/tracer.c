@@ -1099,10 +1099,18 @@ void trace_finalize(void)
 	struct rec_trailer tr = {.magic = REC_TRAILER_MAGIC, .drift_max_ns = NAN,
 	                         .drift_unc_ns = NAN, .drift_true_ns = NAN};
 	memcpy(tr.magic, REC_TRAILER_MAGIC, 8);
+	struct stream_clock clk = {0, 0, -1};
+	struct hclock_sync_stats cst;
+	int have_clk = 0;
 	if (T.g) {
 		int src = hclock_sync_stop(T.s); /* collective; the clock stays, frozen */
 		if (src)
 			warn_line("the continuous clock failed while tracing: %s", hclock_last_error());
+		/* its exchanges, for the summary (a one-shot clock has none) */
+		if ((have_clk = hclock_sync_stats(T.s, &cst) == 0))
+			clk = (struct stream_clock){cst.exchanges, cst.timeouts,
+			                            cst.thread_cpu_s < 0 ? -1
+			                                                 : (int64_t)(cst.thread_cpu_s * 1e6)};
 		drift_check(&tr.drift_max_ns, &tr.drift_unc_ns, &tr.drift_true_ns);
 		if (TT.on) {
 			TT.on = 0;
@@ -1164,7 +1172,7 @@ void trace_finalize(void)
 		 * parallel with the other processes (a failure leaves the raw file, from which the
 		 * launcher or --convert writes them); its trailer as written here, should the file
 		 * have none (a full disk) */
-		if (stream_convert_raw(T.dir, T.rank, T.json_limit, &tr))
+		if (stream_convert_raw(T.dir, T.rank, T.json_limit, &tr, have_clk ? &clk : NULL))
 			fprintf(stderr, "hclock trace (rank %d): %s\n", T.rank, hclock_last_error());
 	}
 	for (size_t i = 0; i < T.ncomms; i++) {

@@ -141,6 +141,11 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             calls (counted from trace.json's slices: a process blocked in one call makes
             none); with --sync none (no bounds): no sample, no mark, every message
             without bounds (the check bites)
+  mute      the continuous clock's exchanges in the summary: 2 emulated nodes, the default
+            clock: "N-M exchanges per process, T timeouts" with N > 0 and no warning; the
+            reference answering no ping (HCLOCK_FAULT=rank=0,at=mute): 0 exchanges, timeouts,
+            and one warning line that rank 1 ran on its one-shot model, kept by --convert;
+            one node (no emulation): "no exchanges"
 Prints one line per check; exits 1 if any failed."""
 import json
 import os
@@ -985,6 +990,42 @@ elif case in ("size", "diskfull"):
               [(g["records"], g["dropped"], g["stopped"]) for g in got],
               f"hclock trace --convert of the raw files: exit {cv.returncode}, the same records, "
               f"dropped and stop per rank, disk full in its summary {cv.stderr[-300:]}")
+elif case == "mute":
+    cre = re.compile(r"continuous clock: (\d+)-(\d+) exchanges per process, (\d+) timeouts")
+    for seed in (3, 4):
+        for fault in (None, "rank=0,at=mute"):
+            d = os.path.join(tmp, f"mute{seed}{fault is not None}")
+            p = launch(2, [hc, "trace", "-o", d, "--emulate", f"offset=1,skew=100e-6,seed={seed}",
+                           "--", mini, "2000", "500"], timeout=240,
+                       env={"HCLOCK_FAULT": fault} if fault else None)
+            m = cre.search(p.stderr)
+            warn = [l for l in p.stderr.splitlines() if "made no exchange" in l]
+            got = m and tuple(int(x) for x in m.groups())
+            st = stats(d, 1) if p.returncode == 0 else {}
+            if fault is None:
+                check(p.returncode == 0 and got is not None and got[0] > 0 and not warn and
+                      st.get("clock_exchanges") == got[0],
+                      f"seed {seed}: exit {p.returncode}, exchanges in the summary {got} (some), "
+                      f"rank 1's stats {st.get('clock_exchanges')}, no warning {warn} "
+                      f"{p.stderr[-400:] if got is None else ''}")
+                continue
+            check(p.returncode == 0 and got is not None and got[:2] == (0, 0) and got[2] > 0 and
+                  len(warn) == 1 and "rank 1 first" in warn[0] and "one-shot model" in warn[0],
+                  f"seed {seed}, reference mute: exit {p.returncode}, summary {got} (0-0, "
+                  f"timeouts), one warning naming rank 1 {warn} "
+                  f"{p.stderr[-400:] if got is None else ''}")
+            cv = subprocess.run([hc, "trace", "--convert", d], capture_output=True, text=True)
+            mc = cre.search(cv.stderr)
+            ok = (cv.returncode == 0 and mc is not None and m is not None and
+                  mc.groups() == m.groups() and
+                  sum("made no exchange" in l for l in cv.stderr.splitlines()) == 1)
+            check(ok, f"seed {seed}, reference mute: --convert says the same"
+                  f"{'' if ok else ' ' + cv.stderr[-400:]}")
+    d = os.path.join(tmp, "mute_onenode")
+    p = launch(2, [hc, "trace", "-o", d, "--", mini, "200", "50"])
+    check(p.returncode == 0 and "continuous clock: no exchanges" in p.stderr and
+          "made no exchange" not in p.stderr,
+          f"one node: exit {p.returncode}, 'no exchanges' and no warning {p.stderr[-400:]}")
 elif case == "drift":
     def drift(tag, d, p):
         """(offset, uncertainty, resolved) from the summary, checked against profile.*"""
