@@ -281,7 +281,8 @@ struct hclock_sync_auto {
 	char spec[128];            /* the spec it ran, e.g. "hca3/250/hull/4/span=0.29" */
 };
 /* Fill *out for an auto(...) sync that has run, or one inside cont(...) or a level of
- * h2/h3(...) (the first such level that ran on this process: on rank 0 the outermost): 0;
+ * h2/h3(...) (there every process gets rank 0's: the first such level that ran on rank 0,
+ * the outermost, which a node's other processes do not run themselves): 0;
  * HCLOCK_EUNSUPP for another spec or before a run. */
 HCLOCK_API int hclock_sync_auto_choice(const hclock_sync *s, struct hclock_sync_auto *out);
 

@@ -24,6 +24,9 @@ struct hier {
 	struct hclock_sync *level[3]; /* outermost (inter-node) first */
 	MPI_Comm comm[3];             /* per level; MPI_COMM_NULL where this process is absent */
 	MPI_Comm node, socket;        /* kept to be freed */
+	int has_auto;                 /* a level is (or holds) an auto(...) spec */
+	int have_choice;              /* choice holds rank 0's, given to every process */
+	struct hclock_sync_auto choice;
 };
 
 static void free_comms(struct hier *h)
@@ -73,6 +76,16 @@ static void level_parent(struct hclock_sync *s, const struct hclock_sync *lv, MP
 	s->shares = lv->shares;
 }
 
+/* the choice of the first level with an auto(...) that ran on this process */
+static int levels_choice(const struct hier *h, struct hclock_sync_auto *out)
+{
+	for (int i = 0; i < h->nlevels; i++)
+		if (!hclock_sync_auto_choice(h->level[i], out))
+			return 0;
+	return err_set(HCLOCK_EUNSUPP, "%s has no auto(...) level that ran on this process",
+	               h->s.spec);
+}
+
 static int hier_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out)
 {
 	struct hier *h = (struct hier *)s;
@@ -102,6 +115,26 @@ static int hier_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 		all = comm_agree(comm, rc);
 	}
 	free_comms(h);
+	/* every process reports the choice rank 0 reports (the first auto level that ran there:
+	 * on a node's other processes the inter-node level did not run) */
+	h->have_choice = 0;
+	if (!all && h->has_auto) {
+		struct {
+			struct hclock_sync_auto a;
+			int ok;
+		} c;
+		int rank;
+		memset(&c, 0, sizeof(c));
+		MPI_Comm_rank(comm, &rank);
+		if (rank == 0)
+			c.ok = !levels_choice(h, &c.a);
+		MPI_Request req;
+		MPI_Ibcast(&c, (int)sizeof(c), MPI_BYTE, 0, comm, &req);
+		if (!yield_wait(&req)) {
+			h->have_choice = c.ok;
+			h->choice = c.a;
+		}
+	}
 	*out = g;
 	return all;
 }
@@ -135,11 +168,11 @@ static int hier_plan(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk)
 static int hier_auto_choice(const struct hclock_sync *s, struct hclock_sync_auto *out)
 {
 	const struct hier *h = (const struct hier *)s;
-	for (int i = 0; i < h->nlevels; i++)
-		if (!hclock_sync_auto_choice(h->level[i], out))
-			return 0;
-	return err_set(HCLOCK_EUNSUPP, "%s has no auto(...) level that ran on this process",
-	               s->spec);
+	if (h->have_choice) {
+		*out = h->choice;
+		return 0;
+	}
+	return levels_choice(h, out);
 }
 
 static void hier_explain(const struct hclock_sync *s, struct sync_explain *e)
@@ -195,8 +228,10 @@ static int hier_parse(struct spec_parser *ps, int nlevels, struct hclock_sync **
 		return err_set(HCLOCK_EINVAL, "sync spec '%s': %s cannot be the inter-node level of "
 		               "h%d(...): the node leaders do not share a clock; use e.g. "
 		               "hca3/100/skampi/20 there", ps->s, h->level[0]->type->name, nlevels);
-	for (int i = 0; i < nlevels; i++)
+	for (int i = 0; i < nlevels; i++) {
 		(*out)->bounded |= h->level[i]->bounded;
+		h->has_auto |= strstr(h->level[i]->spec, "auto(") != NULL;
+	}
 	if (nlevels == 2)
 		sync_set_spec(*out, "h2(%s,%s)", h->level[0]->spec, h->level[1]->spec);
 	else
