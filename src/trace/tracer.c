@@ -162,7 +162,7 @@ __attribute__((format(printf, 1, 2))) static void warn_line(const char *fmt, ...
 
 /* ---- recording ------------------------------------------------------------------------------ */
 
-static inline uint32_t tid(void)
+uint32_t trace_tid(void)
 {
 	if (my_tid < 0)
 		my_tid = atomic_fetch_add_explicit(&next_tid, 1, memory_order_relaxed);
@@ -174,7 +174,7 @@ static void append(const struct rec *r)
 	if (atomic_load_explicit(&T.stopped, memory_order_relaxed))
 		atomic_fetch_add_explicit(&T.dropped_stopped, 1, memory_order_relaxed);
 	else
-		recbuf_append(T.rb, r, tid(), 0);
+		recbuf_append(T.rb, r, trace_tid(), 0);
 }
 
 /* n bytes from p to fd; 0, or -1 (errno set) with the bytes that were written in *done
@@ -408,7 +408,7 @@ static inline int drive(int64_t tl)
 static void append_sample(const struct rec *r)
 {
 	if (!atomic_load_explicit(&T.stopped, memory_order_relaxed))
-		recbuf_append(T.rb, r, tid(), 1);
+		recbuf_append(T.rb, r, trace_tid(), 1);
 }
 
 /* The clock's bounds now (base time tl, ns): the half-widths the message records use, and a
@@ -812,11 +812,6 @@ void trace_append(const struct rec *r)
 	int64_t hi = atomic_load_explicit(&T.hw_hi, memory_order_relaxed);
 	s.t2_g = hi >= 0 ? s.t_g + hi : 0;
 	append(&s);
-}
-
-uint32_t trace_tid(void)
-{
-	return tid();
 }
 
 /* ---- init and finalize ------------------------------------------------------------------------- */
