@@ -23,11 +23,10 @@
  * disk is a valid trace on its own (flows may have lost an end); the JSON part is left out
  * by the launcher. The counters go to a file whose space is taken when the stream opens.
  * Where recording stopped (record.h's REC_F_STOP) an instant event says why; the protobuf
- * holds PF_KEEP bytes of the disk past what it wrote (taken ahead with fallocate, beyond the
- * file's end, after each write), so that a part cut short before that instant can have it
+ * holds PF_KEEP bytes of the disk past what it wrote (held ahead after each write, beyond the
+ * file's end: util/hold.h), so that a part cut short before that instant can have it
  * again at the cut (stop_tail) whoever else filled the disk.
  */
-#define _GNU_SOURCE /* fallocate's FALLOC_FL_KEEP_SIZE */
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
@@ -43,6 +42,7 @@
 #include "trace/stream.h"
 #include "util/err.h"
 #include "util/fault.h"
+#include "util/hold.h"
 #include "util/path.h"
 #include "util/rng.h"
 
@@ -172,12 +172,12 @@ struct trace_stream {
 
 /* ---- outputs ---------------------------------------------------------------------------------- */
 
-/* the keep bytes past what was written taken now, while the disk has room (beyond the
- * file's end: its size stays): a write that finds the disk full has written them */
+/* the keep bytes past what was written held ahead (hold.h): a write that finds the disk
+ * full has written them */
 static void out_hold(struct out *o)
 {
 	if (o->keep && o->fd >= 0)
-		(void)fallocate(o->fd, FALLOC_FL_KEEP_SIZE, (off_t)o->done, (off_t)o->keep);
+		(void)hold_ahead(o->fd, o->done, o->keep);
 }
 
 static void out_flush(struct out *o)
@@ -200,7 +200,7 @@ static void out_flush(struct out *o)
 	if (o->err) {
 		/* cut back to the last safe point that made it to the file with keep bytes after
 		 * it, which the file holds on to (written, or taken ahead: out_hold) */
-		uint64_t end = o->done + off, lim = end >= o->keep ? end - o->keep : 0;
+		uint64_t end = o->done + off, lim = hold_start(end, o->keep);
 		uint64_t cut = o->safe <= lim ? o->safe : o->safe_done;
 		for (int i = 0; i < o->nmark; i++)
 			if (o->mark[i] <= lim && o->mark[i] > cut)

@@ -60,6 +60,7 @@
 #include "trace/tracer.h"
 #include "transport/yield.h"
 #include "util/err.h"
+#include "util/hold.h"
 #include "util/path.h"
 #include "util/rng.h"
 #include "util/timeutil.h"
@@ -162,7 +163,7 @@ __attribute__((format(printf, 1, 2))) static void warn_line(const char *fmt, ...
 
 /* ---- recording ------------------------------------------------------------------------------ */
 
-static inline uint32_t tid(void)
+uint32_t trace_tid(void)
 {
 	if (my_tid < 0)
 		my_tid = atomic_fetch_add_explicit(&next_tid, 1, memory_order_relaxed);
@@ -174,7 +175,7 @@ static void append(const struct rec *r)
 	if (atomic_load_explicit(&T.stopped, memory_order_relaxed))
 		atomic_fetch_add_explicit(&T.dropped_stopped, 1, memory_order_relaxed);
 	else
-		recbuf_append(T.rb, r, tid(), 0);
+		recbuf_append(T.rb, r, trace_tid(), 0);
 }
 
 /* n bytes from p to fd; 0, or -1 (errno set) with the bytes that were written in *done
@@ -204,12 +205,11 @@ static int write_all(int fd, const void *p, size_t n)
 	return write_some(fd, p, n, NULL);
 }
 
-/* the raw file's next record's place taken ahead, beyond its end (its size stays), while
- * the disk has room: a write that then finds the disk full has written at least that much,
- * over which the stop marker goes (put_records); none where the file system cannot */
+/* the raw file's next record's place held ahead (hold.h): a write that then finds the disk
+ * full has at least that much, over which the stop marker goes (put_records) */
 static void hold_next(void)
 {
-	(void)fallocate(T.fd, FALLOC_FL_KEEP_SIZE, (off_t)T.raw_bytes, (off_t)sizeof(struct rec));
+	(void)hold_ahead(T.fd, T.raw_bytes, sizeof(struct rec));
 }
 
 /* the events among records b[0..n) (the records count: no REC_DROP or REC_BOUND) */
@@ -243,11 +243,10 @@ static void put_records(const struct rec *b, size_t n)
 	if (k && write_some(T.fd, b, k * rs, &done)) {
 		e = errno ? errno : EIO;
 		why = REC_STOP_DISK;
-		k = done / rs; /* the whole records that made it */
-		/* the marker goes over bytes the file has (a full disk takes no more): what follows
-		 * the whole records is less than one, so the last whole record's place */
-		if (k)
-			k--;
+		/* the marker goes over bytes the file has (a full disk takes no more): the bytes
+		 * written, or the place held ahead; so in the last whole record's place within them
+		 * (what follows the whole records written is less than one) */
+		k = (size_t)(hold_start(done > rs ? done : rs, rs) / rs);
 	}
 	T.raw_bytes += k * rs;
 	if (why == REC_STOP_NONE) {
@@ -408,7 +407,7 @@ static inline int drive(int64_t tl)
 static void append_sample(const struct rec *r)
 {
 	if (!atomic_load_explicit(&T.stopped, memory_order_relaxed))
-		recbuf_append(T.rb, r, tid(), 1);
+		recbuf_append(T.rb, r, trace_tid(), 1);
 }
 
 /* The clock's bounds now (base time tl, ns): the half-widths the message records use, and a
@@ -812,11 +811,6 @@ void trace_append(const struct rec *r)
 	int64_t hi = atomic_load_explicit(&T.hw_hi, memory_order_relaxed);
 	s.t2_g = hi >= 0 ? s.t_g + hi : 0;
 	append(&s);
-}
-
-uint32_t trace_tid(void)
-{
-	return tid();
 }
 
 /* ---- init and finalize ------------------------------------------------------------------------- */

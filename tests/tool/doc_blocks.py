@@ -2,6 +2,7 @@
 """doc_blocks.py - every code block a user may copy from README.md and docs/*.md works.
 
   doc_blocks.py --src SRC --build BUILD --mpirun MPIRUN_SH --mpiexec MPIEXEC [--cc MPICC]
+                [--align 0|1]
 
 Fenced blocks by language:
   c     the block (dedented) is text of a file in examples/ that examples/CMakeLists.txt
@@ -13,6 +14,9 @@ Fenced blocks by language:
         a program of build/bin is run likewise; scripts and bench/ paths must exist;
   console  a transcript: its '$ ' lines are checked as sh commands, the rest is output;
   other (text, none) illustration or output: left alone.
+With --align 0 (a build configured with -DHCLOCK_ALIGN=OFF) a sh or console block that runs
+`hclock align` is left out whole (its other commands make align's inputs or read its output)
+and counted in the summary line.
 Commands of one block run in order in one scratch directory (a trace, then its gantt); once
 one is only checked, later ones of that block are only checked too. Prints one line per
 problem and exits 1 if there was any.
@@ -30,7 +34,7 @@ import tempfile
 SHORT_S = 5.0
 FENCE = re.compile(r"^( *)```(\S*)\s*$")
 problems = []
-count = {"run": 0, "checked": 0}
+count = {"run": 0, "checked": 0, "no_align": 0}
 
 
 def blocks(path):
@@ -200,6 +204,48 @@ def run(where, argv, np, env, cwd, a):
     return True
 
 
+def launched(toks):
+    """A command's (environment assignments, ranks, under MPICH, the program's argv): what
+    precedes the program (VAR=value words, mpirun and its options) taken off."""
+    env, np, mpich = {}, 0, False
+    while toks and re.fullmatch(r"[A-Z_][A-Z0-9_]*=.*", toks[0]):
+        k, v = toks[0].split("=", 1)
+        env[k], toks = v, toks[1:]
+    if toks and os.path.basename(toks[0]) in ("mpirun", "mpiexec", "mpiexec.mpich",
+                                              "mpiexec.openmpi"):
+        mpich = toks[0] == "mpiexec.mpich"
+        i = 1
+        while i < len(toks) and toks[i].startswith("-"):
+            if toks[i] in ("-np", "-n"):
+                np = int(toks[i + 1])
+                i += 2
+            elif toks[i] in ("--mca", "-mca"):
+                i += 3
+            elif toks[i] in ("-bind-to", "--bind-to", "-x"):
+                i += 2
+            else:
+                i += 1
+        toks = toks[i:]
+    return env, np, mpich, toks
+
+
+def is_hclock(prog):
+    return prog in ("hclock", "build/bin/hclock") or prog.endswith("/bin/hclock")
+
+
+def needs_align(lang, text):
+    """The block runs `hclock align` (with its inputs and outputs around it): a build
+    configured with -DHCLOCK_ALIGN=OFF has no such subcommand, nor align's test programs."""
+    if lang == "console":
+        text = console_commands(text)
+    for kind, toks in commands(text):
+        if kind == "cmd":
+            toks = launched(toks)[3]
+            if toks[1:2] == ["align"] and is_hclock(toks[0]):
+                return True
+    return False
+
+
 def check_sh(where, text, a, cwd):
     live = True
     for kind, toks in commands(text):
@@ -207,10 +253,8 @@ def check_sh(where, text, a, cwd):
         if kind == "error":
             problems.append(f"{where}: unparsable command: {toks}")
             continue
-        env = dict(a.env)
-        while toks and re.fullmatch(r"[A-Z_][A-Z0-9_]*=.*", toks[0]):
-            k, v = toks.pop(0).split("=", 1)
-            env[k] = v
+        assigned, np, mpich, toks = launched(toks)
+        env = dict(a.env, **assigned)
         if not toks or toks[0] in ("export", "cd", "apt-get", "cmake", "sysctl", "taskset",
                                    "systemd-run", "otf2-print", "mpicc", "sh", "ctest",
                                    "mkdir"):
@@ -219,27 +263,12 @@ def check_sh(where, text, a, cwd):
                 problems.append(f"{where}: no such script {toks[1]}")
             live = live and bool(toks) and toks[0] in ("export", "cd")
             continue
-        np = 0
-        if os.path.basename(toks[0]) in ("mpirun", "mpiexec", "mpiexec.mpich", "mpiexec.openmpi"):
-            mpich = toks[0] == "mpiexec.mpich"
-            i = 1
-            while i < len(toks) and toks[i].startswith("-"):
-                if toks[i] in ("-np", "-n"):
-                    np = int(toks[i + 1])
-                    i += 2
-                elif toks[i] in ("--mca", "-mca"):
-                    i += 3
-                elif toks[i] in ("-bind-to", "--bind-to", "-x"):
-                    i += 2
-                else:
-                    i += 1
-            toks = toks[i:]
-            if mpich:
-                live = False
+        if mpich:
+            live = False
         prog = toks[0] if toks else ""
         if any(x.startswith("/") for x in toks[1:]):
             live = False  # writes outside the scratch directory: options checked only
-        if prog in ("hclock", "build/bin/hclock") or prog.endswith("/bin/hclock"):
+        if is_hclock(prog):
             parsed = parse_hclock(where, toks[1:], a)
             if parsed and live and np <= 2 and estimate(*parsed) <= SHORT_S:
                 argv = [a.hclock] + toks[1:]
@@ -281,6 +310,8 @@ def main():
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--cc", default="mpicc")
+    ap.add_argument("--align", type=int, choices=(0, 1), default=1,
+                    help="0: the build has no hclock align (-DHCLOCK_ALIGN=OFF)")
     a = ap.parse_args()
     a.src, a.build = os.path.abspath(a.src), os.path.abspath(a.build)
     a.mpirun = os.path.abspath(a.mpirun)
@@ -297,6 +328,9 @@ def main():
             if lang == "c":
                 check_c(where, text, a)
             elif lang in ("sh", "bash", "shell", "console"):
+                if not a.align and needs_align(lang, text):
+                    count["no_align"] += 1
+                    continue
                 if lang == "console":
                     text = console_commands(text)
                 cwd = tempfile.mkdtemp(prefix="doc_blocks.")
@@ -307,7 +341,8 @@ def main():
     for p in problems:
         print("FAIL:", p)
     print(f"doc_blocks: {nblocks} blocks in {len(pages)} pages; {count['checked']} commands "
-          f"checked, {count['run']} of them run; {len(problems)} problems")
+          f"checked, {count['run']} of them run; {count['no_align']} blocks left out (they run "
+          f"hclock align, which this build has not); {len(problems)} problems")
     return 1 if problems else 0
 
 
