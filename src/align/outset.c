@@ -24,8 +24,11 @@ int outset_create(struct outset *o, size_t i, const char *outdir, const char *na
 
 	t->dst = malloc(dl);
 	t->tmp = malloc(dl);
-	if (!t->dst || !t->tmp)
+	if (!t->dst || !t->tmp) {
+		free(t->tmp); /* not a file's name yet: outset_free must not unlink it */
+		t->tmp = NULL;
 		return err_set(HCLOCK_ENOMEM, "out of memory");
+	}
 	snprintf(t->dst, dl, "%s/%s", outdir, name);
 	snprintf(t->tmp, dl, "%s/.%s.XXXXXX", outdir, name);
 	fd = mkstemp(t->tmp);

@@ -7,13 +7,11 @@
  * ID is an unsigned decimal integer, T int64 ns in time order. The writer keeps every line
  * byte for byte up to the last comma and replaces the time.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "align/outbuf.h"
 #include "align/outset.h"
@@ -504,46 +502,24 @@ static int read_csv(const char *const *paths, size_t npaths, struct trace_set *s
 	return r;
 }
 
-struct tmpout {
-	char *tmp, *dst;
-};
-
-/* node i's corrected trace, complete, under a temporary name in outdir (t->tmp) */
+/* node i's corrected trace, complete, as file i of o (OUTDIR/NAME.csv under a temporary name) */
 static int write_node(const struct trace_set *set, size_t i, trace_convert_fn conv, void *ctx,
-                      const char *outdir, struct outbuf *ob, struct tmpout *t)
+                      const char *outdir, struct outbuf *ob, struct outset *o)
 {
 	const struct trace_node *n = &set->nodes[i];
 	const struct csv_node *c = n->priv;
-	size_t dl = strlen(outdir) + strlen(n->name) + 32;
-	char *tmp = malloc(dl);
+	size_t nl = strlen(n->name) + sizeof(".csv");
+	char *name = malloc(nl);
 	FILE *f;
-	int fd;
+	int r;
 
-	t->dst = malloc(dl);
-	if (!t->dst || !tmp) {
-		free(tmp);
+	if (!name)
 		return err_set(HCLOCK_ENOMEM, "out of memory");
-	}
-	snprintf(t->dst, dl, "%s/%s.csv", outdir, n->name);
-	snprintf(tmp, dl, "%s/.%s.csv.XXXXXX", outdir, n->name);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		int e = errno;
-		free(tmp);
-		return err_set(HCLOCK_EIO, "%s: cannot create a file there: %s", outdir,
-		               strerror(e));
-	}
-	t->tmp = tmp;
-	if (outset_mode(fd, tmp, 0)) {
-		close(fd);
-		return HCLOCK_EIO;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		int e = errno;
-		close(fd);
-		return err_set(HCLOCK_EIO, "%s: %s", tmp, strerror(e));
-	}
+	snprintf(name, nl, "%s.csv", n->name);
+	r = outset_create(o, i, outdir, name, &f);
+	free(name);
+	if (r)
+		return r;
 	outbuf_init(ob, f);
 	outbuf_put(ob, CSV_HEADER "\n", strlen(CSV_HEADER "\n"));
 	for (size_t k = 0; k < n->nev; k++) {
@@ -553,38 +529,25 @@ static int write_node(const struct trace_set *set, size_t i, trace_convert_fn co
 		outbuf_put(ob, "\n", 1);
 	}
 	if (outbuf_flush(ob) | fclose(f))
-		return err_set(HCLOCK_EIO, "%s: write error", tmp);
+		return err_set(HCLOCK_EIO, "%s: write error", o->f[i].tmp);
 	return 0;
 }
 
 static int write_csv(const struct trace_set *set, trace_convert_fn conv, void *ctx,
                      const char *outdir)
 {
-	struct tmpout *t = calloc(set->nnodes ? set->nnodes : 1, sizeof(*t));
 	struct outbuf *ob = malloc(sizeof(*ob));
-	int r = 0;
+	struct outset o;
+	int r = ob ? outset_init(&o, set->nnodes) : err_set(HCLOCK_ENOMEM, "out of memory");
 
-	if (!t || !ob)
-		r = err_set(HCLOCK_ENOMEM, "out of memory");
+	if (!ob)
+		return r;
 	/* every file complete under a temporary name first, then all renamed */
 	for (size_t i = 0; !r && i < set->nnodes; i++)
-		r = write_node(set, i, conv, ctx, outdir, ob, &t[i]);
-	for (size_t i = 0; !r && i < set->nnodes; i++) {
-		if (rename(t[i].tmp, t[i].dst)) {
-			r = err_set(HCLOCK_EIO, "%s: cannot rename to %s: %s", t[i].tmp,
-			            t[i].dst, strerror(errno));
-			break;
-		}
-		free(t[i].tmp);
-		t[i].tmp = NULL;
-	}
-	for (size_t i = 0; t && i < set->nnodes; i++) {
-		if (t[i].tmp)
-			unlink(t[i].tmp);
-		free(t[i].tmp);
-		free(t[i].dst);
-	}
-	free(t);
+		r = write_node(set, i, conv, ctx, outdir, ob, &o);
+	if (!r)
+		r = outset_commit(&o);
+	outset_free(&o);
 	free(ob);
 	return r;
 }

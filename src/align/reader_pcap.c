@@ -809,27 +809,28 @@ static int write_capture(const struct trace_set *set, size_t idx, trace_convert_
 	return ret;
 }
 
-/* *dst: OUTDIR/NAME.pcap, never an input capture; *tmp: a new temporary file next to it,
- * open as *f (both set only once the file exists) */
-static int open_output(const struct trace_node *nd, const char *outdir, char **tmp, char **dst,
+/* o: dst OUTDIR/NAME.pcap, never an input capture; tmp a new temporary file next to
+ * it (set only once the file exists), open as *f. outset_create's work, with a capture's own
+ * check and error lines. */
+static int open_output(const struct trace_node *nd, const char *outdir, struct outfile *o,
                        FILE **f)
 {
 	size_t n = strlen(outdir) + strlen(nd->name) + 32;
 	char *t, *a, *d;
 	int same, fd;
 
-	*dst = malloc(n);
-	if (!*dst)
+	o->dst = malloc(n);
+	if (!o->dst)
 		return err_set(HCLOCK_ENOMEM, "%s: out of memory", outdir);
-	snprintf(*dst, n, "%s/%s.pcap", outdir, nd->name);
+	snprintf(o->dst, n, "%s/%s.pcap", outdir, nd->name);
 	a = realpath(nd->path, NULL);
-	d = realpath(*dst, NULL);
+	d = realpath(o->dst, NULL);
 	same = a && d && !strcmp(a, d);
 	free(a);
 	free(d);
 	if (same)
 		return err_set(HCLOCK_EINVAL, "%s: is an input capture; choose an "
-		               "output directory other than %s", *dst, outdir);
+		               "output directory other than %s", o->dst, outdir);
 	t = malloc(n);
 	if (!t)
 		return err_set(HCLOCK_ENOMEM, "%s: out of memory", outdir);
@@ -841,7 +842,7 @@ static int open_output(const struct trace_node *nd, const char *outdir, char **t
 		return err_set(HCLOCK_EIO, "%s: cannot create a file in it: %s; give "
 		               "a writable directory", outdir, strerror(e));
 	}
-	*tmp = t;
+	o->tmp = t;
 	if (outset_mode(fd, t, 0)) {
 		close(fd);
 		return HCLOCK_EIO;
@@ -858,37 +859,22 @@ static int open_output(const struct trace_node *nd, const char *outdir, char **t
 static int pcap_write(const struct trace_set *set, trace_convert_fn conv, void *ctx,
                       const char *outdir)
 {
-	char **tmp = calloc(set->nnodes + 1, sizeof(*tmp));
-	char **dst = calloc(set->nnodes + 1, sizeof(*dst));
+	struct outset o;
 	int ret = 0;
 
-	if (!tmp || !dst)
+	if (outset_init(&o, set->nnodes))
 		ret = err_set(HCLOCK_ENOMEM, "%s: out of memory", outdir);
 	/* every capture to a temporary file first, then all renamed: none or all appear */
 	for (size_t i = 0; !ret && i < set->nnodes; i++) {
 		FILE *f;
 
-		ret = open_output(&set->nodes[i], outdir, &tmp[i], &dst[i], &f);
+		ret = open_output(&set->nodes[i], outdir, &o.f[i], &f);
 		if (!ret)
-			ret = write_capture(set, i, conv, ctx, f, tmp[i]);
+			ret = write_capture(set, i, conv, ctx, f, o.f[i].tmp);
 	}
-	for (size_t i = 0; !ret && i < set->nnodes; i++) {
-		if (rename(tmp[i], dst[i])) {
-			ret = err_set(HCLOCK_EIO, "%s: cannot rename to %s: %s", tmp[i],
-			              dst[i], strerror(errno));
-			break;
-		}
-		free(tmp[i]);
-		tmp[i] = NULL;
-	}
-	for (size_t i = 0; tmp && dst && i < set->nnodes; i++) {
-		if (tmp[i])
-			unlink(tmp[i]);
-		free(tmp[i]);
-		free(dst[i]);
-	}
-	free(tmp);
-	free(dst);
+	if (!ret)
+		ret = outset_commit(&o);
+	outset_free(&o);
 	return ret;
 }
 

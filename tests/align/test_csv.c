@@ -7,14 +7,21 @@
  *  - inputs truncated after hclock_align_open, before the run and the write: the corrected
  *    traces and bounds are those of the files as read (with a memory mapping the write died
  *    of SIGBUS here);
+ *  - a write that fails part-way (a file size limit, as a full disk: the second node's file
+ *    fails after the first is complete): HCLOCK_EIO naming the temporary file, and the output
+ *    directory exactly as before (an old a.csv intact, no temporary file left); unlimited,
+ *    the same write succeeds with the files alone in it;
  *  - each error code: a missing file HCLOCK_EIO, a bad trace HCLOCK_EINVAL, calls before a
  *    successful run HCLOCK_EINVAL, an unwritable output HCLOCK_EIO.
  * Usage: test_align_csv (no arguments).
  */
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -156,6 +163,85 @@ static void test_truncated_after_open(void)
 	printf("ok: inputs cut after hclock_align_open: same corrected traces and bounds\n");
 }
 
+/* the names in DIR/SUB, sorted into one string "n1 n2 ..." (dot files too) */
+static void list_dir(const char *sub, char *out, size_t len)
+{
+	char path[160], names[8][64];
+	struct dirent *e;
+	size_t n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, sub);
+	*out = 0;
+	if (!(d = opendir(path)))
+		return;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && n < 8)
+			snprintf(names[n++], sizeof(names[0]), "%.63s", e->d_name);
+	closedir(d);
+	for (size_t i = 1; i < n; i++) /* insertion sort, a handful of names */
+		for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+			char t[64];
+			memcpy(t, names[j], sizeof(t));
+			memcpy(names[j], names[j - 1], sizeof(t));
+			memcpy(names[j - 1], t, sizeof(t));
+		}
+	for (size_t i = 0; i < n; i++)
+		snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? " " : "", names[i]);
+}
+
+/* a write that runs into a file size limit (EFBIG, as ENOSPC on a full disk) on the second
+ * node's file, after the first is complete under its temporary name */
+static void test_full_disk(void)
+{
+	char err[256] = "", path[160], names[512], *old;
+	long long t = 1700000000000000000LL + 201 * 1000000LL; /* after b's last event */
+	struct rlimit lim, full;
+	FILE *f;
+	int r;
+
+	/* b.csv grows by 3000 other events (about 100 kB corrected); a.csv stays about 12 kB */
+	snprintf(path, sizeof(path), "%s/b.csv", dir);
+	f = fopen(path, "a");
+	for (int k = 0; f && k < 3000; k++)
+		fprintf(f, "mark,%d,,%lld\n", k, t + k * 1000LL);
+	TEST_CHECK(f && !fclose(f), "append to %s", path);
+	snprintf(path, sizeof(path), "%s/full", dir);
+	TEST_CHECK(!mkdir(path, 0777), "mkdir %s", path);
+	put("full/a.csv", "old\n");
+
+	signal(SIGXFSZ, SIG_IGN);
+	TEST_CHECK(!getrlimit(RLIMIT_FSIZE, &full), "getrlimit");
+	lim = full;
+	lim.rlim_cur = 48 * 1024;
+	TEST_CHECK(!setrlimit(RLIMIT_FSIZE, &lim), "setrlimit");
+	r = align_into("full", 0, err, sizeof(err));
+	TEST_CHECK(!setrlimit(RLIMIT_FSIZE, &full), "restore the file size limit");
+	TEST_CHECK(r == HCLOCK_EIO && strstr(err, "/full/.b.csv.") && strstr(err, "write error"),
+	           "write past the limit: %d '%s', expected HCLOCK_EIO and a write error in "
+	           "full/.b.csv.XXXXXX", r, err);
+	list_dir("full", names, sizeof(names));
+	TEST_CHECK(!strcmp(names, "a.csv"), "after the failed write full/ holds '%s', expected "
+	           "'a.csv' alone", names);
+	snprintf(path, sizeof(path), "%s/full/a.csv", dir);
+	old = slurp_text(path);
+	TEST_CHECK(!strcmp(old, "old\n"), "full/a.csv replaced by a failed write: '%.40s'", old);
+	free(old);
+
+	r = align_into("full", 0, err, sizeof(err));
+	TEST_CHECK(!r, "the same write without the limit: %s", err);
+	list_dir("full", names, sizeof(names));
+	TEST_CHECK(!strcmp(names, "a.csv b.csv"), "after the write full/ holds '%s', expected "
+	           "'a.csv b.csv'", names);
+	snprintf(path, sizeof(path), "%s/full/b.csv", dir);
+	old = slurp_text(path);
+	TEST_CHECK(strlen(old) > 48 * 1024, "full/b.csv has %zu bytes, expected more than the "
+	           "limit of the failed write", strlen(old));
+	free(old);
+	make_traces(); /* restore */
+	printf("ok: a write failed part-way (file size limit) left full/ as it was: %s\n", err);
+}
+
 static void test_codes(void)
 {
 	char err[256], path[128];
@@ -215,6 +301,7 @@ int main(void)
 	test_changed_while_read();
 	make_traces();
 	test_truncated_after_open();
+	test_full_disk();
 	test_codes();
 	if (!test_failures) {
 		char cmd[128];

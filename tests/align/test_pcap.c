@@ -6,14 +6,18 @@
  * shifted by a known offset and skew. The reader must pair exactly the segments seen on both
  * sides, as sends on the right host; the writer must rewrite every timestamp through the
  * conversion and nothing else. Garbage and truncated captures must fail with a message
- * naming the file, never crash.
+ * naming the file, never crash. A write that fails part-way (a file size limit, as a full
+ * disk) leaves the output directory as it was.
  *
  * usage: test_pcap [seed]
  */
+#include <dirent.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -242,6 +246,53 @@ static int64_t file_times(const char *path, int64_t *out, size_t max, size_t *n)
 	return 0;
 }
 
+/* entries in path other than . and .. (-1 if it cannot be read) */
+static int count_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* a write into out (holding the 2 captures of a write before) under a file size limit of half
+ * the smaller capture: HCLOCK_EIO, and out as it was: those 2 files alone, A's with na packets */
+static void write_past_limit(struct trace_set *set, const char *out, const char *oa,
+                             const char *ob, size_t na)
+{
+	static int64_t t[20000];
+	struct rlimit lim, full;
+	struct stat sa, sb;
+	size_t n;
+	int r;
+
+	if (stat(oa, &sa) || stat(ob, &sb)) {
+		TEST_CHECK(0, "no captures from the first write in %s", out);
+		return;
+	}
+	signal(SIGXFSZ, SIG_IGN);
+	TEST_CHECK(!getrlimit(RLIMIT_FSIZE, &full), "getrlimit");
+	lim = full;
+	lim.rlim_cur = (rlim_t)(sa.st_size < sb.st_size ? sa.st_size : sb.st_size) / 2;
+	TEST_CHECK(!setrlimit(RLIMIT_FSIZE, &lim), "setrlimit");
+	r = PCAP->write(set, conv, NULL, out);
+	TEST_CHECK(!setrlimit(RLIMIT_FSIZE, &full), "restore the file size limit");
+	TEST_CHECK(r == HCLOCK_EIO && strstr(hclock_last_error(), "write failed"),
+	           "write past a file size limit of %ld bytes: %d '%s', expected HCLOCK_EIO and "
+	           "'write failed'", (long)lim.rlim_cur, r, hclock_last_error());
+	r = count_entries(out);
+	TEST_CHECK(r == 2, "after the failed write %s holds %d entries, expected its 2 captures",
+	           out, r);
+	file_times(oa, t, 20000, &n);
+	TEST_CHECK(n == na, "%s: %zu packets after the failed write, expected %zu", oa, n, na);
+}
+
 static void test_roundtrip(const char *dir)
 {
 	char pa[512], pb[512], out[512], oa[600], ob[600];
@@ -325,6 +376,7 @@ static void test_roundtrip(const char *dir)
 				break;
 			}
 	}
+	write_past_limit(&set, out, oa, ob, na);
 	/* the inputs' own directory: refused, inputs intact */
 	TEST_CHECK(PCAP->write(&set, conv, NULL, dir) == HCLOCK_EINVAL &&
 	      strstr(hclock_last_error(), "input"), "overwrite of an input: %s", hclock_last_error());
