@@ -18,6 +18,7 @@
  *               exchanges average the noise down;
  *   calmed      that noisy link turning jittery only after 15 s: the noise is learned down
  *               again and the period grows back to its maximum;
+ *   jit-step    a frequency step on the jittery link: the period still halves;
  *   composed    a parent that is not the reference (its model and bound composed in);
  *   must-fail   a step far beyond the drift allowance with drift=0: the truth leaves the
  *               bound (the check bites).
@@ -217,6 +218,23 @@ static struct world tcp_world(unsigned long long seed, double jitter_ns)
 	       (unsigned long long)(r).st.halvings, (unsigned long long)(r).st.doublings, \
 	       (unsigned long long)(r).st.shrinks, (unsigned long long)(r).st.kept_inside)
 
+enum truth { INSIDE, LEAVES }; /* where a case's truth must be: inside the bound always, or
+                               * out of it somewhere (must-fail, checked by the case) */
+
+/* one case for one seed: dur_s of true time in world w with cfg (the clock starting 300 ns and
+ * 0.05 ppm off with a bound of 1 us and 1 ppm), its REPORT line, the bound check */
+static struct result scenario(const char *name, struct world *w, struct servo_cfg cfg,
+                              double dur_s, enum truth truth)
+{
+	struct result r = run(w, cfg, dur_s, 300, 5e-8, 1000, 1e-6);
+
+	REPORT(name, r);
+	if (truth == INSIDE)
+		TEST_CHECK(r.outside == 0, "%ld of %ld probes outside the bound", r.outside,
+		           r.probes);
+	return r;
+}
+
 int main(void)
 {
 	/* bad configurations are refused with a line */
@@ -230,9 +248,7 @@ int main(void)
 		test_seed = seed;
 		/* the asymmetry's bias: (dmin_up - dmin_down) / 2 = 100 ns, plus the tails' noise */
 		struct world w = world(seed);
-		struct result r = run(&w, defaults(0), 30, 300, 5e-8, 1000, 1e-6);
-		REPORT("steady", r);
-		TEST_CHECK(r.outside == 0, "%ld of %ld probes outside the bound", r.outside, r.probes);
+		struct result r = scenario("steady", &w, defaults(0), 30, INSIDE);
 		TEST_CHECK(r.med_err_ns < 300, "median error %.0f ns", r.med_err_ns);
 		TEST_CHECK(r.period_ns == 125000000 && r.st.doublings > 0,
 		           "period %lld ns, doublings %llu: it should have grown to the maximum",
@@ -240,9 +256,7 @@ int main(void)
 
 		w = world(seed);
 		w.late_p = 0.3;
-		r = run(&w, defaults(1), 30, 300, 5e-8, 1000, 1e-6);
-		REPORT("late", r);
-		TEST_CHECK(r.outside == 0, "%ld of %ld probes outside the bound", r.outside, r.probes);
+		r = scenario("late", &w, defaults(1), 30, INSIDE);
 		TEST_CHECK(r.med_err_ns < 1000, "median error %.0f ns with late answers",
 		           r.med_err_ns);
 
@@ -250,18 +264,14 @@ int main(void)
 		w.lost_p = 0.2;
 		w.outage_from = 10e9;
 		w.outage_to = 15e9;
-		r = run(&w, defaults(0), 30, 300, 5e-8, 1000, 1e-6);
-		REPORT("lost", r);
-		TEST_CHECK(r.outside == 0, "%ld of %ld probes outside the bound", r.outside, r.probes);
+		r = scenario("lost", &w, defaults(0), 30, INSIDE);
 		TEST_CHECK(r.med_err_ns < 300, "median error %.0f ns away from the outage",
 		           r.med_err_ns);
 
 		w = world(seed);
 		w.step_at_ns = 12e9;
 		w.step = 3.8e-6;
-		r = run(&w, defaults(0), 30, 300, 5e-8, 1000, 1e-6);
-		REPORT("step", r);
-		TEST_CHECK(r.outside == 0, "%ld of %ld probes outside the bound", r.outside, r.probes);
+		r = scenario("step", &w, defaults(0), 30, INSIDE);
 		TEST_CHECK(r.st.halvings > 0, "a 3.8 ppm step should halve the period");
 		TEST_CHECK(r.med_err_ns < 300, "median error %.0f ns", r.med_err_ns);
 
@@ -271,9 +281,7 @@ int main(void)
 		 * exchanges in 30 s); three times the link's noise keeps them (1-3 halvings, 0-2
 		 * shrinks, 249-261 exchanges) */
 		w = tcp_world(seed, 2000);
-		r = run(&w, defaults(0), 30, 300, 5e-8, 1000, 1e-6);
-		REPORT("jittery", r);
-		TEST_CHECK(r.outside == 0, "%ld of %ld probes outside the bound", r.outside, r.probes);
+		r = scenario("jittery", &w, defaults(0), 30, INSIDE);
 		TEST_CHECK(r.med_err_ns < 300, "median error %.0f ns", r.med_err_ns);
 		TEST_CHECK(r.exchanges < 300 && r.st.halvings <= 5 && r.period_ns == 125000000,
 		           "%ld exchanges in 30 s, %llu halvings, period %lld ns at the end: the period "
@@ -284,9 +292,7 @@ int main(void)
 		 * error 317-376 ns; with three times the noise as the only rule, 284-312 exchanges,
 		 * 792 ns for seed 1) */
 		w = tcp_world(seed, 20000);
-		r = run(&w, defaults(0), 30, 300, 5e-8, 1000, 1e-6);
-		REPORT("noisy", r);
-		TEST_CHECK(r.outside == 0, "%ld of %ld probes outside the bound", r.outside, r.probes);
+		r = scenario("noisy", &w, defaults(0), 30, INSIDE);
 		TEST_CHECK(r.exchanges > 600, "%ld exchanges in 30 s on a link noisy by %.0f ns: the "
 		           "period should have shortened", r.exchanges, r.st.noise_ns);
 		/* the noisy link calms down to the jittery one's 2 us after 15 s: the noise the
@@ -297,9 +303,7 @@ int main(void)
 		w = tcp_world(seed, 20000);
 		w.calm_at_ns = 15e9;
 		w.calm_jitter_ns = 2000;
-		r = run(&w, defaults(0), 45, 300, 5e-8, 1000, 1e-6);
-		REPORT("calmed", r);
-		TEST_CHECK(r.outside == 0, "%ld of %ld probes outside the bound", r.outside, r.probes);
+		r = scenario("calmed", &w, defaults(0), 45, INSIDE);
 		TEST_CHECK(r.st.noise_ns < 1000 && r.period_ns == 125000000,
 		           "noise %.0f ns and period %lld ns 30 s after the link calmed down to 2 us "
 		           "of jitter: the noise should have been learned down and the period grown "
@@ -308,16 +312,12 @@ int main(void)
 		w = tcp_world(seed, 2000);
 		w.step_at_ns = 12e9;
 		w.step = 3.8e-6;
-		r = run(&w, defaults(0), 30, 300, 5e-8, 1000, 1e-6);
-		REPORT("jit-step", r);
-		TEST_CHECK(r.outside == 0, "%ld of %ld probes outside the bound", r.outside, r.probes);
+		r = scenario("jit-step", &w, defaults(0), 30, INSIDE);
 		TEST_CHECK(r.st.halvings > 0, "a 3.8 ppm step on a jittery link should halve the period");
 
 		w = world(seed);
 		w.tp = (struct lm){5000000000ll, -2500, -40e-6};
-		r = run(&w, defaults(0), 20, 300, 5e-8, 1000, 1e-6);
-		REPORT("composed", r);
-		TEST_CHECK(r.outside == 0, "%ld of %ld probes outside the bound", r.outside, r.probes);
+		r = scenario("composed", &w, defaults(0), 20, INSIDE);
 		TEST_CHECK(r.med_err_ns < 300, "median error %.0f ns", r.med_err_ns);
 
 		w = world(seed);
@@ -326,8 +326,7 @@ int main(void)
 		w.step = 50e-6;
 		struct servo_cfg c = defaults(0);
 		c.drift = 0;
-		r = run(&w, c, 12, 300, 5e-8, 1000, 1e-6);
-		REPORT("must-fail", r);
+		r = scenario("must-fail", &w, c, 12, LEAVES);
 		TEST_CHECK(r.outside > 0, "a 50 ppm step with no drift allowance must leave the bound "
 		           "somewhere (else the check cannot bite)");
 	}
