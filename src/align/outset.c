@@ -1,5 +1,8 @@
 /* outset.c - output files written under temporary names, renamed together (outset.h). */
+#define _XOPEN_SOURCE 700 /* nftw, mkdtemp */
 #include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -102,4 +105,37 @@ void outset_free(struct outset *o)
 	}
 	free(o->f);
 	o->f = NULL;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st, (void)flag, (void)f;
+	return remove(path);
+}
+
+void outset_rm_tree(const char *dir)
+{
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int outset_replace_dir(const char *tmp, const char *dst, char *old)
+{
+	struct stat st;
+	if (lstat(dst, &st) != 0) {
+		if (rename(tmp, dst))
+			return err_set(HCLOCK_EIO, "%s: cannot rename to %s: %s", tmp, dst,
+			               strerror(errno));
+		return 0;
+	}
+	if (!mkdtemp(old) || rename(dst, old))
+		return err_set(HCLOCK_EIO, "%s: exists and cannot be replaced: %s", dst,
+		               strerror(errno));
+	if (rename(tmp, dst)) {
+		int r = err_set(HCLOCK_EIO, "%s: cannot rename to %s: %s", tmp, dst,
+		                strerror(errno));
+		rename(old, dst);
+		return r;
+	}
+	outset_rm_tree(old);
+	return 0;
 }

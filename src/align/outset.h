@@ -31,6 +31,15 @@ int outset_commit(struct outset *o);
  * cp makes its copies. Returns 0 or HCLOCK_EIO (err_set, naming path). */
 int outset_mode(int fd, const char *path, int dir);
 
+/* A directory written under the temporary name tmp (in dst's directory) put in place as dst:
+ * an earlier dst is first moved aside to old (a mkdtemp template, "DIR/.NAME.old.XXXXXX"),
+ * put back if the rename fails, and removed once tmp is in place, so that a failure leaves
+ * the earlier output as it was. Returns 0 or HCLOCK_EIO (err_set); tmp stays on failure. */
+int outset_replace_dir(const char *tmp, const char *dst, char *old);
+
+/* dir and everything below it removed (errors ignored: a leftover is no wrong output). */
+void outset_rm_tree(const char *dir);
+
 /* Remove the temporary files left (after a failure) and free o. */
 void outset_free(struct outset *o);
 

@@ -31,11 +31,10 @@
  * babeltrace2 reads corrected times, where the host's conversion is one line (ctf_clock.h; see
  * docs/align-formats.md).
  */
-#define _XOPEN_SOURCE 700 /* nftw */
+#define _XOPEN_SOURCE 700 /* mkdtemp */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -1095,19 +1094,6 @@ static int ctf_read(const char *const *paths, size_t npaths, struct trace_set *s
 
 /* ---- writing --------------------------------------------------------------------------- */
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return flag == FTW_DP ? rmdir(path) : unlink(path);
-}
-
-/* dir and everything below it, removed (errors ignored: a leftover is no wrong output) */
-static void rm_tree(const char *dir)
-{
-	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 /* mkdir -p of rel's folders below base (each with mkdir's mode under the umask) */
 static int make_dirs(const char *base, const char *rel, char *out, size_t outlen)
 {
@@ -1232,25 +1218,19 @@ static int write_corrected_ctf(const struct trace_set *set, const struct ctf_nod
 		}
 	}
 	if (skip) {
-		rm_tree(tmp);
+		outset_rm_tree(tmp);
 		trace_note(set, "%s: no corrected CTF trace: %s; %s.csv has its packets corrected",
 		           host, why, host);
 		return 0;
 	}
-	if (!r && !lstat(dst, &st)) {
-		/* an earlier output of the same name goes, if it is one */
-		snprintf(old, sizeof(old), "%s/.%s.ctf.old.XXXXXX", outdir, host);
-		if ((r = ctf_place_free(outdir, host)))
-			;
-		else if (!mkdtemp(old) || rename(dst, old))
-			r = err_set(HCLOCK_EIO, "%s: cannot replace it: %s", dst, strerror(errno));
-		else
-			rm_tree(old);
-	}
-	if (!r && rename(tmp, dst))
-		r = err_set(HCLOCK_EIO, "%s: cannot create: %s", dst, strerror(errno));
+	/* an earlier output of the same name is replaced, if it is one (and kept on a failure) */
+	snprintf(old, sizeof(old), "%s/.%s.ctf.old.XXXXXX", outdir, host);
+	if (!r && !lstat(dst, &st))
+		r = ctf_place_free(outdir, host);
+	if (!r)
+		r = outset_replace_dir(tmp, dst, old);
 	if (r) {
-		rm_tree(tmp);
+		outset_rm_tree(tmp);
 		return r;
 	}
 	trace_note(set, "%s: corrected CTF trace %s (clock freq %" PRIu64 " Hz, offset_s %" PRId64

@@ -32,10 +32,9 @@
  * clamping to its previous time (counted, see trace_otf2_clamps). Written into a temporary
  * directory in OUTDIR, then renamed into place.
  */
-#define _XOPEN_SOURCE 700 /* nftw */
+#define _XOPEN_SOURCE 700 /* mkdtemp */
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -1243,17 +1242,6 @@ static OTF2_FlushType pre_flush(void *u, OTF2_FileType ft, OTF2_LocationRef l, v
 
 static OTF2_FlushCallbacks flush_cb = { .otf2_pre_flush = pre_flush, .otf2_post_flush = NULL };
 
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)st, (void)flag, (void)f;
-	return remove(p);
-}
-
-static void rm_tree(const char *path)
-{
-	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 /* the error line of a failed copy step ("open", "create", "write", ...) */
 static int copy_error(const struct wr *w, const char *tmp, const char *what, OTF2_ErrorCode e)
 {
@@ -1493,31 +1481,6 @@ static int is_input_dir(const struct otf2_set *o, const char *dst)
 	return same;
 }
 
-/* the finished copy tmp into place as dst; an older dst is moved aside (to a new directory
- * from the template old) first and removed once the copy is in place */
-static int install(const char *tmp, const char *dst, char *old)
-{
-	struct stat st;
-
-	if (lstat(dst, &st) != 0) {
-		if (rename(tmp, dst))
-			return err_set(HCLOCK_EIO, "%s: cannot rename to %s: %s", tmp, dst,
-			               strerror(errno));
-		return 0;
-	}
-	if (!mkdtemp(old) || rename(dst, old))
-		return err_set(HCLOCK_EIO, "%s: exists and cannot be replaced: %s", dst,
-		               strerror(errno));
-	if (rename(tmp, dst)) {
-		int r = err_set(HCLOCK_EIO, "%s: cannot rename to %s: %s", tmp, dst,
-		                strerror(errno));
-		rename(old, dst);
-		return r;
-	}
-	rm_tree(old);
-	return 0;
-}
-
 static int otf2_write(const struct trace_set *set, trace_convert_fn conv, void *ctx,
                       const char *outdir)
 {
@@ -1546,7 +1509,7 @@ static int otf2_write(const struct trace_set *set, trace_convert_fn conv, void *
 		goto free;
 	}
 	if ((ret = outset_mode(-1, tmp, 1))) {
-		rm_tree(tmp);
+		outset_rm_tree(tmp);
 		goto free;
 	}
 	otf2_msg[0] = 0;
@@ -1554,9 +1517,9 @@ static int otf2_write(const struct trace_set *set, trace_convert_fn conv, void *
 	ret = copy_archive(&w, tmp);
 	OTF2_Error_RegisterCallback(prev, NULL);
 	if (!ret)
-		ret = install(tmp, dst, old);
+		ret = outset_replace_dir(tmp, dst, old);
 	if (ret)
-		rm_tree(tmp);
+		outset_rm_tree(tmp);
 	else if (o->clamps)
 		trace_warn(set, "%s: %" PRIu64 " event times clamped to keep locations monotonic", dst,
 		           o->clamps);
