@@ -764,6 +764,7 @@ static int run(struct run *r, hclock_sync *sync)
 	rc = rc ? rc : src;
 	struct mpitool_cont cs;
 	mpitool_cont_report(r->t, sync, &cs); /* a clock whose exchanges failed: one line */
+	mpitool_cont_line(r->t->name, &cs);
 	if (r->sub)
 		bench_subsets_free(r->sub, nc);
 	free(r->sub);

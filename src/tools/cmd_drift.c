@@ -320,6 +320,7 @@ int cmd_drift(int argc, char **argv)
 		rc = rc ? rc : src;
 		struct mpitool_cont cs;
 		mpitool_cont_report(&t, s, &cs); /* a clock whose exchanges failed: one line */
+		mpitool_cont_line(t.name, &cs);
 	}
 	if (!rc && t.rank == 0) {
 		for (int r = 0; r < t.size; r++)

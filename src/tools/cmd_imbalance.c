@@ -387,8 +387,10 @@ int cmd_imbalance(int argc, char **argv)
 	if (!rc && (rc = hclock_sync_stop(s))) /* collective: a continuous sync ends here */
 		mpitool_error(&t, "%s", hclock_last_error());
 	struct mpitool_cont cs;
-	if (!rc) /* a clock whose exchanges failed: one line */
+	if (!rc) { /* a clock whose exchanges failed: one line */
 		mpitool_cont_report(&t, s, &cs);
+		mpitool_cont_line(t.name, &cs);
+	}
 	reps_free(&r);
 	hclock_clock_free(g);
 	hclock_sync_free(s);

@@ -570,15 +570,11 @@ static int convert(const char *dir, int redo, int json_forced)
 	if (cs)
 		mpitool_cont_sum(size, cs, &cont);
 	free(cs);
-	if (cont.have && !cont.exchanges_max && !cont.timeouts)
-		fprintf(stderr, "; continuous clock: no exchanges (every process reads its node's "
-		        "clock, the reference's node)");
-	else if (cont.have)
-		fprintf(stderr, "; continuous clock: %llu-%llu exchanges per process, %llu timeouts",
-		        (unsigned long long)cont.exchanges_min,
-		        (unsigned long long)cont.exchanges_max, (unsigned long long)cont.timeouts);
-	if (cont.have && cont.thread_cpu_max_s >= 0)
-		fprintf(stderr, ", thread CPU %.3f s at most", cont.thread_cpu_max_s);
+	if (cont.have) {
+		char text[200];
+		mpitool_cont_text(text, sizeof(text), &cont);
+		fprintf(stderr, "; continuous clock: %s", text);
+	}
 	char pf_note[300] = "";
 	struct stat pst;
 	path_fmt(jpath, sizeof(jpath), "%s/trace.pftrace", dir);

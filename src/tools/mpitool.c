@@ -57,6 +57,29 @@ void mpitool_cont_sum(int n, const double *all, struct mpitool_cont *c)
 		c->exchanges_min = 0;
 }
 
+void mpitool_cont_text(char *buf, size_t len, const struct mpitool_cont *c)
+{
+	int n;
+	if (!c->exchanges_max && !c->timeouts)
+		n = snprintf(buf, len, "0 exchanges (none made: the run ended before the first, or "
+		             "every process reads the reference's node's clock)");
+	else
+		n = snprintf(buf, len, "%llu-%llu exchanges per process, %llu timeouts",
+		             (unsigned long long)c->exchanges_min,
+		             (unsigned long long)c->exchanges_max, (unsigned long long)c->timeouts);
+	if (n >= 0 && (size_t)n < len && c->thread_cpu_max_s >= 0)
+		snprintf(buf + n, len - (size_t)n, ", thread CPU %.3f s at most", c->thread_cpu_max_s);
+}
+
+void mpitool_cont_line(const char *name, const struct mpitool_cont *c)
+{
+	char text[200];
+	if (!c->have)
+		return;
+	mpitool_cont_text(text, sizeof(text), c);
+	fprintf(stderr, "%s: continuous clock: %s\n", name, text);
+}
+
 void mpitool_cont_warn(const char *name, const struct mpitool_cont *c)
 {
 	if (c->failed)

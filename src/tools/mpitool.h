@@ -40,6 +40,11 @@ void mpitool_cont_report(const struct mpitool *t, const hclock_sync *s, struct m
  * and the warning line, "NAME: warning: ..." on stderr when c->failed. */
 void mpitool_cont_sum(int n, const double *all, struct mpitool_cont *c);
 void mpitool_cont_warn(const char *name, const struct mpitool_cont *c);
+/* What *c says in words ("N-M exchanges per process, T timeouts, thread CPU X s at most", or
+ * "0 exchanges (none made: ...)" when no process made or tried one), and as one line on stderr,
+ * "NAME: continuous clock: ...", for a continuous sync (nothing otherwise). */
+void mpitool_cont_text(char *buf, size_t len, const struct mpitool_cont *c);
+void mpitool_cont_line(const char *name, const struct mpitool_cont *c);
 /* Print this rank's warnings of the last sync (hclock_sync_warnings), one
  * "NAME: warning: ..." line each on stderr (every rank its own). */
 void mpitool_warnings(const struct mpitool *t, const hclock_sync *s);

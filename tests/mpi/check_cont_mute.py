@@ -4,8 +4,11 @@ is reported: with the reference (rank 0) answering no ping (HCLOCK_FAULT=rank=0,
 hclock check still exits 0, its JSON says the one other process made no exchange
 (cont.failed_processes 1, timeouts > 0), and one warning line on stderr says it ran on its
 one-shot model; the same run without the fault has exchanges on every process, no failure and
-no warning (the check bites both ways). Prints one line per check; exits 1 if any failed."""
+no warning (the check bites both ways); hclock drift's stderr line "continuous clock: N-M
+exchanges per process, T timeouts" says the same, with and without the fault. Prints one line
+per check; exits 1 if any failed."""
 import json
+import re
 import os
 import subprocess
 import sys
@@ -46,4 +49,28 @@ check(p.returncode == 0 and cont is not None and cont["failed_processes"] == 1 a
       "one-shot model" in warn[0],
       f"parent mute: exit {p.returncode}, cont {cont}, warning lines {warn} "
       f"({p.stderr.strip()[-300:]!r})")
+# drift, bench and imbalance say the same in one stderr line (drift here: the shortest run)
+line = re.compile(r"hclock drift: continuous clock: (\d+)-(\d+) exchanges per process, "
+                  r"(\d+) timeouts")
+for fault in (None, "rank=0,at=mute"):
+    env = dict(os.environ)
+    env.pop("HCLOCK_FAULT", None)
+    if fault:
+        env["HCLOCK_FAULT"] = fault
+    p = subprocess.run([run, mpiexec, "2", hc, "drift", "--sync", "cont(hca3/20/skampi/5)",
+                        "--duration", "1", "--interval", "0.5", "--emulate",
+                        "offset=1,skew=100e-6,seed=3"],
+                       capture_output=True, text=True, env=env, timeout=180)
+    m = line.search(p.stderr)
+    got = m and tuple(int(x) for x in m.groups())
+    warn = [l for l in p.stderr.splitlines() if "made no exchange" in l]
+    if fault is None:
+        check(p.returncode == 0 and got is not None and got[0] > 0 and not warn,
+              f"drift, no fault: exit {p.returncode}, its line {got} (exchanges), no warning "
+              f"{'' if got else p.stderr.strip()[-300:]!r}")
+    else:
+        check(p.returncode == 0 and got is not None and got[:2] == (0, 0) and got[2] > 0 and
+              len(warn) == 1,
+              f"drift, parent mute: exit {p.returncode}, its line {got} (0-0, timeouts), one "
+              f"warning {warn} {'' if got else p.stderr.strip()[-300:]!r}")
 sys.exit(1 if failures else 0)
