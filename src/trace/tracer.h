@@ -58,8 +58,10 @@ void trace_coll(const struct trace_call *c, MPI_Comm comm, int root, int count,
 void trace_prepare(struct rec *r, enum rec_kind kind, MPI_Comm comm, int peer, int tag,
                    uint64_t bytes);
 void trace_append(const struct rec *r);
-/* the calling thread's tid in the records (struct rec's tid), given it now if it has none */
-uint32_t trace_tid(void);
+/* the calling thread's tid in the records (struct rec's tid), given it now if it has none.
+ * Hidden: the library is built with default visibility (its wrappers must be seen), and a
+ * function others could interpose is not inlined into the record's append, a hot path. */
+__attribute__((visibility("hidden"))) uint32_t trace_tid(void);
 
 /* MPI_Init / MPI_Init_thread (after PMPI_Init) and MPI_Finalize (before PMPI_Finalize). */
 void trace_init(void);
