@@ -124,41 +124,55 @@ static int choose(const struct auto_sync *a, int rounds, double burst_ns, int ng
 	return 0;
 }
 
+/* One pair of HCA3's schedule (hca3_pairs): its burst, the client's kept. */
+struct auto_bursts {
+	struct hclock_sync *s;
+	MPI_Comm comm;
+	hclock_clock *clk;
+	int me, ref;           /* this process, its reference (-1: none, rank 0) */
+	int64_t gap_ns, limit_ns;
+	int64_t *x;            /* the client's burst: times, offsets, round trips, groups */
+	double *off, *rtt;
+	int ngroups;
+	double slowest_ns;     /* the slowest group of this process's bursts */
+};
+
+static int auto_pair(void *ctx, int ref, int client)
+{
+	struct auto_bursts *b = ctx;
+	int ng, mine = client == b->me;
+	if (mine)
+		b->ref = ref;
+	return burst(b->s, b->comm, ref, client, b->clk, b->gap_ns, b->limit_ns,
+	             mine ? b->x : NULL, mine ? b->off : NULL, mine ? b->rtt : NULL,
+	             mine ? &b->ngroups : &ng, &b->slowest_ns);
+}
+
 /* Every pair of HCA3's tree measures its burst, round by round as hca3.c's schedule runs
  * (the pairs of a round at once), and the pair predicting the largest error gives the
  * choice, the same on every rank (in a->choice; the spec it makes in a->choice.spec). */
 static int auto_plan(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk)
 {
 	struct auto_sync *a = container_of(s, struct auto_sync, s);
-	int p, r, rc = 0, ngroups = 0, ng, ref = -1;
+	int p, r;
 	MPI_Comm_size(comm, &p);
 	MPI_Comm_rank(comm, &r);
 	a->chosen = 0;
 	a->nprocs = p;
 	if (p < 2)
 		return 0;
-	int nrounds = ilog2(p), max_power = 1 << nrounds, rounds = nrounds + (p > max_power);
+	int rounds = hca3_rounds(p);
 	int64_t x[PLAN_BURST], t0 = real_now_ns();
 	a->rounds = rounds;
 	double off[PLAN_BURST], rtt[PLAN_BURST], v[V_LEN] = {0}, mine[2] = {0, 0};
 	/* groups as far apart as the fit points of a round filled with PLAN_MAX_NFIT of them */
-	int64_t gap_ns = (int64_t)(a->budget_s * 1e9 / rounds / PLAN_MAX_NFIT);
-	int64_t limit_ns = (int64_t)(a->budget_s * 1e9 / BURST_SHARE / rounds);
-	for (int i = nrounds; i >= 1 && r < max_power; i--) {
-		int running = 1 << i, next = 1 << (i - 1);
-		if (r % running == 0)
-			rc = first_err(rc, burst(s, comm, r, r + next, clk, gap_ns, limit_ns, NULL,
-			                         NULL, NULL, &ng, &mine[1]));
-		else if (r % running == next)
-			rc = first_err(rc, burst(s, comm, ref = r - next, r, clk, gap_ns, limit_ns, x,
-			                         off, rtt, &ngroups, &mine[1]));
-	}
-	if (r >= max_power)
-		rc = first_err(rc, burst(s, comm, ref = r - max_power, r, clk, gap_ns, limit_ns, x, off,
-		                         rtt, &ngroups, &mine[1]));
-	else if (r < p - max_power)
-		rc = first_err(rc, burst(s, comm, r, r + max_power, clk, gap_ns, limit_ns, NULL, NULL,
-		                         NULL, &ng, &mine[1]));
+	struct auto_bursts b = {
+		.s = s, .comm = comm, .clk = clk, .me = r, .ref = -1,
+		.gap_ns = (int64_t)(a->budget_s * 1e9 / rounds / PLAN_MAX_NFIT),
+		.limit_ns = (int64_t)(a->budget_s * 1e9 / BURST_SHARE / rounds),
+		.x = x, .off = off, .rtt = rtt};
+	int rc = hca3_pairs(p, r, auto_pair, &b), ref = b.ref, ngroups = b.ngroups;
+	mine[1] = b.slowest_ns;
 	/* the bursts' time and the slowest group, over all pairs */
 	mine[0] = (double)(real_now_ns() - t0);
 	double all[2] = {mine[0], mine[1]}, burst_ns;

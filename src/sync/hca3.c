@@ -25,29 +25,56 @@ static int learn_from(struct hclock_sync *s, MPI_Comm comm, int ref, int me, hcl
 	return rc;
 }
 
-static int hca3_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out)
+int hca3_pairs(int p, int r, int (*pair)(void *ctx, int ref, int client), void *ctx)
 {
-	struct learner *L = LEARNER(s);
-	int p, r, rc = 0;
-	MPI_Comm_size(comm, &p);
-	MPI_Comm_rank(comm, &r);
-	int nrounds = ilog2(p), max_power = 1 << nrounds;
-	hclock_clock *my_clk = hclock_clock_ref(clk);
-
-	offset_reset(L->oa);
-	s->rounds = (uint64_t)nrounds + (p > max_power);
+	int nrounds = ilog2(p), max_power = 1 << nrounds, rc = 0;
 	for (int i = nrounds; i >= 1 && r < max_power; i--) {
 		int running = 1 << i, next = 1 << (i - 1);
 		if (r % running == 0)
-			rc = first_err(rc, learn_model(s, L, comm, r, r + next, my_clk, 1, NULL, NULL));
+			rc = first_err(rc, pair(ctx, r, r + next));
 		else if (r % running == next)
-			rc = first_err(rc, learn_from(s, comm, r - next, r, clk, &my_clk));
+			rc = first_err(rc, pair(ctx, r - next, r));
 	}
 	if (r >= max_power)
-		rc = first_err(rc, learn_from(s, comm, r - max_power, r, clk, &my_clk));
+		rc = first_err(rc, pair(ctx, r - max_power, r));
 	else if (r < p - max_power)
-		rc = first_err(rc, learn_model(s, L, comm, r, r + max_power, my_clk, 1, NULL, NULL));
-	*out = my_clk;
+		rc = first_err(rc, pair(ctx, r, r + max_power));
+	return rc;
+}
+
+int hca3_rounds(int p)
+{
+	int nrounds = ilog2(p);
+	return nrounds + (p > 1 << nrounds);
+}
+
+struct hca3_run {
+	struct hclock_sync *s;
+	MPI_Comm comm;
+	hclock_clock *clk, *my_clk;
+	int me;
+};
+
+/* one pair of the schedule: serve the client with the global clock so far, or learn */
+static int hca3_pair(void *ctx, int ref, int client)
+{
+	struct hca3_run *h = ctx;
+	if (ref == h->me)
+		return learn_model(h->s, LEARNER(h->s), h->comm, ref, client, h->my_clk, 1, NULL,
+		                   NULL);
+	return learn_from(h->s, h->comm, ref, client, h->clk, &h->my_clk);
+}
+
+static int hca3_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out)
+{
+	int p, r;
+	MPI_Comm_size(comm, &p);
+	MPI_Comm_rank(comm, &r);
+	struct hca3_run h = {s, comm, clk, hclock_clock_ref(clk), r};
+	offset_reset(LEARNER(s)->oa);
+	s->rounds = (uint64_t)hca3_rounds(p);
+	int rc = hca3_pairs(p, r, hca3_pair, &h);
+	*out = h.my_clk;
 	return rc;
 }
 

@@ -185,6 +185,14 @@ int finish_lm(MPI_Comm comm, hclock_clock *clk, const struct lm *lm, const struc
 /* floor(log2(p)) for p >= 1 */
 int ilog2(int p);
 
+/* HCA3's schedule (Alg. 1) for process r of p: in round i = floor(log2 p)..1 every r with
+ * r mod 2^i == 0 is the reference of r + 2^(i-1); then the ranks beyond the largest power of
+ * two learn from r - 2^floor(log2 p). Calls pair(ctx, ref, client) for every pair r is in, in
+ * that order (r is ref or client); returns the first error (the later pairs still run).
+ * hca3_rounds(p): the schedule's rounds. */
+int hca3_pairs(int p, int r, int (*pair)(void *ctx, int ref, int client), void *ctx);
+int hca3_rounds(int p);
+
 /* HCA2's inverted binomial tree (shared with HCA): on return *lm is this process's model
  * relative to rank 0's clk (identity on rank 0) and *bd its bound, composed with rank 0's
  * clk's own (unknown unless hull). */
