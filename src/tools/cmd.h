@@ -17,6 +17,11 @@ int cmd_drift(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_gantt(int argc, char **argv);
 
+/* This process's rank as its launcher (mpirun, mpiexec, srun) put it in the environment
+ * (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK), -1 without a launcher: who reports bad input
+ * before MPI is started. */
+int cmd_launched_rank(void);
+
 #include <stdio.h>
 /* The sync, offset and clock tables as text (for --help) or markdown (docs/check.md's). */
 void specs_print(FILE *f, int markdown);

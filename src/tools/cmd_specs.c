@@ -45,19 +45,6 @@ void specs_print(FILE *f, int markdown)
 			fprintf(f, "  %-30s %s\n", clock_types[i]->name, clock_types[i]->help);
 }
 
-/* this process's rank as its launcher (mpirun, mpiexec, srun) put it in the environment, -1
- * without a launcher */
-static int launched_rank(void)
-{
-	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-		const char *v = getenv(vars[i]);
-		if (v)
-			return atoi(v);
-	}
-	return -1;
-}
-
 /* hclock specs --explain SPEC: without a launcher (or with one process) what the spec runs;
  * with 2 or more, its auto(...) parts measure their bursts on this job and say what they
  * would choose (nothing is synchronized) */
@@ -65,7 +52,7 @@ static int explain(int argc, char **argv, const char *spec)
 {
 	hclock_sync *s = NULL;
 	struct sync_explain *e = calloc(1, sizeof(*e));
-	int first = launched_rank() <= 0, has_auto = strstr(spec, "auto(") != NULL, rc = 0;
+	int first = cmd_launched_rank() <= 0, has_auto = strstr(spec, "auto(") != NULL, rc = 0;
 	if (!e) {
 		fprintf(stderr, "hclock specs: out of memory\n");
 		return 1;
@@ -77,7 +64,7 @@ static int explain(int argc, char **argv, const char *spec)
 		return 2;
 	}
 	struct mpitool t = {.size = 1};
-	int mpi = launched_rank() >= 0;
+	int mpi = cmd_launched_rank() >= 0;
 	if (mpi) {
 		MPI_Comm c;
 		mpitool_init(&t, "hclock specs", "", &argc, &argv);
@@ -117,7 +104,7 @@ int cmd_specs(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--explain") || !strncmp(argv[i], "--explain=", 10)) {
 			spec = argv[i][9] == '=' ? argv[i] + 10 : i + 1 < argc ? argv[++i] : NULL;
 			if (!spec || !*spec) {
-				if (launched_rank() <= 0)
+				if (cmd_launched_rank() <= 0)
 					fprintf(stderr, "hclock specs: --explain needs a sync spec, e.g. --explain "
 					        "'auto(0.3s)' (hclock specs lists them)\n");
 				return 2;
@@ -137,14 +124,14 @@ int cmd_specs(int argc, char **argv)
 			       "                  (nothing is synchronized)\n");
 			return 0;
 		} else {
-			if (launched_rank() <= 0)
+			if (cmd_launched_rank() <= 0)
 				fprintf(stderr, "hclock specs: unexpected argument '%s'; expected --markdown, "
 				        "--explain SPEC or --help\n", argv[i]);
 			return 2;
 		}
 	}
 	if (spec && markdown) {
-		if (launched_rank() <= 0)
+		if (cmd_launched_rank() <= 0)
 			fprintf(stderr, "hclock specs: --explain and --markdown cannot be combined; give "
 			        "one of them\n");
 		return 2;

@@ -131,8 +131,8 @@ static int env_int(const char *const *names, int dflt)
 
 static int my_rank(void)
 {
-	static const char *const v[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", NULL};
-	return env_int(v, 0);
+	int r = cmd_launched_rank();
+	return r < 0 ? 0 : r;
 }
 
 static int world_size(void)

@@ -26,16 +26,21 @@ static const struct cmd cmds[] = {
 	{NULL, NULL, NULL},
 };
 
+int cmd_launched_rank(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v)
+			return atoi(v);
+	}
+	return -1;
+}
+
 /* Under mpirun, only the first rank reports a wrong subcommand (MPI is not started yet). */
 static int first_rank(void)
 {
-	const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-		const char *v = getenv(vars[i]);
-		if (v)
-			return atoi(v) == 0;
-	}
-	return 1;
+	return cmd_launched_rank() <= 0;
 }
 
 static void usage(FILE *f)
