@@ -128,12 +128,11 @@ static const struct pp *fastest(const track *t, size_t a, size_t b)
 	return best;
 }
 
-/* An exchange's offset, ping-pongs [a, b): the mean of the midpoints of those whose round
- * trip is within CLOSE_RTT of the fastest's, at the mean of their X times. */
+/* An exchange's offset, ping-pongs [a, b) whose fastest is best: the mean of the midpoints
+ * of those whose round trip is within CLOSE_RTT of best's, at the mean of their X times. */
 #define CLOSE_RTT 1.25
-static double exch_offset(const track *t, size_t a, size_t b, int64_t *x)
+static double exch_offset(const track *t, size_t a, size_t b, const struct pp *best, int64_t *x)
 {
-	const struct pp *best = fastest(t, a, b);
 	double cap = CLOSE_RTT * (double)pp_rtt(best), sum = 0, dx = 0;
 	int64_t x0 = 0, xi;
 	pp_offset(best, &x0);
@@ -153,8 +152,9 @@ int track_last_offset(const track *t, int64_t *x, double *off, double *excess_ns
 {
 	if (t->n == t->head)
 		return TRACK_EMPTY;
-	const struct pp *last = fastest(t, exch_start(t, t->n), t->n);
-	*off = exch_offset(t, exch_start(t, t->n), t->n, x);
+	size_t a = exch_start(t, t->n);
+	const struct pp *last = fastest(t, a, t->n);
+	*off = exch_offset(t, a, t->n, last, x);
 	if (excess_ns)
 		*excess_ns = (double)(pp_rtt(last) - pp_rtt(fastest(t, t->head, t->n))) / 2;
 	return 0;
@@ -223,7 +223,7 @@ static int regress(track *t, size_t nexch, struct lm *out, double *se, size_t *u
 				b++;
 			const struct pp *q = fastest(t, a, b);
 			if (pass || (double)pp_rtt(q) <= cap) {
-				t->gy[k] = exch_offset(t, a, b, &t->gx[k]);
+				t->gy[k] = exch_offset(t, a, b, q, &t->gx[k]);
 				k++;
 			}
 			a = b;
