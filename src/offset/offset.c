@@ -3,9 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numerics/stall.h"
 #include "offset/offset.h"
 #include "util/err.h"
 #include "util/fault.h"
+#include "util/timeutil.h"
 #include "util/names.h"
 
 #define OFFSET_TYPE(n) extern const struct offset_type offset_type_##n;
@@ -51,6 +53,50 @@ int offset_create(const struct offset_type *t, int nexchanges, struct offset_alg
 	a->nexchanges = nexchanges;
 	*out = a;
 	return 0;
+}
+
+/* the client's pair changed: its floor starts anew */
+static void floor_pair(struct offset_alg *a, const struct pp_link *l)
+{
+	if (a->floor_comm != l->comm || a->floor_ref != l->ref || a->floor_client != l->client) {
+		a->floor_comm = l->comm;
+		a->floor_ref = l->ref;
+		a->floor_client = l->client;
+		a->floor_ns = 0;
+	}
+}
+
+int offset_measure(struct offset_alg *a, struct pp_link *l, struct offset_sample *out)
+{
+	struct offset_sample one = {0, 0, 0};
+	int rc = 0, client = l->me == l->client;
+	if (client)
+		floor_pair(a, l);
+	for (int tries = 0;; tries++) {
+		l->stall_ns = fault_stall_draw();
+		rc = first_err(rc, a->ops->measure(a, l, client ? &one : NULL));
+		l->stall_ns = 0;
+		if (client && (tries == 0 || one.rtt_ns < out->rtt_ns))
+			*out = one;
+		if (a->paper || (!client && l->me != l->ref))
+			break;
+		int again, stalled = 0;
+		if (client) {
+			int known = a->floor_ns > 0; /* else this one calibrates: one more */
+			stalled = known && stall_judge(one.rtt_ns, a->floor_ns);
+			again = !l->rc && tries < OFFSET_RETAKES && (!known || stalled);
+			if (!known || one.rtt_ns < a->floor_ns)
+				a->floor_ns = one.rtt_ns;
+			pp_send(l, again, l->ref);
+		} else {
+			again = pp_recv(l, l->client) != 0;
+		}
+		if (!again)
+			break;
+		if (stalled && l->retakes)
+			++*l->retakes;
+	}
+	return first_err(rc, l->rc); /* the flags' messages too */
 }
 
 void offset_reset(struct offset_alg *a)

@@ -22,7 +22,8 @@
 struct offset_sample {
 	int64_t local_ns; /* client clock time the estimate refers to, ns */
 	double offset_ns; /* reference minus client at local_ns, ns */
-	double rtt_ns;    /* smallest round trip of the exchanges (rtt: the pair's mean), ns */
+	double rtt_ns;    /* smallest round trip of the exchanges (rtt: the round trip of the
+	                     exchange that gave the median offset), ns */
 };
 
 struct offset_alg;
@@ -43,6 +44,12 @@ struct offset_alg {
 	hull_learner *sink; /* estimators that keep their exchanges (hull): each ping-pong's
 	                       timestamps are also fed to it when not NULL (client side) */
 	int sink_rc;        /* the first error feeding sink (HCLOCK_ENOMEM), 0 if none */
+	int paper;          /* 1: the papers' algorithm exactly (spec key paper): no retakes */
+	/* client side: the floor of the current pair, the smallest round trip its measurements
+	 * had, ns (0: none yet), and which pair that is */
+	double floor_ns;
+	MPI_Comm floor_comm;
+	int floor_ref, floor_client;
 };
 
 /* One line of the family's table. */
@@ -65,11 +72,17 @@ const char *offset_type_names(void);
 
 /* Factory: nexchanges >= 1. */
 int offset_create(const struct offset_type *t, int nexchanges, struct offset_alg **out);
-static inline int offset_measure(struct offset_alg *a, struct pp_link *l,
-                                 struct offset_sample *out)
-{
-	return a->ops->measure(a, l, out);
-}
+
+/*
+ * One offset measurement (both ends call it; the client's result in *out), retaken when it
+ * went through a stall (numerics/stall.h): its round trip far above the pair's floor. The
+ * first measurement of a pair (no floor yet) is always taken twice. At most OFFSET_RETAKES
+ * retakes; *out is the measurement with the smallest round trip. After each measurement the
+ * client tells the reference whether another follows (one message). Every ping-pong of
+ * every retake reaches a->sink. With a->paper: exactly one measurement, no message.
+ */
+#define OFFSET_RETAKES 3
+int offset_measure(struct offset_alg *a, struct pp_link *l, struct offset_sample *out);
 void offset_reset(struct offset_alg *a);
 /* SKaMPI-Offset's exchange (skampi.c), shared by the estimators built on it: n ping-pongs,
  * the client's *out the midpoint of the tightest bounds; every ping-pong also fed to

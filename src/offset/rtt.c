@@ -3,7 +3,8 @@
  * The mean round trip of a pair is measured once (RTT_EXCHANGES after RTT_WARMUP, outliers
  * rejected) and cached per pair; each measurement then takes the reference's timestamps plus
  * half that RTT as the client's present, and returns the median of the offsets over n
- * exchanges.
+ * exchanges (with the round trip of the exchange it came from, by which offset_measure
+ * tells a stall).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -98,18 +99,21 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* the client's n exchanges: the median offset and the exchange it came from */
+/* the client's n exchanges: the median offset and the exchange it came from (its local
+ * time and its own round trip, which tells a stall: numerics/stall.h) */
 static int client_offsets(struct pp_link *l, int n, double rtt, struct offset_sample *out)
 {
-	double *off = fault_malloc((size_t)n * sizeof(*off) * 2);
+	double *off = fault_malloc((size_t)n * sizeof(*off) * 3);
 	int64_t *loc = fault_malloc((size_t)n * sizeof(*loc));
 	for (int i = 0; i < n; i++) {
+		int64_t t0 = hclock_now(l->clk);
 		pp_ssend(l, 0, l->ref);
 		int64_t tr = pp_recv(l, l->ref);
 		int64_t now = hclock_now(l->clk);
 		if (off && loc) {
 			loc[i] = now;
 			off[i] = (double)(tr - now) + rtt / 2;
+			off[2 * n + i] = (double)(now - t0);
 		}
 	}
 	int rc = 0;
@@ -122,7 +126,7 @@ static int client_offsets(struct pp_link *l, int n, double rtt, struct offset_sa
 		double med = sorted[(n - 1) / 2];
 		for (int i = 0; i < n; i++)
 			if (off[i] == med) {
-				*out = (struct offset_sample){loc[i], med, rtt};
+				*out = (struct offset_sample){loc[i], med, off[2 * n + i]};
 				break;
 			}
 	}

@@ -40,7 +40,7 @@ static int dunigan_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, 
 	double dt = (double)(second.local_ns - first.local_ns);
 	struct lm lm = {second.local_ns, second.offset_ns,
 	                dt > 0 ? (second.offset_ns - first.offset_ns) / dt : 0};
-	if (fabs(lm.slope) > MAX_PLAUSIBLE_SLOPE) /* stalled exchanges, not a clock: offset only */
+	if (!d->oa->paper && fabs(lm.slope) > MAX_PLAUSIBLE_SLOPE) /* stalls, not a clock */
 		lm.slope = 0;
 	return finish_lm(comm, clk, &lm, NULL, rc, out);
 }
@@ -58,19 +58,20 @@ static int dunigan_parse(struct spec_parser *ps, struct hclock_sync **out)
 {
 	int tries, rc = sync_alloc(sizeof(struct dunigan), &dunigan_ops, out);
 	struct dunigan *d = (struct dunigan *)*out;
-	if (rc || (rc = spec_expect(ps, '/', "dunigan/S/K")) ||
+	if (rc || (rc = spec_expect(ps, '/', "dunigan/S/K[/paper]")) ||
 	    (rc = spec_duration(ps, 0.001, 86400, "S, the time between the offsets", &d->interval_s)) ||
-	    (rc = spec_expect(ps, '/', "dunigan/S/K")) ||
+	    (rc = spec_expect(ps, '/', "dunigan/S/K[/paper]")) ||
 	    (rc = spec_int(ps, 1, 1000000, "K, exchanges per offset", &tries)) ||
 	    (rc = offset_create(offset_type_find("min", 3), tries, &d->oa)))
 		return rc;
-	sync_set_spec(*out, "dunigan/%g/%d", d->interval_s, tries);
+	offset_spec_paper(ps, d->oa);
+	sync_set_spec(*out, "dunigan/%g/%d%s", d->interval_s, tries, d->oa->paper ? "/paper" : "");
 	return 0;
 }
 
 const struct sync_type sync_type_dunigan = {
 	.name = "dunigan",
-	.usage = "dunigan/S/K",
+	.usage = "dunigan/S/K[/paper]",
 	.help = "Dunigan: min-filtered (K tries) offsets at the start and S seconds later give each "
 	        "slave's frequency",
 	.parse = dunigan_parse,

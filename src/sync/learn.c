@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "clock/clock.h"
+#include "numerics/stall.h"
 #include "numerics/stats.h"
 #include "sync/sync.h"
 #include "transport/comm.h"
@@ -38,6 +39,17 @@ int offset_spec_parse(struct spec_parser *ps, const char *form, struct offset_al
 	return offset_create(ot, np, out);
 }
 
+void offset_spec_paper(struct spec_parser *ps, struct offset_alg *oa)
+{
+	if (*ps->p != '/')
+		return;
+	ps->p++;
+	if (spec_word(ps, "paper"))
+		oa->paper = 1;
+	else
+		ps->p--;
+}
+
 int learning_sync_parse(struct spec_parser *ps, const char *name, const struct sync_ops *ops,
                         struct hclock_sync **out)
 {
@@ -60,14 +72,17 @@ int learning_sync_parse(struct spec_parser *ps, const char *name, const struct s
 		size_t rn = spec_toklen(r);
 		if (!L->ri && spec_word(ps, "ri")) {
 			L->ri = 1;
+		} else if (!L->oa->paper && spec_word(ps, "paper")) {
+			L->oa->paper = 1;
 		} else if (rn > 5 && !strncmp(r, "span=", 5) && !span_s) {
 			ps->p += 5;
 			if ((rc = spec_duration(ps, 1e-6, 3600, "span=S, the time the fit points are spread "
 			                        "over", &span_s)))
 				return rc;
 		} else {
-			return spec_bad(ps, r, rn, "'ri' (recompute intercept) or 'span=S' (spread the fit "
-			                           "points over S), each at most once");
+			return spec_bad(ps, r, rn, "'ri' (recompute intercept), 'span=S' (spread the fit "
+			                           "points over S) or 'paper' (the paper's algorithm "
+			                           "exactly), each at most once");
 		}
 	}
 	L->span_ns = span_s * 1e9;
@@ -75,8 +90,8 @@ int learning_sync_parse(struct spec_parser *ps, const char *name, const struct s
 	char span[48] = "";
 	if (span_s > 0)
 		snprintf(span, sizeof(span), "/span=%g", span_s);
-	sync_set_spec(s, "%s/%d/%s/%d%s%s", name, L->nfit, L->oa->type->name, L->oa->nexchanges,
-	              L->ri ? "/ri" : "", span);
+	sync_set_spec(s, "%s/%d/%s/%d%s%s%s", name, L->nfit, L->oa->type->name, L->oa->nexchanges,
+	              L->ri ? "/ri" : "", span, L->oa->paper ? "/paper" : "");
 	return 0;
 }
 
@@ -101,36 +116,16 @@ void learning_sync_explain(const struct hclock_sync *s, struct sync_explain *e)
 		                  "them: the slope's error falls like 1/S)");
 	if (L->ri)
 		sync_explain_line(e, "ri: the intercept re-measured after the fit");
+	if (L->oa->paper)
+		sync_explain_line(e, "paper: the paper's algorithm exactly (no retakes of measurements "
+		                  "made through a stall, ordinary least squares through every point)");
+	else
+		sync_explain_line(e, "stalls: a measurement whose round trip is over %gx+%.0f us of the "
+		                  "pair's fastest is retaken (at most %d times), such fit points are "
+		                  "left out of the fit (add /paper for the paper's algorithm exactly)",
+		                  STALL_FACTOR, STALL_MARGIN_NS * 1e-3, OFFSET_RETAKES);
 	sync_explain_line(e, "bounds: %s", L->oa->type->hull ? "strict (hulls), on every clock"
 	                                                    : "none (use hull as the estimator)");
-}
-
-/* A fit point's offset is off by at most half its smallest round trip (skampi, min). On
- * shared cores whole bursts of exchanges wait for a scheduler time slice: measured under
- * load, up to 6 of 20 points with round trips of 0.06-3.5 ms against 2 us, off by up to
- * 1.2 ms, which tilt the slope beyond what the fit's outlier rejection can see (its first
- * line is the tilted one). Points whose round trip exceeds RTT_OUTLIER times the median of
- * the model's points are left out before the fit, unless fewer than half would remain.
- * (rtt reports its pair's mean round trip for every point: nothing is left out.) */
-#define RTT_OUTLIER 4.0
-
-static int keep_short_rtt(int64_t *x, double *y, const double *rtt, int n)
-{
-	struct stats_summary st;
-	if (!rtt || stats_summarize(rtt, (size_t)n, &st))
-		return n;
-	int k = 0;
-	for (int i = 0; i < n; i++)
-		k += rtt[i] <= RTT_OUTLIER * st.median;
-	if (k == n || 2 * k < n)
-		return n;
-	k = 0;
-	for (int i = 0; i < n; i++)
-		if (rtt[i] <= RTT_OUTLIER * st.median) {
-			x[k] = x[i];
-			y[k++] = y[i];
-		}
-	return k;
 }
 
 /* The model from the fit points; an offset alone (the median, at the last point) when the
@@ -138,15 +133,39 @@ static int keep_short_rtt(int64_t *x, double *y, const double *rtt, int n)
  * exchanges). A slope the points cannot pin down is shrunk toward 0 by its standard error
  * (lm_shrink_slope, pivoting at the points' mean time), not dropped: dropping a slope of 2-3
  * standard errors missed by its whole value, and shrinking halves that worst case while a
- * zero slope stays within about half a standard error (docs/choices.md). */
-static void fit(int64_t *x, double *y, const double *rtt, int n, struct lm *lm)
+ * zero slope stays within about half a standard error (docs/choices.md).
+ * Before the fit, the points made through a stall (numerics/stall.h: a round trip far above
+ * the smallest of the model's points) are left out; each is off by up to half its round
+ * trip, and a few of them tilt the slope beyond what the fit's outlier rejection can see
+ * (its first line is the tilted one). Fewer than half of the points clean (and at least 3):
+ * the fit takes the clean ones and *unclean is set; fewer than 3: all of them, likewise.
+ * paper: ordinary least squares through all points, as Alg. 2 does, nothing else. */
+static void fit(const int64_t *x, const double *y, const double *rtt, int n, int paper,
+                int64_t *xk, double *yk, struct lm *lm, int *unclean)
 {
-	n = keep_short_rtt(x, y, rtt, n);
+	*unclean = 0;
+	if (paper) {
+		if (linreg_fit(x, y, (size_t)n, lm)) {
+			lm->x0_ns = x[n - 1];
+			lm->intercept_ns = y[n - 1];
+			lm->slope = 0;
+		}
+		return;
+	}
+	size_t k = stall_keep(x, y, rtt, (size_t)n, xk, yk);
+	if (2 * k < (size_t)n)
+		*unclean = 1;
+	if (k < 3) {
+		memcpy(xk, x, (size_t)n * sizeof(*x));
+		memcpy(yk, y, (size_t)n * sizeof(*y));
+		k = (size_t)n;
+	}
+	n = (int)k;
 	struct linreg_info info;
-	if (linreg_fit_robust(x, y, (size_t)n, lm, &info) || fabs(lm->slope) > MAX_PLAUSIBLE_SLOPE) {
+	if (linreg_fit_robust(xk, yk, (size_t)n, lm, &info) || fabs(lm->slope) > MAX_PLAUSIBLE_SLOPE) {
 		struct stats_summary st;
-		lm->x0_ns = x[n - 1];
-		lm->intercept_ns = stats_summarize(y, (size_t)n, &st) ? y[n - 1] : st.median;
+		lm->x0_ns = xk[n - 1];
+		lm->intercept_ns = stats_summarize(yk, (size_t)n, &st) ? yk[n - 1] : st.median;
 		lm->slope = 0;
 		return;
 	}
@@ -270,23 +289,48 @@ static int measure_paced(struct learner *L, struct pp_link *l, struct offset_sam
 	return rc;
 }
 
-/* Regression through the per-measurement offsets (the learners' classic path). */
-static int fit_samples(struct learner *L, const struct offset_sample *smp, struct lm *lm)
+/* A model that could not get enough clean fit points says so: a warning line of s. */
+static void warn_unclean(struct hclock_sync *s, const struct learner *L,
+                         const struct offset_sample *smp, const struct pp_link *l)
 {
-	int64_t *x = fault_malloc((size_t)L->nfit * sizeof(*x));
-	double *y = fault_malloc((size_t)L->nfit * sizeof(*y));
-	double *rtt = malloc((size_t)L->nfit * sizeof(*rtt)); /* optional: NULL fits them all */
-	int rc = 0;
-	if (!x || !y) {
+	double floor = INFINITY, worst = 0;
+	int clean = 0;
+	for (int i = 0; i < L->nfit; i++)
+		floor = fmin(floor, smp[i].rtt_ns);
+	for (int i = 0; i < L->nfit; i++) {
+		clean += !stall_judge(smp[i].rtt_ns, floor);
+		worst = fmax(worst, smp[i].rtt_ns);
+	}
+	int wr, wref = comm_world_rank(l->comm, l->ref);
+	MPI_Comm_rank(MPI_COMM_WORLD, &wr);
+	s->unclean++;
+	sync_warn(s, "rank %d: only %d of %d fit points with rank %d clean (round trip within "
+	          "%gx+%.0f us of the fastest, %.0f ns; the slowest %.0f ns) after retakes: the "
+	          "machine was busy during the sync, the model may be off by up to half the "
+	          "slowest round trip", wr, clean, L->nfit, wref, STALL_FACTOR,
+	          STALL_MARGIN_NS * 1e-3, floor, worst);
+}
+
+/* Regression through the per-measurement offsets (the learners' classic path). */
+static int fit_samples(struct hclock_sync *s, struct learner *L, const struct offset_sample *smp,
+                       const struct pp_link *l, struct lm *lm)
+{
+	size_t n = (size_t)L->nfit;
+	int64_t *x = fault_malloc(2 * n * sizeof(*x));
+	double *y = fault_malloc(2 * n * sizeof(*y));
+	double *rtt = fault_malloc(n * sizeof(*rtt));
+	int rc = 0, unclean = 0;
+	if (!x || !y || !rtt) {
 		rc = err_set(HCLOCK_ENOMEM, "out of memory");
 	} else {
-		for (int i = 0; i < L->nfit; i++) {
+		for (size_t i = 0; i < n; i++) {
 			x[i] = smp[i].local_ns;
 			y[i] = smp[i].offset_ns;
-			if (rtt)
-				rtt[i] = smp[i].rtt_ns;
+			rtt[i] = smp[i].rtt_ns;
 		}
-		fit(x, y, rtt, L->nfit, lm);
+		fit(x, y, rtt, L->nfit, L->oa->paper, x + n, y + n, lm, &unclean);
+		if (unclean)
+			warn_unclean(s, L, smp, l);
 	}
 	free(x);
 	free(y);
@@ -311,7 +355,7 @@ static int fit_hull(struct hclock_sync *s, struct learner *L, hull_learner *h,
 	int st = hull_learner_fit(h, &f), rc;
 	if (st < 0)
 		return err_set(st, "out of memory in the hull learner");
-	if ((rc = fit_samples(L, smp, &reg)))
+	if ((rc = fit_samples(s, L, smp, l, &reg)))
 		return rc;
 	*lm = reg;
 	if (st == HULL_LEARNER_OK) {
@@ -346,6 +390,7 @@ int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref
 	struct pp_link l;
 	int rc = 0, n = L->nfit + L->ri;
 	pp_link_init(&l, comm, ref, client, clk, &s->pingpongs);
+	l.retakes = &s->retakes;
 	if (l.me == ref)
 		return serve_model(L, &l);
 	if (l.me != client)
@@ -384,7 +429,7 @@ int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref
 	if (!rc && h) {
 		rc = fit_hull(s, &Ld, h, smp, &l, &ref_bound, compose, lm, &my_bound);
 	} else if (!rc) {
-		rc = fit_samples(&Ld, smp, lm);
+		rc = fit_samples(s, &Ld, smp, &l, lm);
 		/* COMPUTE_AND_SET_INTERCEPT: keep the slope, re-anchor on the extra measurement */
 		if (!rc && L->ri) {
 			lm->x0_ns = smp[Ld.nfit].local_ns;

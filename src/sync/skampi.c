@@ -53,16 +53,18 @@ static int skampi_parse(struct spec_parser *ps, struct hclock_sync **out)
 {
 	int rc = sync_alloc(sizeof(struct skampi_sync), &skampi_ops, out);
 	struct skampi_sync *k = (struct skampi_sync *)*out;
-	if (rc || (rc = spec_expect(ps, '/', "skampi/OFF/N")) ||
-	    (rc = offset_spec_parse(ps, "skampi/OFF/N", &k->oa)))
+	if (rc || (rc = spec_expect(ps, '/', "skampi/OFF/N[/paper]")) ||
+	    (rc = offset_spec_parse(ps, "skampi/OFF/N[/paper]", &k->oa)))
 		return rc;
-	sync_set_spec(*out, "skampi/%s/%d", k->oa->type->name, k->oa->nexchanges);
+	offset_spec_paper(ps, k->oa);
+	sync_set_spec(*out, "skampi/%s/%d%s", k->oa->type->name, k->oa->nexchanges,
+	              k->oa->paper ? "/paper" : "");
 	return 0;
 }
 
 const struct sync_type sync_type_skampi = {
 	.name = "skampi",
-	.usage = "skampi/OFF/N",
+	.usage = "skampi/OFF/N[/paper]",
 	.help = "SKaMPI: offsets only, no drift model, O(p)",
 	.parse = skampi_parse,
 };

@@ -155,6 +155,16 @@ void sync_warn(struct hclock_sync *s, const char *fmt, ...)
 	va_end(ap);
 }
 
+uint64_t hclock_sync_retakes(const hclock_sync *s)
+{
+	return s->retakes;
+}
+
+uint64_t hclock_sync_unclean(const hclock_sync *s)
+{
+	return s->unclean;
+}
+
 const char *hclock_sync_warnings(const hclock_sync *s)
 {
 	return s->warnings;
@@ -164,6 +174,8 @@ int sync_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clo
 {
 	s->pingpongs = 0;
 	s->rounds = 0;
+	s->retakes = 0;
+	s->unclean = 0;
 	s->warnings[0] = 0;
 	s->parent = -1;
 	s->shares = 0;
@@ -260,6 +272,7 @@ int measure_pair(struct hclock_sync *s, struct offset_alg *oa, MPI_Comm comm, in
 {
 	struct pp_link l;
 	pp_link_init(&l, comm, ref, client, clk, &s->pingpongs);
+	l.retakes = &s->retakes;
 	return offset_measure(oa, &l, smp);
 }
 

@@ -54,6 +54,10 @@ struct hclock_sync {
 	char spec[256];      /* canonical spec */
 	uint64_t pingpongs;  /* exchanges this process took part in (last run) */
 	uint64_t rounds;     /* sequential pairwise steps of the schedule (last run) */
+	uint64_t retakes;    /* offset measurements this process retook as a client because they
+	                        went through a stall (offset_measure; last run) */
+	uint64_t unclean;    /* models this process fitted with fewer than half of their fit
+	                        points clean (a warning each; last run) */
 	int bounded;         /* some model is learned with hulls: rank 0's result carries the
 	                        exact bound (hclock_sync_run) */
 	int parent;          /* last run: the rank of the run's comm this process's clock was
@@ -132,9 +136,9 @@ struct learning_sync {
 	struct learner L;
 };
 #define LEARNER(sync) (&container_of(sync, struct learning_sync, s)->L)
-#define LEARNER_ARGS "/NFIT/OFF/N[/ri][/span=S]"
-/* Parse "/NFIT/OFF/N[/ri][/span=S]" after name (ri and span=S in either order, each at most
- * once) and create a learning algorithm with ops. */
+#define LEARNER_ARGS "/NFIT/OFF/N[/ri][/span=S][/paper]"
+/* Parse "/NFIT/OFF/N[/ri][/span=S][/paper]" after name (ri, span=S and paper in any order,
+ * each at most once) and create a learning algorithm with ops. */
 int learning_sync_parse(struct spec_parser *ps, const char *name, const struct sync_ops *ops,
                         struct hclock_sync **out);
 void learning_sync_destroy(struct hclock_sync *s);
@@ -142,6 +146,9 @@ void learning_sync_destroy(struct hclock_sync *s);
 void learning_sync_explain(const struct hclock_sync *s, struct sync_explain *e);
 /* Parse "OFF/N" (an offset estimator and its exchanges) and create it. */
 int offset_spec_parse(struct spec_parser *ps, const char *form, struct offset_alg **out);
+/* An optional "/paper" next (the paper's algorithm exactly: oa->paper); anything else is
+ * left for the parser's line about what follows. */
+void offset_spec_paper(struct spec_parser *ps, struct offset_alg *oa);
 
 /*
  * LEARN_CLOCK_MODEL(comm, ref, client, clk) of Alg. 2: both ends call it; each uses its own

@@ -5,6 +5,7 @@
 #include "transport/yield.h"
 #include "util/err.h"
 #include "util/fault.h"
+#include "util/timeutil.h"
 
 static int mpi_send(struct pp_link *l, int64_t t, int dest, int sync)
 {
@@ -34,6 +35,8 @@ void pp_link_init(struct pp_link *l, MPI_Comm comm, int ref, int client, hclock_
 	MPI_Comm_rank(comm, &l->me);
 	l->clk = clk;
 	l->pingpongs = pingpongs;
+	l->retakes = NULL;
+	l->stall_ns = 0;
 	l->rc = 0;
 }
 
@@ -61,6 +64,8 @@ int64_t pp_recv(struct pp_link *l, int src)
 	int rc = l->ops->recv(l, src, &t);
 	if (rc)
 		t = 0;
+	if (l->stall_ns > 0)
+		real_sleep_ns(l->stall_ns);
 	if (fault_hit(FAULT_EXCHANGE))
 		rc = err_set(HCLOCK_EINJECTED, "injected fault (HCLOCK_FAULT) in a ping-pong with "
 		             "rank %d", src);

@@ -38,6 +38,10 @@ struct pp_link {
 	int me;              /* this process's rank in comm */
 	hclock_clock *clk;   /* the clock this process timestamps with */
 	uint64_t *pingpongs; /* counter of exchanges this process took part in, or NULL */
+	uint64_t *retakes;   /* counter of measurements retaken after a stall (offset_measure),
+	                        or NULL (pp_link_init) */
+	int64_t stall_ns;    /* test only (HCLOCK_FAULT at=stall): every receive of the current
+	                        measurement is handed over this late, ns (0: not stalled) */
 	int rc;              /* first error on this link (0: none) */
 };
 

@@ -7,12 +7,17 @@
 #include "util/err.h"
 #include "util/fault.h"
 #include "util/parse.h"
+#include "util/rng.h"
 
 static const char *const names[FAULT_NPOINTS] = {"alloc", "exchange", "fit", "agree",
                                                     "cont", "op", "store", "collect",
                                                     "mute", "write"};
 
-int fault_armed;
+int fault_armed, fault_stall_armed;
+/* at=stall: share of measurements stalled, the stall's range, ns, and the draws */
+static double stall_share;
+static int64_t stall_lo_ns, stall_hi_ns;
+static struct rng stall_rng;
 static int initialised, fired;
 static enum fault_point point;
 static long nth = 1, seen;
@@ -25,17 +30,46 @@ int fault_init(int world_rank)
 	return fault_configure(getenv("HCLOCK_FAULT"), world_rank);
 }
 
+/* "LO[-HI]" milliseconds into ns */
+static int parse_ms_range(const char *v, size_t n, int64_t *lo, int64_t *hi)
+{
+	const char *dash = memchr(v, '-', n);
+	double a, b;
+	size_t an = dash ? (size_t)(dash - v) : n;
+	if (parse_number(v, an, 0, 1e6, &a))
+		return -1;
+	b = a;
+	if (dash && parse_number(dash + 1, n - an - 1, a, 1e6, &b))
+		return -1;
+	*lo = (int64_t)(a * 1e6);
+	*hi = (int64_t)(b * 1e6);
+	return 0;
+}
+
+static int bad_value(const char *v, const char *item, size_t n)
+{
+	char list[128] = "";
+	for (int i = 0; i < FAULT_NPOINTS; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? "|" : "",
+		         names[i]);
+	return err_set(HCLOCK_EINVAL, "HCLOCK_FAULT='%s': bad item '%.*s'; expected "
+	               "rank=R,at=%s[,k=K] or rank=R|all,at=stall[,ms=LO[-HI]][,share=P][,seed=S] "
+	               "(a test-only hook)", v, (int)n, item, list);
+}
+
 int fault_configure(const char *v, int world_rank)
 {
 	initialised = 1;
-	fault_armed = 0;
+	fault_armed = fault_stall_armed = 0;
 	point = FAULT_ALLOC;
 	nth = 1;
 	fault_reset();
 	if (!v || !*v)
 		return 0;
-	long rank = -1;
-	int have_point = 0;
+	long rank = -1, seed = 1;
+	int have_point = 0, stall = 0, all = 0;
+	double share = 0.05;
+	int64_t lo = 1000000, hi = 5000000;
 	const char *p = v;
 	while (*p) {
 		size_t n = strcspn(p, ",");
@@ -43,33 +77,52 @@ int fault_configure(const char *v, int world_rank)
 		size_t kn = eq ? (size_t)(eq - p) : n, vn = eq ? n - kn - 1 : 0;
 		const char *val = eq ? eq + 1 : p + n;
 		int ok = 0;
-		if (eq && kn == 4 && !strncmp(p, "rank", 4))
+		if (eq && kn == 4 && !strncmp(p, "rank", 4) && vn == 3 && !strncmp(val, "all", 3))
+			ok = all = 1;
+		else if (eq && kn == 4 && !strncmp(p, "rank", 4))
 			ok = !parse_int(val, vn, 0, 1L << 30, &rank);
 		else if (eq && kn == 1 && *p == 'k')
 			ok = !parse_int(val, vn, 1, 1L << 40, &nth);
+		else if (eq && kn == 2 && !strncmp(p, "ms", 2))
+			ok = !parse_ms_range(val, vn, &lo, &hi);
+		else if (eq && kn == 5 && !strncmp(p, "share", 5))
+			ok = !parse_number(val, vn, 0, 1, &share);
+		else if (eq && kn == 4 && !strncmp(p, "seed", 4))
+			ok = !parse_int(val, vn, 0, 1L << 40, &seed);
+		else if (eq && kn == 2 && !strncmp(p, "at", 2) && vn == 5 && !strncmp(val, "stall", 5))
+			ok = have_point = stall = 1;
 		else if (eq && kn == 2 && !strncmp(p, "at", 2))
 			for (int i = 0; i < FAULT_NPOINTS; i++)
 				if (strlen(names[i]) == vn && !strncmp(val, names[i], vn)) {
 					point = (enum fault_point)i;
 					ok = have_point = 1;
 				}
-		if (!ok) {
-			char list[128] = "";
-			for (int i = 0; i < FAULT_NPOINTS; i++)
-				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-				         i ? "|" : "", names[i]);
-			return err_set(HCLOCK_EINVAL, "HCLOCK_FAULT='%s': bad item '%.*s'; expected "
-			               "rank=R,at=%s[,k=K] (a test-only hook)", v, (int)n, p, list);
-		}
+		if (!ok)
+			return bad_value(v, p, n);
 		p += n;
 		if (*p == ',')
 			p++;
 	}
-	if (rank < 0 || !have_point)
-		return err_set(HCLOCK_EINVAL, "HCLOCK_FAULT='%s': needs rank=R and at=POINT (a test-only "
-		               "hook)", v);
+	if ((rank < 0 && !all) || !have_point || (all && !stall))
+		return err_set(HCLOCK_EINVAL, "HCLOCK_FAULT='%s': needs rank=R and at=POINT (rank=all "
+		               "only with at=stall; a test-only hook)", v);
+	if (stall) {
+		fault_stall_armed = all || rank == world_rank;
+		stall_share = share;
+		stall_lo_ns = lo;
+		stall_hi_ns = hi;
+		rng_seed(&stall_rng, (uint64_t)seed * 0x9e3779b97f4a7c15ULL + (uint64_t)world_rank);
+		return 0;
+	}
 	fault_armed = rank == world_rank;
 	return 0;
+}
+
+int64_t fault_stall_draw_slow(void)
+{
+	if (!(rng_uniform(&stall_rng) < stall_share))
+		return 0;
+	return stall_lo_ns + (int64_t)(rng_uniform(&stall_rng) * (double)(stall_hi_ns - stall_lo_ns));
 }
 
 void fault_reset(void)

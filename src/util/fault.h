@@ -19,6 +19,15 @@
  *   collect   hclock bench collecting a measurement's repetitions runs out of memory
  *   write     a write of one of hclock trace's outputs (trace/stream.c, at MPI_Finalize):
  *             the first half of the buffer is written, then the disk is full (ENOSPC)
+ *
+ *   HCLOCK_FAULT=rank=R|all,at=stall[,ms=LO[-HI]][,share=P][,seed=S]
+ *
+ * stalls instead of failing: each offset measurement (a fit point, a probe of check or
+ * drift, a retake) of the named process(es) is, with probability P (default 0.05), made
+ * through a stall: every message it receives is handed over D ms late (D uniform in
+ * [LO, HI], default 1-5 ms, drawn per measurement), as when the scheduler gives the core
+ * away at every wake-up. Seeded per process from S (default 1) and the world rank, so a
+ * test is reproduced exactly. Counts no passages; several hclock calls share one sequence.
  * (bench's points count from the start of the tool's sync, whose run calls fault_reset.)
  * A process that fails keeps taking part in the schedule; the tests assert that every rank
  * then returns the same error and none is left waiting. Unset (the normal case) the hooks
@@ -28,6 +37,7 @@
 #define HCLOCK_UTIL_FAULT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum fault_point { FAULT_ALLOC, FAULT_EXCHANGE, FAULT_FIT, FAULT_AGREE, FAULT_CONT, FAULT_OP,
                    FAULT_STORE, FAULT_COLLECT, FAULT_MUTE, FAULT_WRITE, FAULT_NPOINTS };
@@ -48,6 +58,15 @@ static inline int fault_hit(enum fault_point p)
 {
 	return fault_armed ? fault_hit_slow(p) : 0;
 }
+/* at=stall: the stall, in ns, of the measurement about to start in this process (0: none,
+ * and always 0 unless at=stall is armed here). */
+extern int fault_stall_armed;
+int64_t fault_stall_draw_slow(void);
+static inline int64_t fault_stall_draw(void)
+{
+	return fault_stall_armed ? fault_stall_draw_slow() : 0;
+}
+
 /* Whether a fault fired in this process since the last fault_reset (for the tests). */
 int fault_fired(void);
 

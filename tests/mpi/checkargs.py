@@ -22,8 +22,27 @@ def parser(emulate, wait):
     ap.add_argument("--wait", default=wait)
     ap.add_argument("--seeds", default="1,2,3")
     ap.add_argument("--levels", type=int, default=0, help="0: ceil(log2 np)")
-    ap.add_argument("--expect", choices=["pass", "fail"], default="pass")
+    ap.add_argument("--expect", choices=["pass", "fail", "some-fail"], default="pass",
+                    help="fail: every check must fail; some-fail: at least one")
+    ap.add_argument("--stall", default="",
+                    help="stall every process in a share of its offset measurements: "
+                         "HCLOCK_FAULT's at=stall items, e.g. ms=1-5,share=0.05 (seeded by "
+                         "the run's seed)")
     return ap
+
+
+def stall_env(a, seed):
+    """The environment of one run: HCLOCK_FAULT's stalls when --stall is given."""
+    env = dict(os.environ)
+    if a.stall:
+        env["HCLOCK_FAULT"] = f"rank=all,at=stall,{a.stall},seed={seed}"
+    return env
+
+
+def show(cmd, env):
+    """A command line to reproduce a run, its HCLOCK_FAULT first."""
+    f = env.get("HCLOCK_FAULT")
+    return (f"HCLOCK_FAULT={f} " if f else "") + " ".join(cmd)
 
 
 def checks(a, failed):
@@ -35,7 +54,9 @@ def checks(a, failed):
         emu = f"{a.emulate},seed={seed}"
         cmd = [a.mpirun, a.mpiexec, str(a.np), a.hclock, "check", "--sync", a.sync, "--wait",
                a.wait, "--emulate", emu, "--format", "json", "--pingpongs", "10"]
-        p = subprocess.run(cmd, capture_output=True, text=True)
+        env = stall_env(a, seed)
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        cmd = show(cmd, env).split(" ")
         if p.returncode != 0:
             print(f"FAIL seed={seed}: exit {p.returncode}: {' '.join(cmd)}\n{p.stderr[-2000:]}")
             failed[0] += 1
