@@ -52,7 +52,17 @@ static void dunigan_destroy(struct hclock_sync *s)
 	free(d);
 }
 
-static const struct sync_ops dunigan_ops = {.run = dunigan_run, .destroy = dunigan_destroy};
+static void dunigan_explain(const struct hclock_sync *s, struct sync_explain *e)
+{
+	const struct dunigan *d = (const struct dunigan *)s;
+	sync_explain_line(e, "rank 0 measures each process in turn (%d tries, the fastest kept), "
+	                  "again %g s later; the two offsets give the process's frequency",
+	                  d->oa->nexchanges, d->interval_s);
+	offset_explain_stalls(e, d->oa, d->oa->paper ? "" : "a frequency beyond 2e-3 is dropped");
+}
+
+static const struct sync_ops dunigan_ops = {
+	.run = dunigan_run, .destroy = dunigan_destroy, .explain = dunigan_explain};
 
 static int dunigan_parse(struct spec_parser *ps, struct hclock_sync **out)
 {

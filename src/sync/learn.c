@@ -39,6 +39,19 @@ int offset_spec_parse(struct spec_parser *ps, const char *form, struct offset_al
 	return offset_create(ot, np, out);
 }
 
+void offset_explain_stalls(struct sync_explain *e, const struct offset_alg *oa, const char *more)
+{
+	if (oa->paper)
+		sync_explain_line(e, "paper: the paper's algorithm exactly (no retakes of measurements "
+		                  "made through a stall%s)", *more ? "; ordinary least squares through "
+		                  "every fit point" : "");
+	else
+		sync_explain_line(e, "stalls: a measurement whose round trip is over %gx+%.0f us of the "
+		                  "pair's fastest is retaken (at most %d times)%s%s (add /paper for the "
+		                  "paper's algorithm exactly)", STALL_FACTOR, STALL_MARGIN_NS * 1e-3,
+		                  OFFSET_RETAKES, *more ? ", " : "", more);
+}
+
 void offset_spec_paper(struct spec_parser *ps, struct offset_alg *oa)
 {
 	if (*ps->p != '/')
@@ -116,14 +129,7 @@ void learning_sync_explain(const struct hclock_sync *s, struct sync_explain *e)
 		                  "them: the slope's error falls like 1/S)");
 	if (L->ri)
 		sync_explain_line(e, "ri: the intercept re-measured after the fit");
-	if (L->oa->paper)
-		sync_explain_line(e, "paper: the paper's algorithm exactly (no retakes of measurements "
-		                  "made through a stall, ordinary least squares through every point)");
-	else
-		sync_explain_line(e, "stalls: a measurement whose round trip is over %gx+%.0f us of the "
-		                  "pair's fastest is retaken (at most %d times), such fit points are "
-		                  "left out of the fit (add /paper for the paper's algorithm exactly)",
-		                  STALL_FACTOR, STALL_MARGIN_NS * 1e-3, OFFSET_RETAKES);
+	offset_explain_stalls(e, L->oa, "such fit points are left out of the fit");
 	sync_explain_line(e, "bounds: %s", L->oa->type->hull ? "strict (hulls), on every clock"
 	                                                    : "none (use hull as the estimator)");
 }

@@ -44,6 +44,7 @@ static void skampi_explain(const struct hclock_sync *s, struct sync_explain *e)
 	sync_explain_line(e, "rank 0 measures each process in turn: %d ping-pong%s, offset "
 	                  "estimator %s (%s); an offset only, no drift model", oa->nexchanges,
 	                  oa->nexchanges > 1 ? "s" : "", oa->type->name, oa->type->help);
+	offset_explain_stalls(e, oa, "");
 }
 
 static const struct sync_ops skampi_ops = {

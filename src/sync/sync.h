@@ -146,6 +146,9 @@ void learning_sync_destroy(struct hclock_sync *s);
 void learning_sync_explain(const struct hclock_sync *s, struct sync_explain *e);
 /* Parse "OFF/N" (an offset estimator and its exchanges) and create it. */
 int offset_spec_parse(struct spec_parser *ps, const char *form, struct offset_alg **out);
+/* The explain line of oa's stall handling (retakes, or paper), more appended ("" or what
+ * the algorithm adds). */
+void offset_explain_stalls(struct sync_explain *e, const struct offset_alg *oa, const char *more);
 /* An optional "/paper" next (the paper's algorithm exactly: oa->paper); anything else is
  * left for the parser's line about what follows. */
 void offset_spec_paper(struct spec_parser *ps, struct offset_alg *oa);

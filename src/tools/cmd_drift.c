@@ -14,6 +14,7 @@
 
 #include "check/drift.h"
 #include "numerics/linreg.h"
+#include "numerics/stall.h"
 #include "tools/cmd.h"
 #include "tools/mpitool.h"
 #include "transport/comm.h"
@@ -83,21 +84,28 @@ static double fit_at(const struct series *e, double t_s)
 	return e->fitted ? lm_offset(&e->fit, llround(t_s * 1e9)) : NAN;
 }
 
+/* The line through the probes that did not go through a stall (numerics/stall.h: a round
+ * trip far above the series' fastest; each probe is off by up to half its round trip), all
+ * of them when fewer than 2 are clean; the residuals are of every probe. */
 static void fit_series(struct series *e, const struct drift_sample *s, int n)
 {
-	int64_t *x = malloc((size_t)n * sizeof(*x));
-	double *y = malloc((size_t)n * sizeof(*y));
+	int64_t *x = malloc(2 * (size_t)n * sizeof(*x));
+	double *y = malloc(2 * (size_t)n * sizeof(*y)), *rtt = malloc((size_t)n * sizeof(*rtt));
 	memset(e, 0, sizeof(*e));
 	e->s = s;
-	if (x && y) {
+	if (x && y && rtt) {
 		for (int i = 0; i < n; i++) {
 			x[i] = llround(s[i].t_s * 1e9);
 			y[i] = s[i].offset_ns;
+			rtt[i] = s[i].rtt_ns;
 		}
-		e->fitted = n >= 2 && !linreg_fit(x, y, (size_t)n, &e->fit);
+		size_t k = stall_keep(x, y, rtt, (size_t)n, x + n, y + n);
+		e->fitted = k >= 2 ? !linreg_fit(x + n, y + n, k, &e->fit)
+		                   : n >= 2 && !linreg_fit(x, y, (size_t)n, &e->fit);
 	}
 	free(x);
 	free(y);
+	free(rtt);
 	double ss = 0;
 	for (int i = 0; i < n; i++) {
 		double r = e->fitted ? s[i].offset_ns - fit_at(e, s[i].t_s) : 0;
