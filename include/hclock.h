@@ -349,12 +349,19 @@ HCLOCK_API int hclock_sync_stats(const hclock_sync *s, struct hclock_sync_stats 
 
 /* Ping-pong exchanges this process took part in during the last hclock_sync_run. */
 HCLOCK_API uint64_t hclock_sync_pingpongs(const hclock_sync *s);
-/* Offset measurements this process retook in the last hclock_sync_run because they went
- * through a stall (a round trip far above the fastest of the pair: a busy machine), and the
- * models it had to fit with fewer than half of their fit points clean (each also a warning,
- * hclock_sync_warnings). 0 for specs with the key paper (the papers' algorithms exactly). */
-HCLOCK_API uint64_t hclock_sync_retakes(const hclock_sync *s);
-HCLOCK_API uint64_t hclock_sync_unclean(const hclock_sync *s);
+/* How clean the measurements of the last hclock_sync_run were in this process. */
+struct hclock_sync_quality {
+	uint64_t retakes;      /* offset measurements retaken because they went through a stall
+	                          (a round trip far above the fastest of the pair: a busy
+	                          machine); 0 for specs with the key paper */
+	uint64_t unclean;      /* models fitted with fewer than half of their fit points clean
+	                          (each also a warning, hclock_sync_warnings) */
+	double fit_rtt_max_ns; /* the largest round trip among the measurements this process's
+	                          clock rests on as a client (the fit points its models kept, its
+	                          offsets), ns: each is off by at most half of its round trip;
+	                          0 where it measured nothing (rank 0, prop) */
+};
+HCLOCK_API void hclock_sync_quality(const hclock_sync *s, struct hclock_sync_quality *q);
 /* Sequential pairwise rounds of the last run as seen by this process (depth of the
  * critical path in units of LEARN_CLOCK_MODEL / MEASURE_OFFSET calls). */
 HCLOCK_API uint64_t hclock_sync_rounds(const hclock_sync *s);

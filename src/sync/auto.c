@@ -282,8 +282,7 @@ static int auto_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 			                                     (c->nfit - 1), a->horizon_s * 1e9);
 	}
 	s->pingpongs = burst_pp + inner->pingpongs;
-	s->retakes += inner->retakes;
-	s->unclean += inner->unclean;
+	sync_take_quality(s, inner);
 	s->rounds = inner->rounds * 2; /* a burst per round of the tree, then the tree */
 	s->parent = inner->parent;
 	s->shares = inner->shares;

@@ -95,8 +95,7 @@ static int cont_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	hclock_clock *g0 = NULL;
 	rc = sync_run(c->inner, comm, clk, &g0);
 	s->pingpongs = c->inner->pingpongs;
-	s->retakes = c->inner->retakes;
-	s->unclean = c->inner->unclean;
+	sync_take_quality(s, c->inner);
 	s->rounds = c->inner->rounds;
 	s->parent = c->inner->parent;
 	s->shares = c->inner->shares;

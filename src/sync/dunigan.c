@@ -37,6 +37,10 @@ static int dunigan_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, 
 	if (r != 0 && fault_hit(FAULT_FIT))
 		rc = first_err(rc, err_set(HCLOCK_EINJECTED, "injected fault (HCLOCK_FAULT) in the "
 		                                             "frequency fit"));
+	if (r != 0) {
+		sync_note_rtt(s, first.rtt_ns);
+		sync_note_rtt(s, second.rtt_ns);
+	}
 	double dt = (double)(second.local_ns - first.local_ns);
 	struct lm lm = {second.local_ns, second.offset_ns,
 	                dt > 0 ? (second.offset_ns - first.offset_ns) / dt : 0};

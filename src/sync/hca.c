@@ -17,6 +17,8 @@ static int hca_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclo
 	int rc = hca2_tree(s, L, comm, clk, &lm, &bd);
 	s->rounds += (uint64_t)(p - 1);
 	rc = first_err(rc, measure_all(s, L->oa, comm, clk, &smp));
+	if (smp.rtt_ns > 0)
+		sync_note_rtt(s, smp.rtt_ns);
 	/* keep the tree's slope, re-anchor the intercept; the tree's bound moves with the line
 	 * (the new line is the tree's shifted by delta at every time) */
 	double delta = smp.offset_ns - (lm.intercept_ns +

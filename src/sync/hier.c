@@ -100,8 +100,7 @@ static int hier_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 			hclock_clock *next = NULL;
 			rc = sync_run(h->level[i], h->comm[i], g, &next);
 			s->pingpongs += h->level[i]->pingpongs;
-			s->retakes += h->level[i]->retakes;
-			s->unclean += h->level[i]->unclean;
+			sync_take_quality(s, h->level[i]);
 			if (h->level[i]->warnings[0])
 				sync_warn(s, "%.*s", (int)strlen(h->level[i]->warnings) - 1,
 				          h->level[i]->warnings);

@@ -337,6 +337,11 @@ static int fit_samples(struct hclock_sync *s, struct learner *L, const struct of
 		fit(x, y, rtt, L->nfit, L->oa->paper, x + n, y + n, lm, &unclean);
 		if (unclean)
 			warn_unclean(s, L, smp, l);
+		/* the round trips the line rests on: the kept points' (all when the fit took all) */
+		double f = stall_floor(rtt, n);
+		for (size_t i = 0; i < n; i++)
+			if (L->oa->paper || unclean || !stall_judge(rtt[i], f))
+				sync_note_rtt(s, rtt[i]);
 	}
 	free(x);
 	free(y);
@@ -440,6 +445,7 @@ int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref
 		if (!rc && L->ri) {
 			lm->x0_ns = smp[Ld.nfit].local_ns;
 			lm->intercept_ns = smp[Ld.nfit].offset_ns;
+			sync_note_rtt(s, smp[Ld.nfit].rtt_ns);
 		}
 	}
 	hull_learner_destroy(h);

@@ -24,6 +24,8 @@ static int skampi_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, h
 	s->rounds = (uint64_t)(p - 1);
 	s->parent = r ? 0 : -1;
 	rc = measure_all(s, k->oa, comm, clk, &smp);
+	if (r != 0)
+		sync_note_rtt(s, smp.rtt_ns);
 	if (r == 0 || rc) {
 		*out = hclock_clock_ref(clk);
 		return rc;

@@ -155,14 +155,18 @@ void sync_warn(struct hclock_sync *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-uint64_t hclock_sync_retakes(const hclock_sync *s)
+void hclock_sync_quality(const hclock_sync *s, struct hclock_sync_quality *q)
 {
-	return s->retakes;
+	q->retakes = s->retakes;
+	q->unclean = s->unclean;
+	q->fit_rtt_max_ns = s->fit_rtt_max_ns;
 }
 
-uint64_t hclock_sync_unclean(const hclock_sync *s)
+void sync_take_quality(struct hclock_sync *s, const struct hclock_sync *inner)
 {
-	return s->unclean;
+	s->retakes += inner->retakes;
+	s->unclean += inner->unclean;
+	sync_note_rtt(s, inner->fit_rtt_max_ns);
 }
 
 const char *hclock_sync_warnings(const hclock_sync *s)
@@ -176,6 +180,7 @@ int sync_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clo
 	s->rounds = 0;
 	s->retakes = 0;
 	s->unclean = 0;
+	s->fit_rtt_max_ns = 0;
 	s->warnings[0] = 0;
 	s->parent = -1;
 	s->shares = 0;

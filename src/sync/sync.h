@@ -58,6 +58,9 @@ struct hclock_sync {
 	                        went through a stall (offset_measure; last run) */
 	uint64_t unclean;    /* models this process fitted with fewer than half of their fit
 	                        points clean (a warning each; last run) */
+	double fit_rtt_max_ns; /* the largest round trip of the measurements this process's
+	                          clock rests on as a client (fit points kept, offsets), ns;
+	                          0: none (last run) */
 	int bounded;         /* some model is learned with hulls: rank 0's result carries the
 	                        exact bound (hclock_sync_run) */
 	int parent;          /* last run: the rank of the run's comm this process's clock was
@@ -67,6 +70,15 @@ struct hclock_sync {
 	                        source, it follows without traffic */
 	char warnings[1024]; /* this process's warnings of the last run, one per line */
 };
+
+/* A measurement with round trip rtt_ns that this process's clock rests on (fit_rtt_max_ns). */
+static inline void sync_note_rtt(struct hclock_sync *s, double rtt_ns)
+{
+	if (rtt_ns > s->fit_rtt_max_ns)
+		s->fit_rtt_max_ns = rtt_ns;
+}
+/* Fold a lower level's (or an inner sync's) counts of the last run into s. */
+void sync_take_quality(struct hclock_sync *s, const struct hclock_sync *inner);
 
 /* Append a warning line of this process (truncated when full). */
 void sync_warn(struct hclock_sync *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

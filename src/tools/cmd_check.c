@@ -58,7 +58,8 @@ static void usage(FILE *f)
 struct run {
 	double sync_s;
 	uint64_t pingpongs_max, rounds;
-	uint64_t retakes, unclean; /* summed over the processes (hclock_sync_retakes, _unclean) */
+	uint64_t retakes, unclean; /* summed over the processes (hclock_sync_quality) */
+	double fit_rtt_max_ns;     /* ... and its largest over the processes */
 	struct check_point pt[MAX_WAITS];
 	struct mpitool_cont cont; /* the continuous clock's exchanges (rank 0) */
 	int have_auto;            /* an auto(...) sync: what it chose */
@@ -83,10 +84,11 @@ static void print_json(const char *spec, int p, const struct run *runs, int nrun
 	for (int i = 0; i < nruns; i++) {
 		const struct run *r = &runs[i];
 		printf("%s{\"sync_duration_s\":%.9f,\"pingpongs_max\":%llu,\"rounds\":%llu,"
-		       "\"stalls\":{\"retakes\":%llu,\"unclean_models\":%llu},",
+		       "\"stalls\":{\"retakes\":%llu,\"unclean_models\":%llu,"
+		       "\"fit_rtt_max_s\":%.12g},",
 		       i ? "," : "", r->sync_s, (unsigned long long)r->pingpongs_max,
 		       (unsigned long long)r->rounds, (unsigned long long)r->retakes,
-		       (unsigned long long)r->unclean);
+		       (unsigned long long)r->unclean, r->fit_rtt_max_ns * 1e-9);
 		if (r->cont.have)
 			printf("\"cont\":{\"exchanges_min\":%llu,\"exchanges_max\":%llu,"
 			       "\"timeouts\":%llu,\"failed_processes\":%d,\"thread_cpu_max_s\":%.6f},",
@@ -291,12 +293,15 @@ static int run_one(struct mpitool *t, hclock_sync *s, const struct check_cli *k,
 	int rc = hclock_sync_run(s, MPI_COMM_WORLD, t->base, &g);
 	double dur = (double)(real_now_ns() - t0) * 1e-9;
 	uint64_t pp = hclock_sync_pingpongs(s), rounds = hclock_sync_rounds(s);
-	uint64_t st[2] = {hclock_sync_retakes(s), hclock_sync_unclean(s)}, st_all[2] = {0, 0};
+	struct hclock_sync_quality q;
+	hclock_sync_quality(s, &q);
+	uint64_t st[2] = {q.retakes, q.unclean}, st_all[2] = {0, 0};
 	mpitool_warnings(t, s);
 	MPI_Reduce(&dur, &run->sync_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 	MPI_Reduce(&pp, &run->pingpongs_max, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
 	MPI_Reduce(&rounds, &run->rounds, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
 	MPI_Reduce(st, st_all, 2, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	MPI_Reduce(&q.fit_rtt_max_ns, &run->fit_rtt_max_ns, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 	run->retakes = st_all[0];
 	run->unclean = st_all[1];
 	if (rc) {
