@@ -3,7 +3,9 @@
 
 1. --sync none, linear clocks (100 ppm skew, 3 ranks, 3 s): every rank's fitted slope is the
    negative of the slope of its true error (the measured offset is rank 0 minus the rank) within
-   0.5 ppm, and the residual stays within a few round trips (linear drift seen as linear);
+   0.5 ppm plus what the probes' round trips allow (each probe the line rests on is off by at
+   most half its round trip: on a busy machine they are slow), and the residual stays within a
+   few round trips (linear drift seen as linear);
 2. the same with a 20 ppm frequency step at 1.5 s: the residual must exceed 2 us (the
    non-linearity is seen: the check bites);
 3. a hull-learned sync: every probe carries bounds, the truth inside them;
@@ -32,6 +34,20 @@ def slope(ts, ys):
     return sum((t - mt) * (y - my) for t, y in zip(ts, ys)) / sum((t - mt) ** 2 for t in ts)
 
 
+def allowed_slope(ts, rtts, noise_ns=20):
+    """The most a least-squares slope through the probes hclock drift fits (those whose round
+    trip is not a stall against the fastest: numerics/stall.h, 3x + 2 us) can be tilted by
+    probe errors of half their round trips plus 8 noise sigmas: sum |t - mean| e / sum (t -
+    mean)^2, dimensionless."""
+    f = min(rtts)
+    kept = [(t, r) for t, r in zip(ts, rtts) if f <= 0 or r <= 3 * f + 2000]
+    if len(kept) < 2:
+        kept = list(zip(ts, rtts))
+    mt = sum(t for t, _ in kept) / len(kept)
+    den = sum((t - mt) ** 2 for t, _ in kept)
+    return sum(abs(t - mt) * (r / 2 + 8 * noise_ns) for t, r in kept) / den * 1e-9
+
+
 for seed in (1, 2):
     emu = f"offset=1,skew=100e-6,noise=20e-9,seed={seed}"
     doc, cmd = drift(3, ["--sync", "none"], emu)
@@ -42,10 +58,11 @@ for seed in (1, 2):
         ts = [s["t_s"] for s in r["samples"]]
         true_slope = slope(ts, [s["true_error_ns"] for s in r["samples"]]) * 1e-9
         rtt = max(s["rtt_ns"] for s in r["samples"])
-        ok = abs(r["slope"] + true_slope) < 0.5e-6 and r["residual_max_ns"] < 4 * rtt + 500
+        allow = 0.5e-6 + allowed_slope(ts, [s["rtt_ns"] for s in r["samples"]])
+        ok = abs(r["slope"] + true_slope) < allow and r["residual_max_ns"] < 4 * rtt + 500
         print(f"{'ok  ' if ok else 'FAIL'} seed={seed} rank={r['rank']} slope={r['slope'] * 1e6:.3f} ppm "
-              f"true={-true_slope * 1e6:.3f} ppm residual_max={r['residual_max_ns']:.0f} ns "
-              f"(rtt max {rtt:.0f} ns)")
+              f"true={-true_slope * 1e6:.3f} ppm (allowed {allow * 1e6:.3f}) "
+              f"residual_max={r['residual_max_ns']:.0f} ns (rtt max {rtt:.0f} ns)")
         failed += not ok
     doc, cmd = drift(2, ["--sync", "none"], emu + ",fstep=20e-6@1.5")
     if doc is None:
