@@ -304,34 +304,21 @@ int hclock_measure_offset(MPI_Comm comm, hclock_clock *clk, int ref, int client,
 int measure_offset_on(MPI_Comm c, hclock_clock *clk, int ref, int client, int npingpongs,
                       double *offset_ns, double *rtt_ns)
 {
-	struct offset_alg *oa = NULL;
+	/* SKaMPI-Offset keeps no state beyond the family's own: on the stack, so that no failed
+	 * allocation can leave one end out of the exchange (and its retakes' messages) */
+	const struct offset_type *t = offset_type_find("skampi", 6);
+	struct offset_alg oa = {.ops = t->ops, .type = t, .nexchanges = npingpongs};
 	struct offset_sample smp = {0, 0, 0};
 	struct pp_link l;
-	int rc;
 	if (npingpongs < 1)
 		return err_set(HCLOCK_EINVAL, "hclock_measure_offset needs at least 1 ping-pong, got %d",
 		               npingpongs);
 	pp_link_init(&l, c, ref, client, clk, NULL);
-	rc = offset_create(offset_type_find("skampi", 6), npingpongs, &oa);
-	if (rc) {
-		/* no memory for the estimator: still take part, so the peer is not left waiting */
-		for (int i = 0; i < npingpongs && (l.me == ref || l.me == client); i++) {
-			if (l.me == ref) {
-				pp_recv(&l, client);
-				pp_send(&l, 0, client);
-			} else {
-				pp_send(&l, 0, ref);
-				pp_recv(&l, ref);
-			}
-		}
-		return rc;
-	}
-	rc = offset_measure(oa, &l, &smp);
+	int rc = offset_measure(&oa, &l, &smp);
 	if (l.me == client) {
 		*offset_ns = smp.offset_ns;
 		if (rtt_ns)
 			*rtt_ns = smp.rtt_ns;
 	}
-	offset_destroy(oa);
 	return rc;
 }
