@@ -93,6 +93,8 @@ int offset_measure(struct offset_alg *a, struct pp_link *l, struct offset_sample
 		}
 		if (!again)
 			break;
+		if (a->ops->retake)
+			a->ops->retake(a, l);
 		if (stalled && l->retakes)
 			++*l->retakes;
 	}

@@ -33,6 +33,9 @@ struct offset_ops {
 	int (*measure)(struct offset_alg *a, struct pp_link *l, struct offset_sample *out);
 	/* forget per-pair state such as a cached RTT; may be NULL */
 	void (*reset)(struct offset_alg *a);
+	/* both ends, before a retake of a measurement that went through a stall: forget what it
+	   learned of this pair (its cached RTT may hold the stall); may be NULL */
+	void (*retake)(struct offset_alg *a, const struct pp_link *l);
 	/* may be NULL: free(a) */
 	void (*destroy)(struct offset_alg *a);
 };

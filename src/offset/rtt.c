@@ -163,6 +163,21 @@ static void rtt_reset(struct offset_alg *a)
 	((struct rtt_alg *)a)->have_spare = 0;
 }
 
+/* a retake: the pair's RTT, measured in the stalled measurement, is measured again */
+static void rtt_retake(struct offset_alg *a, const struct pp_link *l)
+{
+	struct rtt_alg *r = (struct rtt_alg *)a;
+	for (size_t i = 0; i < r->ncache; i++)
+		if (r->cache[i].comm == l->comm && r->cache[i].ref == l->ref &&
+		    r->cache[i].client == l->client) {
+			r->cache[i] = r->cache[--r->ncache];
+			break;
+		}
+	if (r->have_spare && r->spare.comm == l->comm && r->spare.ref == l->ref &&
+	    r->spare.client == l->client)
+		r->have_spare = 0;
+}
+
 static void rtt_destroy(struct offset_alg *a)
 {
 	struct rtt_alg *r = (struct rtt_alg *)a;
@@ -171,7 +186,7 @@ static void rtt_destroy(struct offset_alg *a)
 }
 
 static const struct offset_ops rtt_ops = {
-	.measure = rtt_measure, .reset = rtt_reset, .destroy = rtt_destroy,
+	.measure = rtt_measure, .reset = rtt_reset, .retake = rtt_retake, .destroy = rtt_destroy,
 };
 
 const struct offset_type offset_type_rtt = {
