@@ -84,7 +84,9 @@ int offset_measure(struct offset_alg *a, struct pp_link *l, struct offset_sample
 		if (client) {
 			int known = a->floor_ns > 0; /* else this one calibrates: one more */
 			stalled = known && stall_judge(one.rtt_ns, a->floor_ns);
-			again = !l->rc && tries < OFFSET_RETAKES && (!known || stalled);
+			/* the floor so far a stall against this one: confirm the new floor */
+			int fell = known && stall_judge(a->floor_ns, one.rtt_ns);
+			again = !l->rc && tries < OFFSET_RETAKES && (!known || stalled || fell);
 			if (!known || one.rtt_ns < a->floor_ns)
 				a->floor_ns = one.rtt_ns;
 			pp_send(l, again, l->ref);

@@ -22,8 +22,9 @@
 struct offset_sample {
 	int64_t local_ns; /* client clock time the estimate refers to, ns */
 	double offset_ns; /* reference minus client at local_ns, ns */
-	double rtt_ns;    /* smallest round trip of the exchanges (rtt: the round trip of the
-	                     exchange that gave the median offset), ns */
+	double rtt_ns;    /* smallest round trip of the exchanges (rtt: the larger of the pair's
+	                     mean RTT and the round trip of the exchange that gave the median
+	                     offset), ns */
 };
 
 struct offset_alg;
@@ -79,8 +80,10 @@ int offset_create(const struct offset_type *t, int nexchanges, struct offset_alg
 /*
  * One offset measurement (both ends call it; the client's result in *out), retaken when it
  * went through a stall (numerics/stall.h): its round trip far above the pair's floor. The
- * first measurement of a pair (no floor yet) is always taken twice. At most OFFSET_RETAKES
- * retakes; *out is the measurement with the smallest round trip. After each measurement the
+ * first measurement of a pair (no floor yet) is always taken twice, and one whose round trip
+ * shows the floor so far to have been a stall once more (so that two stalled ones in a row
+ * cannot set the floor). At most OFFSET_RETAKES retakes; *out is the measurement with the
+ * smallest round trip. After each measurement the
  * client tells the reference whether another follows (one message). Every ping-pong of
  * every retake reaches a->sink. With a->paper: exactly one measurement, no message.
  */

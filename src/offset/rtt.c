@@ -3,9 +3,10 @@
  * The mean round trip of a pair is measured once (RTT_EXCHANGES after RTT_WARMUP, outliers
  * rejected) and cached per pair; each measurement then takes the reference's timestamps plus
  * half that RTT as the client's present, and returns the median of the offsets over n
- * exchanges (with the round trip of the exchange it came from, by which offset_measure
- * tells a stall).
+ * exchanges (with the larger of the pair's mean RTT and the round trip of the exchange it
+ * came from, by which offset_measure tells a stall).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,8 +100,10 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* the client's n exchanges: the median offset and the exchange it came from (its local
- * time and its own round trip, which tells a stall: numerics/stall.h) */
+/* the client's n exchanges: the median offset and the exchange it came from: its local time
+ * and, to tell a stall by (numerics/stall.h), the larger of its own round trip and the
+ * pair's mean (the offset is off by up to half of either: a mean measured through a stall
+ * shows here, where the exchanges after it are fast) */
 static int client_offsets(struct pp_link *l, int n, double rtt, struct offset_sample *out)
 {
 	double *off = fault_malloc((size_t)n * sizeof(*off) * 3);
@@ -126,7 +129,7 @@ static int client_offsets(struct pp_link *l, int n, double rtt, struct offset_sa
 		double med = sorted[(n - 1) / 2];
 		for (int i = 0; i < n; i++)
 			if (off[i] == med) {
-				*out = (struct offset_sample){loc[i], med, off[2 * n + i]};
+				*out = (struct offset_sample){loc[i], med, fmax(rtt, off[2 * n + i])};
 				break;
 			}
 	}
