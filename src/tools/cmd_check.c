@@ -13,6 +13,7 @@
 #include "tools/cmd.h"
 #include "tools/mpitool.h"
 #include "transport/comm.h"
+#include "transport/yield.h"
 #include "util/err.h"
 #include "util/parse.h"
 #include "util/timeutil.h"
@@ -283,15 +284,15 @@ static int run_one(struct mpitool *t, hclock_sync *s, const struct check_cli *k,
 {
 	hclock_clock *g = NULL;
 	double longest = k->waits[k->nwaits - 1];
-	MPI_Barrier(MPI_COMM_WORLD);
+	yield_barrier(MPI_COMM_WORLD);
 	int64_t t0 = real_now_ns();
 	int rc = hclock_sync_run(s, MPI_COMM_WORLD, t->base, &g);
 	double dur = (double)(real_now_ns() - t0) * 1e-9;
 	uint64_t pp = hclock_sync_pingpongs(s), rounds = hclock_sync_rounds(s);
 	mpitool_warnings(t, s);
-	MPI_Reduce(&dur, &run->sync_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-	MPI_Reduce(&pp, &run->pingpongs_max, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
-	MPI_Reduce(&rounds, &run->rounds, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+	yield_reduce(&dur, &run->sync_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+	yield_reduce(&pp, &run->pingpongs_max, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+	yield_reduce(&rounds, &run->rounds, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
 	if (rc) {
 		mpitool_error(t, "sync %s failed: %s", hclock_sync_spec(s), hclock_last_error());
 		return rc;

@@ -10,7 +10,7 @@
 
 static const char *const names[FAULT_NPOINTS] = {"alloc", "exchange", "fit", "agree",
                                                     "cont", "op", "store", "collect",
-                                                    "mute", "write"};
+                                                    "mute", "write", "finalize", "stall"};
 
 int fault_armed;
 static int initialised, fired;
@@ -54,7 +54,7 @@ int fault_configure(const char *v, int world_rank)
 					ok = have_point = 1;
 				}
 		if (!ok) {
-			char list[128] = "";
+			char list[160] = "";
 			for (int i = 0; i < FAULT_NPOINTS; i++)
 				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
 				         i ? "|" : "", names[i]);
