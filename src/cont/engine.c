@@ -23,6 +23,7 @@
 #include "model/cont.h"
 #include "transport/comm.h"
 #include "transport/nblink.h"
+#include "transport/yield.h"
 #include "util/err.h"
 #include "util/fault.h"
 
@@ -395,17 +396,23 @@ static int first_notes(struct engine *e, const struct lm *t)
 		rc = comm_check(PMPI_Isend(&note, (int)sizeof(note), MPI_BYTE, e->parent, TAG_PING,
 		                           e->comm, &sr), "MPI_Isend (continuous clock)");
 	for (int i = 0; i < e->nchildren; i++) {
+		/* each child's, in turn (any child's, when there was no memory for the list) */
 		struct ping in;
-		MPI_Status status;
-		int r2 = comm_check(PMPI_Recv(&in, (int)sizeof(in), MPI_BYTE, MPI_ANY_SOURCE, TAG_PING,
-		                              e->comm, &status), "MPI_Recv (continuous clock)");
-		struct child_exp *c = r2 ? NULL : child_of(e, status.MPI_SOURCE);
-		if (c)
+		struct child_exp *c = e->children ? &e->children[i] : NULL;
+		int src = c ? c->rank : MPI_ANY_SOURCE;
+		MPI_Request rr;
+		int r2 = comm_check(PMPI_Irecv(&in, (int)sizeof(in), MPI_BYTE, src, TAG_PING, e->comm,
+		                               &rr), "MPI_Irecv (continuous clock)");
+		if (!r2)
+			r2 = comm_check(yield_pwait_on(&rr, "MPI_Recv of the continuous clock's first note "
+			                               "from", src, e->comm), "MPI_Recv (continuous clock)");
+		if (c && !r2)
 			c->next_ns = lm_unmap(t, in.next_ns);
 		rc = first_err(rc, r2);
 	}
 	if (sr != MPI_REQUEST_NULL)
-		rc = first_err(rc, comm_check(PMPI_Wait(&sr, MPI_STATUS_IGNORE),
+		rc = first_err(rc, comm_check(yield_pwait_on(&sr, "MPI_Send of the continuous clock's "
+		                                             "first note to", e->parent, e->comm),
 		                              "MPI_Wait (continuous clock)"));
 	return rc;
 }

@@ -1,6 +1,7 @@
 /* share.c - followers read their leader's continuous clock (cont/share.h). */
 #include "cont/share.h"
 #include "transport/comm.h"
+#include "transport/yield.h"
 #include "util/err.h"
 
 /* the process whose clock r's follows (itself unless it shares) */
@@ -50,6 +51,14 @@ int share_create(MPI_Comm comm, const int *tree, struct share *sh)
 	return rc;
 }
 
+/* a barrier with an end (transport/yield.h) */
+static void barrier(MPI_Comm comm, const char *what)
+{
+	MPI_Request r;
+	if (PMPI_Ibarrier(comm, &r) == MPI_SUCCESS)
+		yield_pwait_on(&r, what, -1, MPI_COMM_NULL);
+}
+
 void share_freeze(struct share *sh, hclock_clock *clk)
 {
 	if (sh->comm == MPI_COMM_NULL)
@@ -58,9 +67,9 @@ void share_freeze(struct share *sh, hclock_clock *clk)
 	PMPI_Comm_rank(sh->comm, &sr);
 	if (sr == 0)
 		cont_state_set_status(sh->state, HCLOCK_BOUNDS_FROZEN);
-	PMPI_Barrier(sh->comm);
+	barrier(sh->comm, "MPI_Barrier before the continuous clock's followers copy it");
 	cont_clock_own_copy(clk);
-	PMPI_Barrier(sh->comm);
+	barrier(sh->comm, "MPI_Barrier after the continuous clock's followers copied it");
 }
 
 void share_free(struct share *sh)

@@ -131,7 +131,7 @@ static int hier_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 			c.ok = !levels_choice(h, &c.a);
 		MPI_Request req;
 		MPI_Ibcast(&c, (int)sizeof(c), MPI_BYTE, 0, comm, &req);
-		if (!yield_wait(&req)) {
+		if (!yield_wait_on(&req, "MPI_Bcast (the auto choice) from", 0, comm)) {
 			h->have_choice = c.ok;
 			h->choice = c.a;
 		}

@@ -13,6 +13,7 @@
 #include "tools/cmd.h"
 #include "tools/mpitool.h"
 #include "transport/comm.h"
+#include "transport/yield.h"
 #include "util/err.h"
 #include "util/parse.h"
 #include "util/timeutil.h"
@@ -288,7 +289,7 @@ static int run_one(struct mpitool *t, hclock_sync *s, const struct check_cli *k,
 {
 	hclock_clock *g = NULL;
 	double longest = k->waits[k->nwaits - 1];
-	MPI_Barrier(MPI_COMM_WORLD);
+	yield_barrier(MPI_COMM_WORLD);
 	int64_t t0 = real_now_ns();
 	int rc = hclock_sync_run(s, MPI_COMM_WORLD, t->base, &g);
 	double dur = (double)(real_now_ns() - t0) * 1e-9;
@@ -297,11 +298,12 @@ static int run_one(struct mpitool *t, hclock_sync *s, const struct check_cli *k,
 	hclock_sync_quality(s, &q);
 	uint64_t st[2] = {q.retakes, q.unclean}, st_all[2] = {0, 0};
 	mpitool_warnings(t, s);
-	MPI_Reduce(&dur, &run->sync_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-	MPI_Reduce(&pp, &run->pingpongs_max, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
-	MPI_Reduce(&rounds, &run->rounds, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
-	MPI_Reduce(st, st_all, 2, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-	MPI_Reduce(&q.fit_rtt_max_ns, &run->fit_rtt_max_ns, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+	yield_reduce(&dur, &run->sync_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+	yield_reduce(&pp, &run->pingpongs_max, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+	yield_reduce(&rounds, &run->rounds, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+	yield_reduce(st, st_all, 2, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	yield_reduce(&q.fit_rtt_max_ns, &run->fit_rtt_max_ns, 1, MPI_DOUBLE, MPI_MAX, 0,
+	             MPI_COMM_WORLD);
 	run->retakes = st_all[0];
 	run->unclean = st_all[1];
 	if (rc) {

@@ -159,7 +159,7 @@ int comm_agree(MPI_Comm comm, int rc)
 		else
 			snprintf(msg.line, sizeof(msg.line), "rank %d: %s", w, line);
 	}
-	mrc = MPI_Bcast(&msg, (int)sizeof(msg), MPI_BYTE, first, comm);
+	mrc = yield_bcast(&msg, (int)sizeof(msg), MPI_BYTE, first, comm);
 	if (mrc != MPI_SUCCESS)
 		return rc ? rc : comm_check(mrc, "MPI_Bcast (agreeing on the result)");
 	msg.line[sizeof(msg.line) - 1] = 0;

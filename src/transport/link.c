@@ -1,4 +1,6 @@
 /* link.c - the ping-pong link over MPI (link.h). */
+#include <unistd.h>
+
 #include "clock/clock.h"
 #include "transport/comm.h"
 #include "transport/link.h"
@@ -18,6 +20,9 @@ static int mpi_send(struct pp_link *l, int64_t t, int dest, int sync)
 
 static int mpi_recv(struct pp_link *l, int src, int64_t *t)
 {
+	if (fault_hit(FAULT_FREEZE))
+		for (;;) /* test hook: a peer that never answers */
+			pause();
 	return comm_check(yield_recv(t, 1, MPI_INT64_T, src, HCLOCK_TAG, l->comm),
 	                  "MPI_Recv (ping-pong)");
 }

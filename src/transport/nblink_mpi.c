@@ -14,6 +14,7 @@
 #include "hclock_api.h"
 #include "transport/comm.h"
 #include "transport/nblink.h"
+#include "transport/yield.h"
 #include "util/err.h"
 #include "util/fault.h"
 
@@ -90,7 +91,8 @@ static void cancel(MPI_Request *r)
 	if (*r == MPI_REQUEST_NULL)
 		return;
 	PMPI_Cancel(r);
-	PMPI_Wait(r, MPI_STATUS_IGNORE);
+	yield_pwait_on(r, "MPI_Wait for a cancelled receive of the continuous clock", -1,
+	               MPI_COMM_NULL);
 }
 
 /* sends complete (they are small and eager) or are let go */

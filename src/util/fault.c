@@ -11,7 +11,7 @@
 
 static const char *const names[FAULT_NPOINTS] = {"alloc", "exchange", "fit", "agree",
                                                     "cont", "op", "store", "collect",
-                                                    "mute", "write"};
+                                                    "mute", "write", "finalize", "freeze"};
 
 int fault_armed, fault_stall_armed;
 /* at=stall: share of measurements stalled, the stall's range, ns, and the draws */
@@ -48,7 +48,7 @@ static int parse_ms_range(const char *v, size_t n, int64_t *lo, int64_t *hi)
 
 static int bad_value(const char *v, const char *item, size_t n)
 {
-	char list[128] = "";
+	char list[160] = "";
 	for (int i = 0; i < FAULT_NPOINTS; i++)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? "|" : "",
 		         names[i]);

@@ -19,6 +19,11 @@
  *   collect   hclock bench collecting a measurement's repetitions runs out of memory
  *   write     a write of one of hclock trace's outputs (trace/stream.c, at MPI_Finalize):
  *             the first half of the buffer is written, then the disk is full (ENOSPC)
+ *   finalize  an MPI tool's MPI_Finalize (tools/mpitool.c): the process stays in it for
+ *             ever (until the wait limit, HCLOCK_TIMEOUT, ends it)
+ *   freeze    a ping-pong message this process would receive (transport/link.c): it
+ *             stops there for ever, a peer that never answers (the others' waits end
+ *             at the wait limit, HCLOCK_TIMEOUT)
  *
  *   HCLOCK_FAULT=rank=R|all,at=stall[,ms=LO[-HI]][,share=P][,seed=S]
  *
@@ -40,7 +45,8 @@
 #include <stdint.h>
 
 enum fault_point { FAULT_ALLOC, FAULT_EXCHANGE, FAULT_FIT, FAULT_AGREE, FAULT_CONT, FAULT_OP,
-                   FAULT_STORE, FAULT_COLLECT, FAULT_MUTE, FAULT_WRITE, FAULT_NPOINTS };
+                   FAULT_STORE, FAULT_COLLECT, FAULT_MUTE, FAULT_WRITE, FAULT_FINALIZE,
+                   FAULT_FREEZE, FAULT_NPOINTS };
 
 extern int fault_armed; /* HCLOCK_FAULT names this process (set by fault_init) */
 

@@ -1,5 +1,9 @@
+#include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
 
+#include "util/err.h"
+#include "util/parse.h"
 #include "util/timeutil.h"
 
 int64_t real_now_ns(void)
@@ -35,4 +39,20 @@ void real_delay_ns(int64_t d_ns)
 			real_sleep_ns(left - 1000000);
 	}
 #endif
+}
+
+int64_t wait_limit_ns(void)
+{
+	static int64_t cached = -1; /* the same value in every thread: benign if raced */
+	if (cached >= 0)
+		return cached;
+	const char *v = getenv("HCLOCK_TIMEOUT");
+	double s = WAIT_LIMIT_DEFAULT_S;
+	if (v && *v && parse_number_str(v, 0, 1e7, &s)) {
+		err_line("hclock", "HCLOCK_TIMEOUT='%s' is not a number of seconds from 0 to 1e7 (0: "
+		         "no limit); using %d", v, WAIT_LIMIT_DEFAULT_S);
+		s = WAIT_LIMIT_DEFAULT_S;
+	}
+	cached = s > 0 ? (int64_t)(s * 1e9) : INT64_MAX;
+	return cached;
 }

@@ -12,4 +12,10 @@ void real_delay_ns(int64_t d_ns);
 /* Sleep d_ns (no spin; nothing for d_ns <= 0). */
 void real_sleep_ns(int64_t d_ns);
 
+/* The longest any of hclock's waits for another process may last, ns: HCLOCK_TIMEOUT in
+ * seconds (default WAIT_LIMIT_DEFAULT_S; 0: no limit, INT64_MAX). Read once; a value that is
+ * not a number of seconds gets one line on stderr and the default. */
+#define WAIT_LIMIT_DEFAULT_S 300
+int64_t wait_limit_ns(void);
+
 #endif

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""check_timeout.py HCLOCK MPIRUN_SH MPIEXEC - every wait of hclock has an end (HCLOCK_TIMEOUT).
+
+With HCLOCK_TIMEOUT=3 on 2 ranks of `hclock check`:
+  - freeze: rank 1 stops in its 5th ping-pong for ever (HCLOCK_FAULT=rank=1,at=freeze,k=5):
+    the run ends non-zero within the limit plus a margin, with exactly one line
+    "hclock: rank 0: MPI_Recv from rank 1 did not complete within 3 s (HCLOCK_TIMEOUT)..."
+  - finalize: rank 1 stays in its MPI_Finalize (at=finalize): the results are out, the line
+    "hclock check: rank 1: MPI_Finalize did not return within 3 s ..." says so, the run ends
+    within the limit plus a margin (exit 0 under MPICH; Open MPI's launcher reports the
+    process that left without finalizing and exits non-zero);
+  - none: no fault, no timeout line, exit 0 (the limit does not bite a normal run);
+  - bad: HCLOCK_TIMEOUT=abc: one line naming it, the default used, exit 0.
+Prints one line per check; exits 1 if any failed."""
+import os
+import re
+import subprocess
+import sys
+import time
+
+hc, run, mpiexec = sys.argv[1:4]
+LIMIT = 3
+MARGIN = 30  # s: start-up, the sync, the launcher's clean-up on a loaded machine
+mpich = not re.search(r"open ?mpi|openrte",
+                      subprocess.run([mpiexec, "--version"], capture_output=True,
+                                     text=True).stdout + "", re.I)
+failures = 0
+
+
+def check(ok, what, p=None):
+    global failures
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok and p is not None:
+        print(f"  exit {p.returncode}\n  stderr: {p.stderr[-1500:]}\n  stdout: {p.stdout[-500:]}")
+    failures += not ok
+
+
+def launch(fault, limit=str(LIMIT)):
+    env = dict(os.environ, HCLOCK_TIMEOUT=limit)
+    env.pop("HCLOCK_FAULT", None)
+    if fault:
+        env["HCLOCK_FAULT"] = fault
+    t0 = time.time()
+    p = subprocess.run([run, mpiexec, "2", hc, "check", "--sync", "hca3/20/skampi/5", "--wait",
+                        "0", "--emulate", "offset=1,skew=100e-6,seed=3"],
+                       capture_output=True, text=True, env=env, timeout=300)
+    return p, time.time() - t0
+
+
+p, dt = launch("rank=1,at=freeze,k=5")
+lines = [l for l in p.stderr.splitlines() if "HCLOCK_TIMEOUT" in l]
+want = re.compile(r"^hclock: rank 0: MPI_Recv from rank 1 did not complete within 3 s "
+                  r"\(HCLOCK_TIMEOUT\): that process is gone or stuck; aborting the run$")
+check(p.returncode != 0, f"freeze: non-zero exit ({p.returncode})", p)
+check(dt < LIMIT + MARGIN, f"freeze: ended in {dt:.1f} s (limit {LIMIT} s + {MARGIN} s)", p)
+check(len(lines) == 1 and want.match(lines[0]),
+      f"freeze: one line naming rank 0, the step and the peer: {lines}", p)
+
+p, dt = launch("rank=1,at=finalize")
+lines = [l for l in p.stderr.splitlines() if "MPI_Finalize did not return" in l]
+want = re.compile(r"^hclock check: rank 1: MPI_Finalize did not return within 3 s "
+                  r"\(HCLOCK_TIMEOUT, 30 s at most\).*exiting with the run's code 0$")
+check(any(want.match(l) for l in lines), f"finalize: rank 1's line: {lines}", p)
+check("true_max|err|_ns" in p.stdout, "finalize: the results were printed before", p)
+check(dt < LIMIT + MARGIN, f"finalize: ended in {dt:.1f} s (limit {LIMIT} s + {MARGIN} s)", p)
+if mpich:
+    check(p.returncode == 0, f"finalize: exit 0, the run's code (MPICH: {p.returncode})", p)
+
+p, dt = launch(None)
+check(p.returncode == 0 and "HCLOCK_TIMEOUT" not in p.stderr,
+      f"none: exit {p.returncode}, no timeout line ({dt:.1f} s)", p)
+
+p, dt = launch(None, "abc")
+lines = [l for l in p.stderr.splitlines() if "HCLOCK_TIMEOUT='abc'" in l]
+check(p.returncode == 0 and len(lines) >= 1 and "not a number of seconds" in lines[0],
+      f"bad: exit {p.returncode}, the value named: {lines[:1]}", p)
+sys.exit(1 if failures else 0)
