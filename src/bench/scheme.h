@@ -214,6 +214,24 @@ int scheme_warmup(const struct bench_params *p, struct bench_buf *b);
  * tries are made either way). */
 int bench_bcast_latency(MPI_Comm comm, hclock_clock *clk, int tries, int64_t *lat_ns);
 
+/*
+ * The MPI_Bcast latency a start slack is made of, measured once more (collective; the
+ * median of SLACK_RETRIES tries, as bench_bcast_latency) right before a measurement: the
+ * smaller of that and first_ns (the launch's figure, ns) in *lat_ns. A figure measured
+ * through a stall of the machine (a scheduler hand-off, other jobs on the cores) is a
+ * thousand times the latency, and a slack made of it makes every round wait for it; two
+ * figures taken apart in time are rarely both stalled, and a figure too low only costs the
+ * first late rounds, after which the slack doubles (struct bench_slack). 0, HCLOCK_EMPI or
+ * HCLOCK_ENOMEM (every try made either way; *lat_ns is then first_ns or less).
+ */
+#define SLACK_RETRIES 7
+int bench_slack_latency(MPI_Comm comm, hclock_clock *clk, int64_t first_ns, int64_t *lat_ns);
+
+/* The start slack of p (scheme_slack_ns), from the latency bench_slack_latency gives when
+ * remeasure is 1 (collective then), from p->bcast_lat_ns alone when 0 (Alg. 5's one
+ * measurement), ns, in *base_ns. 0 or bench_slack_latency's error. */
+int scheme_slack_base(const struct bench_params *p, int remeasure, int64_t *base_ns);
+
 /* The communicator to measure on (collective over parent): a duplicate of parent whose MPI
  * errors return (MPI_ERRORS_RETURN) and become HCLOCK_EMPI instead of aborting the job.
  * 0 or HCLOCK_EMPI; free it with MPI_Comm_free. */

@@ -10,7 +10,8 @@
 
 static const char *const names[FAULT_NPOINTS] = {"alloc", "exchange", "fit", "agree",
                                                     "cont", "op", "store", "collect",
-                                                    "mute", "write"};
+                                                    "mute", "write",
+                                                    "slack"};
 
 int fault_armed;
 static int initialised, fired;

@@ -19,6 +19,8 @@
  *   collect   hclock bench collecting a measurement's repetitions runs out of memory
  *   write     a write of one of hclock trace's outputs (trace/stream.c, at MPI_Finalize):
  *             the first half of the buffer is written, then the disk is full (ENOSPC)
+ *   slack     a measurement of the MPI_Bcast latency of hclock bench or imbalance (the start
+ *             slack's): every try of it waits 1 ms on this rank before the broadcast (a stall)
  * (bench's points count from the start of the tool's sync, whose run calls fault_reset.)
  * A process that fails keeps taking part in the schedule; the tests assert that every rank
  * then returns the same error and none is left waiting. Unset (the normal case) the hooks
@@ -30,7 +32,8 @@
 #include <stddef.h>
 
 enum fault_point { FAULT_ALLOC, FAULT_EXCHANGE, FAULT_FIT, FAULT_AGREE, FAULT_CONT, FAULT_OP,
-                   FAULT_STORE, FAULT_COLLECT, FAULT_MUTE, FAULT_WRITE, FAULT_NPOINTS };
+                   FAULT_STORE, FAULT_COLLECT, FAULT_MUTE, FAULT_WRITE,
+                   FAULT_SLACK, FAULT_NPOINTS };
 
 extern int fault_armed; /* HCLOCK_FAULT names this process (set by fault_init) */
 
