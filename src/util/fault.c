@@ -11,7 +11,7 @@
 static const char *const names[FAULT_NPOINTS] = {"alloc", "exchange", "fit", "agree",
                                                     "cont", "op", "store", "collect",
                                                     "mute", "write",
-                                                    "slack"};
+                                                    "slack", "burst"};
 
 int fault_armed;
 static int initialised, fired;

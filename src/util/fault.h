@@ -21,6 +21,9 @@
  *             the first half of the buffer is written, then the disk is full (ENOSPC)
  *   slack     a measurement of the MPI_Bcast latency of hclock bench or imbalance (the start
  *             slack's): every try of it waits 1 ms on this rank before the broadcast (a stall)
+ *   burst     a group of one of auto's bursts this process takes part in: from it on, each
+ *             of that burst's ping-pongs waits 1 ms on this rank before it (a stall: on a
+ *             pair's reference, every round trip its client measures is 1 ms longer)
  * (bench's points count from the start of the tool's sync, whose run calls fault_reset.)
  * A process that fails keeps taking part in the schedule; the tests assert that every rank
  * then returns the same error and none is left waiting. Unset (the normal case) the hooks
@@ -33,7 +36,7 @@
 
 enum fault_point { FAULT_ALLOC, FAULT_EXCHANGE, FAULT_FIT, FAULT_AGREE, FAULT_CONT, FAULT_OP,
                    FAULT_STORE, FAULT_COLLECT, FAULT_MUTE, FAULT_WRITE,
-                   FAULT_SLACK, FAULT_NPOINTS };
+                   FAULT_SLACK, FAULT_BURST, FAULT_NPOINTS };
 
 extern int fault_armed; /* HCLOCK_FAULT names this process (set by fault_init) */
 
