@@ -352,13 +352,12 @@ int bench_slack_latency(MPI_Comm comm, hclock_clock *clk, int64_t first_ns, int6
 	return rc;
 }
 
-int scheme_slack_base(const struct bench_params *p, int remeasure, int64_t *base_ns)
+int64_t scheme_slack_base(const struct bench_params *p, int adaptive)
 {
 	struct bench_params q = *p;
-	int rc = remeasure ? bench_slack_latency(p->comm, p->clk, p->bcast_lat_ns,
-	                                         &q.bcast_lat_ns) : 0;
-	*base_ns = scheme_slack_ns(&q);
-	return rc;
+	if (adaptive && p->slack_lat_ns > 0)
+		q.bcast_lat_ns = p->slack_lat_ns;
+	return scheme_slack_ns(&q);
 }
 
 int bench_comm_create(MPI_Comm parent, MPI_Comm *out)

@@ -62,7 +62,10 @@ struct bench_params {
 	double rse;            /* stop when the relative standard error of the mean latency
 	                          falls below this (0: off); checked from 10 valid reps on */
 	double slack_factor;   /* B of Alg. 5: start slack = B x bcast_lat_ns */
-	int64_t bcast_lat_ns;  /* measured MPI_Bcast latency, ns */
+	int64_t bcast_lat_ns;  /* measured MPI_Bcast latency (at launch), ns */
+	int64_t slack_lat_ns;  /* the latency an adaptive slack is made of: bench_slack_latency's
+	                          figure, taken right before this measurement, ns (0: none,
+	                          bcast_lat_ns) */
 	int64_t min_slack_ns;  /* lower bound of the slack, ns */
 };
 
@@ -227,10 +230,9 @@ int bench_bcast_latency(MPI_Comm comm, hclock_clock *clk, int tries, int64_t *la
 #define SLACK_RETRIES 7
 int bench_slack_latency(MPI_Comm comm, hclock_clock *clk, int64_t first_ns, int64_t *lat_ns);
 
-/* The start slack of p (scheme_slack_ns), from the latency bench_slack_latency gives when
- * remeasure is 1 (collective then), from p->bcast_lat_ns alone when 0 (Alg. 5's one
- * measurement), ns, in *base_ns. 0 or bench_slack_latency's error. */
-int scheme_slack_base(const struct bench_params *p, int remeasure, int64_t *base_ns);
+/* The start slack of p (scheme_slack_ns), ns: made of p->slack_lat_ns when adaptive is 1
+ * and there is one, of p->bcast_lat_ns alone otherwise (Alg. 5's one measurement). */
+int64_t scheme_slack_base(const struct bench_params *p, int adaptive);
 
 /* The communicator to measure on (collective over parent): a duplicate of parent whose MPI
  * errors return (MPI_ERRORS_RETURN) and become HCLOCK_EMPI instead of aborting the job.
