@@ -35,6 +35,7 @@ struct auto_sync {
 	double round_ns; /* the time each of HCA3's rounds may take (after the bursts), ns */
 	int rounds;      /* HCA3's rounds on the processes of the last plan */
 	int taken, stalled; /* the worst pair's burst: groups made, of them through a stall */
+	double my_burst_ns; /* this process's bursts' time in its last plan, ns */
 	struct hclock_sync_auto choice;
 };
 
@@ -224,7 +225,7 @@ static int auto_plan(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk)
 	int rc = hca3_pairs(p, r, auto_pair, &b), ref = b.ref, ngroups = b.out.ngroups;
 	mine[1] = b.slowest_ns;
 	/* the bursts' time and the slowest group, over all pairs */
-	mine[0] = (double)(real_now_ns() - t0);
+	mine[0] = a->my_burst_ns = (double)(real_now_ns() - t0);
 	double all[2] = {mine[0], mine[1]}, burst_ns;
 	if (yield_allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
 		rc = first_err(rc, err_set(HCLOCK_EMPI, "MPI_Allreduce of the auto bursts' time "
@@ -320,19 +321,21 @@ static int auto_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	}
 	/* a round's fit points stop where its time ends (round trips slower than the burst's) */
 	LEARNER(inner)->limit_ns = a->round_ns > 0 ? a->round_ns : 1;
+	double agree_ns = (double)(real_now_ns() - t0) - a->my_burst_ns;
 	rc = first_err(rc, sync_run(inner, comm, clk, out));
 	/* what it took, the slowest fit point and the fewest points a model made, over all ranks
 	 * (the same report everywhere) */
 	const struct learner *L = LEARNER(inner);
-	double took[3] = {(double)(real_now_ns() - t0), L->slowest_point_ns,
-	                  L->made_points ? -L->made_points : -INFINITY}, all[3];
-	if (yield_allreduce(took, all, 3, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS) {
+	double took[4] = {(double)(real_now_ns() - t0), L->slowest_point_ns,
+	                  L->made_points ? -L->made_points : -INFINITY, agree_ns}, all[4];
+	if (yield_allreduce(took, all, 4, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS) {
 		rc = first_err(rc, err_set(HCLOCK_EMPI, "MPI_Allreduce of the auto sync's time "
 		                           "failed"));
 	} else {
 		struct hclock_sync_auto *c = &a->choice;
 		c->run_s = all[0] * 1e-9;
 		c->slowest_point_s = all[1] * 1e-9;
+		c->agree_s = all[3] * 1e-9;
 		c->nfit_made = isfinite(all[2]) ? (int)-all[2] : c->nfit;
 		/* a round cut short: the prediction for the points made, over the span they took */
 		if (c->nfit_made < c->nfit && c->nfit > 1 && isfinite(c->predicted_error_ns))
