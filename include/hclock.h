@@ -279,6 +279,9 @@ struct hclock_sync_auto {
 	double predicted_error_ns; /* predicted RMS true error at the horizon, ns (for the points
 	                              made, over the span they took, where a round was cut) */
 	char spec[128];            /* the spec it ran, e.g. "hca3/250/hull/4/span=0.29" */
+	double agree_s;            /* the steps between the bursts and HCA3 (the reductions that
+	                              agree on the choice; untimed by the budget, a stall there
+	                              included), the slowest rank's, s (0 after a plan alone) */
 };
 /* Fill *out for an auto(...) sync that has run, or one inside cont(...) or a level of
  * h2/h3(...) (there every process gets rank 0's: the first such level that ran on rank 0,

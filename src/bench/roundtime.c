@@ -7,9 +7,11 @@
  * each process's out-of-time flag are allreduced, so every process knows whether the
  * repetition counts, its latency (last exit minus the common start), and whether to stop.
  * The repetitions therefore never overlap, and no barrier is involved.
- * Beyond Alg. 5, the slack adapts to late rounds (struct bench_slack) so that a loaded or
+ * Beyond Alg. 5, the latency the slack is made of is measured again before each
+ * (op, size) and the smaller figure kept (bench_slack_latency, by the tool: the launch's
+ * may have met a stall), and the slack adapts to late rounds (struct bench_slack) so that a loaded or
  * oversubscribed machine does not make every round late; "roundtime/fixed" keeps it at
- * B x the latency, as Alg. 5 has it.
+ * B x the launch's latency, as Alg. 5 has it.
  */
 #include <stdlib.h>
 #include <time.h>
@@ -52,7 +54,7 @@ static int roundtime_measure(struct bench_scheme *s, const struct bench_params *
 	const struct roundtime *r = container_of(s, struct roundtime, base);
 	struct bench_stop stop;
 	struct bench_slack slack;
-	int64_t base = scheme_slack_ns(p);
+	int64_t base = scheme_slack_base(p, !r->fixed);
 	/* after a failure this rank goes on to the next agreement, where all stop */
 	int rc = scheme_warmup(p, b), arc;
 	slack_init(&slack, base, r->fixed ? base : p->time_slice_ns / 10);

@@ -62,7 +62,10 @@ struct bench_params {
 	double rse;            /* stop when the relative standard error of the mean latency
 	                          falls below this (0: off); checked from 10 valid reps on */
 	double slack_factor;   /* B of Alg. 5: start slack = B x bcast_lat_ns */
-	int64_t bcast_lat_ns;  /* measured MPI_Bcast latency, ns */
+	int64_t bcast_lat_ns;  /* measured MPI_Bcast latency (at launch), ns */
+	int64_t slack_lat_ns;  /* the latency an adaptive slack is made of: bench_slack_latency's
+	                          figure, taken right before this measurement, ns (0: none,
+	                          bcast_lat_ns) */
 	int64_t min_slack_ns;  /* lower bound of the slack, ns */
 };
 
@@ -213,6 +216,23 @@ int scheme_warmup(const struct bench_params *p, struct bench_buf *b);
  * rank counts; the median of tries in *lat_ns (>= 1). 0, HCLOCK_EMPI or HCLOCK_ENOMEM (all
  * tries are made either way). */
 int bench_bcast_latency(MPI_Comm comm, hclock_clock *clk, int tries, int64_t *lat_ns);
+
+/*
+ * The MPI_Bcast latency a start slack is made of, measured once more (collective; the
+ * median of SLACK_RETRIES tries, as bench_bcast_latency) right before a measurement: the
+ * smaller of that and first_ns (the launch's figure, ns) in *lat_ns. A figure measured
+ * through a stall of the machine (a scheduler hand-off, other jobs on the cores) is a
+ * thousand times the latency, and a slack made of it makes every round wait for it; two
+ * figures taken apart in time are rarely both stalled, and a figure too low only costs the
+ * first late rounds, after which the slack doubles (struct bench_slack). 0, HCLOCK_EMPI or
+ * HCLOCK_ENOMEM (every try made either way; *lat_ns is then first_ns or less).
+ */
+#define SLACK_RETRIES 7
+int bench_slack_latency(MPI_Comm comm, hclock_clock *clk, int64_t first_ns, int64_t *lat_ns);
+
+/* The start slack of p (scheme_slack_ns), ns: made of p->slack_lat_ns when adaptive is 1
+ * and there is one, of p->bcast_lat_ns alone otherwise (Alg. 5's one measurement). */
+int64_t scheme_slack_base(const struct bench_params *p, int adaptive);
 
 /* The communicator to measure on (collective over parent): a duplicate of parent whose MPI
  * errors return (MPI_ERRORS_RETURN) and become HCLOCK_EMPI instead of aborting the job.

@@ -87,7 +87,7 @@ static int window_measure(struct bench_scheme *s, const struct bench_params *p,
 	struct bench_slack slack;
 	/* after a failure this rank goes on to the next agreement, where all stop */
 	int rc = scheme_warmup(p, b), arc;
-	slack_init(&slack, scheme_slack_ns(p), p->time_slice_ns / 10);
+	slack_init(&slack, scheme_slack_base(p, 1), p->time_slice_ns / 10);
 	if (!w) {
 		int trc = trial_latency(p, b, slack.cur_ns, &w);
 		rc = rc ? rc : trc;

@@ -34,6 +34,25 @@ int plan_net_measure(const double *rtt_ns, size_t m, struct plan_net *net)
 	return 0;
 }
 
+int plan_stalled_groups(const double *gmin_ns, const double *gtime_ns, int n,
+                        unsigned char *stalled)
+{
+	if (n < 1 || n > PLAN_TAKE_MAX)
+		return -1;
+	double fl = gmin_ns[0], tfl = gtime_ns[0];
+	int k = 0;
+	for (int g = 1; g < n; g++) {
+		fl = fmin(fl, gmin_ns[g]);
+		tfl = fmin(tfl, gtime_ns[g]);
+	}
+	for (int g = 0; g < n; g++) {
+		stalled[g] = (gmin_ns[g] > PLAN_STALL_X * fl && gmin_ns[g] - fl > PLAN_STALL_MIN_NS) ||
+		             (gtime_ns[g] > PLAN_STALL_X * tfl && gtime_ns[g] - tfl > PLAN_STALL_SLICE_NS);
+		k += stalled[g];
+	}
+	return k;
+}
+
 /* the std of r[0..k-1] about 0, those beyond 4 robust sigmas left out as the learners' fit
  * leaves them out */
 static double trimmed_std(double *r, size_t k)

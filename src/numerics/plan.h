@@ -45,6 +45,30 @@ struct plan_choice {
 #define PLAN_MAX_NFIT 1000
 
 /*
+ * A group made through a stall (another job on the cores, a late wake-up) is retaken and
+ * left out of a plan: its best round trip beyond PLAN_STALL_X times the smallest group's
+ * best (the floor) and by at least PLAN_STALL_MIN_NS (every exchange of it slowed by more
+ * than a hand-off of the core), or its time beyond PLAN_STALL_X times the fastest group's
+ * and by at least PLAN_STALL_SLICE_NS (an exchange, or the wake-up, held up for a scheduler
+ * slice). Against the fastest group, not a quantile: a stall that goes on through the
+ * retaken groups would move any quantile. Slower exchanges by a few us, in every group or
+ * in many, are the link under the machine's load, which a plan must see, not a stall. A
+ * burst makes up to PLAN_TAKE_MAX groups for the PLAN_GROUPS it keeps.
+ */
+#define PLAN_STALL_X 4.0
+#define PLAN_STALL_MIN_NS 20000.0
+#define PLAN_STALL_SLICE_NS 1000000.0
+#define PLAN_TAKE_MAX (PLAN_GROUPS + PLAN_GROUPS / 2)
+
+/*
+ * Which of the groups 0..n-1 (best round trip gmin_ns[g], time gtime_ns[g] from its planned
+ * start, ns; not modified) were made through a stall: stalled[g] 1 or 0. Returns how many
+ * were, or -1 (nothing written) when n is not in 1..PLAN_TAKE_MAX.
+ */
+int plan_stalled_groups(const double *gmin_ns, const double *gtime_ns, int n,
+                        unsigned char *stalled);
+
+/*
  * Summarize the round trips rtt_ns[0..m-1] of a burst (not modified) into *net. Returns 0,
  * 1 (fewer than 16: nothing written) or HCLOCK_ENOMEM.
  */

@@ -20,6 +20,7 @@
 #include "sync/sync.h"
 #include "transport/comm.h"
 #include "transport/yield.h"
+#include "util/fault.h"
 #include "util/timeutil.h"
 
 #define AUTO_FORM "auto(BUDGET[,horizon=H])"
@@ -33,35 +34,57 @@ struct auto_sync {
 	int nprocs; /* the processes of its last run or plan (0: none yet) */
 	double round_ns; /* the time each of HCA3's rounds may take (after the bursts), ns */
 	int rounds;      /* HCA3's rounds on the processes of the last plan */
+	int taken, stalled; /* the worst pair's burst: groups made, of them through a stall */
+	double my_burst_ns; /* this process's bursts' time in its last plan, ns */
 	struct hclock_sync_auto choice;
+};
+
+/* What a pair's burst gave its client. */
+struct burst_out {
+	int ngroups; /* groups kept in x, off, rtt (at most PLAN_GROUPS) */
+	int taken;   /* groups made, retaken ones included */
+	int stalled; /* of them made through a stall (plan_stalled_groups) */
+	int clean;   /* 1: the kept groups are clean (enough were); 0: stalled ones among them */
 };
 
 /* One pair's burst, between ref and client of comm: up to PLAN_GROUPS groups of PLAN_GROUP
  * single ping-pongs, a group every gap_ns (paced by the client, as fit points are). After
  * each group the client tells ref whether another follows: none once the next one, as long
  * as the mean group so far, would end more than limit_ns after the burst's start (at least
- * PLAN_MIN_GROUPS). The client
- * keeps each ping-pong's time, offset and round trip in x, off, rtt (NULL on the ref);
- * both ends get the groups made in *ngroups, and raise *slowest_ns to their longest group's
- * time. */
+ * PLAN_MIN_GROUPS). A group made through a stall (plan_stalled_groups) does not count towards
+ * PLAN_GROUPS: another is taken in its place while the time allows (at most PLAN_TAKE_MAX in
+ * all); while fewer than PLAN_MIN_GROUPS are clean, also past limit_ns, up to
+ * 2 PLAN_MIN_GROUPS groups, as long as the next group, as long as the mean clean one, ends
+ * within retake_ns (half the round's share of the budget: a stall that ate the bursts' time
+ * leaves the plan its clean groups, not the stall's; one that goes on cannot eat the
+ * rounds' time). The client keeps only the clean groups when PLAN_MIN_GROUPS or more are (else
+ * all, the first PLAN_GROUPS: o->clean 0), each ping-pong's time, offset and round trip in
+ * x, off, rtt (NULL on the ref; room for PLAN_TAKE_MAX groups), and what the burst gave in
+ * *o; both ends raise *slowest_ns to their longest group's time (clean or not). */
 static int burst(struct hclock_sync *s, MPI_Comm comm, int ref, int client, hclock_clock *clk,
-                 int64_t gap_ns, int64_t limit_ns, int64_t *x, double *off, double *rtt,
-                 int *ngroups, double *slowest_ns)
+                 int64_t gap_ns, int64_t limit_ns, int64_t retake_ns, int64_t *x, double *off,
+                 double *rtt, struct burst_out *o, double *slowest_ns)
 {
 	struct offset_alg *oa = NULL;
 	struct pp_link ctl; /* the client's go/stop after each group */
-	int rc = offset_create(offset_type_find("skampi", 6), 1, &oa), g = 0;
+	int rc = offset_create(offset_type_find("skampi", 6), 1, &oa), g = 0, clean = 0, stall = 0;
+	double gmin[PLAN_TAKE_MAX], gtime[PLAN_TAKE_MAX];
+	unsigned char stalled[PLAN_TAKE_MAX];
 	pp_link_init(&ctl, comm, ref, client, clk, NULL);
 	int64_t t0 = real_now_ns(), longest_ns = 0, sum_ns = 0;
-	while (g < PLAN_GROUPS) {
+	while (g < PLAN_TAKE_MAX) {
 		/* a group's time from its planned start: a late wake-up counts */
 		int64_t tg = real_now_ns(), plan = t0 + gap_ns * g;
 		if (ctl.me == client)
 			real_delay_ns(plan - tg);
 		if (plan > tg)
 			tg = plan;
+		gmin[g] = INFINITY;
+		stall = stall || fault_hit(FAULT_BURST); /* tests: a stall from here on */
 		for (int i = g * PLAN_GROUP; i < (g + 1) * PLAN_GROUP; i++) {
 			struct offset_sample smp = {0, 0, 0};
+			if (stall)
+				real_sleep_ns(1000000);
 			/* without an estimator (no memory) the pair still makes every exchange */
 			if (oa)
 				rc = first_err(rc, measure_pair(s, oa, comm, ref, client, clk, &smp));
@@ -69,18 +92,27 @@ static int burst(struct hclock_sync *s, MPI_Comm comm, int ref, int client, hclo
 				x[i] = smp.local_ns;
 				off[i] = smp.offset_ns;
 				rtt[i] = smp.rtt_ns;
+				if (smp.rtt_ns < gmin[g])
+					gmin[g] = smp.rtt_ns;
 			}
 		}
 		int64_t now = real_now_ns();
+		gtime[g] = (double)(now - tg);
 		sum_ns += now - tg;
 		if (now - tg > longest_ns)
 			longest_ns = now - tg;
-		if (++g == PLAN_GROUPS)
-			break;
+		++g;
 		int64_t more;
 		if (ctl.me == client) {
+			double clean_ns = 0;
+			clean = g - plan_stalled_groups(gmin, gtime, g, stalled);
+			for (int j = 0; j < g; j++)
+				clean_ns += stalled[j] ? 0 : gtime[j];
 			int64_t next = t0 + gap_ns * g > now ? t0 + gap_ns * g : now;
-			more = g < PLAN_MIN_GROUPS || next + sum_ns / g - t0 <= limit_ns;
+			more = g < PLAN_TAKE_MAX && clean < PLAN_GROUPS &&
+			       (g < PLAN_MIN_GROUPS || next + sum_ns / g - t0 <= limit_ns ||
+			        (clean < PLAN_MIN_GROUPS && g < 2 * PLAN_MIN_GROUPS &&
+			         (double)(next - t0) + (clean ? clean_ns / clean : 0) <= (double)retake_ns));
 			pp_send(&ctl, more, ref);
 		} else {
 			more = pp_recv(&ctl, client);
@@ -88,7 +120,23 @@ static int burst(struct hclock_sync *s, MPI_Comm comm, int ref, int client, hclo
 		if (!more)
 			break;
 	}
-	*ngroups = g;
+	*o = (struct burst_out){.ngroups = g < PLAN_GROUPS ? g : PLAN_GROUPS, .taken = g,
+	                        .stalled = g - clean, .clean = clean == g};
+	if (x && clean < g && clean >= PLAN_MIN_GROUPS) { /* the clean groups, in their order */
+		int k = 0;
+		for (int j = 0; j < g && k < PLAN_GROUPS; j++) {
+			if (stalled[j])
+				continue;
+			if (k != j) {
+				size_t to = (size_t)k * PLAN_GROUP, from = (size_t)j * PLAN_GROUP;
+				memmove(x + to, x + from, PLAN_GROUP * sizeof(*x));
+				memmove(off + to, off + from, PLAN_GROUP * sizeof(*off));
+				memmove(rtt + to, rtt + from, PLAN_GROUP * sizeof(*rtt));
+			}
+			k++;
+		}
+		*o = (struct burst_out){.ngroups = k, .taken = g, .stalled = g - clean, .clean = 1};
+	}
 	if ((double)longest_ns > *slowest_ns)
 		*slowest_ns = (double)longest_ns;
 	offset_destroy(oa);
@@ -97,7 +145,7 @@ static int burst(struct hclock_sync *s, MPI_Comm comm, int ref, int client, hclo
 
 /* The choice every rank receives (doubles), the pair's that predicts the largest error. */
 enum { V_OK, V_FLOOR, V_SPREAD, V_TAIL, V_SHARP, V_NFIT, V_N, V_SPAN, V_SIGMA,
-       V_PRED, V_GROUPS, V_REF, V_CLIENT, V_LEN };
+       V_PRED, V_GROUPS, V_TAKEN, V_STALLED, V_REF, V_CLIENT, V_LEN };
 
 /* A client's choice for its pair into v; 0, or 1 when its burst gave no round trips. */
 static int choose(const struct auto_sync *a, int rounds, double burst_ns, int ngroups,
@@ -130,22 +178,23 @@ struct auto_bursts {
 	MPI_Comm comm;
 	hclock_clock *clk;
 	int me, ref;           /* this process, its reference (-1: none, rank 0) */
-	int64_t gap_ns, limit_ns;
+	int64_t gap_ns, limit_ns, retake_ns;
 	int64_t *x;            /* the client's burst: times, offsets, round trips, groups */
 	double *off, *rtt;
-	int ngroups;
+	struct burst_out out;  /* what the client's burst gave */
 	double slowest_ns;     /* the slowest group of this process's bursts */
 };
 
 static int auto_pair(void *ctx, int ref, int client)
 {
 	struct auto_bursts *b = ctx;
-	int ng, mine = client == b->me;
+	struct burst_out other;
+	int mine = client == b->me;
 	if (mine)
 		b->ref = ref;
-	return burst(b->s, b->comm, ref, client, b->clk, b->gap_ns, b->limit_ns,
+	return burst(b->s, b->comm, ref, client, b->clk, b->gap_ns, b->limit_ns, b->retake_ns,
 	             mine ? b->x : NULL, mine ? b->off : NULL, mine ? b->rtt : NULL,
-	             mine ? &b->ngroups : &ng, &b->slowest_ns);
+	             mine ? &b->out : &other, &b->slowest_ns);
 }
 
 /* Every pair of HCA3's tree measures its burst, round by round as hca3.c's schedule runs
@@ -162,19 +211,21 @@ static int auto_plan(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk)
 	if (p < 2)
 		return 0;
 	int rounds = hca3_rounds(p);
-	int64_t x[PLAN_BURST], t0 = real_now_ns();
+	int64_t x[PLAN_TAKE_MAX * PLAN_GROUP], t0 = real_now_ns();
 	a->rounds = rounds;
-	double off[PLAN_BURST], rtt[PLAN_BURST], v[V_LEN] = {0}, mine[2] = {0, 0};
+	double off[PLAN_TAKE_MAX * PLAN_GROUP], rtt[PLAN_TAKE_MAX * PLAN_GROUP], v[V_LEN] = {0};
+	double mine[2] = {0, 0};
 	/* groups as far apart as the fit points of a round filled with PLAN_MAX_NFIT of them */
 	struct auto_bursts b = {
 		.s = s, .comm = comm, .clk = clk, .me = r, .ref = -1,
 		.gap_ns = (int64_t)(a->budget_s * 1e9 / rounds / PLAN_MAX_NFIT),
 		.limit_ns = (int64_t)(a->budget_s * 1e9 / BURST_SHARE / rounds),
+		.retake_ns = (int64_t)(a->budget_s * 1e9 / 2 / rounds),
 		.x = x, .off = off, .rtt = rtt};
-	int rc = hca3_pairs(p, r, auto_pair, &b), ref = b.ref, ngroups = b.ngroups;
+	int rc = hca3_pairs(p, r, auto_pair, &b), ref = b.ref, ngroups = b.out.ngroups;
 	mine[1] = b.slowest_ns;
 	/* the bursts' time and the slowest group, over all pairs */
-	mine[0] = (double)(real_now_ns() - t0);
+	mine[0] = a->my_burst_ns = (double)(real_now_ns() - t0);
 	double all[2] = {mine[0], mine[1]}, burst_ns;
 	if (yield_allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
 		rc = first_err(rc, err_set(HCLOCK_EMPI, "MPI_Allreduce of the auto bursts' time "
@@ -192,7 +243,15 @@ static int auto_plan(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk)
 				             comm_world_rank(comm, ref));
 		}
 		v[V_GROUPS] = ngroups;
+		v[V_TAKEN] = b.out.taken;
+		v[V_STALLED] = b.out.stalled;
 		v[V_REF] = comm_world_rank(comm, ref);
+		if (!b.out.clean && !rc)
+			sync_warn(s, "auto: the burst of rank %d with rank %d met stalls (other jobs on "
+			          "the cores) in %d of its %d groups of %d ping-pongs, too many to retake "
+			          "within the bursts' time: the choice rests on stalled round trips, and "
+			          "its predicted error is not to be trusted", comm_world_rank(comm, r),
+			          comm_world_rank(comm, ref), b.out.stalled, b.out.taken, PLAN_GROUP);
 		v[V_CLIENT] = comm_world_rank(comm, r);
 		worst.pred = v[V_PRED];
 	}
@@ -211,6 +270,8 @@ static int auto_plan(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk)
 	                               .slowest_group_s = all[1] * 1e-9};
 	if (v[V_OK] == 1) { /* not after a failed reduction (-inf) */
 		c->groups = (int)v[V_GROUPS];
+		a->taken = (int)v[V_TAKEN];
+		a->stalled = (int)v[V_STALLED];
 		c->worst_ref = (int)v[V_REF];
 		c->worst_client = (int)v[V_CLIENT];
 		c->floor_ns = v[V_FLOOR];
@@ -260,19 +321,21 @@ static int auto_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	}
 	/* a round's fit points stop where its time ends (round trips slower than the burst's) */
 	LEARNER(inner)->limit_ns = a->round_ns > 0 ? a->round_ns : 1;
+	double agree_ns = (double)(real_now_ns() - t0) - a->my_burst_ns;
 	rc = first_err(rc, sync_run(inner, comm, clk, out));
 	/* what it took, the slowest fit point and the fewest points a model made, over all ranks
 	 * (the same report everywhere) */
 	const struct learner *L = LEARNER(inner);
-	double took[3] = {(double)(real_now_ns() - t0), L->slowest_point_ns,
-	                  L->made_points ? -L->made_points : -INFINITY}, all[3];
-	if (yield_allreduce(took, all, 3, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS) {
+	double took[4] = {(double)(real_now_ns() - t0), L->slowest_point_ns,
+	                  L->made_points ? -L->made_points : -INFINITY, agree_ns}, all[4];
+	if (yield_allreduce(took, all, 4, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS) {
 		rc = first_err(rc, err_set(HCLOCK_EMPI, "MPI_Allreduce of the auto sync's time "
 		                           "failed"));
 	} else {
 		struct hclock_sync_auto *c = &a->choice;
 		c->run_s = all[0] * 1e-9;
 		c->slowest_point_s = all[1] * 1e-9;
+		c->agree_s = all[3] * 1e-9;
 		c->nfit_made = isfinite(all[2]) ? (int)-all[2] : c->nfit;
 		/* a round cut short: the prediction for the points made, over the span they took */
 		if (c->nfit_made < c->nfit && c->nfit > 1 && isfinite(c->predicted_error_ns))
@@ -286,7 +349,8 @@ static int auto_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	s->rounds = inner->rounds * 2; /* a burst per round of the tree, then the tree */
 	s->parent = inner->parent;
 	s->shares = inner->shares;
-	memcpy(s->warnings, inner->warnings, sizeof(s->warnings));
+	if (inner->warnings[0]) /* after the bursts' own */
+		sync_warn(s, "%.*s", (int)strlen(inner->warnings) - 1, inner->warnings);
 	hclock_sync_free(inner);
 	return rc;
 }
@@ -339,9 +403,10 @@ static void auto_explain(const struct hclock_sync *s, struct sync_explain *e)
 	                  "(%.1f%% of the budget), the slowest group of %d ping-pongs %.4f s", a->nprocs,
 	                  c->pairs, c->pairs > 1 ? "s" : "", c->burst_s,
 	                  100 * c->burst_s / c->budget_s, PLAN_GROUP, c->slowest_group_s);
-	sync_explain_line(e, "worst pair: ranks %d-%d, %d groups: round trips floor %.0f ns, spread "
-	                  "%.0f ns, tail %.0f ns (%s floor)", c->worst_ref, c->worst_client,
-	                  c->groups, c->floor_ns, c->spread_ns, c->tail_ns,
+	sync_explain_line(e, "worst pair: ranks %d-%d, %d groups (%d made, %d through a stall): round "
+	                  "trips floor %.0f ns, spread %.0f ns, tail %.0f ns (%s floor)",
+	                  c->worst_ref, c->worst_client, c->groups, a->taken, a->stalled,
+	                  c->floor_ns, c->spread_ns, c->tail_ns,
 	                  strcmp(c->estimator, "hull") ? "a blurred" : "a sharp");
 	sync_explain_line(e, "choice: %s (%d fit points of %d ping-pong%s over %.4g s, %s), a fit "
 	                  "point's sigma %.1f ns", c->spec, c->nfit, c->npingpongs,

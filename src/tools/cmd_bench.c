@@ -578,6 +578,16 @@ static int measure_one(struct run *r, struct job *j, uint64_t iters)
 	b.compute_ns = cpu;
 	b.compute_cap = iters ? CPU_SAMPLES : 0;
 	bench_series_init(&s);
+	/* the start slack's latency once more, outside the measurement's time: the launch's
+	 * figure may have met a stall (bench_slack_latency) */
+	r->p.slack_lat_ns = 0;
+	if (sc->type->common_start &&
+	    (rc = agree_on(r->t, r->p.comm, bench_slack_latency(r->p.comm, r->p.clk,
+	                   r->p.bcast_lat_ns, &r->p.slack_lat_ns), "measuring the MPI_Bcast "
+	                   "latency"))) {
+		bench_buf_free(&b);
+		return rc;
+	}
 	int64_t t0 = real_now_ns();
 	rc = bench_scheme_measure(sc, &r->p, &b, &s);
 	double dur = (double)(real_now_ns() - t0) * 1e-9;

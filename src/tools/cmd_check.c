@@ -99,14 +99,15 @@ static void print_json(const char *spec, int p, const struct run *runs, int nrun
 			       r->cont.thread_cpu_max_s);
 		if (r->have_auto)
 			printf("\"auto\":{\"budget_s\":%g,\"horizon_s\":%g,\"burst_s\":%.6f,"
-			       "\"run_s\":%.6f,\"slowest_point_s\":%.6f,\"pairs\":%d,\"worst_pair\":[%d,%d],"
+			       "\"run_s\":%.6f,\"agree_s\":%.6f,\"slowest_point_s\":%.6f,\"pairs\":%d,"
+			       "\"worst_pair\":[%d,%d],"
 			       "\"groups\":%d,\"slowest_group_s\":%.6f,"
 			       "\"floor_ns\":%.1f,\"spread_ns\":%.1f,\"tail_ns\":%.1f,\"nfit\":%d,"
 			       "\"nfit_made\":%d,\"n\":%d,"
 			       "\"span_s\":%.6g,\"estimator\":\"%s\",\"point_sigma_ns\":%.2f,"
 			       "\"predicted_error_ns\":%.1f,\"spec\":\"%s\"},",
 			       r->au.budget_s, r->au.horizon_s, r->au.burst_s, r->au.run_s,
-			       r->au.slowest_point_s, r->au.pairs,
+			       r->au.agree_s, r->au.slowest_point_s, r->au.pairs,
 			       r->au.worst_ref, r->au.worst_client, r->au.groups, r->au.slowest_group_s,
 			       r->au.floor_ns, r->au.spread_ns, r->au.tail_ns, r->au.nfit,
 			       r->au.nfit_made, r->au.npingpongs, r->au.span_s, r->au.estimator, r->au.point_sigma_ns,

@@ -11,7 +11,8 @@
 
 static const char *const names[FAULT_NPOINTS] = {"alloc", "exchange", "fit", "agree",
                                                     "cont", "op", "store", "collect",
-                                                    "mute", "write", "finalize", "freeze"};
+                                                    "mute", "write", "finalize", "freeze",
+                                                    "slack", "burst"};
 
 int fault_armed, fault_stall_armed;
 /* at=stall: share of measurements stalled, the stall's range, ns, and the draws */

@@ -24,6 +24,11 @@
  *   freeze    a ping-pong message this process would receive (transport/link.c): it
  *             stops there for ever, a peer that never answers (the others' waits end
  *             at the wait limit, HCLOCK_TIMEOUT)
+  *   slack     a measurement of the MPI_Bcast latency of hclock bench or imbalance (the start
+ *             slack's): every try of it waits 1 ms on this rank before the broadcast (a stall)
+ *   burst     a group of one of auto's bursts this process takes part in: from it on, each
+ *             of that burst's ping-pongs waits 1 ms on this rank before it (a stall: on a
+ *             pair's reference, every round trip its client measures is 1 ms longer)
  *
  *   HCLOCK_FAULT=rank=R|all,at=stall[,ms=LO[-HI]][,share=P][,seed=S]
  *
@@ -46,7 +51,7 @@
 
 enum fault_point { FAULT_ALLOC, FAULT_EXCHANGE, FAULT_FIT, FAULT_AGREE, FAULT_CONT, FAULT_OP,
                    FAULT_STORE, FAULT_COLLECT, FAULT_MUTE, FAULT_WRITE, FAULT_FINALIZE,
-                   FAULT_FREEZE, FAULT_NPOINTS };
+                   FAULT_FREEZE, FAULT_SLACK, FAULT_BURST, FAULT_NPOINTS };
 
 extern int fault_armed; /* HCLOCK_FAULT names this process (set by fault_init) */
 

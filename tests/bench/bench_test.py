@@ -805,6 +805,56 @@ def case_tables():
               "roundtime/fixed keeps the slack at %g s (%g)" % (base, r["slack_s"]))
 
 
+def case_slack_stall():
+    """A launch whose MPI_Bcast latency met a stall (HCLOCK_FAULT=rank=1,at=slack: every try
+    of the first measurement waits 1 ms on rank 1) keeps neither the stalled figure's slack
+    nor its few repetitions: roundtime measures the latency again before each (op, size) and
+    keeps the smaller figure, so its slack stays within a few times the latency a clean launch
+    measures and it makes as many repetitions as that launch; roundtime/fixed (Alg. 5, one
+    measurement) keeps the stalled slack, and makes few (the injection bites)."""
+    args = ["--quick", "--op", "allreduce", "--sizes", "8", "--emulate", EMU, "--sync", SYNC]
+    clean, _ = bench_json(2, args + ["--scheme", "roundtime"])
+    os.environ["HCLOCK_FAULT"] = "rank=1,at=slack"
+    try:
+        d, _ = bench_json(2, args + ["--scheme", "roundtime,roundtime/fixed"])
+        rc, out, err, _ = run(2, ["imbalance", "--reps", "200", "--format", "json", "--emulate",
+                                  EMU, "--sync", SYNC])
+    finally:
+        del os.environ["HCLOCK_FAULT"]
+    if not clean or not d:
+        return
+    c, (r, f) = clean["results"][0], d["results"]
+    lat = clean["bcast_latency_s"]
+    check(d["bcast_latency_s"] >= 0.9e-3, "the launch's figure met the stall: %.3g s (clean %.3g s)"
+          % (d["bcast_latency_s"], lat))
+    # B x the clean latency (at least 2 us), or the clean launch's own final slack, 8 x for
+    # the latency under other jobs' load, and a doubling for every 3 late rounds it had (the
+    # adaptation); the stalled figure's is over 3.6 ms
+    ok_slack = 8 * max(d["slack_factor"] * lat, 2e-6, c["slack_s"])
+    check(r["slack_s"] <= ok_slack * 2 ** (r["invalid"] // 3),
+          "roundtime's slack %.3g s recovered (at most %.3g s x 2^(%d late / 3), the stalled "
+          "figure's %.3g s)" % (r["slack_s"], ok_slack, r["invalid"],
+                                d["slack_factor"] * d["bcast_latency_s"]))
+    base = max(d["slack_factor"] * d["bcast_latency_s"], 2e-6)
+    slice_s = d["time_slice_s"]
+    # each pass of the slice ends with the first round past its share: slice / slack + passes
+    nf_max = slice_s / base + 2 * d["passes"]
+    nc, nr, nf = (x["valid"] + x["invalid"] for x in (c, r, f))
+    check(nr >= min(nc / 8, 200) and nr > 4 * nf_max, "roundtime made %d repetitions in its "
+          "slice (a clean launch %d, the stalled slack allows %d)" % (nr, nc, nf_max))
+    check(r["median_s"] <= 10 * c["median_s"] + 5e-6, "roundtime's median %.3g s (a clean "
+          "launch %.3g s)" % (r["median_s"], c["median_s"]))
+    check(abs(f["slack_s"] - base) < 2e-9 and nf <= nf_max,
+          "roundtime/fixed keeps the stalled slack %.3g s and makes %d repetitions (at most "
+          "%d)" % (f["slack_s"], nf, nf_max))
+    if check(rc == 0, "imbalance exits 0"):
+        im = json.loads(out)
+        check(im["slack_s"] <= ok_slack, "imbalance's slack %.3g s recovered (at most %.3g s)" %
+              (im["slack_s"], ok_slack))
+    else:
+        print(err)
+
+
 def run_fault(np, fault, args, expect, tool=None):
     """A run of the hook build (or another tool) with HCLOCK_FAULT=fault: every rank exits 1
     in time, and one line, from the failing rank or naming it, says what failed."""

@@ -78,20 +78,23 @@ for np, spec, budget in ((2, "auto(0.3s)", 0.3), (3, "cont(auto(0.2s))", 0.2),
     cmd, p = run(spec, np)
     m = re.search(r"measured on this job \((\d+) processes, (\d+) pairs?\): bursts took " + num +
                   r" s .* slowest group of 16 ping-pongs " + num + " s", p.stdout)
-    w = re.search(r"worst pair: ranks (\d+)-(\d+), (\d+) groups: round trips floor " + num,
-                  p.stdout)
+    w = re.search(r"worst pair: ranks (\d+)-(\d+), (\d+) groups \((\d+) made, (\d+) through "
+                  r"a stall\): round trips floor " + num, p.stdout)
     c = re.search(r"choice: hca3/(\d+)/(hull|skampi)/(\d+)", p.stdout)
     e = re.search(r"predicted error 10 s after the sync: " + num + " ns", p.stdout)
     ok = p.returncode == 0 and m and w and c and e
     if ok:
         procs, pairs, burst, slowest = int(m[1]), int(m[2]), float(m[3]), float(m[4])
         ref, client, groups = int(w[1]), int(w[2]), int(w[3])
+        made, stalled = int(w[4]), int(w[5])
         pred = float(e[1])
         # the tree: every rank but 0 is the client of one pair, its parent the reference
         top = 1 << (np.bit_length() - 1)
         parent = client - top if client >= top else client & (client - 1)
         ok = (procs == np and pairs == np - 1 and 0 < client < np and ref == parent and
-              8 <= groups <= 48 and 0 < pred < float("inf") and
+              8 <= groups <= 48 and groups <= made <= 72 and 0 <= stalled <= made and
+              (groups == made - stalled or groups == 48 or stalled > made - 8) and
+              0 < pred < float("inf") and
               burst <= budget / 4 + (groups == 8) * 8 * slowest + slowest)
     expect(bool(ok), f"np={np} {spec}: measured, the worst pair of the tree, a choice and its "
            f"prediction", cmd, p)

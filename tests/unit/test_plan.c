@@ -12,6 +12,12 @@
  *   which holds 1000 points of any n, 8 or more (within PLAN_SLACK of the best, the most);
  *   a longer budget predicts less; a round too short for PLAN_MIN_NFIT points says so;
  * - plan_net_measure: floor, spread, sharp floor or not; too few ping-pongs is a status.
+ * - plan_stalled_groups: on the Gaussian burst no group is stalled; with 20 of its 48 groups
+ *   made through a stall (every ping-pong 2 ms slower) and one more holding a single 4 ms
+ *   exchange, exactly those 21 are; planned on, the stalled burst predicts over 10x the clean
+ *   one's error with fewer points, while its clean groups alone predict within 1.5x of it;
+ *   5 us more in every exchange of a quarter of the groups (the link under load, not a
+ *   stall) is none; bad counts are a status.
  */
 #include <math.h>
 #include <stdint.h>
@@ -130,11 +136,96 @@ static void check_burst(uint64_t seed)
 	           net.sharp, net.spread_ns);
 }
 
+/* each group's best round trip and time (the sum of its round trips) */
+static void group_stats(const double *rtt, int ngroups, double *gmin, double *gtime)
+{
+	for (int g = 0; g < ngroups; g++) {
+		gmin[g] = INFINITY;
+		gtime[g] = 0;
+		for (int i = g * PLAN_GROUP; i < (g + 1) * PLAN_GROUP; i++) {
+			gmin[g] = fmin(gmin[g], rtt[i]);
+			gtime[g] += rtt[i];
+		}
+	}
+}
+
+static void check_stalls(uint64_t seed)
+{
+	struct rng r;
+	rng_seed(&r, seed);
+	test_seed = seed;
+	static int64_t x[PLAN_BURST], xc[PLAN_BURST];
+	static double off[PLAN_BURST], rtt[PLAN_BURST], offc[PLAN_BURST], rttc[PLAN_BURST];
+	double gmin[PLAN_GROUPS], gtime[PLAN_GROUPS];
+	unsigned char st[PLAN_GROUPS];
+	struct plan_net net;
+	struct plan_choice clean, stalled, kept;
+
+	make_burst(&r, 0, x, off, rtt);
+	group_stats(rtt, PLAN_GROUPS, gmin, gtime);
+	int k = plan_stalled_groups(gmin, gtime, PLAN_GROUPS, st);
+	TEST_CHECK(k == 0, "Gaussian burst: %d groups stalled", k);
+	plan_net_measure(rtt, PLAN_BURST, &net);
+	plan_choose(x, off, rtt, PLAN_GROUPS, &net, 0.1e9, 10e9, &clean);
+
+	/* groups 10..29 through a stall: every ping-pong 2 ms slower, its offset off by up to
+	 * half of that (one way); group 40 with one exchange held up 4 ms */
+	for (int i = 10 * PLAN_GROUP; i < 30 * PLAN_GROUP; i++) {
+		double extra = 2e6 * (1 + rng_uniform(&r));
+		rtt[i] += extra;
+		off[i] += (rng_uniform(&r) - 0.5) * extra;
+	}
+	rtt[40 * PLAN_GROUP + 3] += 4e6;
+	off[40 * PLAN_GROUP + 3] += 2e6;
+	group_stats(rtt, PLAN_GROUPS, gmin, gtime);
+	k = plan_stalled_groups(gmin, gtime, PLAN_GROUPS, st);
+	int right = 1;
+	for (int g = 0; g < PLAN_GROUPS; g++)
+		right &= st[g] == ((g >= 10 && g < 30) || g == 40);
+	TEST_CHECK(k == 21 && right, "stalled burst: %d groups stalled (21 made so), the right "
+	           "ones %d", k, right);
+	plan_net_measure(rtt, PLAN_BURST, &net);
+	plan_choose(x, off, rtt, PLAN_GROUPS, &net, 0.1e9, 10e9, &stalled);
+	int nc = 0;
+	for (int g = 0; g < PLAN_GROUPS; g++) {
+		if (st[g])
+			continue;
+		for (int i = 0; i < PLAN_GROUP; i++) {
+			xc[nc * PLAN_GROUP + i] = x[g * PLAN_GROUP + i];
+			offc[nc * PLAN_GROUP + i] = off[g * PLAN_GROUP + i];
+			rttc[nc * PLAN_GROUP + i] = rtt[g * PLAN_GROUP + i];
+		}
+		nc++;
+	}
+	plan_net_measure(rttc, (size_t)nc * PLAN_GROUP, &net);
+	plan_choose(xc, offc, rttc, nc, &net, 0.1e9, 10e9, &kept);
+	TEST_CHECK(stalled.predicted_error_ns > 10 * clean.predicted_error_ns &&
+	           stalled.nfit < clean.nfit, "planned on the stalls: %d points of %d predict "
+	           "%.0f ns, the clean burst %d of %d %.0f ns (the detection must matter)",
+	           stalled.nfit, stalled.n, stalled.predicted_error_ns, clean.nfit, clean.n,
+	           clean.predicted_error_ns);
+	TEST_CHECK(kept.predicted_error_ns < 1.5 * clean.predicted_error_ns,
+	           "its %d clean groups: %d points of %d predict %.0f ns (the clean burst %.0f ns)",
+	           nc, kept.nfit, kept.n, kept.predicted_error_ns, clean.predicted_error_ns);
+
+	/* a few us more in a quarter of the groups: a wake-up, not a stall */
+	make_burst(&r, 0, x, off, rtt);
+	for (int i = 0; i < PLAN_BURST / 4; i++)
+		rtt[i] += 5000;
+	group_stats(rtt, PLAN_GROUPS, gmin, gtime);
+	k = plan_stalled_groups(gmin, gtime, PLAN_GROUPS, st);
+	TEST_CHECK(k == 0, "5 us more in 12 groups: %d stalled", k);
+	TEST_CHECK(plan_stalled_groups(gmin, gtime, 0, st) == -1 &&
+	           plan_stalled_groups(gmin, gtime, PLAN_TAKE_MAX + 1, st) == -1,
+	           "bad group counts not refused");
+}
+
 int main(void)
 {
 	for (uint64_t seed = 1; seed <= 4; seed++) {
 		check_predict(seed);
 		check_burst(seed);
+		check_stalls(seed);
 	}
 	/* too little data is a status, never a crash */
 	static int64_t x[PLAN_BURST];

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Run `hclock check --sync 'auto(BUDGET)' --wait 0` on 2 emulated ranks with a stall injected
+into auto's burst (HCLOCK_FAULT=rank=0,at=burst,k=K: from the reference's K-th group on, each
+ping-pong of the burst waits 1 ms on rank 0, so every round trip its client measures is 1 ms
+longer) and hold the choice against it (docs/check.md, "Sync specs chosen by a time budget").
+
+usage: check_auto_stall.py HCLOCK MPIRUN MPIEXEC BUDGET
+
+- A late stall (k=40 of 48 groups): its groups are retaken or left out, so the plan rests on
+  clean groups only: at least 8 kept, their tail (0.99 quantile minus floor) below the 1 ms the
+  stall adds, a choice of more than PLAN_MIN_NFIT (4) points, no warning.
+- An early stall (k=3): fewer than 8 clean groups within the time: the sync warns that its choice
+  rests on stalled round trips (one line, naming the pair), and still ends.
+- Without the detection the late stall's groups would be planned on: their round trips put the
+  tail at 1 ms or more (checked on the early stall's run, which plans on them).
+"""
+import json, os, subprocess, sys
+
+hclock, mpirun, mpiexec, budget = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+EMU = "offset=1,skew=100e-6,noise=20e-9,seed=3"
+failed = 0
+
+
+def run(k):
+    cmd = [mpirun, mpiexec, "2", hclock, "check", "--sync", f"auto({budget}s)", "--wait", "0",
+           "--emulate", EMU, "--format", "json"]
+    env = dict(os.environ, HCLOCK_FAULT=f"rank=0,at=burst,k={k}", HCLOCK_TEST_TIMEOUT="60")
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    print(f"$ HCLOCK_FAULT={env['HCLOCK_FAULT']} {' '.join(cmd)} -> exit {p.returncode}")
+    try:
+        au = json.loads(p.stdout)["runs"][0]["auto"]
+    except (ValueError, KeyError, IndexError):
+        au = None
+    warn = [l for l in p.stderr.splitlines() if "met stalls" in l]
+    return p, au, warn
+
+
+def check(cond, what):
+    global failed
+    print(("ok   " if cond else "FAIL ") + what)
+    failed += not cond
+    return cond
+
+
+p, au, warn = run(40)
+if check(p.returncode == 0 and au, "late stall: check exits 0 with an auto report"):
+    check(au["groups"] >= 8 and au["tail_ns"] < 1e6 and au["nfit"] > 4 and not warn,
+          f"late stall: {au['groups']} groups kept, tail {au['tail_ns']:.0f} ns, "
+          f"{au['spec']} (predicted {au['predicted_error_ns']:.0f} ns), warnings {warn}")
+p, au, warn = run(3)
+if check(p.returncode == 0 and au, "early stall: check exits 0 with an auto report"):
+    check(len(warn) == 1 and "rank 1 with rank 0" in warn[0] and au["tail_ns"] >= 1e6,
+          f"early stall: warned {warn}; planned on the stall: tail {au['tail_ns']:.0f} ns, "
+          f"{au['spec']}")
+sys.exit(1 if failed else 0)
