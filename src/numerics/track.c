@@ -524,14 +524,15 @@ int track_fit(track *t, const struct track_prior *pr, struct track_fit *f)
 			return rc;
 		/* one exchange that did not wait and others that did (a stall, each off by up to
 		 * half its round trip): their line's slope is known to the slowest's round trip over
-		 * the window; worse than the prior's strict half-width (or, that unknown, than any
-		 * rate two clocks can have), it is one exchange. Not where answers wait (waits):
-		 * there most exchanges are slow by tens of us, not stalled, their line still learns a
-		 * changed rate that the one-shot prior does not know (3.8 ppm after a step: 13 us
-		 * in 3 s), and the prior holds the clock by its own rules */
+		 * the window; worse than any rate two clocks can have (a stall of milliseconds, not
+		 * the jitter of a busy machine, whose line still learns a changed rate: against the
+		 * prior's half-width, ppm, the rule fired on microseconds of jitter too), it is one
+		 * exchange. Not where answers wait (waits): there most exchanges are slow by tens of
+		 * us, not stalled, their line learns a changed rate that the one-shot prior does not
+		 * know (3.8 ppm after a step: 13 us in 3 s), and the prior holds the clock by its own
+		 * rules */
 		if (!rc && slow > 0 && pr && !t->p.waits &&
-		    slow / fmax((double)diff_ns(x_last, t->v[t->head].t1), 1) >
-		        fmin(pr->slope_hw >= 0 ? pr->slope_hw : INFINITY, TRACK_MAX_RATE))
+		    slow / fmax((double)diff_ns(x_last, t->v[t->head].t1), 1) > TRACK_MAX_RATE)
 			rc = LINREG_TOO_FEW;
 		if (rc || npts < 4 || !stepped(t, npts, &est))
 			break;

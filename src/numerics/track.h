@@ -13,9 +13,9 @@
  *    hundreds of ns; an exchange whose fastest ping-pong took
  *    more than 4 times the window's fastest waited and is left out, its messages still in
  *    the hulls; with only one that did not wait, the line through all of them is taken
- *    only if the slowest one's round trip over the window's span is within the prior's
- *    strict slope half-width (and TRACK_MAX_RATE), else the window counts as one exchange,
- *    the clean one (not with `waits`, where exchanges are slow by waiting, not stalled): a
+ *    only if the slowest one's round trip over the window's span is within TRACK_MAX_RATE,
+ *    else the window counts as one exchange, the clean one (not with `waits`, where
+ *    exchanges are slow by waiting, not stalled): a
  *    stall of milliseconds 25 ms from it would tilt the line by percent), kept when the
  *    window's hulls allow it
  *    (slope inside their valid range, inside their interval at the end), else the hulls'
