@@ -26,6 +26,7 @@
 #include "transport/yield.h"
 #include "util/err.h"
 #include "util/fault.h"
+#include "util/timeutil.h"
 
 #define TAG_PING 0x4850
 #define TAG_PONG 0x4851
@@ -57,6 +58,8 @@ struct child_exp {
 	int64_t next_ns;  /* base time of its announced next exchange, ns (INT64_MAX: none) */
 	int active;       /* its exchange is under way (pinged, no note yet) */
 	int64_t since_ns; /* base time of its latest ping, ns */
+	int64_t stall_ns; /* test hook (HCLOCK_FAULT at=stall): its exchange's pings are taken
+	                     this late, ns (0: not stalled) */
 };
 
 struct engine {
@@ -87,6 +90,8 @@ struct engine {
 	int k;                   /* ping-pong in flight */
 	int in_flight;
 	int64_t t1_ns, start_ns; /* base times: the ping in flight was sent, the exchange began */
+	int64_t stall_ns;        /* test hook (HCLOCK_FAULT at=stall): the exchange's pongs are
+	                            taken this late, ns (0: not stalled) */
 	/* as a parent */
 	int nchildren;
 	struct child_exp *children;
@@ -259,6 +264,33 @@ static void on_pong(struct engine *e, const struct pong *in, int64_t t4, int64_t
 
 /* ---- both ---- */
 
+/* Test hook (HCLOCK_FAULT at=stall): a message of a stalled exchange is taken late, before
+ * its timestamp, as if the scheduler had given the core away between its arrival and its
+ * reading: the stall is drawn at the exchange's first pong (child) or ping (parent), and
+ * holds every later message of that exchange on this side. */
+static void stall_msg(struct engine *e, int peer, int tag, const void *m, size_t len)
+{
+	int64_t d = 0;
+	if (tag == TAG_PONG && len == sizeof(struct pong) && peer == e->parent) {
+		const struct pong *in = m;
+		if (!e->in_flight || in->exch != e->exch || in->k != e->k)
+			return;
+		if (in->k == 0)
+			e->stall_ns = fault_stall_draw_at(FAULT_STALL_CHILD);
+		d = e->stall_ns;
+	} else if (tag == TAG_PING && len == sizeof(struct ping)) {
+		const struct ping *in = m;
+		struct child_exp *c = child_of(e, peer);
+		if (!c || in->k < 0)
+			return;
+		if (in->k == 0)
+			c->stall_ns = fault_stall_draw_at(FAULT_STALL_PARENT);
+		d = c->stall_ns;
+	}
+	if (d > 0)
+		real_sleep_ns(d);
+}
+
 /* Take in what came; driven by a program's calls (not a thread), poll on until
  * *spin_until while an exchange's next message is due at once. */
 static void pump(struct engine *e, int64_t now)
@@ -279,6 +311,8 @@ static void pump(struct engine *e, int64_t now)
 				continue;
 			return;
 		}
+		if (fault_stall_armed)
+			stall_msg(e, peer, tag, &m, len);
 		int64_t t = base_now(e);
 		e->events++;
 		if (tag == TAG_PING && len == sizeof(m.ping) && e->nchildren)
@@ -439,7 +473,7 @@ static int find_children(struct engine *e, const int *tree, int p)
 		return err_set(HCLOCK_ENOMEM, "out of memory");
 	for (int r = 0, i = 0; r < p && e->children; r++)
 		if (tree[2 * r] == e->rank && !tree[2 * r + 1])
-			e->children[i++] = (struct child_exp){r, INT64_MAX, 0, 0};
+			e->children[i++] = (struct child_exp){r, INT64_MAX, 0, 0, 0};
 	return 0;
 }
 

@@ -199,8 +199,10 @@ static int fit_hulls(track *t, struct hull_learner_fit *hf)
 /* least squares through the offsets of the window's exchanges, those that did not wait (all
  * of them if fewer than two did not): LINREG_OK, LINREG_TOO_FEW with fewer than two
  * exchanges, or HCLOCK_ENOMEM. *se: the slope's
- * standard error (NAN with two points); *used: the points, left in gx, gy. */
-static int regress(track *t, size_t nexch, struct lm *out, double *se, size_t *used)
+ * standard error (NAN with two points); *used: the points, left in gx, gy; *slow_ns: when
+ * all of them were taken, the slowest one's fastest round trip (else 0), ns. */
+static int regress(track *t, size_t nexch, struct lm *out, double *se, size_t *used,
+                   double *slow_ns)
 {
 	if (nexch > t->gcap) {
 		int64_t *gx = realloc(t->gx, nexch * sizeof(*gx));
@@ -215,6 +217,7 @@ static int regress(track *t, size_t nexch, struct lm *out, double *se, size_t *u
 	}
 	double cap = SLOW_EXCHANGE * (double)pp_rtt(fastest(t, t->head, t->n));
 	size_t k = 0;
+	*slow_ns = 0;
 	for (int pass = 0; pass < 2 && k < 2; pass++) {
 		k = 0;
 		for (size_t a = t->head; a < t->n;) {
@@ -225,6 +228,8 @@ static int regress(track *t, size_t nexch, struct lm *out, double *se, size_t *u
 			if (pass || (double)pp_rtt(q) <= cap) {
 				t->gy[k] = exch_offset(t, a, b, q, &t->gx[k]);
 				k++;
+				if (pass)
+					*slow_ns = fmax(*slow_ns, (double)pp_rtt(q));
 			}
 			a = b;
 		}
@@ -361,16 +366,18 @@ static void slope_interval(const track *t, const struct lm *est, double *lo, dou
 	}
 }
 
-/* The true offset at x_a from the latest exchange's own messages, each relaxed by the read
- * slack and carried to x_a at any rate within TRACK_MAX_RATE (not the estimate's: under
- * stalled exchanges its slope can be far off, and an exchange can last milliseconds). */
-static void latest_interval(const track *t, int64_t x_a, double *lo, double *hi, double *rtt)
+/* The true offset at x_a from the messages of one exchange, ping-pongs [a, b), each relaxed
+ * by the read slack and carried to x_a at any rate within TRACK_MAX_RATE (not the
+ * estimate's: under stalled exchanges its slope can be far off, and an exchange can last
+ * milliseconds); *rtt: its fastest round trip. */
+static void exch_interval(const track *t, size_t a, size_t b, int64_t x_a, double *lo,
+                          double *hi, double *rtt)
 {
 	double S = TRACK_MAX_RATE, e = t->p.slack_ns;
 	*lo = -INFINITY;
 	*hi = INFINITY;
 	*rtt = INFINITY;
-	for (size_t i = exch_start(t, t->n); i < t->n; i++) {
+	for (size_t i = a; i < b; i++) {
 		const struct pp *q = &t->v[i];
 		double up_dx = (double)diff_ns(x_a, q->t1), down_dx = (double)diff_ns(x_a, q->t4);
 		/* up: Y(t1) <= t2, so offset(t1) <= t2 - t1 */
@@ -380,6 +387,39 @@ static void latest_interval(const track *t, int64_t x_a, double *lo, double *hi,
 		*hi = fmin(*hi, u);
 		*lo = fmax(*lo, d);
 		*rtt = fmin(*rtt, (double)pp_rtt(q));
+	}
+}
+
+/* The bound of est at rates [smin, smax] from the latest exchange that did not wait (its
+ * fastest ping-pong within SLOW_EXCHANGE times the window's fastest), anchored at its
+ * fastest ping-pong, when the latest exchange itself waited and that one proves more at the
+ * latest exchange's time x_a than *bd (the latest's bound) does; est must lie in its
+ * interval. A stalled exchange's messages allow an interval as wide as its stall
+ * (milliseconds); the clean one's, carried over the time since at the same rates, is
+ * strict under the same assumption from its own time on. */
+static void bound_from_clean(const track *t, const struct lm *est, double smin, double smax,
+                             int64_t x_a, struct bound *bd)
+{
+	double cap = SLOW_EXCHANGE * (double)pp_rtt(fastest(t, t->head, t->n));
+	size_t a = exch_start(t, t->n);
+	if (!((double)pp_rtt(fastest(t, a, t->n)) > cap))
+		return; /* the latest did not wait */
+	while (a > t->head) {
+		size_t b = a;
+		a = exch_start(t, b);
+		const struct pp *q = fastest(t, a, b);
+		if ((double)pp_rtt(q) > cap)
+			continue;
+		double lo, hi, rtt, e = lm_offset(est, q->t4);
+		exch_interval(t, a, b, q->t4, &lo, &hi, &rtt);
+		if (!(lo <= e && e <= hi))
+			return;
+		struct bound c = bound_from_offset_interval(est, q->t4, lo, hi, smin, smax);
+		int64_t y = x_a + (int64_t)llround(lm_offset(est, x_a));
+		if (bound_known(&c) &&
+		    (!bound_known(bd) || bound_half_width(&c, y) < bound_half_width(bd, y)))
+			*bd = c;
+		return;
 	}
 }
 
@@ -431,6 +471,23 @@ static double center_at_slope(const track *t, struct lm *est)
 	return (ihi - ilo) / sqrt(12.0);
 }
 
+/* The offset of the latest exchange that did not wait (as regress judges; the latest if
+ * none), at *x. */
+static void last_clean_offset(const track *t, int64_t *x, double *off)
+{
+	double cap = SLOW_EXCHANGE * (double)pp_rtt(fastest(t, t->head, t->n));
+	for (size_t b = t->n; b > t->head;) {
+		size_t a = exch_start(t, b);
+		const struct pp *q = fastest(t, a, b);
+		if ((double)pp_rtt(q) <= cap) {
+			*off = exch_offset(t, a, b, q, x);
+			return;
+		}
+		b = a;
+	}
+	track_last_offset(t, x, off, NULL);
+}
+
 int track_fit(track *t, const struct track_prior *pr, struct track_fit *f)
 {
 	const struct lm *prior = pr ? &pr->line : NULL;
@@ -461,9 +518,22 @@ int track_fit(track *t, const struct track_prior *pr, struct track_fit *f)
 			nexch -= k;
 			continue;
 		}
-		rc = nexch >= 2 ? regress(t, nexch, &est, &se, &npts) : LINREG_TOO_FEW;
+		double slow = 0;
+		rc = nexch >= 2 ? regress(t, nexch, &est, &se, &npts, &slow) : LINREG_TOO_FEW;
 		if (rc < 0)
 			return rc;
+		/* one exchange that did not wait and others that did (a stall, each off by up to
+		 * half its round trip): their line's slope is known to the slowest's round trip over
+		 * the window; worse than any rate two clocks can have (a stall of milliseconds, not
+		 * the jitter of a busy machine, whose line still learns a changed rate: against the
+		 * prior's half-width, ppm, the rule fired on microseconds of jitter too), it is one
+		 * exchange. Not where answers wait (waits): there most exchanges are slow by tens of
+		 * us, not stalled, their line learns a changed rate that the one-shot prior does not
+		 * know (3.8 ppm after a step: 13 us in 3 s), and the prior holds the clock by its own
+		 * rules */
+		if (!rc && slow > 0 && pr && !t->p.waits &&
+		    slow / fmax((double)diff_ns(x_last, t->v[t->head].t1), 1) > TRACK_MAX_RATE)
+			rc = LINREG_TOO_FEW;
 		if (rc || npts < 4 || !stepped(t, npts, &est))
 			break;
 		size_t k = nexch / 2;
@@ -480,10 +550,10 @@ int track_fit(track *t, const struct track_prior *pr, struct track_fit *f)
 	f->nexchanges = nexch;
 	f->x_last_ns = x_last;
 	f->span_ns = (double)diff_ns(x_last, t->v[t->head].t1);
-	if (rc) { /* one exchange: the prior's slope through its offset */
+	if (rc) { /* one exchange (that did not wait): the prior's slope through its offset */
 		int64_t x;
 		double off;
-		track_last_offset(t, &x, &off, NULL);
+		last_clean_offset(t, &x, &off);
 		est = (struct lm){x, off, prior ? prior->slope : 0};
 		f->status = TRACK_PRIOR;
 		if (t->p.waits && hs == HULL_LEARNER_OK && waiting(t, hf.gap_ns))
@@ -530,7 +600,7 @@ int track_fit(track *t, const struct track_prior *pr, struct track_fit *f)
 	/* anchored at the latest exchange's fastest ping-pong, whose own messages pin it */
 	int64_t x_a = fastest(t, exch_start(t, t->n), t->n)->t4;
 	double lo, hi;
-	latest_interval(t, x_a, &lo, &hi, &f->rtt_ns);
+	exch_interval(t, exch_start(t, t->n), t->n, x_a, &lo, &hi, &f->rtt_ns);
 	/* a line the latest exchange proves wrong is moved into its interval */
 	double e = lm_offset(&est, x_a);
 	if (lo <= hi && (e < lo || e > hi))
@@ -558,5 +628,6 @@ int track_fit(track *t, const struct track_prior *pr, struct track_fit *f)
 	smax += t->p.drift;
 	if (lo <= hi)
 		f->bd = bound_from_offset_interval(&est, x_a, lo, hi, smin, smax);
+	bound_from_clean(t, &est, smin, smax, x_a, &f->bd);
 	return f->status;
 }

@@ -12,7 +12,12 @@
  *    estimate averaged: over TCP the asymmetry of equally fast ping-pongs scatters by
  *    hundreds of ns; an exchange whose fastest ping-pong took
  *    more than 4 times the window's fastest waited and is left out, its messages still in
- *    the hulls), kept when the window's hulls allow it
+ *    the hulls; with only one that did not wait, the line through all of them is taken
+ *    only if the slowest one's round trip over the window's span is within TRACK_MAX_RATE,
+ *    else the window counts as one exchange, the clean one (not with `waits`, where
+ *    exchanges are slow by waiting, not stalled): a
+ *    stall of milliseconds 25 ms from it would tilt the line by percent), kept when the
+ *    window's hulls allow it
  *    (slope inside their valid range, inside their interval at the end), else the hulls'
  *    widest-gap line (the rule the one-shot hull learner uses, sync/learn.c). A prior line
  *    (the one-shot sync's, struct track_prior) weighs in on the slope and then on the
@@ -37,7 +42,10 @@
  *    comes from that exchange's own messages (each up message an upper bound, each down
  *    message a lower one, relaxed by the read slack, carried over the exchange at up to
  *    TRACK_MAX_RATE), and widens from there by that rate range (TrueTime's and
- *    ClockBound's growing error bound).
+ *    ClockBound's growing error bound). When the latest exchange waited (a stall: its
+ *    messages allow an interval as wide as the stall), the latest one that did not is the
+ *    anchor instead if its interval, carried to the latest's time at the same rates, is
+ *    narrower there (the assumption then holds from that exchange on).
  * With one exchange in the window the slope is the prior's, and the bound allows the slopes
  * within the prior's strict half-width that the exchange's hulls leave valid (with neither
  * known, it is unknown: the prior's slope alone proves nothing).

@@ -1,4 +1,5 @@
 /* fault.c - the test-only fault injection hook (fault.h). */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +16,20 @@ static const char *const names[FAULT_NPOINTS] = {"alloc", "exchange", "fit", "ag
                                                     "slack", "burst"};
 
 int fault_armed, fault_stall_armed;
-/* at=stall: share of measurements stalled, the stall's range, ns, and the draws */
+/* at=stall: share of measurements stalled, the stall's range, ns, the sites drawn for (a
+ * bit per enum fault_stall_site), and the draws (under the lock: a continuous clock's
+ * thread draws while the program's thread may) */
 static double stall_share;
 static int64_t stall_lo_ns, stall_hi_ns;
+static unsigned stall_sites;
+static uint64_t stall_count[3]; /* stalls drawn, per site */
 static struct rng stall_rng;
+static pthread_mutex_t stall_lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *const stall_on[] = {"all", "oneshot", "cont", "child", "parent"};
+static const unsigned stall_on_sites[] = {
+	1u << FAULT_STALL_ONESHOT | 1u << FAULT_STALL_CHILD | 1u << FAULT_STALL_PARENT,
+	1u << FAULT_STALL_ONESHOT, 1u << FAULT_STALL_CHILD | 1u << FAULT_STALL_PARENT,
+	1u << FAULT_STALL_CHILD, 1u << FAULT_STALL_PARENT};
 static int initialised, fired;
 static enum fault_point point;
 static long nth = 1, seen;
@@ -47,6 +58,17 @@ static int parse_ms_range(const char *v, size_t n, int64_t *lo, int64_t *hi)
 	return 0;
 }
 
+/* on=NAME: the sites it names into *sites; whether it named any */
+static int stall_site_set(const char *v, size_t n, unsigned *sites)
+{
+	for (size_t i = 0; i < sizeof(stall_on) / sizeof(stall_on[0]); i++)
+		if (strlen(stall_on[i]) == n && !strncmp(v, stall_on[i], n)) {
+			*sites = stall_on_sites[i];
+			return 1;
+		}
+	return 0;
+}
+
 static int bad_value(const char *v, const char *item, size_t n)
 {
 	char list[160] = "";
@@ -54,7 +76,8 @@ static int bad_value(const char *v, const char *item, size_t n)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? "|" : "",
 		         names[i]);
 	return err_set(HCLOCK_EINVAL, "HCLOCK_FAULT='%s': bad item '%.*s'; expected "
-	               "rank=R,at=%s[,k=K] or rank=R|all,at=stall[,ms=LO[-HI]][,share=P][,seed=S] "
+	               "rank=R,at=%s[,k=K] or rank=R|all,at=stall[,ms=LO[-HI]][,share=P][,seed=S]"
+	               "[,on=all|oneshot|cont|child|parent] "
 	               "(a test-only hook)", v, (int)n, item, list);
 }
 
@@ -68,7 +91,8 @@ int fault_configure(const char *v, int world_rank)
 	if (!v || !*v)
 		return 0;
 	long rank = -1, seed = 1;
-	int have_point = 0, stall = 0, all = 0;
+	int have_point = 0, stall = 0, all = 0, have_on = 0;
+	unsigned sites = stall_on_sites[0];
 	double share = 0.05;
 	int64_t lo = 1000000, hi = 5000000;
 	const char *p = v;
@@ -90,6 +114,8 @@ int fault_configure(const char *v, int world_rank)
 			ok = !parse_number(val, vn, 0, 1, &share);
 		else if (eq && kn == 4 && !strncmp(p, "seed", 4))
 			ok = !parse_int(val, vn, 0, 1L << 40, &seed);
+		else if (eq && kn == 2 && !strncmp(p, "on", 2))
+			ok = have_on = stall_site_set(val, vn, &sites);
 		else if (eq && kn == 2 && !strncmp(p, "at", 2) && vn == 5 && !strncmp(val, "stall", 5))
 			ok = have_point = stall = 1;
 		else if (eq && kn == 2 && !strncmp(p, "at", 2))
@@ -104,14 +130,16 @@ int fault_configure(const char *v, int world_rank)
 		if (*p == ',')
 			p++;
 	}
-	if ((rank < 0 && !all) || !have_point || (all && !stall))
+	if ((rank < 0 && !all) || !have_point || ((all || have_on) && !stall))
 		return err_set(HCLOCK_EINVAL, "HCLOCK_FAULT='%s': needs rank=R and at=POINT (rank=all "
-		               "only with at=stall; a test-only hook)", v);
+		               "and on= only with at=stall; a test-only hook)", v);
 	if (stall) {
 		fault_stall_armed = all || rank == world_rank;
 		stall_share = share;
 		stall_lo_ns = lo;
 		stall_hi_ns = hi;
+		stall_sites = sites;
+		memset(stall_count, 0, sizeof(stall_count));
 		rng_seed(&stall_rng, (uint64_t)seed * 0x9e3779b97f4a7c15ULL + (uint64_t)world_rank);
 		return 0;
 	}
@@ -119,11 +147,27 @@ int fault_configure(const char *v, int world_rank)
 	return 0;
 }
 
-int64_t fault_stall_draw_slow(void)
+int64_t fault_stall_draw_slow(enum fault_stall_site site)
 {
-	if (!(rng_uniform(&stall_rng) < stall_share))
+	int64_t d = 0;
+	if (!(stall_sites & 1u << site))
 		return 0;
-	return stall_lo_ns + (int64_t)(rng_uniform(&stall_rng) * (double)(stall_hi_ns - stall_lo_ns));
+	pthread_mutex_lock(&stall_lock);
+	if (rng_uniform(&stall_rng) < stall_share) {
+		d = stall_lo_ns + (int64_t)(rng_uniform(&stall_rng) *
+		                            (double)(stall_hi_ns - stall_lo_ns));
+		stall_count[site]++;
+	}
+	pthread_mutex_unlock(&stall_lock);
+	return d;
+}
+
+uint64_t fault_stalls(enum fault_stall_site site)
+{
+	pthread_mutex_lock(&stall_lock);
+	uint64_t n = stall_count[site];
+	pthread_mutex_unlock(&stall_lock);
+	return n;
 }
 
 void fault_reset(void)

@@ -30,18 +30,26 @@
  *             of that burst's ping-pongs waits 1 ms on this rank before it (a stall: on a
  *             pair's reference, every round trip its client measures is 1 ms longer)
  *
- *   HCLOCK_FAULT=rank=R|all,at=stall[,ms=LO[-HI]][,share=P][,seed=S]
+ *   HCLOCK_FAULT=rank=R|all,at=stall[,ms=LO[-HI]][,share=P][,seed=S][,on=SITES]
  *
  * stalls instead of failing: each offset measurement (a fit point, a probe of check or
- * drift, a retake) of the named process(es) is, with probability P (default 0.05), made
- * through a stall: every message it receives is handed over D ms late (D uniform in
- * [LO, HI], default 1-5 ms, drawn per measurement), as when the scheduler gives the core
- * away at every wake-up. Seeded per process from S (default 1) and the world rank, so a
- * test is reproduced exactly. Counts no passages; several hclock calls share one sequence.
+ * drift, a retake) and each exchange of a running continuous clock of the named process(es)
+ * is, with probability P (default 0.05), made through a stall: every message it receives is
+ * handed over D ms late, before it is timestamped (D uniform in [LO, HI], default 1-5 ms,
+ * drawn per measurement or exchange), as when the scheduler gives the core away at every
+ * wake-up. A continuous clock's exchange is drawn on both sides: by the child (whichever
+ * thread drives it) when its first pong comes, stalling the pongs, and by the parent when
+ * the exchange's first ping comes, stalling its answers. SITES (default all) limits the draws
+ * to oneshot (the measurements), cont (both sides of the exchanges), child or parent (one
+ * side); the others draw nothing. Seeded per process from S (default 1) and the world rank,
+ * so a test is reproduced exactly as long as one thread draws (a continuous clock's thread
+ * and the program's share the sequence under a lock). Counts no passages; several hclock
+ * calls share one sequence.
  * (bench's points count from the start of the tool's sync, whose run calls fault_reset.)
  * A process that fails keeps taking part in the schedule; the tests assert that every rank
  * then returns the same error and none is left waiting. Unset (the normal case) the hooks
- * cost one predictable branch. Not thread safe (a test sets it for a whole process).
+ * cost one predictable branch. Configuring is not thread safe (a test sets it for a whole
+ * process, before any sync runs); the hooks are.
  */
 #ifndef HCLOCK_UTIL_FAULT_H
 #define HCLOCK_UTIL_FAULT_H
@@ -69,14 +77,26 @@ static inline int fault_hit(enum fault_point p)
 {
 	return fault_armed ? fault_hit_slow(p) : 0;
 }
-/* at=stall: the stall, in ns, of the measurement about to start in this process (0: none,
- * and always 0 unless at=stall is armed here). */
+/* at=stall: where a stall is drawn */
+enum fault_stall_site {
+	FAULT_STALL_ONESHOT, /* an offset measurement (offset_measure) */
+	FAULT_STALL_CHILD,   /* a continuous clock's exchange, the child's pongs */
+	FAULT_STALL_PARENT   /* a continuous clock's exchange, the parent's answers */
+};
+/* at=stall: the stall, in ns, of the measurement or exchange about to be made at site s in
+ * this process (0: none, and always 0 unless at=stall is armed here for s). Thread safe. */
 extern int fault_stall_armed;
-int64_t fault_stall_draw_slow(void);
+int64_t fault_stall_draw_slow(enum fault_stall_site s);
+static inline int64_t fault_stall_draw_at(enum fault_stall_site s)
+{
+	return fault_stall_armed ? fault_stall_draw_slow(s) : 0;
+}
 static inline int64_t fault_stall_draw(void)
 {
-	return fault_stall_armed ? fault_stall_draw_slow() : 0;
+	return fault_stall_draw_at(FAULT_STALL_ONESHOT);
 }
+/* How many stalls this process drew at site s since at=stall was configured (for tests). */
+uint64_t fault_stalls(enum fault_stall_site s);
 
 /* Whether a fault fired in this process since the last fault_reset (for the tests). */
 int fault_fired(void);

@@ -5,14 +5,20 @@
  * (round trips of 1-5 ms, off by half of that): every stalled point is left out, every point
  * within the floor's margin kept, and the line through the kept points is within the clean
  * points' error where the line through all of them is not (the case bites). 20 seeds.
+ * And the stall hook (util/fault.h, at=stall): on= limits the draws to its sites, draws lie
+ * in the range, two threads drawing at once (a continuous clock's and the program's) get
+ * exactly the stalls they asked for between them, bad values are refused.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "hclock.h"
 #include "numerics/linreg.h"
 #include "numerics/stall.h"
 #include "test.h"
+#include "util/fault.h"
 #include "util/rng.h"
 
 #define N 60
@@ -65,6 +71,64 @@ static void line_case(void)
 		           "the stalls do not bite", e_all, e_clean);
 }
 
+#define DRAWS 20000
+
+static void *draw_child(void *arg)
+{
+	int64_t *bad = arg;
+	for (int i = 0; i < DRAWS; i++) {
+		int64_t d = fault_stall_draw_at(FAULT_STALL_CHILD);
+		*bad += d < 10000000 || d > 100000000;
+	}
+	return NULL;
+}
+
+static void fault_sites(void)
+{
+	static const struct {
+		const char *on;
+		int oneshot, child, parent;
+	} c[] = {{"", 1, 1, 1}, {",on=all", 1, 1, 1}, {",on=oneshot", 1, 0, 0},
+	         {",on=cont", 0, 1, 1}, {",on=child", 0, 1, 0}, {",on=parent", 0, 0, 1}};
+	char v[128];
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		snprintf(v, sizeof(v), "rank=all,at=stall,ms=10-100,share=1%s", c[i].on);
+		TEST_CHECK(fault_configure(v, 3) == 0, "%s refused", v);
+		int64_t a = fault_stall_draw(), b = fault_stall_draw_at(FAULT_STALL_CHILD),
+		        d = fault_stall_draw_at(FAULT_STALL_PARENT);
+		TEST_CHECK(!a == !c[i].oneshot && !b == !c[i].child && !d == !c[i].parent,
+		           "%s: stalls %lld %lld %lld ns (one-shot, child, parent)", v, (long long)a,
+		           (long long)b, (long long)d);
+	}
+	/* two threads at once: every draw a stall within the range, each counted once */
+	TEST_CHECK(fault_configure("rank=all,at=stall,ms=10-100,share=1,on=cont", 3) == 0,
+	           "on=cont refused");
+	pthread_t th;
+	int64_t bad_t = 0, bad_m = 0;
+	pthread_create(&th, NULL, draw_child, &bad_t);
+	for (int i = 0; i < DRAWS; i++) {
+		int64_t d = fault_stall_draw_at(FAULT_STALL_PARENT);
+		bad_m += d < 10000000 || d > 100000000;
+	}
+	pthread_join(th, NULL);
+	TEST_CHECK(!bad_t && !bad_m, "%lld and %lld draws outside 10-100 ms", (long long)bad_t,
+	           (long long)bad_m);
+	TEST_CHECK(fault_stalls(FAULT_STALL_CHILD) == DRAWS &&
+	           fault_stalls(FAULT_STALL_PARENT) == DRAWS &&
+	           fault_stalls(FAULT_STALL_ONESHOT) == 0, "counted %llu child, %llu parent stalls "
+	           "of %d each", (unsigned long long)fault_stalls(FAULT_STALL_CHILD),
+	           (unsigned long long)fault_stalls(FAULT_STALL_PARENT), DRAWS);
+	/* another rank not named: nothing */
+	TEST_CHECK(fault_configure("rank=1,at=stall,share=1,on=child", 3) == 0 &&
+	           fault_stall_draw_at(FAULT_STALL_CHILD) == 0, "rank 3 stalled by rank=1");
+	TEST_CHECK(fault_configure("rank=all,at=stall,on=nowhere", 3) == HCLOCK_EINVAL,
+	           "on=nowhere accepted");
+	TEST_CHECK(fault_configure("rank=1,at=fit,on=child", 3) == HCLOCK_EINVAL,
+	           "on= without at=stall accepted");
+	fault_configure(NULL, 3);
+	TEST_CHECK(fault_stall_draw_at(FAULT_STALL_CHILD) == 0, "stalls after disarming");
+}
+
 int main(void)
 {
 	for (test_seed = 1; test_seed <= 20; test_seed++)
@@ -82,5 +146,6 @@ int main(void)
 	size_t k = stall_keep(x, y, rtt, 4, xk, yk);
 	TEST_CHECK(k <= 4, "garbage kept %zu of 4", k);
 	TEST_CHECK(stall_keep(x, y, rtt, 0, xk, yk) == 0, "no points, some kept");
+	fault_sites();
 	return test_end("test_stall");
 }

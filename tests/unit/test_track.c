@@ -188,8 +188,13 @@ static void run_late(struct rng *r, const struct truth *c, double prior_se, doub
  * of ns; before the regression left the stalled ones out, their scatter inflated the
  * window's slope error, the prior's wrong slope won, and the estimate drifted with it
  * (200-400 ns after 2 s in a traced HPCC on loaded cores). Median and largest error from
- * the tenth exchange on. */
-static void run_stalled(struct rng *r, const struct truth *c, double *med_ns, double *max_ns)
+ * the tenth exchange on. The bound holds the truth at every probe, and right after a
+ * stalled exchange it rests on the latest clean one's messages (carried over the time
+ * since), not on the stalled one's, which allow an interval as wide as its stall: *hw_ns,
+ * the largest half-width there (over 100 us from the stalled exchange alone); *nout, the
+ * probes with the truth outside the bound. */
+static void run_stalled(struct rng *r, const struct truth *c, double *med_ns, double *max_ns,
+                        double *hw_ns, long *nout)
 {
 	track *t = engine_like_track(163.0);
 	if (!t)
@@ -199,16 +204,23 @@ static void run_stalled(struct rng *r, const struct truth *c, double *med_ns, do
 	struct track_prior pr = {{(int64_t)1e9, (double)(y_at(c, 1e9) - 1e9), (double)c->skew + 1e-7},
 	                         5e-7, 100, 2e-7};
 	struct track_fit f = {0};
-	*max_ns = 0;
+	*max_ns = *hw_ns = 0;
+	*nout = 0;
 	long double T = 1e9;
+	int stalled = 0;
 	for (uint32_t exch = 0; exch < 200; exch++, T += 25e6) {
 		if (exch >= 10) {
 			int64_t x = (int64_t)T;
-			double e = fabs((double)(y_at(c, (long double)x) - x) - lm_offset(&f.est, x));
-			err[ne++] = e;
-			*max_ns = fmax(*max_ns, e);
+			double est = (double)x + lm_offset(&f.est, x), lo, hi;
+			double d = (double)y_at(c, (long double)x) - est;
+			err[ne++] = fabs(d);
+			*max_ns = fmax(*max_ns, fabs(d));
+			bound_at(&f.bd, (int64_t)est, &lo, &hi);
+			*nout += !(d >= lo && d <= hi);
+			if (stalled)
+				*hw_ns = fmax(*hw_ns, fmax(-lo, hi));
 		}
-		int stalled = rng_uniform(r) < 0.33;
+		stalled = rng_uniform(r) < 0.33;
 		long double tt = T;
 		for (int k = 0; k < 8; k++) {
 			double up = stalled ? 2e5 + 1.8e6 * rng_uniform(r) : 300 + 100 * rng_uniform(r);
@@ -219,6 +231,45 @@ static void run_stalled(struct rng *r, const struct truth *c, double *med_ns, do
 	}
 	*med_ns = median(err, ne);
 	track_destroy(t);
+}
+
+/* Two exchanges 25 ms apart, the second through a stall (every ping's leg 1-5 ms: the child
+ * preempted before it read each pong), as a thread-driven clock's first fits see them (with
+ * answers that wait, a program's calls driving the clock, the rule is off): the
+ * prior is the latest line's slope (slope_off from the truth, strict half-width hw: 2 ppm, or
+ * unknown, INFINITY, when the latest fit had no bound). The
+ * line through both exchanges would be off in slope by up to 5 %; the estimate must be the
+ * prior's slope through the clean exchange. Returns the largest error over 100 ms of probes
+ * after the second exchange, ns, and counts the probes with the truth outside the bound. */
+static double run_early_stall(struct rng *r, const struct truth *c, double slope_off,
+                              double hw, long *nout)
+{
+	struct track_params p = {(int64_t)2e9, 1.0, 5e-6, 100, 0}; /* a thread answers at once */
+	track *t = track_create(&p);
+	TEST_CHECK(t, "track_create");
+	if (!t)
+		return INFINITY;
+	long double tt = 1e9;
+	for (int k = 0; k < 8; k++)
+		tt = pingpong(t, c, 0, tt, 300 + 100 * rng_uniform(r), 300 + 100 * rng_uniform(r));
+	tt = 1e9 + 25e6;
+	for (int k = 0; k < 8; k++)
+		tt = pingpong(t, c, 1, tt, 1e6 + 4e6 * rng_uniform(r), 300 + 100 * rng_uniform(r));
+	struct track_prior pr = {{(int64_t)1e9, (double)(y_at(c, 1e9) - 1e9),
+	                          (double)c->skew + slope_off}, INFINITY, INFINITY, hw};
+	struct track_fit f;
+	track_fit(t, &pr, &f);
+	double worst = 0;
+	for (int q = 1; q <= 100; q++) {
+		int64_t x = (int64_t)(tt + q * 1e6L);
+		double est = (double)x + lm_offset(&f.est, x), lo, hi;
+		bound_at(&f.bd, (int64_t)est, &lo, &hi);
+		double d = (double)y_at(c, (long double)x) - est;
+		*nout += !(d >= lo && d <= hi);
+		worst = fmax(worst, fabs(d));
+	}
+	track_destroy(t);
+	return worst;
 }
 
 /* One exchange only (the first of a continuous clock, or all that is left after a long
@@ -264,7 +315,8 @@ int main(int argc, char **argv)
 	test_seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 1;
 	int nseeds = 10;
 	double worst_med = 0, worst_after = 0, worst_hw = 0, worst_early = 0, worst_early_plain = 0;
-	double worst_late = 0, worst_late_plain = 0, worst_late_line = 0, worst_stalled = 0;
+	double worst_late = 0, worst_late_plain = 0, worst_late_line = 0, worst_stalled = 0,
+	       worst_stalled_hw = 0, worst_early_stall = 0;
 	for (int sd = 0; sd < nseeds; sd++, test_seed++) {
 		struct rng r;
 		struct truth c;
@@ -333,11 +385,16 @@ int main(int argc, char **argv)
 		           "ns", med_w);
 		TEST_CHECK(med_o < 400 && max_o < 1000, "late answers, with the line prior (300 ns "
 		           "off): median error %.0f ns, largest %.0f ns", med_o, max_o);
-		double med_s = 0, max_s = 0;
-		run_stalled(&r, &cl, &med_s, &max_s);
+		double med_s = 0, max_s = 0, hw_s = 0;
+		long out_s = 0;
+		run_stalled(&r, &cl, &med_s, &max_s, &hw_s, &out_s);
 		TEST_CHECK(med_s < 60 && max_s < 150, "stalled exchanges with a prior 1e-7 off in "
 		           "slope: median error %.0f ns, largest %.0f ns (want < 60 and < 150)", med_s,
 		           max_s);
+		TEST_CHECK(out_s == 0 && hw_s < 20000, "stalled exchanges: truth outside the bound at "
+		           "%ld of 190 probes; half-width after a stalled exchange up to %.0f ns (want "
+		           "< 20 us: the latest clean exchange's, carried)", out_s, hw_s);
+		worst_stalled_hw = fmax(worst_stalled_hw, hw_s);
 		worst_stalled = fmax(worst_stalled, max_s);
 		worst_late = fmax(worst_late, med_p);
 		worst_late_plain = fmax(worst_late_plain, med_w);
@@ -348,6 +405,14 @@ int main(int argc, char **argv)
 		long lone_hw = run_lone(&r, &cl, 14e-6, 20e-6), lone_inf = run_lone(&r, &cl, 14e-6,
 		                                                                   INFINITY);
 		long lone_lie = run_lone(&r, &cl, 14e-6, 0);
+		long early_out = 0;
+		double early = fmax(run_early_stall(&r, &cl, 1e-6, 2e-6, &early_out),
+		                    run_early_stall(&r, &cl, 1e-6, INFINITY, &early_out));
+		TEST_CHECK(early < 2000 && early_out == 0, "a clean exchange, then one through 1-5 "
+		           "ms stalls: error up to %.0f ns (want < 2 us: the prior's slope through "
+		           "the clean one), truth outside the bound at %ld of 200 probes", early,
+		           early_out);
+		worst_early_stall = fmax(worst_early_stall, early);
 		TEST_CHECK(lone_hw == 0 && lone_inf == 0, "one exchange, prior 14 ppm off: truth "
 		           "outside the bound at %ld (half-width 20 ppm) and %ld (unknown) of 300 "
 		           "probes", lone_hw, lone_inf);
@@ -400,8 +465,10 @@ int main(int argc, char **argv)
 	       "worst error from 2 s after a 3.8 ppm step %.0f ns; 0.6-2 s after it %.0f ns with the "
 	       "residual test, %.0f ns with the hulls alone; answers 20 us late: worst median "
 	       "error %.0f ns with the slope prior, %.0f ns without, largest %.0f ns with a line "
-	       "prior 300 ns off; stalled exchanges: largest error %.0f ns\n", nseeds, worst_med,
-	       worst_hw, worst_after, worst_early, worst_early_plain, worst_late, worst_late_plain,
-	       worst_late_line, worst_stalled);
+	       "prior 300 ns off; stalled exchanges: largest error %.0f ns, half-width after one "
+	       "%.0f ns; a clean exchange then a stalled one: largest error %.0f ns\n", nseeds,
+	       worst_med, worst_hw, worst_after, worst_early, worst_early_plain, worst_late,
+	       worst_late_plain, worst_late_line, worst_stalled, worst_stalled_hw,
+	       worst_early_stall);
 	return test_end("test_track");
 }
