@@ -80,11 +80,14 @@ static int burst(struct hclock_sync *s, MPI_Comm comm, int ref, int client, hclo
 		if (plan > tg)
 			tg = plan;
 		gmin[g] = INFINITY;
-		stall = stall || fault_hit(FAULT_BURST); /* tests: a stall from here on */
+		/* tests: a stall from here on, through every try of every measurement (retakes
+		 * included: offset_measure's) */
+		if (!stall && fault_hit(FAULT_BURST)) {
+			stall = 1;
+			fault_stall_force(1000000);
+		}
 		for (int i = g * PLAN_GROUP; i < (g + 1) * PLAN_GROUP; i++) {
 			struct offset_sample smp = {0, 0, 0};
-			if (stall)
-				real_sleep_ns(1000000);
 			/* without an estimator (no memory) the pair still makes every exchange */
 			if (oa)
 				rc = first_err(rc, measure_pair(s, oa, comm, ref, client, clk, &smp));
@@ -139,6 +142,8 @@ static int burst(struct hclock_sync *s, MPI_Comm comm, int ref, int client, hclo
 	}
 	if ((double)longest_ns > *slowest_ns)
 		*slowest_ns = (double)longest_ns;
+	if (stall)
+		fault_stall_force(0);
 	offset_destroy(oa);
 	return first_err(rc, ctl.rc);
 }

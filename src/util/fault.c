@@ -22,6 +22,8 @@ int fault_armed, fault_stall_armed;
 static double stall_share;
 static int64_t stall_lo_ns, stall_hi_ns;
 static unsigned stall_sites;
+static int stall_configured;  /* at=stall armed here (fault_stall_force restores it) */
+static int64_t stall_forced_ns; /* fault_stall_force's stall, ns (0: none) */
 static uint64_t stall_count[3]; /* stalls drawn, per site */
 static struct rng stall_rng;
 static pthread_mutex_t stall_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -84,7 +86,8 @@ static int bad_value(const char *v, const char *item, size_t n)
 int fault_configure(const char *v, int world_rank)
 {
 	initialised = 1;
-	fault_armed = fault_stall_armed = 0;
+	fault_armed = fault_stall_armed = stall_configured = 0;
+	stall_forced_ns = 0;
 	point = FAULT_ALLOC;
 	nth = 1;
 	fault_reset();
@@ -134,7 +137,7 @@ int fault_configure(const char *v, int world_rank)
 		return err_set(HCLOCK_EINVAL, "HCLOCK_FAULT='%s': needs rank=R and at=POINT (rank=all "
 		               "and on= only with at=stall; a test-only hook)", v);
 	if (stall) {
-		fault_stall_armed = all || rank == world_rank;
+		fault_stall_armed = stall_configured = all || rank == world_rank;
 		stall_share = share;
 		stall_lo_ns = lo;
 		stall_hi_ns = hi;
@@ -147,10 +150,18 @@ int fault_configure(const char *v, int world_rank)
 	return 0;
 }
 
+void fault_stall_force(int64_t ns)
+{
+	stall_forced_ns = ns > 0 ? ns : 0;
+	fault_stall_armed = stall_configured || stall_forced_ns > 0;
+}
+
 int64_t fault_stall_draw_slow(enum fault_stall_site site)
 {
 	int64_t d = 0;
-	if (!(stall_sites & 1u << site))
+	if (stall_forced_ns > 0 && site == FAULT_STALL_ONESHOT)
+		return stall_forced_ns;
+	if (!stall_configured || !(stall_sites & 1u << site))
 		return 0;
 	pthread_mutex_lock(&stall_lock);
 	if (rng_uniform(&stall_rng) < stall_share) {

@@ -95,6 +95,10 @@ static inline int64_t fault_stall_draw(void)
 {
 	return fault_stall_draw_at(FAULT_STALL_ONESHOT);
 }
+/* Tests (auto's point burst): from now on every offset measurement of this process (each
+ * try, retakes included) is made through a stall of ns (0: back to at=stall's draws, if
+ * any). Not thread safe. */
+void fault_stall_force(int64_t ns);
 /* How many stalls this process drew at site s since at=stall was configured (for tests). */
 uint64_t fault_stalls(enum fault_stall_site s);
 
