@@ -527,7 +527,7 @@ static int convert(const char *dir, int redo, int json_forced)
 	double span = t_last > t_first ? (t_last - t_first) * 1e-9 : 0;
 	fprintf(stderr, "hclock trace: %d processes (%d finished MPI_Finalize, %d left no file), "
 	        "%llu events (%.0f per second per process), %llu bytes of records (%.0f per "
-	        "process), %llu dropped; ", size, finished, missing,
+	        "process), %llu dropped ", size, finished, missing,
 	        (unsigned long long)tot.records,
 	        span > 0 && size > missing ? tot.records / span / (size - missing) : 0.0,
 	        (unsigned long long)tot.raw_bytes,
