@@ -92,8 +92,13 @@ static void usage(FILE *f)
 	        "                     folded), comma separated, !ITEM excludes (e.g.\n"
 	        "                     MPI_Allreduce,MPI_*send or !MPI_Comm_rank,!MPI_Comm_size)\n"
 	        "  --buffer N         records per buffer, two buffers per process (default 65536,\n"
-	        "                     4 MiB each); when both are full new records are dropped and\n"
-	        "                     counted, the program never waits for the disk\n"
+	        "                     4 MiB each), written by a thread of the process\n"
+	        "  --when-full MODE   when both buffers are full (the writer behind): drop (the\n"
+	        "                     default) drops new records and counts them, the program\n"
+	        "                     never waits for the disk; wait makes the program's thread\n"
+	        "                     wait for the writer, nothing is lost (a wait longer than\n"
+	        "                     10 s, a writer stuck, gives way to drop with a line). The\n"
+	        "                     summary says which ran, the drops and the time waited\n"
 	        "  --max-size SIZE    per process: recording stops when its records reach SIZE\n"
 	        "                     bytes (K, M, G, T: powers of 1024; at least 64K); the rest\n"
 	        "                     is counted as dropped, a marker in the trace says where.\n"
@@ -102,10 +107,10 @@ static void usage(FILE *f)
 	        "  --convert DIR      write the outputs from DIR/raw (after a program that died)\n"
 	        "  -h, --help\n\n"
 	        "Each option's default comes from its variable when set: HCLOCK_TRACE_DIR, _SYNC,\n"
-	        "_EMULATE, _FILTER, _BUFFER, _MAX_SIZE, _TRUTH (1 or 0). A bad value, given either way, is\n"
-	        "refused before the program starts (exit 2); the tracer reads the same variables\n"
-	        "(a program started without hclock trace) and ends the program at MPI_Init on a\n"
-	        "bad one, with the same line and exit status 2 on every rank.\n");
+	        "_EMULATE, _FILTER, _BUFFER, _WHEN_FULL, _MAX_SIZE, _TRUTH (1 or 0). A bad value,\n"
+	        "given either way, is refused before the program starts (exit 2); the tracer reads\n"
+	        "the same variables (a program started without hclock trace) and ends the program\n"
+	        "at MPI_Init on a bad one, with the same line and exit status 2 on every rank.\n");
 }
 
 /* snprintf for paths: -1 when it did not fit */
@@ -208,7 +213,9 @@ static int marked(const char *dir, const char *name)
 
 /* One process's counters (stream.h's DIR/parts/rank.R.stats). */
 struct pstats {
-	int have, finished, json, json_error, pf_error, size, stopped, stop_errno;
+	int have, finished, json, json_error, pf_error, size, stopped, stop_errno, when_full;
+	uint64_t waits;
+	int64_t waited_ns; /* summed over the process's threads */
 	uint64_t records, dropped, raw_bytes, pf_bytes, json_bytes, sends, recvs, calls;
 	int64_t t_first, t_last, mpi_ns, overhead_ns, rec_cost_ns;
 	double drift_max, drift_unc, drift_true; /* rank 0's drift check (NAN: none), ns */
@@ -253,6 +260,7 @@ static int read_stats(const char *dir, int r, struct pstats *p)
 		K("overhead_ns", overhead_ns); K("rec_cost_ns", rec_cost_ns);
 		K("stopped", stopped); K("stop_errno", stop_errno); K("json_error", json_error);
 		K("pftrace_error", pf_error); K("clock_exchanges", clock.exchanges);
+		K("when_full", when_full); K("waits", waits); K("waited_ns", waited_ns);
 		K("clock_timeouts", clock.timeouts); K("clock_thread_cpu_us", clock.thread_cpu_us);
 #undef K
 		p->have_clock |= !strcmp(key, "clock_exchanges");
@@ -408,6 +416,9 @@ static int convert(const char *dir, int redo, int json_forced)
 		return 1;
 	struct trace_profile *prof = profile_create();
 	int missing = 0, finished = 0, json_ok = 1, json_err = 0, n_size = 0, n_disk = 0;
+	int n_wait = 0, n_gave_up = 0; /* --when-full wait: processes, those whose wait gave up */
+	uint64_t waits = 0;
+	int64_t waited_ns = 0;
 	int disk_errno = 0, n_pf_cut = 0, pf_errno = 0;
 	int64_t t_first = INT64_MAX, t_last = INT64_MIN, over_max = 0, cost = 0;
 	for (int r = 0; r < size; r++) {
@@ -447,6 +458,10 @@ static int convert(const char *dir, int redo, int json_forced)
 		if (p->pf_error && !n_pf_cut++)
 			pf_errno = p->pf_error;
 		n_size += p->stopped == REC_STOP_SIZE;
+		n_wait += p->when_full != REC_FULL_DROP;
+		n_gave_up += p->when_full == REC_FULL_GAVE_UP;
+		waits += p->waits;
+		waited_ns += p->waited_ns;
 		if (p->stopped == REC_STOP_DISK && !n_disk++)
 			disk_errno = p->stop_errno;
 		if (p->records && p->t_first < t_first)
@@ -512,12 +527,23 @@ static int convert(const char *dir, int redo, int json_forced)
 	double span = t_last > t_first ? (t_last - t_first) * 1e-9 : 0;
 	fprintf(stderr, "hclock trace: %d processes (%d finished MPI_Finalize, %d left no file), "
 	        "%llu events (%.0f per second per process), %llu bytes of records (%.0f per "
-	        "process), %llu dropped; ", size, finished, missing,
+	        "process), %llu dropped ", size, finished, missing,
 	        (unsigned long long)tot.records,
 	        span > 0 && size > missing ? tot.records / span / (size - missing) : 0.0,
 	        (unsigned long long)tot.raw_bytes,
 	        size > missing ? (double)tot.raw_bytes / (size - missing) : 0.0,
 	        (unsigned long long)tot.dropped);
+	if (!n_wait)
+		fprintf(stderr, "(when full: drop); ");
+	else {
+		fprintf(stderr, "(when full: wait; the program waited %.6f s for the writer, %llu "
+		        "times, summed over its processes and threads", waited_ns * 1e-9,
+		        (unsigned long long)waits);
+		if (n_gave_up)
+			fprintf(stderr, "; a wait reached its deadline on %d of %d processes, which "
+			        "dropped from then on", n_gave_up, size);
+		fprintf(stderr, "); ");
+	}
 	if (n_size || n_disk) {
 		fprintf(stderr, "recording stopped early on %d of %d processes (", n_size + n_disk,
 		        size);
@@ -619,7 +645,7 @@ int cmd_trace(int argc, char **argv)
 		{"output", required_argument, 0, 'o'}, {"sync", required_argument, 0, 's'},
 		{"emulate", required_argument, 0, 'e'}, {"filter", required_argument, 0, 'f'},
 		{"buffer", required_argument, 0, 'b'}, {"convert", required_argument, 0, 'c'},
-		{"max-size", required_argument, 0, 'm'},
+		{"max-size", required_argument, 0, 'm'}, {"when-full", required_argument, 0, 'W'},
 		{"event-truth", no_argument, 0, 't'}, {"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	int c;
 	opterr = 0;
@@ -631,6 +657,7 @@ int cmd_trace(int argc, char **argv)
 		case 'f': given[TS_FILTER] = optarg; break;
 		case 'b': given[TS_BUFFER] = optarg; break;
 		case 'm': given[TS_MAX_SIZE] = optarg; break;
+		case 'W': given[TS_WHEN_FULL] = optarg; break;
 		case 'c': conv = optarg; break;
 		case 't': given[TS_TRUTH] = "1"; break;
 		case 'j': given[TS_JSON] = "1"; break;

@@ -61,7 +61,7 @@ struct loc {
 	int nsend;
 	int held;             /* a call's Leave held: hold its record */
 	struct rec hold;
-	int bpend;            /* a bound sample waits for the held call's end */
+	int bpend;            /* a bound sample waits for the first event later than it */
 	int64_t b_t, b_hw;    /* its time and half-width, ns */
 	struct rec due[MAX_DUE]; /* nonblocking collectives started here and completed by
 	                          another thread, by completion time (t2_g): written before
@@ -316,11 +316,18 @@ static void due_until(struct loc *l, int64_t t)
 	}
 }
 
-/* a time for an event of location l: another thread's completions due before it first */
+static void metric(struct otf2s *o, struct loc *l);
+
+/* a time for an event of location l: another thread's completions due before it first, and
+ * the pending bound sample when it is earlier (read just after a call's enter, it goes after
+ * the sends made at that enter, whose records carry the enter's time: written before them,
+ * it had raised them to its own time, and traces.otf2 disagreed with trace.json) */
 static OTF2_TimeStamp at(struct loc *l, int64_t t)
 {
 	if (l->ndue)
 		due_until(l, t);
+	if (l->bpend && l->b_t < t)
+		metric(l->o, l);
 	return stamp(l, t);
 }
 
@@ -359,9 +366,9 @@ static void metric(struct otf2s *o, struct loc *l)
 		return;
 	OTF2_Type ty = OTF2_TYPE_INT64;
 	OTF2_MetricValue mv = {.signed_int = l->b_hw};
+	l->bpend = 0;
 	ck(o, OTF2_EvtWriter_Metric(l->w, NULL, at(l, l->b_t), 0, 1, &ty, &mv), "Metric");
 	o->nbound++;
-	l->bpend = 0;
 }
 
 /* the held call's end: MpiCollectiveEnd for a blocking collective, then its Leave */
@@ -388,7 +395,8 @@ static void flush_sends(struct otf2s *o, struct loc *l)
 }
 
 /* a call (or a blocking collective): its Enter, a nonblocking collective's Request, the
- * bound sample taken at its enter, the sends it started; its end held */
+ * sends it started (the bound sample taken at its enter follows, written by at() before the
+ * first event later than it); its end held */
 static void call(struct otf2s *o, struct loc *l, const struct rec *r)
 {
 	release(o, l);
@@ -401,7 +409,6 @@ static void call(struct otf2s *o, struct loc *l, const struct rec *r)
 	if (r->kind == REC_CALL && coll && o->nb[r->func])
 		ck(o, OTF2_EvtWriter_NonBlockingCollectiveRequest(l->w, NULL, t, (uint64_t)r->t_g),
 		   "NonBlockingCollectiveRequest");
-	metric(o, l);
 	flush_sends(o, l);
 	l->held = 1;
 	l->hold = *r;
@@ -419,11 +426,12 @@ void otf2s_feed(struct otf2s *o, const struct rec *r, size_t n)
 			if (!l)
 				continue;
 			/* it was read at a call's enter, after the call's start, and its record comes
-			 * before the call's: it waits for that call's Enter (written at once, a later
-			 * Enter would be moved to its time). A sample not written yet (its call was
-			 * filtered out) goes first, unless a call is held (it would move that call's
-			 * Leave later): then it is replaced. */
-			if (l->bpend && !l->held)
+			 * before the call's: it waits for that call's Enter and the sends made at it
+			 * (at() writes it before the first event later than it: written at once, a
+			 * later Enter would be moved to its time). A sample not written yet (its call's
+			 * later events not come yet, or the call filtered out) goes first, unless a call
+			 * is held that it would move the Leave of later: then it is replaced. */
+			if (l->bpend && (!l->held || l->b_t <= l->hold.t2_g))
 				metric(o, l);
 			l->b_t = r->t_g;
 			l->b_hw = (r->t2_l - r->t2_g) / 2;

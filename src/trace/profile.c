@@ -40,6 +40,11 @@ struct trace_profile {
 	/* the drift check at MPI_Finalize (the process whose counters have it: rank 0), ns;
 	 * NAN: none */
 	double drift_max_ns, drift_unc_ns, drift_true_ns;
+	/* the record buffers: records dropped, the processes that waited for the writer
+	 * (--when-full wait), those whose wait gave up, their waits and time waited (ns) */
+	uint64_t dropped, waits;
+	int64_t waited_ns;
+	size_t n_wait, n_gave_up;
 };
 
 void profile_order(struct trace_profile *p, uint64_t proven, uint64_t estimated,
@@ -165,6 +170,15 @@ int profile_add(struct trace_profile *p, const char *path)
 			dunc = d;
 		} else if (sscanf(line, "drift_true %lf", &d) == 1) {
 			dtrue = d;
+		} else if (sscanf(line, "dropped %llu", &u) == 1) {
+			p->dropped += u;
+		} else if (sscanf(line, "when_full %lld", &c) == 1) {
+			p->n_wait += c != 0;
+			p->n_gave_up += c == 2; /* record.h's REC_FULL_GAVE_UP */
+		} else if (sscanf(line, "waits %llu", &u) == 1) {
+			p->waits += u;
+		} else if (sscanf(line, "waited_ns %lld", &c) == 1) {
+			p->waited_ns += c;
 		}
 	}
 	fclose(in);
@@ -267,6 +281,14 @@ static void write_txt(const struct trace_profile *p, const struct pfunc **s, FIL
 		profile_drift_text(dc, sizeof(dc), p->drift_max_ns, p->drift_unc_ns, p->drift_true_ns);
 		fprintf(f, "# drift check at MPI_Finalize: %s\n", dc);
 	}
+	if (p->n_wait)
+		fprintf(f, "# when the buffers were full: wait; %" PRIu64 " records dropped, the "
+		        "program waited %.6f s for the writer, %" PRIu64 " times (summed over its "
+		        "processes and threads); the wait gave up on %zu processes\n", p->dropped,
+		        p->waited_ns * 1e-9, p->waits, p->n_gave_up);
+	else
+		fprintf(f, "# when the buffers were full: drop; %" PRIu64 " records dropped\n",
+		        p->dropped);
 	fprintf(f, "# share: of the processes' run times summed; least/most: a process's total; "
 	        "imbalance: (most - mean) / most\n");
 	fprintf(f, "%-28s %12s %14s %12s %12s %8s %14s %14s %9s\n", "function", "calls", "total_s",
@@ -332,6 +354,9 @@ static void write_json(const struct trace_profile *p, const struct pfunc **s, FI
 			fprintf(f, ",\"true_error_ns\":%.0f", p->drift_true_ns);
 		fprintf(f, "}");
 	}
+	fprintf(f, ",\n\"buffers\":{\"when_full\":\"%s\",\"dropped\":%" PRIu64 ",\"waits\":%" PRIu64
+	        ",\"waited_ns\":%" PRId64 ",\"gave_up_processes\":%zu}", p->n_wait ? "wait" : "drop",
+	        p->dropped, p->waits, p->waited_ns, p->n_gave_up);
 	fprintf(f, ",\n\"ranks\":[");
 	for (size_t i = 0; i < p->np; i++)
 		fprintf(f, "%s\n{\"rank\":%d,\"run_ns\":%" PRId64 ",\"mpi_ns\":%" PRId64

@@ -23,6 +23,12 @@
  * such by recbuf_flush. The kinds of a written buffer are zeroed before W (F) is cleared, which
  * orders them before the buffer's next use (the clear releases, the next switch's
  * compare-and-swap acquires, the producers' fetch_add acquire that).
+ *
+ * Waiting (recbuf_wait_for_writer): a producer that finds the buffer full and W set polls
+ * the state until W is cleared, then reserves again like any producer (the count still past
+ * cap: it switches, or finds the buffer another waiter switched to). Nothing else changes:
+ * the writer is not told, a flush (F) is never waited for, and a wait that reaches its
+ * deadline turns waiting off for every thread.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -58,6 +64,11 @@ struct recbuf {
 	_Atomic uint64_t sw_said; /* a switch putting a REC_DROP first: the drops it says, until
 	                             that slot is filled (a flush that skips it says them) */
 	sem_t wake;
+	/* recbuf_wait_for_writer */
+	_Atomic int64_t wait_max_ns; /* a wait's deadline, ns; 0: no waiting (drop) */
+	_Atomic uint64_t waits;
+	_Atomic int64_t waited_ns;   /* summed over the threads, ns */
+	atomic_int gave_up;
 };
 
 static struct rec *buf_alloc(size_t n)
@@ -163,6 +174,57 @@ static int switch_buffers(recbuf *rb, uint64_t s, const struct rec *r, uint32_t 
 	return 1;
 }
 
+static void sleep_ns(long ns) /* async-signal-safe */
+{
+	struct timespec ts = {0, ns};
+	nanosleep(&ts, NULL);
+}
+
+static int64_t mono_ns(void) /* async-signal-safe */
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Both buffers full, the other one the writer's: wait until the writer gives it back (1),
+ * or give up (0: waiting off, or a flush holds the other buffer, or the deadline passed or
+ * recbuf_stop was called: then waiting is off for good). */
+static int wait_writer(recbuf *rb)
+{
+	int64_t max = atomic_load_explicit(&rb->wait_max_ns, memory_order_relaxed);
+	uint64_t s = atomic_load_explicit(&rb->state, memory_order_relaxed);
+	if (max <= 0 || (s & F_BIT))
+		return 0;
+	if (!(s & W_BIT))
+		return 1; /* given back meanwhile */
+	int64_t t0 = mono_ns(), d = 0;
+	int ok = 0;
+	for (int k = 0;; k++) {
+		s = atomic_load_explicit(&rb->state, memory_order_relaxed);
+		if (!(s & W_BIT)) {
+			ok = !(s & F_BIT);
+			break;
+		}
+		if (__atomic_load_n(&rb->stop, __ATOMIC_ACQUIRE))
+			break; /* the writer ends: nobody would give the buffer back */
+		d = mono_ns() - t0;
+		if (d >= max) {
+			/* a writer stuck (a disk that hangs) or gone: drop from now on */
+			atomic_store_explicit(&rb->wait_max_ns, 0, memory_order_relaxed);
+			atomic_store_explicit(&rb->gave_up, 1, memory_order_relaxed);
+			break;
+		}
+		if (k < 8)
+			sched_yield(); /* the writer may need this core */
+		else
+			sleep_ns(k < 64 ? 20000 : 200000);
+	}
+	atomic_fetch_add_explicit(&rb->waits, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&rb->waited_ns, mono_ns() - t0, memory_order_relaxed);
+	return ok;
+}
+
 /* recbuf_append past the buffer's end (reservation s) */
 static __attribute__((noinline)) int append_full(recbuf *rb, const struct rec *r, uint32_t tid,
                                                  int sample, uint64_t s)
@@ -175,7 +237,9 @@ static __attribute__((noinline)) int append_full(recbuf *rb, const struct rec *r
 		if (sample)
 			return 0;
 		int got = (s & (W_BIT | F_BIT)) ? 0 : switch_buffers(rb, s, r, tid);
-		if (got >= 0 || tries >= SWITCH_TRIES) {
+		if (!got && wait_writer(rb)) {
+			tries = -1; /* the writer's buffer is free: switch to it (or find room) */
+		} else if (got >= 0 || tries >= SWITCH_TRIES) {
 			if (got <= 0)
 				drop(rb);
 			return got > 0;
@@ -191,12 +255,6 @@ int recbuf_append(recbuf *rb, const struct rec *r, uint32_t tid, int sample)
 		return append_full(rb, r, tid, sample, s);
 	fill(&rb->buf[BUF(s)][COUNT(s)], r, tid);
 	return 1;
-}
-
-static void sleep_ns(long ns) /* async-signal-safe */
-{
-	struct timespec ts = {0, ns};
-	nanosleep(&ts, NULL);
 }
 
 const struct rec *recbuf_take(recbuf *rb, size_t *n, int wait)
@@ -328,4 +386,17 @@ long recbuf_flush(recbuf *rb, const struct rec *last, int64_t wait_ns, recbuf_pu
 uint64_t recbuf_dropped(const recbuf *rb)
 {
 	return atomic_load_explicit(&((recbuf *)rb)->dropped, memory_order_relaxed);
+}
+
+void recbuf_wait_for_writer(recbuf *rb, int64_t max_ns)
+{
+	atomic_store_explicit(&rb->wait_max_ns, max_ns > 0 ? max_ns : 0, memory_order_relaxed);
+}
+
+void recbuf_waits(const recbuf *rb, struct recbuf_waits *w)
+{
+	recbuf *m = (recbuf *)rb;
+	w->waits = atomic_load_explicit(&m->waits, memory_order_relaxed);
+	w->waited_ns = atomic_load_explicit(&m->waited_ns, memory_order_relaxed);
+	w->gave_up = atomic_load_explicit(&m->gave_up, memory_order_relaxed);
 }

@@ -7,9 +7,12 @@
  * the record in and publishes it by storing its kind last (a slot of kind 0 is unpublished).
  * The thread whose reservation finds the buffer full switches to the other one if the writer
  * is idle, and hands the full one to the writer (which waits until every slot of it is
- * published); otherwise its record is dropped and counted, and the next switch puts a
- * REC_DROP record saying how many went missing. Nothing waits for the writer: the program is
- * never stalled.
+ * published); otherwise, by default, its record is dropped and counted, and the next switch
+ * puts a REC_DROP record saying how many went missing: nothing waits for the writer, the
+ * program is never stalled. With recbuf_wait_for_writer the thread waits instead until the
+ * writer gave its buffer back, at most a deadline per wait: a wait that reaches it turns
+ * waiting off for good (the records are dropped from then on), so that a writer that is
+ * stuck or gone cannot hold the program forever.
  */
 #ifndef HCLOCK_TRACE_RECBUF_H
 #define HCLOCK_TRACE_RECBUF_H
@@ -55,5 +58,19 @@ long recbuf_flush(recbuf *rb, const struct rec *last, int64_t wait_ns, recbuf_pu
 
 /* Records dropped because both buffers were full, or skipped by recbuf_flush. */
 uint64_t recbuf_dropped(const recbuf *rb);
+
+/* When both buffers are full: max_ns > 0: the appending thread waits for the writer to give
+ * its buffer back (sched_yield, then sleeps of 20 to 200 us), at most max_ns per wait, ns; a
+ * wait that reaches max_ns gives up: its record is dropped and waiting is off for good
+ * (recbuf_waits' gave_up). After recbuf_stop nothing waits (the writer is ending). 0: drop at once (the default). A buffer a
+ * flush holds (recbuf_flush) is never waited for. Call before the appends start. */
+void recbuf_wait_for_writer(recbuf *rb, int64_t max_ns);
+
+struct recbuf_waits {
+	uint64_t waits;    /* appends that waited for the writer */
+	int64_t waited_ns; /* the time they waited, summed over the threads, ns */
+	int gave_up;       /* 1: a wait reached its deadline, waiting is off (drops since) */
+};
+void recbuf_waits(const recbuf *rb, struct recbuf_waits *w);
 
 #endif

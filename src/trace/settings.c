@@ -25,6 +25,7 @@
 #define SLOW_WRITER_MAX_US 10000000LL
 #define MAX_SIZE_MIN (64ULL << 10) /* bytes: the header and names (~12 KiB) and some records */
 #define MAX_SIZE_MAX (1ULL << 50)
+#define WAIT_MAX_MS 600000LL
 
 /* a validator: v (not NULL) is the value NAME gave; sets its field or says why not */
 typedef int (*field_set)(struct trace_settings *s, const char *v, const char *name, char *err,
@@ -156,6 +157,27 @@ static int set_slow_writer(struct trace_settings *s, const char *v, const char *
 	return 0;
 }
 
+static int set_when_full(struct trace_settings *s, const char *v, const char *name, char *err,
+                         size_t len)
+{
+	if (strcmp(v, "wait") && strcmp(v, "drop"))
+		return say(err, len, "%s '%.100s': expected wait (the program waits for the writer) "
+		           "or drop (records dropped and counted)", name, v);
+	s->when_full_wait = v[0] == 'w';
+	return 0;
+}
+
+static int set_wait_max(struct trace_settings *s, const char *v, const char *name, char *err,
+                        size_t len)
+{
+	long long ms;
+	if (whole(v, 1, WAIT_MAX_MS, &ms))
+		return say(err, len, "%s '%.100s': expected milliseconds from 1 to %lld (tests only)",
+		           name, v, WAIT_MAX_MS);
+	s->wait_max_ns = 1000000 * ms;
+	return 0;
+}
+
 static const struct field {
 	const char *option, *env;
 	field_set set;
@@ -169,12 +191,15 @@ static const struct field {
 	[TS_SLOW_WRITER] = {NULL, "HCLOCK_TRACE_TEST_SLOW_WRITER", set_slow_writer},
 	[TS_JSON] = {"--json", "HCLOCK_TRACE_JSON", set_json},
 	[TS_MAX_SIZE] = {"--max-size", "HCLOCK_TRACE_MAX_SIZE", set_max_size},
+	[TS_WHEN_FULL] = {"--when-full", "HCLOCK_TRACE_WHEN_FULL", set_when_full},
+	[TS_WAIT_MAX] = {NULL, "HCLOCK_TRACE_TEST_WAIT_MAX", set_wait_max},
 };
 
 int trace_settings_load(struct trace_settings *s, const char *const *given, char *err,
                         size_t errlen)
 {
-	*s = (struct trace_settings){.dir = DEFAULT_DIR, .buffer = DEFAULT_BUFFER};
+	*s = (struct trace_settings){.dir = DEFAULT_DIR, .buffer = DEFAULT_BUFFER,
+	                             .wait_max_ns = TRACE_WAIT_MAX_NS};
 	int opt[TS_COUNT] = {0};
 	for (int f = 0; f < TS_COUNT; f++) {
 		const char *v = given ? given[f] : NULL, *name = fields[f].option;
@@ -205,15 +230,18 @@ static int put(enum trace_field f, const char *v)
 
 int trace_settings_to_env(const struct trace_settings *s)
 {
-	char buf[32], us[32], ms[32];
+	char buf[32], us[32], ms[32], wm[32];
 	snprintf(buf, sizeof(buf), "%ld", s->buffer);
+	snprintf(wm, sizeof(wm), "%lld", (long long)(s->wait_max_ns / 1000000));
 	snprintf(ms, sizeof(ms), "%llu", (unsigned long long)s->max_size);
 	snprintf(us, sizeof(us), "%lld", (long long)(s->slow_writer_ns / 1000));
 	int rc = put(TS_DIR, s->dir) | put(TS_SYNC, s->sync) | put(TS_EMULATE, s->emulate) |
 	         put(TS_FILTER, s->filter) | put(TS_BUFFER, buf) |
 	         put(TS_TRUTH, s->event_truth ? "1" : NULL) |
 	         put(TS_SLOW_WRITER, s->slow_writer_ns ? us : NULL) |
-	         put(TS_JSON, s->json ? "1" : NULL) | put(TS_MAX_SIZE, s->max_size ? ms : NULL);
+	         put(TS_JSON, s->json ? "1" : NULL) | put(TS_MAX_SIZE, s->max_size ? ms : NULL) |
+	         put(TS_WHEN_FULL, s->when_full_wait ? "wait" : NULL) |
+	         put(TS_WAIT_MAX, s->wait_max_ns != TRACE_WAIT_MAX_NS ? wm : NULL);
 	return rc ? -1 : 0;
 }
 

@@ -32,14 +32,22 @@ struct trace_settings {
 	                        included); recording stops there; 0: no limit */
 	int64_t slow_writer_ns; /* tests only: the writer thread sleeps this long before each
 	                           buffer it writes (a slow disk), ns; 0: never */
+	int when_full_wait;  /* both buffers full: 1: the program's thread waits for the writer
+	                        (--when-full wait), 0: the record is dropped and counted (drop,
+	                        the default) */
+	int64_t wait_max_ns; /* waiting: one wait's deadline, after which the tracer drops from
+	                        then on, ns (default TRACE_WAIT_MAX_NS; tests set it) */
 };
+
+#define TRACE_WAIT_MAX_NS 10000000000LL /* 10 s: a writer slower than that is stuck */
 
 /* The fields, in the order they are read; each has an option and a variable (settings.c's
  * table): -o HCLOCK_TRACE_DIR, --sync HCLOCK_TRACE_SYNC, --emulate HCLOCK_TRACE_EMULATE,
  * --filter HCLOCK_TRACE_FILTER, --buffer HCLOCK_TRACE_BUFFER, --event-truth
  * HCLOCK_TRACE_TRUTH (1 or 0), --json HCLOCK_TRACE_JSON (1 or 0), --max-size
- * HCLOCK_TRACE_MAX_SIZE (util/parse.h's size), and HCLOCK_TRACE_TEST_SLOW_WRITER
- * (microseconds) alone. */
+ * HCLOCK_TRACE_MAX_SIZE (util/parse.h's size), --when-full HCLOCK_TRACE_WHEN_FULL (wait
+ * or drop), and HCLOCK_TRACE_TEST_SLOW_WRITER (microseconds) and HCLOCK_TRACE_TEST_WAIT_MAX
+ * (milliseconds) alone. */
 enum trace_field {
 	TS_DIR,
 	TS_SYNC,
@@ -50,6 +58,8 @@ enum trace_field {
 	TS_SLOW_WRITER,
 	TS_JSON,
 	TS_MAX_SIZE,
+	TS_WHEN_FULL,
+	TS_WAIT_MAX,
 	TS_COUNT
 };
 

@@ -144,6 +144,9 @@ struct trace_stream {
 	struct otf2s *o2;          /* the OTF2 part (otf2_stream.h) */
 	int json_on;
 	int stats_fd;              /* DIR/parts/rank.R.stats.part, its space taken */
+	unsigned when_full;        /* the raw header's: record.h's enum rec_when_full */
+	uint64_t waits;            /* ... the appends that waited for the writer */
+	int64_t waited_ns;         /* ... the time they waited, summed over the threads, ns */
 	int have_clock;            /* clock holds the continuous clock's statistics */
 	struct stream_clock clock;
 	int nheld;                 /* threads with a call's end held (slices open) */
@@ -964,6 +967,8 @@ static void write_stats(struct trace_stream *s, const struct rec_trailer *tr, ui
 	fprintf(f, "records %" PRIu64 "\ndropped %" PRIu64 "\nfinished %d\n", s->records,
 	        tr ? tr->dropped : s->drops, tr != NULL);
 	fprintf(f, "stopped %d\nstop_errno %d\n", s->stopped, s->stop_errno);
+	fprintf(f, "when_full %u\nwaits %" PRIu64 "\nwaited_ns %" PRId64 "\n", s->when_full,
+	        s->waits, s->waited_ns);
 	fprintf(f, "bound_samples %" PRIu64 "\nbound_max_ns %" PRId64 "\n", s->bound_samples,
 	        s->bound_max_ns);
 	fprintf(f, "raw_bytes %" PRIu64 "\npftrace_bytes %" PRIu64 "\npftrace_error %d\n", raw_bytes,
@@ -1099,6 +1104,9 @@ int stream_convert_raw(const char *dir, int rank, uint64_t json_limit,
 		s->have_clock = 1;
 		s->clock = *clock;
 	}
+	s->when_full = f.h.when_full;
+	s->waits = f.h.waits;
+	s->waited_ns = f.h.waited_ns;
 	if (known && known->stopped == REC_STOP_DISK) {
 		/* its disk is full: the protobuf first, no JSON to compete for what is left (the
 		 * launcher would leave trace.json out anyway) */

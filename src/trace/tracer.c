@@ -15,7 +15,11 @@
  * to the writer thread (plain write(2), no MPI) and the other one filled meanwhile. When the
  * writer has not finished the previous buffer yet, new records are dropped and counted (the
  * trailer and the summary report the count, REC_DROP records where they went missing): the
- * program is never stalled. Threads at MPI_THREAD_MULTIPLE record at once; a signal that
+ * program is never stalled. With --when-full wait (HCLOCK_TRACE_WHEN_FULL=wait) the thread
+ * waits for the writer instead, at most TRACE_WAIT_MAX_NS a wait: one that reaches it (a
+ * writer stuck on a disk that hangs) turns waiting off with a line, and records are dropped
+ * from then on; the header's when_full, waits and waited_ns, written at MPI_Finalize, say
+ * what happened. Threads at MPI_THREAD_MULTIPLE record at once; a signal that
  * ends the program writes the records published by then (flush_now), a record whose append
  * the signal interrupted is counted dropped.
  *
@@ -44,6 +48,7 @@
 #include <stdarg.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +134,9 @@ static struct {
 	char failed_path[4200];      /* DIR/raw/failed: the first process or launcher to see the
 	                                program fail creates it and says so (one line a job) */
 	int64_t slow_writer_ns;      /* settings.h's slow_writer_ns, ns (tests only) */
+	int when_full_wait;          /* settings.h's when_full_wait */
+	int64_t wait_max_ns;         /* settings.h's wait_max_ns, ns */
+	atomic_int wait_warned;      /* the line that waiting gave up said */
 	int test_shift;              /* HCLOCK_TRACE_TEST_SHIFT=1 (tests only) */
 	char dir[4100];              /* the trace's directory */
 	uint64_t json_limit;         /* stream.h's json_limit */
@@ -170,12 +178,27 @@ uint32_t trace_tid(void)
 	return (uint32_t)my_tid;
 }
 
+/* --when-full wait: a wait for the writer reached its deadline; said once, by the process */
+static __attribute__((noinline)) void wait_gave_up(void)
+{
+	struct recbuf_waits w;
+	recbuf_waits(T.rb, &w);
+	if (!w.gave_up || atomic_exchange(&T.wait_warned, 1))
+		return;
+	char line[300];
+	int n = snprintf(line, sizeof(line), "hclock trace (rank %d): --when-full wait: the writer "
+	                 "thread kept its buffer more than %.0f s (a disk that hangs?); records are "
+	                 "dropped and counted from here on\n", T.rank, T.wait_max_ns * 1e-9);
+	if (n > 0)
+		(void)!write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
 static void append(const struct rec *r)
 {
 	if (atomic_load_explicit(&T.stopped, memory_order_relaxed))
 		atomic_fetch_add_explicit(&T.dropped_stopped, 1, memory_order_relaxed);
-	else
-		recbuf_append(T.rb, r, trace_tid(), 0);
+	else if (!recbuf_append(T.rb, r, trace_tid(), 0) && T.when_full_wait)
+		wait_gave_up();
 }
 
 /* n bytes from p to fd; 0, or -1 (errno set) with the bytes that were written in *done
@@ -873,6 +896,8 @@ void trace_init(void)
 		unlink(T.failed_path);
 	T.cap = (size_t)set.buffer;
 	T.slow_writer_ns = set.slow_writer_ns;
+	T.when_full_wait = set.when_full_wait;
+	T.wait_max_ns = set.wait_max_ns;
 	const char *ts = getenv("HCLOCK_TRACE_TEST_SHIFT");
 	T.test_shift = ts && !strcmp(ts, "1");
 	T.max_size = set.max_size;
@@ -921,6 +946,8 @@ void trace_init(void)
 	}
 	T.enabled = calloc(TF_COUNT, 1);
 	T.rb = recbuf_create(T.cap);
+	if (T.rb)
+		recbuf_wait_for_writer(T.rb, T.when_full_wait ? T.wait_max_ns : 0);
 	if (ok && (!T.enabled || !T.rb)) {
 		fprintf(stderr, "hclock trace (rank %d): out of memory for %zu records; tracing off\n",
 		        T.rank, 2 * T.cap);
@@ -935,7 +962,8 @@ void trace_init(void)
 		size_t padded = (names + 7) & ~(size_t)7;
 		struct rec_header h = {.magic = REC_MAGIC, .rank = T.rank, .size = T.size,
 		                       .nfuncs = TF_COUNT, .names_bytes = (uint32_t)padded,
-		                       .sync_ns = T.sync_ns, .t0_g = T.t0_g};
+		                       .sync_ns = T.sync_ns, .t0_g = T.t0_g,
+		                       .when_full = T.when_full_wait ? REC_FULL_WAIT : REC_FULL_DROP};
 		memcpy(h.magic, REC_MAGIC, 8);
 		snprintf(h.sync, sizeof(h.sync), "%s", hclock_sync_spec(T.s));
 		hclock_clock_describe(T.base, h.clock, sizeof(h.clock));
@@ -1124,6 +1152,18 @@ void trace_finalize(void)
 		recbuf_flush(T.rb, NULL, 0, put_cb, NULL);
 		if (T.reserve_path[0] && !unlink(T.reserve_path))
 			T.reserve_path[0] = 0;
+		if (T.when_full_wait) { /* the header says how long the program waited */
+			struct recbuf_waits w;
+			recbuf_waits(T.rb, &w);
+			struct {
+				uint32_t when_full, waits;
+				int64_t waited_ns;
+			} hw = {w.gave_up ? REC_FULL_GAVE_UP : REC_FULL_WAIT,
+			        w.waits > UINT32_MAX ? UINT32_MAX : (uint32_t)w.waits, w.waited_ns};
+			_Static_assert(sizeof(hw) == 16 && offsetof(struct rec_header, waited_ns) ==
+			               offsetof(struct rec_header, when_full) + 8, "the header's fields");
+			(void)!pwrite(T.fd, &hw, sizeof(hw), offsetof(struct rec_header, when_full));
+		}
 		tr.records = T.records - T.lost;
 		tr.dropped = recbuf_dropped(T.rb) + atomic_load(&T.dropped_stopped) + T.lost;
 		tr.stopped = (uint16_t)atomic_load(&T.stopped);

@@ -36,7 +36,21 @@ struct rec_header {
 	int64_t sync_ns;     /* time the sync at MPI_Init took (global clock), ns */
 	int64_t t0_g;        /* the job's origin for relative times: the least global clock
 	                        reading over the processes right after the sync, ns (0: none) */
-	int64_t reserved[3];
+	uint32_t when_full;  /* enum rec_when_full: what the tracer did with both buffers full
+	                        (files from before it: 0, drop) */
+	uint32_t waits;      /* REC_FULL_WAIT*: the appends that waited for the writer (written
+	                        at MPI_Finalize: 0 in the file of a program that died) */
+	int64_t waited_ns;   /* ... the time they waited, summed over the threads, ns */
+	int64_t reserved[1];
+};
+
+_Static_assert(sizeof(struct rec_header) == 320, "the header keeps its size");
+
+/* the header's when_full */
+enum rec_when_full {
+	REC_FULL_DROP = 0,   /* new records dropped and counted (--when-full drop) */
+	REC_FULL_WAIT = 1,   /* the program's threads waited for the writer (--when-full wait) */
+	REC_FULL_GAVE_UP = 2,/* ... until a wait reached its deadline: dropped from then on */
 };
 
 enum rec_kind {

@@ -3,7 +3,8 @@
 (tests/trace/test_otf2_stream.c): otf2-print reads DIR/traces.otf2 without an error and
 finds exactly the events expected, location by location in time order: a send held until
 its call's enter, a bound sample (Metric) taken just after a call's enter written after that
-Enter (never moving the Enter later), a persistent send after its MPI_Start's record written inside that call,
+Enter (never moving the Enter later) and after the sends made at that enter (never moving
+them later: a send's record carries its call's enter time), a persistent send after its MPI_Start's record written inside that call,
 a receive and a nonblocking collective's completion before the leave of the call that
 completed them, the request at its start call's enter, a blocking collective's begin and
 end, a cut file's last send, a second thread's own location, a nonblocking collective started
@@ -26,7 +27,8 @@ W, C = "MPI_COMM_WORLD", "comm 0000000000000abc"
 EXPECTED = [  # (kind, location, time, region or communicator)
     ("ENTER", 0, 100, "MPI_Send"), ("METRIC", 0, 102, None), ("MPI_SEND", 0, 110, W),
     ("LEAVE", 0, 120, "MPI_Send"),
-    ("ENTER", 0, 200, "MPI_Start"), ("MPI_SEND", 0, 200, W), ("LEAVE", 0, 210, "MPI_Start"),
+    ("ENTER", 0, 200, "MPI_Start"), ("MPI_SEND", 0, 200, W), ("METRIC", 0, 201, None),
+    ("LEAVE", 0, 210, "MPI_Start"),
     ("ENTER", 0, 300, "MPI_Iallreduce"), ("NON_BLOCKING_COLLECTIVE_REQUEST", 0, 300, None),
     ("LEAVE", 0, 310, "MPI_Iallreduce"),
     ("ENTER", 0, 400, "MPI_Allreduce"), ("MPI_COLLECTIVE_BEGIN", 0, 400, None),
@@ -40,7 +42,7 @@ EXPECTED = [  # (kind, location, time, region or communicator)
     ("ENTER", 1, 700, "MPI_Iallreduce"), ("NON_BLOCKING_COLLECTIVE_REQUEST", 1, 700, None),
     ("LEAVE", 1, 710, "MPI_Iallreduce"), ("ENTER", 1, 790, "MPI_Waitall"),
     ("NON_BLOCKING_COLLECTIVE_COMPLETE", 1, 820, W), ("LEAVE", 1, 850, "MPI_Waitall"),
-    ("ENTER", 1024, 130, "MPI_Send"), ("MPI_SEND", 1024, 135, C),
+    ("ENTER", 1024, 130, "MPI_Send"), ("MPI_SEND", 1024, 130, C), ("METRIC", 1024, 132, None),
     ("LEAVE", 1024, 140, "MPI_Send"),
 ]
 
@@ -78,8 +80,8 @@ g = subprocess.run(["otf2-print", "-G", os.path.join(tmp, "traces.otf2")],
                    capture_output=True, text=True)
 locs = re.findall(r"^LOCATION\s+(\d+)\s.*# Events: (\d+)", g.stdout, re.M)
 check(g.returncode == 0 and not g.stderr and
-      sorted((int(a), int(b)) for a, b in locs) == [(0, 22), (1, 8), (1024, 3), (2048, 0)],
-      f"locations with their event counts: {locs} (expected 0: 22, 1: 8, 1024: 3, 2048: 0) "
+      sorted((int(a), int(b)) for a, b in locs) == [(0, 23), (1, 8), (1024, 4), (2048, 0)],
+      f"locations with their event counts: {locs} (expected 0: 23, 1: 8, 1024: 4, 2048: 0) "
       f"{g.stderr[-300:]}")
 parts = sorted(os.listdir(os.path.join(tmp, "parts"))) if os.path.isdir(
     os.path.join(tmp, "parts")) else []

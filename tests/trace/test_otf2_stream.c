@@ -12,9 +12,11 @@
  * call's record was lost (the file cut there). Thread 1, its records between thread 0's: one
  * MPI_Wait, an MPI_Iallreduce, an MPI_Waitall whose record comes after the completion of
  * that MPI_Iallreduce by thread 0 (which its location gets inside this call). Rank 1 (functions 0 MPI_Wait, 1 MPI_Send: another numbering):
- * an MPI_Send on 0xabc. Rank 2: no records at all (an empty location). Two of thread 0's
+ * an MPI_Send on 0xabc, its send record at the call's enter time as the tracer makes it, with
+ * a bound sample read just after that enter (the send goes before the sample). Rank 2: no records at all (an empty location). Three of thread 0's
  * calls have a bound sample taken at their enter, so a little after it (its record comes
- * before the call's): the MPI_Send and the MPI_Allreduce.
+ * before the call's): the MPI_Send, the MPI_Start (its persistent send, at the enter's time,
+ * goes before the sample) and the MPI_Allreduce.
  */
 #include <stdio.h>
 #include <string.h>
@@ -45,6 +47,7 @@ int main(int argc, char **argv)
 	    R(REC_SEND, 0, 0, 1, 5, 0, 110, 0),
 	    R(REC_CALL, 5, 1, -1, 0, 0, 105, 115), /* thread 1 */
 	    R(REC_CALL, 0, 0, -1, 0, 0, 100, 120),
+	    R(REC_BOUND, 0, 0, -1, 0, 0, 201, 0),
 	    R(REC_CALL, 1, 0, -1, 0, 0, 200, 210),
 	    R(REC_SEND, 1, 0, 1, 6, 0, 200, 0),
 	    R(REC_CALL, 2, 0, -1, 0, 0, 300, 310),
@@ -64,12 +67,15 @@ int main(int argc, char **argv)
 			r0[i].t2_g = r0[i].t_g - 50;
 			r0[i].t2_l = r0[i].t_g + 50;
 		}
-	r0[11].flags = REC_F_NB;
-	r0[14].flags = REC_F_NB | REC_F_TID;
+	r0[12].flags = REC_F_NB;
+	r0[15].flags = REC_F_NB | REC_F_TID;
 	struct rec r1[] = {
-	    R(REC_SEND, 1, 0, 0, 9, 0xabc, 135, 0),
+	    R(REC_BOUND, 0, 0, -1, 0, 0, 132, 0),
+	    R(REC_SEND, 1, 0, 0, 9, 0xabc, 130, 0),
 	    R(REC_CALL, 1, 0, -1, 0, 0, 130, 140),
 	};
+	r1[0].t2_g = 132 - 50;
+	r1[0].t2_l = 132 + 50;
 	struct otf2s *o;
 	if (otf2s_open(dir, 0, 6, n0, &o))
 		goto bad;
@@ -77,7 +83,7 @@ int main(int argc, char **argv)
 	otf2s_feed(o, r0 + 3, sizeof(r0) / sizeof(r0[0]) - 3); /* fed in two pieces */
 	if (otf2s_close(o) || otf2s_open(dir, 1, 2, n1, &o))
 		goto bad;
-	otf2s_feed(o, r1, 2);
+	otf2s_feed(o, r1, 3);
 	if (otf2s_close(o) || otf2s_assemble(dir, 3))
 		goto bad;
 	return 0;

@@ -15,7 +15,8 @@
 static const char *const vars[TS_COUNT] = {
 	"HCLOCK_TRACE_DIR", "HCLOCK_TRACE_SYNC", "HCLOCK_TRACE_EMULATE", "HCLOCK_TRACE_FILTER",
 	"HCLOCK_TRACE_BUFFER", "HCLOCK_TRACE_TRUTH", "HCLOCK_TRACE_TEST_SLOW_WRITER",
-	"HCLOCK_TRACE_JSON", "HCLOCK_TRACE_MAX_SIZE"};
+	"HCLOCK_TRACE_JSON", "HCLOCK_TRACE_MAX_SIZE", "HCLOCK_TRACE_WHEN_FULL",
+	"HCLOCK_TRACE_TEST_WAIT_MAX"};
 
 static void clear_env(void)
 {
@@ -47,14 +48,16 @@ int main(void)
 	clear_env();
 	TEST_CHECK(!trace_settings_from_env(&s, err, sizeof(err)), "defaults: %s", err);
 	TEST_CHECK(!strcmp(s.dir, "hclock-trace") && !s.sync && !s.emulate && !s.filter &&
-	           s.buffer == 65536 && !s.event_truth && !s.slow_writer_ns && !s.max_size,
+	           s.buffer == 65536 && !s.event_truth && !s.slow_writer_ns && !s.max_size &&
+	           !s.when_full_wait && s.wait_max_ns == TRACE_WAIT_MAX_NS,
 	           "defaults");
 	TEST_CHECK(!strcmp(trace_settings_sync(&s, spec, sizeof(spec)),
 	                   "cont(" HCLOCK_SYNC_DEFAULT_SPEC ",drive=progress)"), "%s", spec);
 
 	/* options -> struct -> environment -> struct */
 	const char *given[TS_COUNT] = {"d/x", "cont(hca3/100/skampi/20)", "skew=1e-4,nodes=2",
-	                               "MPI_Allreduce,!MPI_Comm_*", "32", "1", "2000", "1", "3m"};
+	                               "MPI_Allreduce,!MPI_Comm_*", "32", "1", "2000", "1", "3m",
+	                               "wait", "250"};
 	TEST_CHECK(!trace_settings_load(&s, given, err, sizeof(err)), "options: %s", err);
 	TEST_CHECK(!trace_settings_to_env(&s), "to_env");
 	TEST_CHECK(!trace_settings_from_env(&back, err, sizeof(err)), "back: %s", err);
@@ -62,7 +65,8 @@ int main(void)
 	           same(s.emulate, back.emulate) && same(s.filter, back.filter) &&
 	           s.buffer == back.buffer && back.buffer == 32 && back.event_truth == 1 &&
 	           back.slow_writer_ns == 2000000 && back.json == 1 &&
-	           back.max_size == 3u << 20, "round trip");
+	           back.max_size == 3u << 20 && back.when_full_wait == 1 &&
+	           back.wait_max_ns == 250000000, "round trip");
 	TEST_CHECK(!strcmp(trace_settings_sync(&back, spec, sizeof(spec)),
 	                   "cont(hca3/100/skampi/20,drive=progress)"), "%s", spec);
 	/* an empty variable is unset; the option wins over its variable */
@@ -90,6 +94,9 @@ int main(void)
 		{TS_MAX_SIZE, "--max-size", "10MB"}, {TS_MAX_SIZE, "--max-size", "-5M"},
 		{TS_MAX_SIZE, "--max-size", "1025T"}, {TS_MAX_SIZE, "--max-size", "1.5G"},
 		{TS_MAX_SIZE, "--max-size", ""},
+		{TS_WHEN_FULL, "--when-full", "block"}, {TS_WHEN_FULL, "--when-full", "WAIT"},
+		{TS_WHEN_FULL, "--when-full", ""}, {TS_WAIT_MAX, NULL, "0"},
+		{TS_WAIT_MAX, NULL, "600001"},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		const char *g[TS_COUNT] = {0};

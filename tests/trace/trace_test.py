@@ -80,6 +80,16 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             events are dropped, and recorded + dropped equal the events of the run that dropped
             none (nothing lost silently), the program's output unchanged; hclock gantt --from/--to draws the window asked for (every Allreduce
             bar for the whole run), a window with --to before --from gets one line, exit 2
+  whenfull  2 ranks, --buffer 16 (two 1 KiB buffers) and a writer 20 ms late for every
+            buffer (HCLOCK_TRACE_TEST_SLOW_WRITER): --when-full drop drops events (recorded +
+            dropped equal the events of a run with the default buffers), the summary, the
+            stats and profile.json say drop; --when-full wait (and HCLOCK_TRACE_WHEN_FULL=wait)
+            drops none and records every event that run did, per rank and function, every
+            message paired, and the summary, stats and profile.json say wait and a time
+            waited above 0; a writer slower than the wait's deadline (a 300 ms writer, the
+            test-only HCLOCK_TRACE_TEST_WAIT_MAX=50 ms): the wait gives up with one line per
+            process, records are dropped and counted from then on, nothing hangs; the
+            program's output the same in every run
   linked    2 ranks, MINI being allreduce_mini linked with -lhclock_trace at build time and
             calling MPI_Init_thread: run without hclock trace, HCLOCK_TRACE_DIR set, the
             output is the program's own, DIR/raw is written, hclock trace --convert DIR makes
@@ -395,7 +405,7 @@ elif case == "bad":
     # tiny buffers, and a program that dies
     d = os.path.join(tmp, "die-drop")
     p = launch(2, [hc, "trace", "-o", d, "--buffer", "16", "--", mini, "400", "0", "-11"],
-               env={"HCLOCK_TRACE_TEST_SLOW_WRITER": "2000"})
+               env={"HCLOCK_TRACE_TEST_SLOW_WRITER": "20000"})
     c = subprocess.run([hc, "trace", "--convert", d], capture_output=True, text=True)
     drop = summary_num(c.stderr, "dropped")
     check(c.returncode == 0 and "(0 finished MPI_Finalize" in c.stderr and drop and drop > 100,
@@ -420,7 +430,9 @@ elif case == "settings":
            ("--filter", "HCLOCK_TRACE_FILTER", "MPI_Allredcue"),
            ("--filter", "HCLOCK_TRACE_FILTER", "MPI_Send,,"),
            ("--event-truth", "HCLOCK_TRACE_TRUTH", "yes"),
-           (None, "HCLOCK_TRACE_TEST_SLOW_WRITER", "-3")]
+           (None, "HCLOCK_TRACE_TEST_SLOW_WRITER", "-3"),
+           ("--when-full", "HCLOCK_TRACE_WHEN_FULL", "block"),
+           (None, "HCLOCK_TRACE_TEST_WAIT_MAX", "0")]
     said = {}
     for opt, var, val in bad:
         if opt and opt != "--event-truth":
@@ -631,9 +643,9 @@ elif case == "filter":
     n_ev = {}
     for buf in ("65536", "16"):
         d = os.path.join(tmp, "buf" + buf)
-        # with 16: a writer 2 ms late for every 1 KiB buffer, most events are dropped
+        # with 16: a writer 20 ms late for every 1 KiB buffer, most events are dropped
         p = launch(2, [hc, "trace", "-o", d, "--buffer", buf, "--", mini, str(4 * ITER), "0"],
-                   env={"HCLOCK_TRACE_TEST_SLOW_WRITER": "2000"} if buf == "16" else None)
+                   env={"HCLOCK_TRACE_TEST_SLOW_WRITER": "20000"} if buf == "16" else None)
         n_ev[buf] = (p.returncode, summary_num(p.stderr, "events"), summary_num(p.stderr, "dropped"),
                      p.stdout)
     (rc0, all0, drop0, out0), (rc1, rec1, drop1, out1) = n_ev["65536"], n_ev["16"]
@@ -656,6 +668,84 @@ elif case == "filter":
                         "--from", "2", "--to", "1", "-o", svg], capture_output=True, text=True)
     check(g.returncode == 2 and len(g.stderr.strip().splitlines()) == 1,
           f"hclock gantt --from 2 --to 1: one line, exit 2 ({g.returncode}: {g.stderr.strip()})")
+elif case == "whenfull":
+    def calls(d):
+        ev = load_checked(d)
+        per = {}
+        for e in ev:
+            if e.get("ph") == "X":
+                k = (e["pid"], e["name"])
+                per[k] = per.get(k, 0) + 1
+        return per
+
+    def profile_buffers(d):
+        with open(os.path.join(d, "profile.json")) as f:
+            return json.load(f).get("buffers")
+
+    # a writer 20 ms late per 1 KiB buffer: drops even where the ranks are slowed down by
+    # other work (2 ms was not enough on a machine with both cores taken)
+    slow = {"HCLOCK_TRACE_TEST_SLOW_WRITER": "20000"}
+    args = ["--", mini, str(4 * ITER), "0"]
+    runs = {}
+    for name, opts, env in (("default", [], None),
+                            ("drop", ["--buffer", "16", "--when-full", "drop"], slow),
+                            ("wait", ["--buffer", "16", "--when-full", "wait"], slow),
+                            ("waitvar", ["--buffer", "16"],
+                             dict(slow, HCLOCK_TRACE_WHEN_FULL="wait"))):
+        d = os.path.join(tmp, name)
+        p = launch(2, [hc, "trace", "-o", d] + opts + args, env=env)
+        runs[name] = (p, d, summary_num(p.stderr, "events"), summary_num(p.stderr, "dropped"))
+    p0, d0, all0, drop0 = runs["default"]
+    check(p0.returncode == 0 and drop0 == 0 and all0 and
+          "0 dropped (when full: drop); " in p0.stderr,
+          f"default buffers: exit {p0.returncode}, {all0} events, {drop0} dropped, the summary "
+          f"says '0 dropped (when full: drop); ': {'0 dropped (when full: drop); ' in p0.stderr}")
+    p, d, rec, drop = runs["drop"]
+    st = [stats(d, r) for r in (0, 1)]
+    check(p.returncode == 0 and p.stdout == p0.stdout and drop and rec + drop == all0 and
+          f"{drop} dropped (when full: drop); " in p.stderr and
+          all(x["when_full"] == 0 for x in st) and
+          profile_buffers(d) == {"when_full": "drop", "dropped": drop, "waits": 0,
+                                 "waited_ns": 0, "gave_up_processes": 0},
+          f"--when-full drop, a slow writer: {rec} events recorded + {drop} dropped (expected "
+          f"some) = {all0}; the summary, stats ({[x.get('when_full') for x in st]}) and "
+          f"profile.json ({profile_buffers(d)}) say drop; output the same")
+    want = calls(d0)
+    for name in ("wait", "waitvar"):
+        p, d, rec, drop = runs[name]
+        st = [stats(d, r) for r in (0, 1)]
+        m = re.search(r" 0 dropped \(when full: wait; the program waited ([0-9.]+) s for the "
+                      r"writer, (\d+) times", p.stderr)
+        pb = profile_buffers(d) or {}
+        got = calls(d)
+        check(p.returncode == 0 and p.stdout == p0.stdout and drop == 0 and rec == all0 and
+              got == want and summary_num(p.stderr, "messages paired") == 4 * 4 * ITER and
+              summary_num(p.stderr, "unpaired") == 0 and m and float(m.group(1)) > 0 and
+              int(m.group(2)) == sum(x["waits"] for x in st) and
+              all(x["when_full"] == 1 and x["waits"] > 0 and x["waited_ns"] > 0 for x in st) and
+              pb.get("when_full") == "wait" and pb.get("dropped") == 0 and
+              pb.get("waited_ns") == sum(x["waited_ns"] for x in st) and
+              "kept its buffer" not in p.stderr,
+              f"{name}: exit {p.returncode}, {rec} events of {all0}, {drop} dropped (expected "
+              f"0), calls per rank and function {'equal' if got == want else 'differ'}, "
+              f"{summary_num(p.stderr, 'messages paired')} messages paired (expected "
+              f"{4 * 4 * ITER}); summary {m.group(0) if m else None}, stats "
+              f"{[(x.get('when_full'), x.get('waits'), x.get('waited_ns')) for x in st]}, "
+              f"profile.json {pb}; output the same")
+    # a writer slower than the wait's deadline: it gives up, drops, and says so
+    d = os.path.join(tmp, "stuck")
+    p = launch(2, [hc, "trace", "-o", d, "--buffer", "16", "--when-full", "wait"] + args,
+               env={"HCLOCK_TRACE_TEST_SLOW_WRITER": "300000", "HCLOCK_TRACE_TEST_WAIT_MAX": "50"})
+    rec, drop = summary_num(p.stderr, "events"), summary_num(p.stderr, "dropped")
+    lines = [l for l in p.stderr.splitlines() if "kept its buffer more than" in l]
+    st = [stats(d, r) for r in (0, 1)]
+    check(p.returncode == 0 and p.stdout == p0.stdout and drop and rec + drop == all0 and
+          len(lines) == 2 and "a wait reached its deadline on 2 of 2 processes" in p.stderr and
+          all(x["when_full"] == 2 for x in st) and
+          (profile_buffers(d) or {}).get("gave_up_processes") == 2,
+          f"a writer slower than the deadline: exit {p.returncode}, {rec} recorded + {drop} "
+          f"dropped = {all0}, {len(lines)} lines saying the wait gave up (expected 2), stats "
+          f"{[x.get('when_full') for x in st]} {p.stderr.strip()[-300:]}")
 elif case == "linked":
     d = os.path.join(tmp, "linked")
     p = launch(2, [mini, str(ITER), "20"], env={"HCLOCK_TRACE_DIR": d})

@@ -5,6 +5,9 @@
  * out exactly once or be counted dropped, each thread's records in its order, none torn (a
  * checksum over its fields), and the REC_DROP records must add up to the drops. A signal
  * handler that flushes in the middle of a thread's appends must hand out whole records only.
+ * Waiting for the writer (recbuf_wait_for_writer): the same runs drop nothing; a writer that
+ * holds its buffer makes the first wait reach its deadline, after which records are dropped
+ * at once (the run ends, nothing hangs); after recbuf_stop nothing waits.
  * The checker must reject streams with a duplicate, a torn record, a reordering or a wrong
  * drop count (the checks bite).
  *
@@ -157,8 +160,11 @@ static void writer_end(struct run *run, pthread_t w)
 	}
 }
 
-/* nthreads threads append n records each into buffers of cap; the totals are checked */
-static void threads_run(uint64_t seed, int nthreads, uint64_t n, size_t cap, int64_t sleep_ns)
+/* nthreads threads append n records each into buffers of cap; the totals are checked.
+ * wait_ns > 0: the threads wait for the writer (recbuf_wait_for_writer, that deadline), and
+ * nothing may be dropped */
+static void threads_run(uint64_t seed, int nthreads, uint64_t n, size_t cap, int64_t sleep_ns,
+                        int64_t wait_ns)
 {
 	test_seed = seed;
 	struct run run = {.seed = seed, .n = n, .writer_sleep_ns = sleep_ns};
@@ -167,6 +173,7 @@ static void threads_run(uint64_t seed, int nthreads, uint64_t n, size_t cap, int
 	TEST_CHECK(run.rb, "recbuf_create(%zu)", cap);
 	if (!run.rb)
 		return;
+	recbuf_wait_for_writer(run.rb, wait_ns);
 	pthread_t w, th[MAXT];
 	struct producer p[MAXT];
 	pthread_create(&w, NULL, writer_main, &run);
@@ -194,11 +201,133 @@ static void threads_run(uint64_t seed, int nthreads, uint64_t n, size_t cap, int
 	           "drops: the threads' %llu, recbuf_dropped %llu, the REC_DROP records' %llu",
 	           (unsigned long long)drops, (unsigned long long)recbuf_dropped(run.rb),
 	           (unsigned long long)run.ck.said);
-	printf("seed %llu: %d threads x %llu records, buffers of %zu, writer %lld us per buffer: "
-	       "%llu delivered, %llu dropped\n", (unsigned long long)seed, nthreads,
-	       (unsigned long long)n, cap, (long long)sleep_ns / 1000, (unsigned long long)got,
-	       (unsigned long long)drops);
+	struct recbuf_waits wt;
+	recbuf_waits(run.rb, &wt);
+	if (wait_ns)
+		TEST_CHECK(!drops && !wt.gave_up && (wt.waits > 0) == (wt.waited_ns > 0) &&
+		           (!sleep_ns || wt.waits > 0),
+		           "waiting for the writer: %llu dropped (expected 0), %llu waits, %lld ns "
+		           "waited, gave up %d", (unsigned long long)drops,
+		           (unsigned long long)wt.waits, (long long)wt.waited_ns, wt.gave_up);
+	else
+		TEST_CHECK(!wt.waits && !wt.waited_ns && !wt.gave_up,
+		           "dropping: no waits (%llu, %lld ns, gave up %d)",
+		           (unsigned long long)wt.waits, (long long)wt.waited_ns, wt.gave_up);
+	printf("seed %llu: %d threads x %llu records, buffers of %zu, writer %lld us per buffer, "
+	       "%s: %llu delivered, %llu dropped, %llu waits of %.3f ms in all\n",
+	       (unsigned long long)seed, nthreads, (unsigned long long)n, cap,
+	       (long long)sleep_ns / 1000, wait_ns ? "wait" : "drop", (unsigned long long)got,
+	       (unsigned long long)drops, (unsigned long long)wt.waits, wt.waited_ns * 1e-6);
 	recbuf_free(run.rb);
+}
+
+/* ---- waiting for a writer that never gives its buffer back ---- */
+
+/* 3 threads append into 64-record buffers whose writer takes one buffer and then holds it
+ * (a disk that hangs): the first wait reaches the deadline, waiting is off, everything
+ * after is dropped at once; the run ends in about one deadline, and every record is
+ * delivered or counted dropped. Then recbuf_stop: nothing waits after it. */
+struct stuck {
+	recbuf *rb;
+	struct run *run;
+	atomic_int held, release;
+};
+
+static void *stuck_writer(void *arg)
+{
+	struct stuck *st = arg;
+	size_t n;
+	const struct rec *b = recbuf_take(st->rb, &n, 1);
+	if (b) {
+		atomic_store(&st->held, 1);
+		while (!atomic_load(&st->release)) {
+			struct timespec ts = {0, 1000000};
+			nanosleep(&ts, NULL);
+		}
+		put(b, n, &st->run->ck);
+		recbuf_written(st->rb);
+	}
+	return NULL;
+}
+
+static int64_t now_ns(void);
+
+static void stuck_run(uint64_t seed)
+{
+	enum { CAP = 64, NT = 3, N = 20000 };
+	const int64_t deadline = 50000000; /* 50 ms */
+	test_seed = seed;
+	struct run run = {.seed = seed, .n = N};
+	check_init(&run.ck, seed, NT);
+	struct stuck st = {.rb = recbuf_create(CAP), .run = &run};
+	run.rb = st.rb;
+	TEST_CHECK(run.rb, "recbuf_create(%d)", CAP);
+	if (!run.rb)
+		return;
+	recbuf_wait_for_writer(run.rb, deadline);
+	pthread_t w, th[NT];
+	struct producer p[NT];
+	pthread_create(&w, NULL, stuck_writer, &st);
+	int64_t t0 = now_ns();
+	for (int t = 0; t < NT; t++) {
+		p[t] = (struct producer){&run, (uint32_t)t};
+		pthread_create(&th[t], NULL, producer_main, &p[t]);
+	}
+	for (int t = 0; t < NT; t++)
+		pthread_join(th[t], NULL);
+	int64_t took = now_ns() - t0;
+	struct recbuf_waits wt;
+	recbuf_waits(run.rb, &wt);
+	uint64_t drops = 0;
+	for (int t = 0; t < NT; t++)
+		drops += run.dropped[t];
+	TEST_CHECK(atomic_load(&st.held) && wt.gave_up && drops > 0 && wt.waits >= 1 &&
+	           wt.waited_ns >= deadline && took >= deadline && took < 40 * deadline,
+	           "a writer that holds its buffer: gave up %d, %llu dropped, %llu waits of %lld "
+	           "ns in all, the appends took %lld ns (deadline %lld ns)", wt.gave_up,
+	           (unsigned long long)drops, (unsigned long long)wt.waits, (long long)wt.waited_ns,
+	           (long long)took, (long long)deadline);
+	/* the writer gives it back late: what is in the buffers comes out, the totals add up */
+	atomic_store(&st.release, 1);
+	pthread_join(w, NULL);
+	const struct rec *b;
+	size_t k;
+	if ((b = recbuf_take(run.rb, &k, 0))) {
+		put(b, k, &run.ck);
+		recbuf_written(run.rb);
+	}
+	long sk = recbuf_flush(run.rb, NULL, 0, put, &run.ck);
+	uint64_t got = 0;
+	for (int t = 0; t < NT; t++)
+		got += run.ck.delivered[t];
+	TEST_CHECK(sk == 0 && !run.ck.bad && got + drops == (uint64_t)NT * N &&
+	           drops == recbuf_dropped(run.rb) && run.ck.said == drops,
+	           "after giving up: %llu delivered + %llu dropped = %llu appended, the REC_DROP "
+	           "records say %llu, %llu bad (%s)", (unsigned long long)got,
+	           (unsigned long long)drops, (unsigned long long)NT * N,
+	           (unsigned long long)run.ck.said, (unsigned long long)run.ck.bad, run.ck.first);
+	printf("seed %llu: a writer that holds its buffer: %llu waits, %.1f ms waited, %llu of %d "
+	       "dropped, the appends took %.1f ms\n", (unsigned long long)seed,
+	       (unsigned long long)wt.waits, wt.waited_ns * 1e-6, (unsigned long long)drops,
+	       NT * N, took * 1e-6);
+	recbuf_free(run.rb);
+
+	/* recbuf_stop: a full buffer and no writer; an append drops at once */
+	recbuf *rb = recbuf_create(2);
+	recbuf_wait_for_writer(rb, 10 * 1000000000LL);
+	struct rec r = make(seed, 0, 0);
+	int in = recbuf_append(rb, &r, 100, 0) + recbuf_append(rb, &r, 100, 0) +
+	         recbuf_append(rb, &r, 100, 0); /* the third switches: the writer has one */
+	recbuf_append(rb, &r, 100, 0);
+	recbuf_stop(rb);
+	t0 = now_ns();
+	int dropped = !recbuf_append(rb, &r, 100, 0);
+	took = now_ns() - t0;
+	recbuf_waits(rb, &wt);
+	TEST_CHECK(in == 3 && dropped && took < 1000000000 && !wt.gave_up,
+	           "after recbuf_stop nothing waits: %d of 3 in, the fifth dropped %d after %lld ns, "
+	           "gave up %d", in, dropped, (long long)took, wt.gave_up);
+	recbuf_free(rb);
 }
 
 /* ---- a flush from a signal handler that may interrupt an append ---- */
@@ -366,9 +495,13 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
 		uint64_t seed = seeds[i];
 		checker_bites(seed);
-		threads_run(seed, 4, n, 4096, 0);        /* a fast writer */
-		threads_run(seed, 6, n / 2, 1024, 200000); /* a slow one: drops */
-		threads_run(seed, 8, n / 4, 2, 0);       /* a switch every other record */
+		threads_run(seed, 4, n, 4096, 0, 0);        /* a fast writer */
+		threads_run(seed, 6, n / 2, 1024, 200000, 0); /* a slow one: drops */
+		threads_run(seed, 8, n / 4, 2, 0, 0);       /* a switch every other record */
+		/* waiting for the writer: nothing dropped */
+		threads_run(seed, 6, n / 8, 1024, 200000, 10 * 1000000000LL); /* the slow one */
+		threads_run(seed, 8, n / 32, 2, 0, 10 * 1000000000LL);
+		stuck_run(seed);
 	}
 	int interrupted = 0, runs = 0;
 	for (uint64_t seed = 1; seed <= 40; seed++, runs++)
