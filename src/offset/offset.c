@@ -63,6 +63,7 @@ static void floor_pair(struct offset_alg *a, const struct pp_link *l)
 		a->floor_ref = l->ref;
 		a->floor_client = l->client;
 		a->floor_ns = 0;
+		a->futile = 0;
 	}
 }
 
@@ -84,9 +85,14 @@ int offset_measure(struct offset_alg *a, struct pp_link *l, struct offset_sample
 		if (client) {
 			int known = a->floor_ns > 0; /* else this one calibrates: one more */
 			stalled = known && stall_judge(one.rtt_ns, a->floor_ns);
+			if (tries > 0 && stalled)
+				a->futile++;
+			else if (!stalled)
+				a->futile = 0;
 			/* the floor so far a stall against this one: confirm the new floor */
 			int fell = known && stall_judge(a->floor_ns, one.rtt_ns);
-			again = !l->rc && tries < OFFSET_RETAKES && (!known || stalled || fell);
+			again = !l->rc && tries < OFFSET_RETAKES &&
+			        (!known || (stalled && a->futile < OFFSET_FUTILE) || fell);
 			if (!known || one.rtt_ns < a->floor_ns)
 				a->floor_ns = one.rtt_ns;
 			pp_send(l, again, l->ref);

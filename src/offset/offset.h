@@ -54,6 +54,7 @@ struct offset_alg {
 	double floor_ns;
 	MPI_Comm floor_comm;
 	int floor_ref, floor_client;
+	int futile; /* client side: retakes in a row that went through a stall again */
 };
 
 /* One line of the family's table. */
@@ -83,11 +84,14 @@ int offset_create(const struct offset_type *t, int nexchanges, struct offset_alg
  * first measurement of a pair (no floor yet) is always taken twice, and one whose round trip
  * shows the floor so far to have been a stall once more (so that two stalled ones in a row
  * cannot set the floor). At most OFFSET_RETAKES retakes; *out is the measurement with the
- * smallest round trip. After each measurement the
+ * smallest round trip. After OFFSET_FUTILE retakes in a row that went through a stall again
+ * (a machine whose every wait costs a scheduler slice: retakes only lengthen the sync), a
+ * stalled measurement is kept as it is until one comes out clean. After each measurement the
  * client tells the reference whether another follows (one message). Every ping-pong of
  * every retake reaches a->sink. With a->paper: exactly one measurement, no message.
  */
 #define OFFSET_RETAKES 3
+#define OFFSET_FUTILE 4
 int offset_measure(struct offset_alg *a, struct pp_link *l, struct offset_sample *out);
 void offset_reset(struct offset_alg *a);
 /* SKaMPI-Offset's exchange (skampi.c), shared by the estimators built on it: n ping-pongs,

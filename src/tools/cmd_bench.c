@@ -737,7 +737,8 @@ static int run(struct run *r, hclock_sync *sync)
 {
 	hclock_clock *g = NULL;
 	int rc = hclock_sync_run(sync, MPI_COMM_WORLD, r->t->base, &g);
-	mpitool_warnings(r->t, sync);
+	if (!rc) /* a failed sync: its one line */
+		mpitool_warnings(r->t, sync);
 	if (rc) {
 		mpitool_error(r->t, "sync %s failed: %s", r->o->common.sync, hclock_last_error());
 		return rc;

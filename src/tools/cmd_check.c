@@ -298,7 +298,8 @@ static int run_one(struct mpitool *t, hclock_sync *s, const struct check_cli *k,
 	struct hclock_sync_quality q;
 	hclock_sync_quality(s, &q);
 	uint64_t st[2] = {q.retakes, q.unclean}, st_all[2] = {0, 0};
-	mpitool_warnings(t, s);
+	if (!rc) /* a failed sync: its one line */
+		mpitool_warnings(t, s);
 	yield_reduce(&dur, &run->sync_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 	yield_reduce(&pp, &run->pingpongs_max, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
 	yield_reduce(&rounds, &run->rounds, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);

@@ -306,7 +306,8 @@ int cmd_drift(int argc, char **argv)
 	struct drift_sample *smp = NULL;
 	struct series *e = NULL;
 	int rc = hclock_sync_run(s, MPI_COMM_WORLD, t.base, &g);
-	mpitool_warnings(&t, s);
+	if (!rc) /* a failed sync: its one line */
+		mpitool_warnings(&t, s);
 	if (rc) {
 		mpitool_error(&t, "sync %s failed: %s", hclock_sync_spec(s), hclock_last_error());
 	} else {

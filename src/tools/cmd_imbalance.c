@@ -381,7 +381,8 @@ int cmd_imbalance(int argc, char **argv)
 	if (bad || mpitool_sync_setup(&t, k.common.sync, k.common.emulate, k.common.clock, &s))
 		return mpitool_finish(&t, 2);
 	int rc = hclock_sync_run(s, MPI_COMM_WORLD, t.base, &g);
-	mpitool_warnings(&t, s);
+	if (!rc) /* a failed sync: its one line */
+		mpitool_warnings(&t, s);
 	if (rc)
 		mpitool_error(&t, "sync %s failed: %s", k.common.sync, hclock_last_error());
 	else if (!(rc = run(&t, g, &k, &r)) && t.rank == 0)
