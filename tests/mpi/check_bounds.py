@@ -3,7 +3,8 @@
 
 For every seed and every check: the bounds are known (bound_half_width_s is a number), the
 truth lay inside them on every process (truth_in_bounds), and right after the sync the
-half-width is within --width-factor times the smallest round trip the check measured (the
+half-width is within --width-factor times the round trip measured (the larger of the check's
+smallest and the largest the sync's clocks rest on, stalls.fit_rtt_max_s: the
 hull's corridor is about one round trip wide, plus the emulated read noise: 4 std per
 timestamp on both ends, levels hops of a tree), or --width-floor-ns if larger. --expect fail inverts the truth assertion:
 some check must find the truth outside (a clock step after the sync, which no bound can
@@ -53,8 +54,12 @@ for seed, cmd, p in checkargs.checks(a, nfail):
         inb = chk.get("truth_in_bounds")
         err = chk["true_max_abs_error_s"] * 1e9
         rtt = chk["rtt_min_s"] * 1e9
+        if a.expect == "pass":
+            # what the sync saw: on a busy machine its ping-pongs can all have waited for the
+            # core (milliseconds) while the check's probes found a quiet moment
+            rtt = max(rtt, doc["runs"][0]["stalls"]["fit_rtt_max_s"] * 1e9)
         line = (f"seed={seed} after={chk['after_s']}s true_err={err:.0f}ns "
-                f"half_width={'none' if hw is None else f'{hw * 1e9:.0f}ns'} rtt_min={rtt:.0f}ns "
+                f"half_width={'none' if hw is None else f'{hw * 1e9:.0f}ns'} rtt={rtt:.0f}ns "
                 f"truth_in_bounds={inb}")
         width_cap = max(a.width_floor_ns, a.width_factor * levels * (rtt + 2 * 4 * a.noise * 1e9))
         if (hw is None or inb is None) and au and au["estimator"] != "hull" and \
@@ -76,7 +81,7 @@ for seed, cmd, p in checkargs.checks(a, nfail):
             continue
         if a.expect == "pass" and chk["after_s"] == 0 and hw * 1e9 > width_cap:
             print(f"FAIL {line}: half-width above {width_cap:.0f} ns (the larger of "
-                  f"{a.width_floor_ns:.0f} ns and {a.width_factor} x {levels} x (rtt_min + 8 noise))")
+                  f"{a.width_floor_ns:.0f} ns and {a.width_factor} x {levels} x (rtt + 8 noise))")
             failed += 1
             continue
         if a.expect == "pass" and err > hw * 1e9:
