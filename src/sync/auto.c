@@ -65,9 +65,12 @@ static int burst(struct hclock_sync *s, MPI_Comm comm, int ref, int client, hclo
                  int64_t gap_ns, int64_t limit_ns, int64_t retake_ns, int64_t *x, double *off,
                  double *rtt, struct burst_out *o, double *slowest_ns)
 {
-	struct offset_alg *oa = NULL;
+	/* SKaMPI-Offset keeps no state beyond the family's: on the stack, so that no failed
+	 * allocation leaves one end out of an exchange (and of its retakes' messages) */
+	const struct offset_type *ot = offset_type_find("skampi", 6);
+	struct offset_alg oa_s = {.ops = ot->ops, .type = ot, .nexchanges = 1}, *oa = &oa_s;
 	struct pp_link ctl; /* the client's go/stop after each group */
-	int rc = offset_create(offset_type_find("skampi", 6), 1, &oa), g = 0, clean = 0, stall = 0;
+	int rc = 0, g = 0, clean = 0, stall = 0;
 	double gmin[PLAN_TAKE_MAX], gtime[PLAN_TAKE_MAX];
 	unsigned char stalled[PLAN_TAKE_MAX];
 	pp_link_init(&ctl, comm, ref, client, clk, NULL);
@@ -88,9 +91,7 @@ static int burst(struct hclock_sync *s, MPI_Comm comm, int ref, int client, hclo
 		}
 		for (int i = g * PLAN_GROUP; i < (g + 1) * PLAN_GROUP; i++) {
 			struct offset_sample smp = {0, 0, 0};
-			/* without an estimator (no memory) the pair still makes every exchange */
-			if (oa)
-				rc = first_err(rc, measure_pair(s, oa, comm, ref, client, clk, &smp));
+			rc = first_err(rc, measure_pair(s, oa, comm, ref, client, clk, &smp));
 			if (x) {
 				x[i] = smp.local_ns;
 				off[i] = smp.offset_ns;
@@ -144,7 +145,6 @@ static int burst(struct hclock_sync *s, MPI_Comm comm, int ref, int client, hclo
 		*slowest_ns = (double)longest_ns;
 	if (stall)
 		fault_stall_force(0);
-	offset_destroy(oa);
 	return first_err(rc, ctl.rc);
 }
 
