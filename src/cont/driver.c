@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "cont/driver.h"
+#include "util/timeutil.h"
 #include "util/err.h"
 
 struct driver {
@@ -23,11 +24,7 @@ struct driver {
 /* sleep d_ns unless stopped meanwhile; returns 1 when stopped */
 static int nap(struct driver *d, int64_t d_ns)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	int64_t end = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + d_ns;
-	ts.tv_sec = end / 1000000000;
-	ts.tv_nsec = end % 1000000000;
+	struct timespec ts = mono_deadline(d_ns);
 	pthread_mutex_lock(&d->mu);
 	while (!d->stop && pthread_cond_timedwait(&d->cv, &d->mu, &ts) == 0)
 		;
@@ -68,11 +65,7 @@ int driver_start(struct engine *e, struct driver **out)
 	if (!d)
 		return err_set(HCLOCK_ENOMEM, "out of memory");
 	d->e = e;
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&d->cv, &ca);
-	pthread_condattr_destroy(&ca);
+	mono_cond_init(&d->cv);
 	pthread_mutex_init(&d->mu, NULL);
 	int r = pthread_create(&d->th, NULL, loop, d);
 	if (r) {

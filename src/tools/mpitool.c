@@ -192,11 +192,7 @@ static void *fin_watch(void *arg)
 {
 	struct fin_watch *w = arg;
 	int64_t limit = wait_limit_ns() < FINALIZE_LIMIT_NS ? wait_limit_ns() : FINALIZE_LIMIT_NS;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	int64_t end = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + limit;
-	ts.tv_sec = end / 1000000000;
-	ts.tv_nsec = end % 1000000000;
+	struct timespec ts = mono_deadline(limit);
 	pthread_mutex_lock(&w->mu);
 	while (!w->done && pthread_cond_timedwait(&w->cv, &w->mu, &ts) != ETIMEDOUT)
 		;
@@ -227,11 +223,7 @@ int mpitool_finish(struct mpitool *t, int code)
 	fflush(stderr);
 	struct fin_watch w = {.t = t, .code = code};
 	pthread_t th;
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&w.cv, &ca);
-	pthread_condattr_destroy(&ca);
+	mono_cond_init(&w.cv);
 	pthread_mutex_init(&w.mu, NULL);
 #ifdef HCLOCK_SMPI
 	int watched = 0; /* simulated processes share one process: no exit of one of them */

@@ -56,3 +56,22 @@ int64_t wait_limit_ns(void)
 	cached = s > 0 ? (int64_t)(s * 1e9) : INT64_MAX;
 	return cached;
 }
+
+void mono_cond_init(pthread_cond_t *cv)
+{
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(cv, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
+struct timespec mono_deadline(int64_t d_ns)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	int64_t end = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + d_ns;
+	ts.tv_sec = end / 1000000000;
+	ts.tv_nsec = end % 1000000000;
+	return ts;
+}
