@@ -106,21 +106,22 @@ static int cmp_double(const void *a, const void *b)
  * shows here, where the exchanges after it are fast) */
 static int client_offsets(struct pp_link *l, int n, double rtt, struct offset_sample *out)
 {
-	double *off = fault_malloc((size_t)n * sizeof(*off) * 3);
+	double *off = fault_malloc((size_t)n * sizeof(*off) * 2); /* offsets, then sorted */
+	double *own = fault_malloc((size_t)n * sizeof(*own));     /* each exchange's round trip */
 	int64_t *loc = fault_malloc((size_t)n * sizeof(*loc));
 	for (int i = 0; i < n; i++) {
 		int64_t t0 = hclock_now(l->clk);
 		pp_ssend(l, 0, l->ref);
 		int64_t tr = pp_recv(l, l->ref);
 		int64_t now = hclock_now(l->clk);
-		if (off && loc) {
+		if (off && own && loc) {
 			loc[i] = now;
 			off[i] = (double)(tr - now) + rtt / 2;
-			off[2 * n + i] = (double)(now - t0);
+			own[i] = (double)(now - t0);
 		}
 	}
 	int rc = 0;
-	if (!off || !loc) {
+	if (!off || !own || !loc) {
 		rc = err_set(HCLOCK_ENOMEM, "out of memory");
 	} else {
 		double *sorted = off + n;
@@ -129,11 +130,12 @@ static int client_offsets(struct pp_link *l, int n, double rtt, struct offset_sa
 		double med = sorted[(n - 1) / 2];
 		for (int i = 0; i < n; i++)
 			if (off[i] == med) {
-				*out = (struct offset_sample){loc[i], med, fmax(rtt, off[2 * n + i])};
+				*out = (struct offset_sample){loc[i], med, fmax(rtt, own[i])};
 				break;
 			}
 	}
 	free(off);
+	free(own);
 	free(loc);
 	return rc;
 }
