@@ -143,13 +143,28 @@ void learning_sync_explain(const struct hclock_sync *s, struct sync_explain *e)
  * Before the fit, the points made through a stall (numerics/stall.h: a round trip far above
  * the smallest of the model's points) are left out; each is off by up to half its round
  * trip, and a few of them tilt the slope beyond what the fit's outlier rejection can see
- * (its first line is the tilted one). Fewer than half of the points clean (and at least 3):
- * the fit takes the clean ones and *unclean is set; fewer than 3: all of them, likewise.
- * paper: ordinary least squares through all points, as Alg. 2 does, nothing else. */
+ * (its first line is the tilted one). Fewer than 3 clean: the fit takes all of them.
+ * paper: ordinary least squares through all points, as Alg. 2 does, nothing else.
+ * *kp says what the line rests on. */
+struct kept {
+	int clean;             /* points whose round trip was not a stall */
+	double floor_ns;       /* the fastest point's round trip, ns */
+	double slowest_ns;     /* the slowest point's, ns */
+	double kept_rtt_max_ns; /* the slowest of the points the line went through, ns */
+};
+
 static void fit(const int64_t *x, const double *y, const double *rtt, int n, int paper,
-                int64_t *xk, double *yk, struct lm *lm, int *unclean)
+                int64_t *xk, double *yk, struct lm *lm, struct kept *kp)
 {
-	*unclean = 0;
+	double f = stall_floor(rtt, (size_t)n);
+	*kp = (struct kept){.floor_ns = f};
+	for (int i = 0; i < n; i++) {
+		int clean = !stall_judge(rtt[i], f);
+		kp->clean += clean;
+		kp->slowest_ns = fmax(kp->slowest_ns, rtt[i]);
+		if (clean || paper)
+			kp->kept_rtt_max_ns = fmax(kp->kept_rtt_max_ns, rtt[i]);
+	}
 	if (paper) {
 		if (linreg_fit(x, y, (size_t)n, lm)) {
 			lm->x0_ns = x[n - 1];
@@ -159,12 +174,11 @@ static void fit(const int64_t *x, const double *y, const double *rtt, int n, int
 		return;
 	}
 	size_t k = stall_keep(x, y, rtt, (size_t)n, xk, yk);
-	if (2 * k < (size_t)n)
-		*unclean = 1;
 	if (k < 3) {
 		memcpy(xk, x, (size_t)n * sizeof(*x));
 		memcpy(yk, y, (size_t)n * sizeof(*y));
 		k = (size_t)n;
+		kp->kept_rtt_max_ns = kp->slowest_ns;
 	}
 	n = (int)k;
 	struct linreg_info info;
@@ -296,25 +310,17 @@ static int measure_paced(struct learner *L, struct pp_link *l, struct offset_sam
 }
 
 /* A model that could not get enough clean fit points says so: a warning line of s. */
-static void warn_unclean(struct hclock_sync *s, const struct learner *L,
-                         const struct offset_sample *smp, const struct pp_link *l)
+static void warn_unclean(struct hclock_sync *s, const struct learner *L, const struct kept *kp,
+                         const struct pp_link *l)
 {
-	double floor = INFINITY, worst = 0;
-	int clean = 0;
-	for (int i = 0; i < L->nfit; i++)
-		floor = fmin(floor, smp[i].rtt_ns);
-	for (int i = 0; i < L->nfit; i++) {
-		clean += !stall_judge(smp[i].rtt_ns, floor);
-		worst = fmax(worst, smp[i].rtt_ns);
-	}
 	int wr, wref = comm_world_rank(l->comm, l->ref);
 	MPI_Comm_rank(MPI_COMM_WORLD, &wr);
 	s->unclean++;
 	sync_warn(s, "rank %d: only %d of %d fit points with rank %d clean (round trip within "
 	          "%gx+%.0f us of the fastest, %.0f ns; the slowest %.0f ns) after retakes: the "
 	          "machine was busy during the sync, the model may be off by up to half the "
-	          "slowest round trip", wr, clean, L->nfit, wref, STALL_FACTOR,
-	          STALL_MARGIN_NS * 1e-3, floor, worst);
+	          "slowest round trip", wr, kp->clean, L->nfit, wref, STALL_FACTOR,
+	          STALL_MARGIN_NS * 1e-3, kp->floor_ns, kp->slowest_ns);
 }
 
 /* Regression through the per-measurement offsets (the learners' classic path). */
@@ -325,7 +331,7 @@ static int fit_samples(struct hclock_sync *s, struct learner *L, const struct of
 	int64_t *x = fault_malloc(2 * n * sizeof(*x));
 	double *y = fault_malloc(2 * n * sizeof(*y));
 	double *rtt = fault_malloc(n * sizeof(*rtt));
-	int rc = 0, unclean = 0;
+	int rc = 0;
 	if (!x || !y || !rtt) {
 		rc = err_set(HCLOCK_ENOMEM, "out of memory");
 	} else {
@@ -334,14 +340,11 @@ static int fit_samples(struct hclock_sync *s, struct learner *L, const struct of
 			y[i] = smp[i].offset_ns;
 			rtt[i] = smp[i].rtt_ns;
 		}
-		fit(x, y, rtt, L->nfit, L->oa->paper, x + n, y + n, lm, &unclean);
-		if (unclean)
-			warn_unclean(s, L, smp, l);
-		/* the round trips the line rests on: the kept points' (all when the fit took all) */
-		double f = stall_floor(rtt, n);
-		for (size_t i = 0; i < n; i++)
-			if (L->oa->paper || unclean || !stall_judge(rtt[i], f))
-				sync_note_rtt(s, rtt[i]);
+		struct kept kp;
+		fit(x, y, rtt, L->nfit, L->oa->paper, x + n, y + n, lm, &kp);
+		if (!L->oa->paper && 2 * kp.clean < L->nfit)
+			warn_unclean(s, L, &kp, l);
+		sync_note_rtt(s, kp.kept_rtt_max_ns); /* the round trips the line rests on */
 	}
 	free(x);
 	free(y);
