@@ -14,6 +14,12 @@ spec holds an auto(...) (cont(auto(...))): its choice must be reported (check's 
 "auto", through cont); where it chose skampi (a blurred floor: over TCP on a loaded machine) a
 check without bounds (right after the sync, before the continuous clock's hulls have any) must
 instead have its true error within the same cap the half-width has.
+
+An emulated step meant to come after the sync (--emulate ...,step=X@T with --expect fail) needs
+the sync to end before T: on a busy machine it can take longer, the step then falls inside it,
+and the right answer is the learner's warning that the hulls intersect and no bounds. Such a
+seed runs again with the step moved to twice the sync's duration plus 1 s, up to 2 times; a
+seed whose premise never held is said and not counted (docs/tests.md, "Flaky tests found").
 """
 import json, math, re, subprocess, sys
 
@@ -29,8 +35,47 @@ a = ap.parse_args()
 levels = a.levels or max(1, math.ceil(math.log2(a.np)))
 failed = 0
 outside = 0
+narrow = 0  # checks whose bounds are narrower than the emulated step: after it, truth outside
 nfail = [0]
-for seed, cmd, p in checkargs.checks(a, nfail):
+_step = re.search(r"step=([^,@]+)@", a.emulate)
+step_size = abs(float(_step.group(1))) * 1e9 if _step else 0.0
+
+def step_inside(p):
+    """The sync saw the emulated step (its hulls intersect) and so gave no bounds"""
+    doc = json.loads(p.stdout)
+    return re.search(r"hulls of its .* intersect", p.stderr) and \
+        any(c.get("bound_half_width_s") is None for c in doc["runs"][0]["checks"])
+
+
+def runs():
+    """checkargs.checks, with a seed whose step fell inside the sync run again (see above)"""
+    step = re.search(r"step=([^,@]+)@([0-9.eE+-]+)", a.emulate)
+    if a.expect != "fail" or a.warn is not None or not step:
+        yield from checkargs.checks(a, nfail)
+        return
+    base, seeds, waits = a.emulate, a.seeds, a.wait
+    for seed in seeds.split(","):
+        a.emulate, a.seeds, a.wait = base, seed, waits
+        for attempt in range(3):
+            got = list(checkargs.checks(a, nfail))
+            if not got or not step_inside(got[0][2]):
+                yield from got
+                break
+            dur = json.loads(got[0][2].stdout)["runs"][0]["sync_duration_s"]
+            at = math.ceil(2 * dur + 1)
+            print(f"skip seed={seed}: the sync took {dur:.3f} s, the step meant after it fell "
+                  f"inside (the hulls intersect, no bounds: the right answer); again with the "
+                  f"step at {at} s")
+            a.emulate = base.replace(step.group(0), f"step={step.group(1)}@{at}")
+            a.wait = ",".join(w if float(w) == 0 else f"{float(w) + at - float(step.group(2)):g}"
+                              for w in waits.split(","))
+        else:
+            print(f"skip seed={seed}: the step fell inside the sync in 3 runs (a busy machine): "
+                  f"not counted")
+    a.emulate, a.seeds, a.wait = base, seeds, waits
+
+
+for seed, cmd, p in runs():
     if a.warn is not None:
         if re.search(a.warn, p.stderr):
             print(f"ok   seed={seed}: warning seen: "
@@ -75,6 +120,8 @@ for seed, cmd, p in checkargs.checks(a, nfail):
             continue
         if not inb:
             outside += 1
+        if step_size and 2 * hw * 1e9 < step_size:
+            narrow += 1
         if a.expect == "pass" and not inb:
             print(f"FAIL {line}: the truth lay outside the bounds ({' '.join(cmd)})")
             failed += 1
@@ -90,6 +137,10 @@ for seed, cmd, p in checkargs.checks(a, nfail):
             continue
         print(f"ok   {line}")
 if a.expect == "fail" and a.warn is None and outside == 0 and failed + nfail[0] == 0:
-    print("FAIL: expected some check with the truth outside the bounds, none was")
-    failed += 1
+    if step_size and not narrow:
+        print(f"skip: every bound was wider than the {step_size:.0f} ns step (a busy machine's "
+              f"round trips), so the step could not show; not counted")
+    else:
+        print("FAIL: expected some check with the truth outside the bounds, none was")
+        failed += 1
 sys.exit(1 if failed + nfail[0] else 0)
