@@ -49,6 +49,8 @@
 #define MAX_PENDING 64 /* sends held per thread waiting for their call's record */
 #define POOL_CHUNKS 2  /* OTF2 chunks in memory per location */
 #define MAX_DUE 16     /* another thread's completions of this one's requests held */
+#define MAX_SAMPLES 8  /* bound samples held per thread behind a held call (a receive that
+                          blocked for long has two: at its enter and at its leave) */
 
 struct otf2s;
 
@@ -61,8 +63,10 @@ struct loc {
 	int nsend;
 	int held;             /* a call's Leave held: hold its record */
 	struct rec hold;
-	int bpend;            /* a bound sample waits for the first event later than it */
-	int64_t b_t, b_hw;    /* its time and half-width, ns */
+	int nb;               /* bound samples waiting for the first event later than them */
+	struct {
+		int64_t t_ns, hw_ns; /* its time and half-width */
+	} bq[MAX_SAMPLES];    /* ... in time order */
 	struct rec due[MAX_DUE]; /* nonblocking collectives started here and completed by
 	                          another thread, by completion time (t2_g): written before
 	                          this location's first event at or after it */
@@ -326,7 +330,7 @@ static OTF2_TimeStamp at(struct loc *l, int64_t t)
 {
 	if (l->ndue)
 		due_until(l, t);
-	if (l->bpend && l->b_t < t)
+	while (l->nb && l->bq[0].t_ns < t)
 		metric(l->o, l);
 	return stamp(l, t);
 }
@@ -362,12 +366,13 @@ static void region(struct otf2s *o, uint16_t f)
 /* the pending bound sample as a Metric event (class 0, otf2_assemble.c) */
 static void metric(struct otf2s *o, struct loc *l)
 {
-	if (!l->bpend)
+	if (!l->nb)
 		return;
 	OTF2_Type ty = OTF2_TYPE_INT64;
-	OTF2_MetricValue mv = {.signed_int = l->b_hw};
-	l->bpend = 0;
-	ck(o, OTF2_EvtWriter_Metric(l->w, NULL, at(l, l->b_t), 0, 1, &ty, &mv), "Metric");
+	OTF2_MetricValue mv = {.signed_int = l->bq[0].hw_ns};
+	int64_t t = l->bq[0].t_ns;
+	memmove(&l->bq[0], &l->bq[1], (size_t)--l->nb * sizeof l->bq[0]);
+	ck(o, OTF2_EvtWriter_Metric(l->w, NULL, at(l, t), 0, 1, &ty, &mv), "Metric");
 	o->nbound++;
 }
 
@@ -428,14 +433,17 @@ void otf2s_feed(struct otf2s *o, const struct rec *r, size_t n)
 			/* it was read at a call's enter, after the call's start, and its record comes
 			 * before the call's: it waits for that call's Enter and the sends made at it
 			 * (at() writes it before the first event later than it: written at once, a
-			 * later Enter would be moved to its time). A sample not written yet (its call's
-			 * later events not come yet, or the call filtered out) goes first, unless a call
-			 * is held that it would move the Leave of later: then it is replaced. */
-			if (l->bpend && (!l->held || l->b_t <= l->hold.t2_g))
+			 * later Enter would be moved to its time). Samples not written yet (their call's
+			 * later events not come yet, or the call filtered out) go first, but not past a
+			 * held call's end (they would move its Leave later): those wait with it, up to
+			 * MAX_SAMPLES (beyond, the newest is replaced). */
+			while (l->nb && (!l->held || l->bq[0].t_ns <= l->hold.t2_g))
 				metric(o, l);
-			l->b_t = r->t_g;
-			l->b_hw = (r->t2_l - r->t2_g) / 2;
-			l->bpend = 1;
+			if (l->nb == MAX_SAMPLES)
+				l->nb--;
+			l->bq[l->nb].t_ns = r->t_g;
+			l->bq[l->nb].hw_ns = (r->t2_l - r->t2_g) / 2;
+			l->nb++;
 			continue;
 		}
 		if (r->kind < REC_CALL || r->kind > REC_COLL)
@@ -502,7 +510,8 @@ int otf2s_close(struct otf2s *o)
 		if (!l || !l->w)
 			continue;
 		release(o, l);
-		metric(o, l);      /* a sample whose call's record was lost */
+		while (l->nb)
+			metric(o, l); /* samples whose call's record was lost */
 		flush_sends(o, l); /* a file cut short: sends whose call's record was lost */
 		due_until(l, INT64_MAX);
 		OTF2_EvtWriter_GetNumberOfEvents(l->w, &nev[t]);

@@ -36,9 +36,11 @@
  * The clock's bounds: at a call's enter, at most every BOUND_CHECK_NS, the global clock is
  * read with its bounds (hclock_read; lock-free); a sample (REC_BOUND) is recorded when the
  * half-width changed by more than a tenth since the last one recorded, or BOUND_REPEAT_NS
- * after it. Message records carry their end's bound from the last half-widths read (no read
- * of their own): a send the latest, a receive the earliest time the reference could have had
- * (a receive completed more than BOUND_CHECK_NS after the last read has them read again).
+ * after it. Message records carry their end's own bound (rec_bounds: the clock's bounds at
+ * that reading, from its model now, no clock read): a send the latest, a receive the earliest
+ * time the reference could have had. Not the half-widths last read: a continuous clock
+ * slewing a correction in moves its reading against its bounds by up to its slew rate
+ * (500 ppm) in between, 500 ns a millisecond.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -93,7 +95,7 @@ static struct {
 	atomic_uint_fast64_t bin[TRUTH_BINS], skipped;
 	_Atomic int64_t max_ns;
 	atomic_uint_fast64_t outside; /* readings whose truth lay outside the bounds the
-	                                 records carry (hw_lo, hw_hi), by more than the
+	                                 records carry (rec_bounds), by more than the
 	                                 truth's own uncertainty */
 	_Atomic int64_t out_max_ns;   /* ... the most by which, ns */
 } TT;
@@ -345,6 +347,20 @@ static void atomic_max(_Atomic int64_t *m, int64_t v)
 		;
 }
 
+/* The bounds of a reading g (global ns) the clock has now: the reference's time at it lay in
+ * [*lo_g, *hi_g] (rounded outwards). 0 when the clock has none. */
+static int rec_bounds(int64_t g, int64_t *lo_g, int64_t *hi_g)
+{
+	if (atomic_load_explicit(&T.hw_lo, memory_order_relaxed) < 0)
+		return 0; /* no bounds read yet, or none */
+	double lo, hi;
+	if (hclock_clock_bounds(T.g, g, &lo, &hi))
+		return 0;
+	*lo_g = g + (int64_t)floor(lo);
+	*hi_g = g + (int64_t)ceil(hi);
+	return 1;
+}
+
 static void truth_note(int64_t g, int64_t ref1)
 {
 	int64_t ref2 = truth_ref(), gap = ref2 - ref1;
@@ -355,11 +371,12 @@ static void truth_note(int64_t g, int64_t ref1)
 	int64_t truth = ref1 + gap / 2, err = llabs(g - truth);
 	atomic_fetch_add_explicit(&TT.bin[truth_bin(err)], 1, memory_order_relaxed);
 	atomic_max(&TT.max_ns, err);
-	/* the bounds a message record made now would carry: [g - lo, g + hi] */
-	int64_t lo = atomic_load_explicit(&T.hw_lo, memory_order_relaxed);
-	int64_t hi = atomic_load_explicit(&T.hw_hi, memory_order_relaxed);
-	int64_t out = (truth < g ? g - lo - truth : truth - g - hi) - gap / 2 - 1;
-	if (lo >= 0 && hi >= 0 && out > 0) {
+	/* the bounds a message record made now would carry */
+	int64_t lo_g, hi_g;
+	if (!rec_bounds(g, &lo_g, &hi_g))
+		return;
+	int64_t out = (truth < lo_g ? lo_g - truth : truth - hi_g) - gap / 2 - 1;
+	if (out > 0) {
 		atomic_fetch_add_explicit(&TT.outside, 1, memory_order_relaxed);
 		atomic_max(&TT.out_max_ns, out);
 	}
@@ -768,9 +785,9 @@ void trace_send(const struct trace_call *c, MPI_Comm comm, int dest, int tag, in
 	if (c->func == FILTERED || dest == MPI_PROC_NULL)
 		return;
 	in_tracer = 1;
-	int64_t hi = atomic_load_explicit(&T.hw_hi, memory_order_relaxed);
+	int64_t lo_g, hi_g;
 	struct rec r = {.kind = REC_SEND, .func = c->func, .tag = tag, .t_g = c->t_g,
-	                .t_l = c->t_l, .t2_g = hi >= 0 ? c->t_g + hi : 0,
+	                .t_l = c->t_l, .t2_g = rec_bounds(c->t_g, &lo_g, &hi_g) ? hi_g : 0,
 	                .bytes = nbytes(count, type)};
 	trace_comm_peer(comm, dest, &r.comm, &r.peer);
 	in_tracer = 0;
@@ -785,12 +802,12 @@ void trace_recv(const struct trace_call *c, MPI_Comm comm, const MPI_Status *st,
 	in_tracer = 1;
 	int count = 0;
 	PMPI_Get_count(st, type, &count);
-	/* at the leave of a call that blocked for long, the bounds read at its enter are stale */
+	/* a call that blocked for long: a bounds sample at its leave too */
 	if (c->t2_l >= atomic_load_explicit(&T.bound_due, memory_order_relaxed))
 		bound_check(c->t2_l);
-	int64_t lo = atomic_load_explicit(&T.hw_lo, memory_order_relaxed);
-	struct rec r = {.kind = REC_RECV, .func = c->func, .tag = st->MPI_TAG,
-	                .t_g = c->t2_g, .t_l = c->t2_l, .t2_g = lo >= 0 ? c->t2_g - lo : 0,
+	int64_t lo_g, hi_g;
+	struct rec r = {.kind = REC_RECV, .func = c->func, .tag = st->MPI_TAG, .t_g = c->t2_g,
+	                .t_l = c->t2_l, .t2_g = rec_bounds(c->t2_g, &lo_g, &hi_g) ? lo_g : 0,
 	                .bytes = count == MPI_UNDEFINED ? 0 : nbytes(count, type)};
 	trace_comm_peer(comm, st->MPI_SOURCE, &r.comm, &r.peer);
 	in_tracer = 0;
@@ -831,8 +848,8 @@ void trace_append(const struct rec *r)
 	}
 	/* a persistent send started: its latest bound */
 	struct rec s = *r;
-	int64_t hi = atomic_load_explicit(&T.hw_hi, memory_order_relaxed);
-	s.t2_g = hi >= 0 ? s.t_g + hi : 0;
+	int64_t lo_g, hi_g;
+	s.t2_g = rec_bounds(s.t_g, &lo_g, &hi_g) ? hi_g : 0;
 	append(&s);
 }
 

@@ -13,7 +13,9 @@
  * MPI_Wait, an MPI_Iallreduce, an MPI_Waitall whose record comes after the completion of
  * that MPI_Iallreduce by thread 0 (which its location gets inside this call). Rank 1 (functions 0 MPI_Wait, 1 MPI_Send: another numbering):
  * an MPI_Send on 0xabc, its send record at the call's enter time as the tracer makes it, with
- * a bound sample read just after that enter (the send goes before the sample). Rank 2: no records at all (an empty location). Three of thread 0's
+ * a bound sample read just after that enter (the send goes before the sample), then an
+ * MPI_Wait that blocked for long, with a bound sample at its enter and one at its leave, both
+ * before its record and while the MPI_Send's end is held (both written, in time order). Rank 2: no records at all (an empty location). Three of thread 0's
  * calls have a bound sample taken at their enter, so a little after it (its record comes
  * before the call's): the MPI_Send, the MPI_Start (its persistent send, at the enter's time,
  * goes before the sample) and the MPI_Allreduce.
@@ -73,9 +75,15 @@ int main(int argc, char **argv)
 	    R(REC_BOUND, 0, 0, -1, 0, 0, 132, 0),
 	    R(REC_SEND, 1, 0, 0, 9, 0xabc, 130, 0),
 	    R(REC_CALL, 1, 0, -1, 0, 0, 130, 140),
+	    R(REC_BOUND, 0, 0, -1, 0, 0, 152, 0),
+	    R(REC_BOUND, 0, 0, -1, 0, 0, 302, 0),
+	    R(REC_CALL, 0, 0, -1, 0, 0, 150, 300),
 	};
-	r1[0].t2_g = 132 - 50;
-	r1[0].t2_l = 132 + 50;
+	for (size_t i = 0; i < sizeof(r1) / sizeof(r1[0]); i++)
+		if (r1[i].kind == REC_BOUND) {
+			r1[i].t2_g = r1[i].t_g - 50;
+			r1[i].t2_l = r1[i].t_g + 50;
+		}
 	struct otf2s *o;
 	if (otf2s_open(dir, 0, 6, n0, &o))
 		goto bad;
@@ -83,7 +91,7 @@ int main(int argc, char **argv)
 	otf2s_feed(o, r0 + 3, sizeof(r0) / sizeof(r0[0]) - 3); /* fed in two pieces */
 	if (otf2s_close(o) || otf2s_open(dir, 1, 2, n1, &o))
 		goto bad;
-	otf2s_feed(o, r1, 3);
+	otf2s_feed(o, r1, sizeof(r1) / sizeof(r1[0]));
 	if (otf2s_close(o) || otf2s_assemble(dir, 3))
 		goto bad;
 	return 0;
