@@ -92,11 +92,13 @@ static void print_json(const char *spec, int p, const struct run *runs, int nrun
 		       (unsigned long long)r->unclean, r->fit_rtt_max_ns * 1e-9);
 		if (r->cont.have)
 			printf("\"cont\":{\"exchanges_min\":%llu,\"exchanges_max\":%llu,"
-			       "\"timeouts\":%llu,\"failed_processes\":%d,\"thread_cpu_max_s\":%.6f},",
+			       "\"timeouts\":%llu,\"failed_processes\":%d,\"thread_cpu_max_s\":%.6f,"
+			       "\"rtt_max_s\":%.9g,\"noise_max_s\":%.9g},",
 			       (unsigned long long)r->cont.exchanges_min,
 			       (unsigned long long)r->cont.exchanges_max,
 			       (unsigned long long)r->cont.timeouts, r->cont.failed,
-			       r->cont.thread_cpu_max_s);
+			       r->cont.thread_cpu_max_s, r->cont.rtt_max_ns * 1e-9,
+			       r->cont.noise_max_ns * 1e-9);
 		if (r->have_auto)
 			printf("\"auto\":{\"budget_s\":%g,\"horizon_s\":%g,\"burst_s\":%.6f,"
 			       "\"run_s\":%.6f,\"agree_s\":%.6f,\"slowest_point_s\":%.6f,\"pairs\":%d,"

@@ -584,10 +584,10 @@ static int convert(const char *dir, int redo, int json_forced)
 	}
 	/* the continuous clock's exchanges, as each process's tracer left them */
 	struct mpitool_cont cont = {.failed_rank = -1};
-	double *cs = calloc((size_t)size * 4, sizeof(double));
+	double *cs = calloc((size_t)size * MPITOOL_CONT_N, sizeof(double));
 	for (int r = 0; cs && r < size; r++) {
 		const struct pstats *p = &ps[r];
-		double *a = cs + 4 * r;
+		double *a = cs + MPITOOL_CONT_N * r; /* round trip and noise: not in the counters */
 		a[0] = (double)p->clock.exchanges;
 		a[1] = (double)p->clock.timeouts;
 		a[2] = p->clock.thread_cpu_us < 0 ? -1 : (double)p->clock.thread_cpu_us * 1e-6;

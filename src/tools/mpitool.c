@@ -46,7 +46,7 @@ void mpitool_cont_sum(int n, const double *all, struct mpitool_cont *c)
 	c->thread_cpu_max_s = -1;
 	c->exchanges_min = UINT64_MAX;
 	for (int r = 0; r < n && c->have; r++) {
-		const double *a = all + 4 * r;
+		const double *a = all + MPITOOL_CONT_N * r;
 		uint64_t ex = (uint64_t)a[0], to = (uint64_t)a[1];
 		c->timeouts += to;
 		c->thread_cpu_max_s = a[2] > c->thread_cpu_max_s ? a[2] : c->thread_cpu_max_s;
@@ -54,6 +54,8 @@ void mpitool_cont_sum(int n, const double *all, struct mpitool_cont *c)
 			continue; /* the reference, or a follower: no exchanges of its own */
 		c->exchanges_min = ex < c->exchanges_min ? ex : c->exchanges_min;
 		c->exchanges_max = ex > c->exchanges_max ? ex : c->exchanges_max;
+		c->rtt_max_ns = a[4] > c->rtt_max_ns ? a[4] : c->rtt_max_ns;
+		c->noise_max_ns = a[5] > c->noise_max_ns ? a[5] : c->noise_max_ns;
 		if (!ex && to) {
 			if (c->failed_rank < 0)
 				c->failed_rank = r;
@@ -102,12 +104,15 @@ void mpitool_cont_report(const struct mpitool *t, const hclock_sync *s, struct m
 	struct hclock_sync_stats st;
 	/* every rank runs the same spec: all have statistics or none has */
 	int have = hclock_sync_stats(s, &st) == 0;
-	double mine[4] = {have ? (double)st.exchanges : 0, have ? (double)st.timeouts : 0,
-	                  have ? st.thread_cpu_s : -1, have}, *all = NULL;
+	double mine[MPITOOL_CONT_N] = {have ? (double)st.exchanges : 0,
+	                               have ? (double)st.timeouts : 0, have ? st.thread_cpu_s : -1,
+	                               have, have ? st.rtt_ns : 0, have ? st.noise_ns : 0},
+	       *all = NULL;
 	*c = (struct mpitool_cont){.failed_rank = -1};
 	if (t->rank == 0)
-		all = malloc(4 * sizeof(double) * (size_t)t->size);
-	yield_gather(mine, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+		all = malloc(MPITOOL_CONT_N * sizeof(double) * (size_t)t->size);
+	yield_gather(mine, MPITOOL_CONT_N, MPI_DOUBLE, all, MPITOOL_CONT_N, MPI_DOUBLE, 0,
+	             MPI_COMM_WORLD);
 	if (t->rank != 0 || !all)
 		return;
 	mpitool_cont_sum(t->size, all, c);

@@ -30,14 +30,19 @@ struct mpitool_cont {
 	int failed;            /* processes whose exchanges all timed out: they ran on the
 	                          one-shot model, bounds going stale */
 	int failed_rank;       /* the first of them (MPI_COMM_WORLD rank), -1 none */
+	double rtt_max_ns;     /* the largest of the processes' latest exchange's fastest round
+	                          trip, ns (0: not known) */
+	double noise_max_ns;   /* the largest of their link's noise (hclock_sync_stats), ns */
 };
 /* Collective over MPI_COMM_WORLD, after the sync's stop: gather hclock_sync_stats; on rank 0
  * fill *c and, when a process's exchanges all failed, print one warning line naming it. A
  * one-shot sync: c->have = 0, nothing printed. */
 void mpitool_cont_report(const struct mpitool *t, const hclock_sync *s, struct mpitool_cont *c);
-/* Its parts: *c from the statistics of n processes at hand, all[4 r .. 4 r + 3] process r's
- * {exchanges, timeouts, thread CPU s (-1: no thread), 1 for a continuous sync (else 0)};
+/* Its parts: *c from the statistics of n processes at hand, all[MPITOOL_CONT_N r ..] process
+ * r's {exchanges, timeouts, thread CPU s (-1: no thread), 1 for a continuous sync (else 0),
+ * the latest exchange's fastest round trip ns, the link's noise ns (0: not known)};
  * and the warning line, "NAME: warning: ..." on stderr when c->failed. */
+#define MPITOOL_CONT_N 6
 void mpitool_cont_sum(int n, const double *all, struct mpitool_cont *c);
 void mpitool_cont_warn(const char *name, const struct mpitool_cont *c);
 /* What *c says in words ("N-M exchanges per process, T timeouts, thread CPU X s at most", or

@@ -8,10 +8,19 @@ with cont(...) of it, driven by its thread and by hclock check's progress calls 
 under 1 us. The bounds of both must hold the truth (the one-shot's may not: it assumes no
 frequency change, so it is not asserted). Where the one-shot's error stays below 2 us the
 step came before its sync ended (a slow start on a busy machine: once at load 13, with the
-step at 1 s) and the seed's premise does not hold: it runs again, up to 3 times."""
+step at 1 s) and the seed's premise does not hold: it runs again, up to 3 times. The accuracy
+(a tenth, under 1 us) is a quiet machine's figure: a run whose round trips (the one-shot's fit
+points, the check's fastest probe, the continuous clock's latest exchange) exceeded 20 us or
+whose exchanges' offsets scattered by more than 500 ns, a busy machine's, has only its bounds
+held and its figures printed (docs/tests.md)."""
 import json, subprocess, sys
 
 hc, run, mpiexec = sys.argv[1:4]
+# the largest round trip (the one-shot's fit points, the check's fastest probe) of a quiet
+# machine here: 1-3 us over shared memory; beside busy processes every one can wait a slice
+QUIET_RTT_NS = 20000
+# the continuous clock's exchanges: their offsets scatter by tens of ns on a quiet machine
+QUIET_NOISE_NS = 500
 inner = "hca3/20/hull/10/span=0.2"
 failed = 0
 def run_seed(seed):
@@ -25,7 +34,12 @@ def run_seed(seed):
         if p.returncode:
             print(f"FAIL seed={seed}: exit {p.returncode}: {' '.join(cmd)}\n{p.stderr[-1500:]}")
             return 1
-        last = json.loads(p.stdout)["runs"][0]["checks"][-1]
+        run0 = json.loads(p.stdout)["runs"][0]
+        last = run0["checks"][-1]
+        cont = run0.get("cont", {})
+        last["busy_rtt_ns"] = max(run0["stalls"]["fit_rtt_max_s"], last["rtt_min_s"],
+                                  cont.get("rtt_max_s", 0)) * 1e9
+        last["noise_ns"] = cont.get("noise_max_s", 0) * 1e9
         res[spec] = last
         if spec == inner and last["true_max_abs_error_s"] * 1e9 < 2000:
             print(f"again seed={seed}: the one-shot clock is only "
@@ -39,7 +53,12 @@ def run_seed(seed):
         inb = res[spec]["truth_in_bounds"]
         line = f"seed={seed}: 5 s after the sync one-shot {one:.0f} ns, {spec} {cont:.0f} ns, " \
                f"truth in its bounds {inb}"
-        if one < 2000 or cont > one / 10 or cont > 1000 or inb is not True:
+        busy = res[spec]["busy_rtt_ns"] > QUIET_RTT_NS or res[spec]["noise_ns"] > QUIET_NOISE_NS
+        if busy:  # the accuracy is a quiet machine's figure: the bounds only
+            line += (f" (accuracy not asserted: round trips up to "
+                     f"{res[spec]['busy_rtt_ns']:.0f} ns, the exchanges' noise "
+                     f"{res[spec]['noise_ns']:.0f} ns: a busy machine)")
+        if one < 2000 or inb is not True or (not busy and (cont > one / 10 or cont > 1000)):
             print("FAIL " + line)
             failed += 1
         else:

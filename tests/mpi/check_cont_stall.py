@@ -16,7 +16,14 @@ correction slewed in meanwhile, not a jump); and some stall was made
 (else the case proves nothing). --shrink F narrows every bound to F of its width about its
 middle; with --expect fail every seed must then show the truth outside or a step above the
 half-width (the check bites). A failure prints the seed and the command that reproduces it.
+
+The frequency step must come after the one-shot sync, whose bounds assume constant rates (a
+rate change inside the sync can leave no bounds, or a line whose bound misses the truth). On a
+busy machine that sync can take 5-11 s instead of 0.3 s; a seed that failed with its sync ended
+after the step (sync_s) runs again with the step at 1.5 x that time + 1 s and as many more
+seconds of reads, up to 2 times; a seed whose premise never held is said and not counted.
 """
+import math
 import argparse, os, re, subprocess, sys
 
 ap = argparse.ArgumentParser()
@@ -34,13 +41,48 @@ a = ap.parse_args()
 
 KEYS = ("rank node probes nobound outside max_err_ns max_step_ns step_half_ns step_dt_ms "
         "worst_ratio over "
-        "min_half_ns max_half_ns stale exchanges timeouts stalls_child stalls_parent").split()
+        "min_half_ns max_half_ns stale exchanges timeouts stalls_child stalls_parent "
+        "sync_s").split()
+STEP_S = 3
+
+
+def runs():
+    """(seed, step time, seconds of reads) per run: a seed again when its premise failed"""
+    for seed in a.seeds.split(","):
+        step, secs = STEP_S, a.seconds
+        for attempt in range(3):
+            sync_s = yield seed, step, secs
+            if sync_s is None:
+                break
+            if attempt == 2:
+                print(f"skip seed={seed}: the sync ended after the frequency step in 3 runs (a "
+                      f"busy machine): not counted")
+                break
+            new = math.ceil(1.5 * sync_s) + 1
+            print(f"skip seed={seed}: the one-shot sync ended {sync_s:.1f} s after the epoch, "
+                  f"after the frequency step at {step} s (its bounds assume constant rates); "
+                  f"again with the step at {new} s")
+            secs += new - step
+            step = new
+
+
+def advance(sync_s):
+    """the next run: again (sync_s: when the failed run's sync ended) or the next seed (None)"""
+    try:
+        return gen.send(sync_s)
+    except StopIteration:
+        return None
+
+
 failed = 0
-for seed in a.seeds.split(","):
-    emu = (f"offset=1,skew=100e-6,noise=20e-9,jitter=1e-6,wander=2e-7@20,fstep=3.8e-6@3,"
+gen = runs()
+nxt = next(gen, None)
+while nxt:
+    seed, step, secs = nxt
+    emu = (f"offset=1,skew=100e-6,noise=20e-9,jitter=1e-6,wander=2e-7@20,fstep=3.8e-6@{step},"
            f"seed={seed}" + (",nodes=2" if a.np > 2 else ""))
     fault = f"rank=all,at=stall,{a.stall},seed={seed}"
-    cmd = [a.mpirun, a.mpiexec, str(a.np), a.prog, a.spec, emu, f"{a.seconds:g}", f"{a.shrink:g}"]
+    cmd = [a.mpirun, a.mpiexec, str(a.np), a.prog, a.spec, emu, f"{secs:g}", f"{a.shrink:g}"]
     show = f"HCLOCK_FAULT={fault} " + " ".join(f"'{c}'" if "(" in c else c for c in cmd)
     p = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, HCLOCK_FAULT=fault))
     ranks = []
@@ -53,6 +95,7 @@ for seed in a.seeds.split(","):
         print(f"FAIL seed={seed}: exit {p.returncode}, {len(ranks)} of {a.np} ranks reported: "
               f"{show}\n{p.stdout[-1500:]}{p.stderr[-1500:]}")
         failed += 1
+        nxt = advance(None)
         continue
     problems = []
     for r in ranks:
@@ -83,12 +126,19 @@ for seed in a.seeds.split(","):
             print(f"FAIL seed={seed}: bounds shrunk to {a.shrink:g} and still nothing found: "
                   f"{line}\n  {show}")
             failed += 1
+        nxt = advance(None)
         continue
     if not stalls:
         problems.append("no stall was made: the case proves nothing")
+    sync_s = max(r["sync_s"] for r in ranks)
+    if problems and sync_s > step and stalls:
+        print(f"     {line}\n  " + "\n  ".join(problems))
+        nxt = advance(sync_s)
+        continue
     if problems:
         print(f"FAIL {line}\n  " + "\n  ".join(problems) + f"\n  {show}")
         failed += 1
     else:
         print(f"ok   {line}")
+    nxt = advance(None)
 sys.exit(1 if failed else 0)

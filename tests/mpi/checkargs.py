@@ -70,12 +70,18 @@ def checks(a, failed):
 def over_tcp(seed, stdout):
     """False (with a FAIL line) when the run should have gone over TCP (HCLOCK_TEST_NET=tcp,
     set by CTest for the mpi_tcp_* tests, or HCLOCK_TEST_NET_EXPECT=tcp) but its smallest
-    round trip says shared memory"""
+    round trip says shared memory. HCLOCK_TEST_NET_EXPECT=tcp alone (the guard: a run over
+    shared memory that must be caught) whose round trips were all above TCP's floor, as on a
+    busy machine, says the guard cannot bite"""
     if "tcp" not in (os.environ.get("HCLOCK_TEST_NET"), os.environ.get("HCLOCK_TEST_NET_EXPECT")):
         return True
     rtts = [c["rtt_min_s"] * 1e9 for r in json.loads(stdout)["runs"] for c in r["checks"]
             if c.get("measured", 1) and c["rtt_min_s"] > 0]
     if rtts and min(rtts) >= TCP_RTT_FLOOR_NS:
+        if os.environ.get("HCLOCK_TEST_NET") != "tcp":  # the guard, over shared memory
+            print(f"ok seed={seed}: the guard cannot bite: shared memory's smallest round trip "
+                  f"{min(rtts):.0f} ns is at TCP's floor or above (a busy machine)")
+            return True
         print(f"ok seed={seed}: over TCP (smallest round trip {min(rtts):.0f} ns)")
         return True
     print(f"FAIL seed={seed}: the messages did not go over TCP: smallest round trip "

@@ -90,6 +90,8 @@ int main(int argc, char **argv)
 	char emuspec[200];
 	snprintf(emuspec, sizeof(emuspec), "offset=1,skew=100e-6,wander=2e-7@20,"
 	         "fstep=3.8e-6@%s,nodes=%d,seed=7", single ? "100" : "2", size > 2 ? 2 : size);
+	struct timespec t_emu, t_sync = {0, 0};
+	clock_gettime(CLOCK_MONOTONIC, &t_emu); /* about the emulation's epoch */
 	CHECK(hclock_emu_create(emuspec, app, &emu) == 0, "%s", hclock_last_error());
 	hclock_base_create("monotonic", emu, &base);
 	hclock_sync *s;
@@ -113,6 +115,7 @@ int main(int argc, char **argv)
 		snprintf(spec, sizeof(spec), "cont(%s,min=10ms,max=80ms,streak=3)", inner);
 		CHECK(hclock_sync_create(spec, &s) == 0, "%s", hclock_last_error());
 		CHECK(hclock_sync_run(s, app, base, &g) == 0, "%s", hclock_last_error());
+		clock_gettime(CLOCK_MONOTONIC, &t_sync);
 		watch(s, g, emu, 1.8, 0, &nprobe);
 		struct hclock_sync_stats before, after;
 		CHECK(hclock_sync_stats(s, &before) == 0 && before.running, "%s", hclock_last_error());
@@ -120,19 +123,33 @@ int main(int argc, char **argv)
 		hclock_sync_stats(s, &after);
 		/* adaptation on 2 ranks: with more ranks than cores the exchanges stall (milliseconds
 		 * round trips) and the period rightly stays short */
-		if (s->parent >= 0 && !s->shares && size == 2) {
+		/* its premise: the step comes after the sync (2 s after the epoch), and it moves the
+		 * clock by more than the period's threshold (3 x the link's noise) within the period
+		 * of at most 80 ms: 3.8 ppm x 80 ms = 304 ns. A busy machine can break both (a sync
+		 * of seconds; a link noise of 314 us once, its round trips waiting for a core, or
+		 * none known: no exchange of the window clean): then the adaptation cannot show,
+		 * and that is said instead */
+		double synced = (double)(t_sync.tv_sec - t_emu.tv_sec) +
+		                (t_sync.tv_nsec - t_emu.tv_nsec) * 1e-9;
+		int premise = synced < 1.8 && after.noise_ns > 0 && 3 * after.noise_ns < 3.8e-6 * 80e6;
+		if (s->parent >= 0 && !s->shares && size == 2 && !premise)
+			printf("rank %d: skip adaptation: the sync ended %.2f s after the epoch (the step "
+			       "at 2 s), the link's noise %.0f ns (0: not known; the step moves the clock "
+			       "304 ns in a period): a busy machine, not counted\n", rank, synced, after.noise_ns);
+		if (s->parent >= 0 && !s->shares && size == 2 && premise) {
 			CHECK(after.halvings > before.halvings, "the period did not halve after the step "
 			      "(halvings %llu; the link's noise %.0f ns before, %.0f ns after; the "
 			      "last deviation %.0f ns)", (unsigned long long)after.halvings,
 			      before.noise_ns, after.noise_ns, after.last_dev_ns);
 			CHECK(after.doublings > before.doublings, "the period did not double back");
-			/* a busy machine makes the parent miss the 50 ms answer time now and then (7 of
-			 * 62 exchanges once, at load 13 on 2 cores); a parent that does not answer makes
-			 * them all time out */
+		}
+		/* a busy machine makes the parent miss the 50 ms answer time now and then (7 of
+		 * 62 exchanges once, at load 13 on 2 cores); a parent that does not answer makes
+		 * them all time out */
+		if (s->parent >= 0 && !s->shares && size == 2)
 			CHECK(after.exchanges > 10 && after.timeouts * 2 < after.exchanges,
 			      "%llu exchanges, %llu timeouts", (unsigned long long)after.exchanges,
 			      (unsigned long long)after.timeouts);
-		}
 	}
 	int flag = 0;
 	MPI_Test(&req, &flag, MPI_STATUS_IGNORE);

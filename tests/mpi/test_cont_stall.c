@@ -16,10 +16,11 @@
  * exchanges go through stalls; the stalls each process drew are printed. One line per rank:
  *   test_cont_stall: rank R node N probes P nobound B outside O max_err_ns E max_step_ns S
  *     step_half_ns H step_dt_ms G worst_ratio Q over O2 min_half_ns A max_half_ns Z stale T
- *     exchanges X timeouts Y stalls_child C stalls_parent D
+ *     exchanges X timeouts Y stalls_child C stalls_parent D sync_s E
  * (step_half_ns, step_dt_ms: the half-width at the later read of the largest step and the
  * time between its two reads; worst_ratio: the largest step over its allowance, the
- * half-width plus SLEW x the time between the reads; over: the steps above it).
+ * half-width plus SLEW x the time between the reads; over: the steps above it; sync_s: when
+ * the one-shot sync ended, s after the emulation's epoch, about).
  * Exits 0 unless a call failed; check_cont_stall.py judges the numbers. With
  * TEST_CONT_STALL_CSV=PREFIX every rank also writes its reads to PREFIX.RANK.csv (t_s,
  * err_ns, lo_ns, hi_ns: seconds since the first read, the true error, the bounds of
@@ -68,10 +69,12 @@ int main(int argc, char **argv)
 	hclock_emu *emu;
 	hclock_clock *base, *g;
 	hclock_sync *s;
+	double t_emu = now_s(); /* about the emulation's epoch (its steps are timed from it) */
 	if (hclock_emu_create(argv[2], app, &emu) || hclock_base_create("monotonic", emu, &base))
 		die("emulation");
 	if (hclock_sync_create(argv[1], &s) || hclock_sync_run(s, app, base, &g))
 		die("sync");
+	double sync_s = now_s() - t_emu;
 
 	long probes = 0, nobound = 0, outside = 0, over = 0, stale = 0;
 	double max_err = 0, max_step = 0, step_half = NAN, step_dt = NAN, worst = 0,
@@ -94,6 +97,8 @@ int main(int argc, char **argv)
 		stale += r.status == HCLOCK_BOUNDS_STALE;
 		if (hclock_clock_bounds(g, r.now_ns, &lo, &hi)) { /* truth - reading in [lo, hi] */
 			nobound++;
+			if (csv)
+				fprintf(csv, "%.6f,%.1f,nan,nan\n", now_s() - t0, err);
 			prev = NAN;
 			continue;
 		}
@@ -131,11 +136,11 @@ int main(int argc, char **argv)
 	       "max_step_ns %.1f step_half_ns %.1f step_dt_ms %.3f worst_ratio %.4f over %ld "
 	       "min_half_ns %.1f "
 	       "max_half_ns %.1f stale %ld exchanges %llu timeouts %llu stalls_child %llu "
-	       "stalls_parent %llu\n", rank, hclock_emu_node(emu), probes, nobound, outside,
+	       "stalls_parent %llu sync_s %.3f\n", rank, hclock_emu_node(emu), probes, nobound, outside,
 	       max_err, max_step, step_half, step_dt, worst, over, min_half, max_half, stale,
 	       (unsigned long long)st.exchanges, (unsigned long long)st.timeouts,
 	       (unsigned long long)fault_stalls(FAULT_STALL_CHILD),
-	       (unsigned long long)fault_stalls(FAULT_STALL_PARENT));
+	       (unsigned long long)fault_stalls(FAULT_STALL_PARENT), sync_s);
 	fflush(stdout);
 	hclock_sync_free(s);
 	hclock_clock_free(g);
