@@ -318,6 +318,12 @@ def case_overlap():
                       (op, size))
                 continue
             tp, tt, tc, ov = r["t_pure_s"], r["t_total_s"], r["t_cpu_s"], r["overlap_pct"]
+            if all(x is None for x in (tp, tt, tc, ov)):
+                # no valid repetition in the slice or in the overlap's own pass (every round
+                # late: a busy machine): nothing to compute, all four null together
+                print("     %s %d: no overlap fields (%d valid in the slice)" %
+                      (op, size, r["valid"]))
+                continue
             if not check(all(number(x) for x in (tp, tt, tc, ov)),
                          "%s %d: overlap fields are numbers" % (op, size)):
                 continue
@@ -331,10 +337,19 @@ def case_overlap():
         worst = max(rows[(op, 1 << 20)]["overlap_pct"] or 0
                     for op in ("iallreduce", "ialltoall"))
         best = worst if best is None else min(best, worst)
-        if worst < 20:
+        # beside busy processes each call can wait a scheduler slice, and t_total - t_cpu
+        # against t_pure says nothing about progress (the blocking 8-byte allreduce's median,
+        # ~1 us quiet, tells): the figure is then said, not held
+        busy_med = rows[("allreduce", 8)]["median_s"]
+        busy = number(busy_med) and busy_med > 50e-6
+        if worst < 20 or busy:
             break
-    check(best is not None and best < 20, "no background progress at 1 MiB: overlap %s%% < "
-          "20%%" % best)
+    if busy:
+        print("skip: the overlap at 1 MiB (%s%%) is not judged: the blocking allreduce's median "
+              "%.3g s says the machine was busy" % (best, busy_med))
+    else:
+        check(best is not None and best < 20, "no background progress at 1 MiB: overlap %s%% "
+              "< 20%%" % best)
     rc, _, err, _ = run(2, ["bench", "--op", "allreduce", "--overlap", "--sync", "none"])
     lines = one_error_line(err)
     check(rc == 2 and len(lines) == 1 and "--overlap needs a nonblocking operation" in lines[0],
@@ -849,8 +864,12 @@ def case_slack_stall():
     # each pass of the slice ends with the first round past its share: slice / slack + passes
     nf_max = slice_s / base + 2 * d["passes"]
     nc, nr, nf = (x["valid"] + x["invalid"] for x in (c, r, f))
-    check(nr >= min(nc / 8, 200) and nr > 4 * nf_max, "roundtime made %d repetitions in its "
-          "slice (a clean launch %d, the stalled slack allows %d)" % (nr, nc, nf_max))
+    # beside busy processes the clean launch itself makes few (every round waits a slice):
+    # the stalled slack's count is then no longer far below it, and only the first is held
+    far = nc > 8 * nf_max
+    check(nr >= min(nc / 8, 200) and (nr > 4 * nf_max or not far), "roundtime made %d "
+          "repetitions in its slice (a clean launch %d, the stalled slack allows %d%s)" %
+          (nr, nc, nf_max, "" if far else "; the clean launch too few to tell them apart"))
     check(r["median_s"] <= 10 * c["median_s"] + 5e-6, "roundtime's median %.3g s (a clean "
           "launch %.3g s)" % (r["median_s"], c["median_s"]))
     check(abs(f["slack_s"] - base) < 2e-9 and nf <= nf_max,
