@@ -46,39 +46,13 @@ KEYS = ("rank node probes nobound outside max_err_ns max_step_ns step_half_ns st
 STEP_S = 3
 
 
-def runs():
-    """(seed, step time, seconds of reads) per run: a seed again when its premise failed"""
-    for seed in a.seeds.split(","):
-        step, secs = STEP_S, a.seconds
-        for attempt in range(3):
-            sync_s = yield seed, step, secs
-            if sync_s is None:
-                break
-            if attempt == 2:
-                print(f"skip seed={seed}: the sync ended after the frequency step in 3 runs (a "
-                      f"busy machine): not counted")
-                break
-            new = math.ceil(1.5 * sync_s) + 1
-            print(f"skip seed={seed}: the one-shot sync ended {sync_s:.1f} s after the epoch, "
-                  f"after the frequency step at {step} s (its bounds assume constant rates); "
-                  f"again with the step at {new} s")
-            secs += new - step
-            step = new
-
-
-def advance(sync_s):
-    """the next run: again (sync_s: when the failed run's sync ended) or the next seed (None)"""
-    try:
-        return gen.send(sync_s)
-    except StopIteration:
-        return None
-
-
 failed = 0
-gen = runs()
-nxt = next(gen, None)
-while nxt:
-    seed, step, secs = nxt
+
+
+def run_once(seed, step, secs):
+    """One launch, judged and printed; returns when its sync ended (s after the epoch) if it
+    failed with the frequency step inside the sync (to run again), else None"""
+    global failed
     emu = (f"offset=1,skew=100e-6,noise=20e-9,jitter=1e-6,wander=2e-7@20,fstep=3.8e-6@{step},"
            f"seed={seed}" + (",nodes=2" if a.np > 2 else ""))
     fault = f"rank=all,at=stall,{a.stall},seed={seed}"
@@ -95,8 +69,7 @@ while nxt:
         print(f"FAIL seed={seed}: exit {p.returncode}, {len(ranks)} of {a.np} ranks reported: "
               f"{show}\n{p.stdout[-1500:]}{p.stderr[-1500:]}")
         failed += 1
-        nxt = advance(None)
-        continue
+        return None
     problems = []
     for r in ranks:
         tag = f"rank {r['rank']:.0f}"
@@ -126,19 +99,35 @@ while nxt:
             print(f"FAIL seed={seed}: bounds shrunk to {a.shrink:g} and still nothing found: "
                   f"{line}\n  {show}")
             failed += 1
-        nxt = advance(None)
-        continue
+        return None
     if not stalls:
         problems.append("no stall was made: the case proves nothing")
     sync_s = max(r["sync_s"] for r in ranks)
     if problems and sync_s > step and stalls:
         print(f"     {line}\n  " + "\n  ".join(problems))
-        nxt = advance(sync_s)
-        continue
+        return sync_s
     if problems:
         print(f"FAIL {line}\n  " + "\n  ".join(problems) + f"\n  {show}")
         failed += 1
     else:
         print(f"ok   {line}")
-    nxt = advance(None)
+    return None
+
+
+for seed in a.seeds.split(","):
+    step, secs = STEP_S, a.seconds
+    for attempt in range(3):
+        sync_s = run_once(seed, step, secs)
+        if sync_s is None:
+            break
+        if attempt == 2:
+            print(f"skip seed={seed}: the sync ended after the frequency step in 3 runs (a busy "
+                  f"machine): not counted")
+            break
+        new = math.ceil(1.5 * sync_s) + 1
+        print(f"skip seed={seed}: the one-shot sync ended {sync_s:.1f} s after the epoch, after "
+              f"the frequency step at {step} s (its bounds assume constant rates); again with "
+              f"the step at {new} s")
+        secs += new - step
+        step = new
 sys.exit(1 if failed else 0)
