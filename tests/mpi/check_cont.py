@@ -16,11 +16,13 @@ held and its figures printed (docs/tests.md)."""
 import json, subprocess, sys
 
 hc, run, mpiexec = sys.argv[1:4]
-# the largest round trip (the one-shot's fit points, the check's fastest probe) of a quiet
-# machine here: 1-3 us over shared memory; beside busy processes every one can wait a slice
-QUIET_RTT_NS = 20000
-# the continuous clock's exchanges: their offsets scatter by tens of ns on a quiet machine
-QUIET_NOISE_NS = 500
+# a run is busy above these (not check_accuracy.py's QUIET_RTT_NS, the 2 us a must-fail case
+# is judged with): the largest round trip (the one-shot's fit points, the check's fastest
+# probe, the continuous clock's latest exchange) is 1-3 us over shared memory on a quiet
+# machine, and beside busy processes every one can wait a slice; the continuous clock's
+# exchanges' offsets scatter by tens of ns on a quiet machine
+BUSY_RTT_NS = 20000
+BUSY_NOISE_NS = 500
 inner = "hca3/20/hull/10/span=0.2"
 failed = 0
 def run_seed(seed):
@@ -53,7 +55,7 @@ def run_seed(seed):
         inb = res[spec]["truth_in_bounds"]
         line = f"seed={seed}: 5 s after the sync one-shot {one:.0f} ns, {spec} {cont:.0f} ns, " \
                f"truth in its bounds {inb}"
-        busy = res[spec]["busy_rtt_ns"] > QUIET_RTT_NS or res[spec]["noise_ns"] > QUIET_NOISE_NS
+        busy = res[spec]["busy_rtt_ns"] > BUSY_RTT_NS or res[spec]["noise_ns"] > BUSY_NOISE_NS
         if busy:  # the accuracy is a quiet machine's figure: the bounds only
             line += (f" (accuracy not asserted: round trips up to "
                      f"{res[spec]['busy_rtt_ns']:.0f} ns, the exchanges' noise "
