@@ -9,12 +9,13 @@ threads on every rank outside the reference's node. Per seed:
   - from 3 s after the step on, the continuous clock's median true error is under a tenth of
     the one-shot's in the same run (which the step drives microseconds away: the check bites)
     and under 1 us (not asserted for MPICH with more ranks than cores, where the exchanges
-    stall: the known limitation, nor where the exchanges' median round trip exceeds 50 us:
+    stall: the known limitation, nor where the exchanges' median round trip exceeds 20 us:
     a busy machine's, whose every message can wait a scheduler slice);
   - exchanges were made and fewer than two thirds of them timed out (2 ranks: a busy machine
-    makes a parent miss the 50 ms answer time now and then, 5 of 128 at load 10 here, 58 of
-    115 at load 8 with two reading threads per rank beside; a parent that does not answer
-    makes them all time out; with a quarter or more timed out the accuracy is not asserted).
+    makes a parent miss the 50 ms answer time now and then, 5 of 128 at load 10 here; a
+    parent that does not answer makes them all time out; where the round trips say the
+    machine was busy, fewer than two thirds: 58 of 115 at load 8 with two reading threads
+    per rank beside).
 Over TCP (HCLOCK_TEST_NET=tcp, the mpi_tcp_* tests; HCLOCK_TEST_NET_EXPECT=tcp checks a run
 over shared memory as if, which must fail), from what each run measured: its smallest round
 trip at least TCP's floor here (else the run was not over TCP); the median error from 3 s
@@ -34,7 +35,7 @@ inner = "h2(hca3/20/hull/10/span=0.2,prop)"
 STEP = 6.0
 # the exchanges' median round trip on a quiet machine here is a few us over shared memory;
 # beside busy processes it is a scheduler slice (1-2 ms): the accuracy is then not asserted
-QUIET_MEDIAN_NS = 50000
+QUIET_MEDIAN_NS = 20000
 QUIET_MEDIAN_TCP_NS = 500000  # over the kernel's TCP: 20-30 us quiet, 3.9 ms beside busy ones
 failed = 0
 for seed in (1, 5):
@@ -83,12 +84,12 @@ for seed in (1, 5):
     tcp = "tcp" in (os.environ.get("HCLOCK_TEST_NET"), os.environ.get("HCLOCK_TEST_NET_EXPECT"))
     ex = sum(x["exchanges"] for x in rk)
     to = sum(x["timeouts"] for x in rk)
-    # a busy machine: its exchanges' round trips a scheduler slice, or a parent whose thread
-    # waited for a core past the 50 ms answer time in a quarter of them
-    busy = rtt_med > (QUIET_MEDIAN_TCP_NS if tcp else QUIET_MEDIAN_NS) or to * 4 > ex + to
+    # a busy machine: its exchanges' median round trip far above a quiet one's (2-5 us over
+    # shared memory here), each waiting for a core
+    busy = rtt_med > (QUIET_MEDIAN_TCP_NS if tcp else QUIET_MEDIAN_NS)
     if not stalls and not busy and (not late or not (cont < one / 10 and cont < 1000)):
         problems.append(f"from 3 s after the step: continuous median {cont:.0f} ns, one-shot {one:.0f} ns")
-    if np_ == 2 and not (ex > 20 and to < 2 * ex):
+    if np_ == 2 and not (ex > 20 and (to < 2 * ex if busy else to * 2 < ex)):
         problems.append(f"{ex:.0f} exchanges, {to:.0f} timed out")
     rtt_min = min((x["rtt_min_ns"] for x in kids if x["rtt_min_ns"] > 0), default=0)
     noise = max((x["noise_median_ns"] for x in kids), default=0)
@@ -103,8 +104,7 @@ for seed in (1, 5):
         problems.append(f"median error {cont:.0f} ns from 3 s after the step, not under a tenth "
                         f"of the median round trip ({rtt_med:.0f} ns)")
     line = ("(accuracy not asserted: MPICH, more ranks than cores) " if stalls else "") + \
-        (f"(accuracy not asserted: median round trip {rtt_med:.0f} ns, {to:.0f} timeouts: a "
-         f"busy machine) "
+        (f"(accuracy not asserted: median round trip {rtt_med:.0f} ns, a busy machine) "
          if busy and not stalls else "") + \
         (f"seed={seed} np={np_}: {len(rows)} probes, truth in bounds at {len(bounded) - len(outside)}"
             f"/{len(bounded)}; {reads:.0f} reads, {back:.0f} backward; from 3 s after the step "
