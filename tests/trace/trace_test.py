@@ -39,8 +39,8 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             and bytes; two flow ends of one channel swapped are both caught
   threads   2 ranks, MINI being examples/threads_mini.c (4 threads at MPI_THREAD_MULTIPLE,
             each exchanging with both neighbours and reducing on its own communicator):
-            traced output equals untraced output, nothing dropped, every message paired and
-            each flow's ends agreeing, each worker thread's calls on its own track, the
+            traced output equals untraced output, nothing dropped, every message paired (an
+            inversion only inside the two processes' bounds) and each flow's ends agreeing, each worker thread's calls on its own track, the
             Perfetto trace valid with every flow; traces.otf2 has a location per thread, each
             worker's calls and messages on its own (none on the main thread's), every
             location in time order, and hclock align reads it (0 inversions). Each worker
@@ -51,7 +51,7 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             nonblocking collectives, matched probes, MPI_Request_free, MPI_Cancel): traced
             output equals untraced output; the summary pairs every message (7 x RITER + 2 per
             rank), 0 unpaired (a cancelled receive recorded, a stale request entry would show
-            here), 0 inversions; trace.json has the flow arrows and one async begin/end pair
+            here), an inversion only inside the two processes' bounds; trace.json has the flow arrows and one async begin/end pair
             per nonblocking collective, each from the start call's enter to the leave of the
             Wait/Test call that completed it, with root and bytes; otf2-print finds every
             MpiSend/MpiRecv, the NonBlockingCollectiveRequest/Complete pairs and the blocking
@@ -215,21 +215,56 @@ def trailer_at(path):
 tmp = tempfile.mkdtemp(prefix="hclock-trace-test.")
 
 
-def check_paired(err, nmsg):
-    """the summary: nmsg messages paired, none unpaired, no inversion, nothing dropped"""
-    got = {k: summary_num(err, k) for k in ("messages paired", "unpaired", "inversions",
-                                            "dropped")}
-    check(got == {"messages paired": nmsg, "unpaired": 0, "inversions": 0, "dropped": 0},
+def inversions_in_bounds(d):
+    """the receives before their sends in d's trace.json, as (sender pid, receiver pid, ns
+    early), those of them beyond what the two processes' largest sampled bound half-widths
+    allow, and those half-widths per pid (ns)"""
+    ev = tracecheck.load(d)
+    hw = {}
+    for e in ev:
+        if e.get("ph") == "C" and e.get("name") == "clock bound half-width":
+            hw[e["pid"]] = max(hw.get(e["pid"], 0), e["args"]["ns"])
+    flows = {}
+    for e in ev:
+        if e.get("cat") == "p2p" and e.get("ph") in ("s", "f"):
+            flows.setdefault(e["id"], {})[e["ph"]] = e
+    inv = [(f["s"]["pid"], f["f"]["pid"], round((float(f["s"]["ts"]) - float(f["f"]["ts"])) * 1000))
+           for f in flows.values() if len(f) == 2 and float(f["f"]["ts"]) < float(f["s"]["ts"])]
+    beyond = [(a, b, ns, hw.get(a, 0) + hw.get(b, 0)) for a, b, ns in inv
+              if ns > hw.get(a, 0) + hw.get(b, 0)]
+    return inv, beyond, hw
+
+
+def check_paired(err, nmsg, d):
+    """the summary: nmsg messages paired, none unpaired, nothing dropped; a receive before
+    its send only inside the two processes' bounds (the estimate's error, which the bounds
+    allow: under emulated skew on a busy machine 1 of 3,200 in one run of the threads case)"""
+    got = {k: summary_num(err, k) for k in ("messages paired", "unpaired", "dropped")}
+    check(got == {"messages paired": nmsg, "unpaired": 0, "dropped": 0},
           f"summary: {got} (expected {nmsg} messages paired, 0 of the rest)")
+    n = summary_num(err, "inversions")
+    inv, beyond, hw = inversions_in_bounds(d) if n else ([], [], {})
+    if n:
+        print(f"note {n} inversions (receive before send by {sorted(x[2] for x in inv)} ns), "
+              f"bound half-widths up to {hw} ns")
+    check(n is not None and len(inv) == n and not beyond,
+          f"summary: {n} inversions, none beyond what the two processes' bound half-widths "
+          f"allow ({beyond[:3]})")
+    # and the bounds hold the truth at every reading (the allowance above is no excuse)
+    m = re.search(r"(\d+) outside the bounds their message records would carry", err)
+    check(m is not None and int(m.group(1)) == 0,
+          f"--event-truth: the truth inside the bounds the message records carry "
+          f"({m.group(0) if m else 'no true error line'})")
 
 
 def plain_and_traced(np_, args, name, seed):
     """the program run untraced, then traced into tmp/name under emulated clocks (1 s
-    offsets, 100 ppm skew); both must exit alike. Returns (plain, traced, trace dir)"""
+    offsets, 100 ppm skew, with the truth of every timestamp: --event-truth); both must exit
+    alike. Returns (plain, traced, trace dir)"""
     plain = launch(np_, args)
     d = os.path.join(tmp, name)
     traced = launch(np_, [hc, "trace", "-o", d, "--emulate",
-                          f"offset=1,skew=100e-6,seed={seed}", "--"] + args)
+                          f"offset=1,skew=100e-6,seed={seed}", "--event-truth", "--"] + args)
     check_exits(plain, traced)
     return plain, traced, d
 
@@ -332,19 +367,7 @@ elif case == "skew":
         check(truth["shift"][5] > 0,
               f"timestamps moved out of their bounds (HCLOCK_TRACE_TEST_SHIFT): "
               f"{truth['shift'][5]} readings outside them (expected some: the check bites)")
-    ev = tracecheck.load(dirs["default"]) if res["default"] else []
-    hw = {}  # per process its largest sampled bound half-width, ns
-    for e in ev:
-        if e.get("ph") == "C" and e.get("name") == "clock bound half-width":
-            hw[e["pid"]] = max(hw.get(e["pid"], 0), e["args"]["ns"])
-    flows = {}
-    for e in ev:
-        if e.get("cat") == "p2p" and e.get("ph") in ("s", "f"):
-            flows.setdefault(e["id"], {})[e["ph"]] = e
-    inv = [(f["s"]["pid"], f["f"]["pid"], round((float(f["s"]["ts"]) - float(f["f"]["ts"])) * 1000))
-           for f in flows.values() if len(f) == 2 and float(f["f"]["ts"]) < float(f["s"]["ts"])]
-    beyond = [(a, b, ns, hw.get(a, 0) + hw.get(b, 0)) for a, b, ns in inv
-              if ns > hw.get(a, 0) + hw.get(b, 0)]
+    inv, beyond, hw = inversions_in_bounds(dirs["default"]) if res["default"] else ([], [], {})
     if res["default"]:
         print(f"note default sync: {res['default']} inversions (receive before send by "
               f"{sorted(x[2] for x in inv)} ns), each inside the two processes' bounds "
@@ -480,7 +503,7 @@ elif case == "ids":
     check(plain.stdout == traced.stdout and
           f"{nmsg} messages received, 1 receive cancelled, 0 wrong" in plain.stdout,
           f"traced output equals untraced output ({plain.stdout.strip()!r})")
-    check_paired(traced.stderr, nmsg)
+    check_paired(traced.stderr, nmsg, d)
     ev = load_checked(d)
     pairs, bad = tracecheck.flow_mismatches(ev)
     check(pairs == nmsg and not bad, f"{pairs} flows of {nmsg} messages, {len(bad)} with ends "
@@ -503,7 +526,7 @@ elif case == "requests":
           f"traced output equals untraced output ({plain.stdout.strip()!r})")
     nmsg = 2 * (7 * RITER + 2)
     err = traced.stderr
-    check_paired(err, nmsg)
+    check_paired(err, nmsg, d)
     ev = load_checked(d)
     s = sum(1 for e in ev if e.get("ph") == "s")
     f = sum(1 for e in ev if e.get("ph") == "f")
@@ -793,7 +816,7 @@ elif case == "threads":
     check(plain.stdout == traced.stdout and f"{NT} threads x {HIT} iterations, 0 wrong" in
           plain.stdout, f"traced output equals untraced output ({plain.stdout.strip()!r})")
     nmsg = 2 * NT * HIT * 2
-    check_paired(traced.stderr, nmsg)
+    check_paired(traced.stderr, nmsg, d)
     ev = load_checked(d)
     want = {"MPI_Isend": 2 * HIT, "MPI_Irecv": 2 * HIT, "MPI_Waitall": HIT,
             "MPI_Allreduce": HIT, "MPI_Iallreduce": HO}
