@@ -22,7 +22,9 @@ Over TCP (HCLOCK_TEST_NET=tcp, the mpi_tcp_* tests; HCLOCK_TEST_NET_EXPECT=tcp c
 over shared memory as if, which must fail), from what each run measured: its smallest round
 trip at least TCP's floor here (else the run was not over TCP); the median error from 3 s
 after the step under a tenth of the median round trip (the fastest ping-pongs' asymmetry is
-a fraction of it). The exchanges per 10 s are printed, not asserted: after the step the
+a fraction of it; not asserted where the round trips say the machine was busy, whose
+one-way delays can differ by a scheduler slice: 4.5 ms off, inside the bounds, for a 2.3 ms
+median round trip beside two busy processes). The exchanges per 10 s are printed, not asserted: after the step the
 window shrinks and a noisy link's period shortens until it has refilled (86-87 per 10 s on
 2026-11-26 at load 10-13, 189 in a run whose offsets scattered by 309 ns; before the
 period saw the link's noise, 185 and 224). The schedule's own checks are test_servo's.
@@ -102,7 +104,7 @@ for seed in (1, 5):
     if tcp and rtt_min < TCP_RTT_FLOOR_NS:
         problems.append(f"not over TCP: smallest round trip {rtt_min:.0f} ns, TCP's is >= "
                         f"{TCP_RTT_FLOOR_NS} ns here")
-    if tcp and late and not cont < rtt_med / 10:
+    if tcp and late and not busy and not cont < rtt_med / 10:
         problems.append(f"median error {cont:.0f} ns from 3 s after the step, not under a tenth "
                         f"of the median round trip ({rtt_med:.0f} ns)")
     line = ("(accuracy not asserted: MPICH, more ranks than cores) " if stalls else "") + \
