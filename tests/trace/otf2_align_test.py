@@ -7,8 +7,11 @@ otf2-print as align pairs them (first in, first out per sender, receiver, tag), 
   - align matched every message the tracer paired, and the inversions found here equal the
     report's (the same pairs);
   - no message whose receive the bounds put before its send (receive's latest before the
-    send's earliest): that would be a wrong record time or a wrong pair (the check bites: a
-    receive moved earlier by its bounds' width is found);
+    send's earliest) by more than 2E (below): that would be a wrong record time or a wrong
+    pair (the check bites: a receive moved earlier by its bounds' width and 2E is found).
+    Align's bounds assume each node's times a line of the truth; the tracer's global clock
+    follows it only within E, so they can miss by up to 2E (26-89 us for E = 231 us beside
+    busy processes);
   - no inversion on a message between a node and the node it is converted through (a hop of
     align's tree: the hull's constraints hold every such message); a message between nodes
     that no hop joins (rank 3 converted through rank 2 and rank 2 through rank 0, a message
@@ -62,13 +65,14 @@ def messages(otf2):
     return [(k[0], k[1], s, r) for k in sends for s, r in zip(sends[k], recvs.get(k, []))], go
 
 
-def proven_backwards(msgs, b):
-    """the messages whose receive's latest time lies before its send's earliest"""
+def proven_backwards(msgs, b, tol):
+    """the messages whose receive's latest time lies before its send's earliest by more than
+    tol ns"""
     out = []
     for s, r, ts, tr in msgs:
         cs, ms, _ = b[(s, ts)]
         cr, _, pr = b[(r, tr)]
-        if cr + pr < cs - ms:
+        if cr + pr + tol < cs - ms:
             out.append((s, r, ts, tr))
     return out
 
@@ -111,15 +115,16 @@ for seed in (4, 5, 8):
     check(len(inv) == sum(nd["inversions"] for nd in nodes.values()),
           f"seed {seed}: {len(inv)} inversions here, as align's report "
           f"({sum(nd['inversions'] for nd in nodes.values())})")
-    back = proven_backwards(msgs, b)
-    check(not back, f"seed {seed}: no receive before its send by the bounds ({back[:3]})")
+    back = proven_backwards(msgs, b, tol)
+    check(not back, f"seed {seed}: no receive before its send by the bounds + {tol} ns "
+          f"({back[:3]})")
     if msgs:
         s, r, ts, tr = msgs[len(msgs) // 2]
         cr, mr, pr = b[(r, tr)]
         cs, ms, _ = b[(s, ts)]
         moved = dict(b)
-        moved[(r, tr)] = (cs - ms - pr - 1, mr, pr)
-        check(proven_backwards([(s, r, ts, tr)], moved),
+        moved[(r, tr)] = (cs - ms - pr - tol - 1, mr, pr)
+        check(proven_backwards([(s, r, ts, tr)], moved, tol),
               "the check finds a receive moved before its send by its bounds' width")
     via = {int(n.rsplit("_", 1)[1]): nd["via"] for n, nd in nodes.items()}
     hop = {(a, int(v.rsplit("_", 1)[1])) for a, v in via.items() if v}

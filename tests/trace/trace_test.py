@@ -441,9 +441,20 @@ elif case == "bad":
                env={"HCLOCK_TRACE_TEST_SLOW_WRITER": "20000"})
     c = subprocess.run([hc, "trace", "--convert", d], capture_output=True, text=True)
     drop = summary_num(c.stderr, "dropped")
-    check(c.returncode == 0 and "(0 finished MPI_Finalize" in c.stderr and drop and drop > 100,
-          f"a program that died after its records were dropped: --convert counts them without "
-          f"the trailer ({drop} dropped, expected over 100) {c.stderr.strip()[:300]}")
+    # over 100 dropped where the ranks make records faster than the slowed writer takes
+    # them; on a busy machine (3 in one run, the ranks making 162 events a second) any count
+    # shows the drops counted without the trailer, and none is no evidence either way
+    share = tracecheck.cpu_share()
+    what = (f"a program that died after its records were dropped: --convert counts them "
+            f"without the trailer ({drop} dropped, expected over 100 on a quiet machine; "
+            f"this process got {share:.2f} of a core)")
+    busy = share < tracecheck.BUSY_SHARE
+    if busy and c.returncode == 0 and drop == 0:
+        print(f"skip {what}: a busy machine's ranks no faster than the slowed writer; not "
+              f"counted")
+    else:
+        check(c.returncode == 0 and "(0 finished MPI_Finalize" in c.stderr and drop and
+              (drop > 100 or busy), f"{what} {c.stderr.strip()[:300]}")
 elif case == "settings":
     def one_line(p, name):
         """exit 2, one line naming NAME and what would be right, the program not run: the
