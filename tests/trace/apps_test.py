@@ -8,8 +8,10 @@ SYNC), run untraced and traced: exit 0 both; the program's deterministic output 
 (LAMMPS: the thermo rows and neighbour statistics; HPCC: every pass/fail line but PTRANS's
 CPU rows, printed only when its CPU timer moved, the error counts and the HPL residual;
 timings differ by nature, and StarDGEMM's residual comes from time-seeded random matrices);
-the summary reports 0 dropped, 0 unpaired, 0 inversions; trace.json parses, every message
-is a paired flow arrow and every receive ends after its send starts on the global clock;
+the summary reports 0 dropped, 0 unpaired; trace.json parses, every message is a paired flow
+arrow, and a receive ends before its send starts on the global clock only where the two
+processes' bounds cover it, with the truth inside the bounds at every message record
+(--event-truth; 327 of 13,192 HPCC messages inverted inside them beside busy processes);
 traces.otf2 reads back with otf2-print (as many MPI_SEND records as messages) and with
 hclock align (0 inversions on both nodes).
 The Debian packages are linked with Open MPI: the test is registered for the Open MPI build.
@@ -78,7 +80,8 @@ for mode in ("plain", "traced"):
     if app == "hpcc":
         open(os.path.join(d, "hpccinf.txt"), "w").write("\n".join(src) + "\n")
     sync = ["--sync", SYNC] if SYNC != "default" else []
-    args = cmd if mode == "plain" else [hc, "trace", "-o", tdir, "--json"] + sync + ["--emulate", EMU] + extra + ["--"] + cmd
+    args = cmd if mode == "plain" else [hc, "trace", "-o", tdir, "--json"] + sync + \
+        ["--emulate", EMU, "--event-truth"] + extra + ["--"] + cmd
     p = tracecheck.launch(run, mpiexec, 2, args, 300, d)
     check(p.returncode == 0, f"{mode}: exit {p.returncode} {p.stderr[-600:]}")
     outs[mode] = (p, keep(d, p.stdout) if p.returncode == 0 else [])
@@ -89,19 +92,19 @@ check(len(plain) >= 5 and plain == traced,
          f"{next(((a, b) for a, b in zip(plain, traced) if a != b), (len(plain), len(traced)))}") + ")")
 err = outs["traced"][0].stderr
 msgs = summary_num(err, "messages paired")
-check(summary_num(err, "dropped") == 0 and summary_num(err, "unpaired") == 0 and
-      summary_num(err, "inversions") == 0 and msgs,
-      f"summary: 0 dropped, 0 unpaired, 0 inversions, {msgs} messages "
+check(summary_num(err, "dropped") == 0 and summary_num(err, "unpaired") == 0 and msgs,
+      f"summary: 0 dropped, 0 unpaired, {msgs} messages "
       f"({[l for l in err.splitlines() if l.startswith('hclock trace')][:1]})")
+tracecheck.check_inversions(err, tdir)
 check("drift check at MPI_Finalize" in err and "true error" in err, "summary has the drift check")
 try:
     ev = load_checked(tdir)
     slices = sum(1 for e in ev if e.get("ph") == "X")
     starts = {e["id"]: e["ts"] for e in ev if e.get("ph") == "s"}
     ends = {e["id"]: e["ts"] for e in ev if e.get("ph") == "f"}
-    ok = slices > 0 and len(starts) == len(ends) == msgs and all(ends[i] >= starts[i] for i in ends)
-    check(ok, f"trace.json parses: {slices} slices, {len(starts)} flow arrows, each paired and "
-          f"pointing forward")
+    ok = slices > 0 and len(starts) == len(ends) == msgs and all(i in starts for i in ends)
+    check(ok, f"trace.json parses: {slices} slices, {len(starts)} flow arrows, each paired "
+          f"(pointing backward only inside the bounds: above)")
 except Exception as e:  # noqa: BLE001 - any parse error is the finding
     check(False, f"trace.json parses: {e}")
 otf2 = os.path.join(tdir, "traces.otf2")

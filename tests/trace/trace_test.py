@@ -215,26 +215,6 @@ def trailer_at(path):
 tmp = tempfile.mkdtemp(prefix="hclock-trace-test.")
 
 
-def inversions_in_bounds(d):
-    """the receives before their sends in d's trace.json, as (sender pid, receiver pid, ns
-    early), those of them beyond what the two processes' largest sampled bound half-widths
-    allow, and those half-widths per pid (ns)"""
-    ev = tracecheck.load(d)
-    hw = {}
-    for e in ev:
-        if e.get("ph") == "C" and e.get("name") == "clock bound half-width":
-            hw[e["pid"]] = max(hw.get(e["pid"], 0), e["args"]["ns"])
-    flows = {}
-    for e in ev:
-        if e.get("cat") == "p2p" and e.get("ph") in ("s", "f"):
-            flows.setdefault(e["id"], {})[e["ph"]] = e
-    inv = [(f["s"]["pid"], f["f"]["pid"], round((float(f["s"]["ts"]) - float(f["f"]["ts"])) * 1000))
-           for f in flows.values() if len(f) == 2 and float(f["f"]["ts"]) < float(f["s"]["ts"])]
-    beyond = [(a, b, ns, hw.get(a, 0) + hw.get(b, 0)) for a, b, ns in inv
-              if ns > hw.get(a, 0) + hw.get(b, 0)]
-    return inv, beyond, hw
-
-
 def check_paired(err, nmsg, d):
     """the summary: nmsg messages paired, none unpaired, nothing dropped; a receive before
     its send only inside the two processes' bounds (the estimate's error, which the bounds
@@ -242,19 +222,7 @@ def check_paired(err, nmsg, d):
     got = {k: summary_num(err, k) for k in ("messages paired", "unpaired", "dropped")}
     check(got == {"messages paired": nmsg, "unpaired": 0, "dropped": 0},
           f"summary: {got} (expected {nmsg} messages paired, 0 of the rest)")
-    n = summary_num(err, "inversions")
-    inv, beyond, hw = inversions_in_bounds(d) if n else ([], [], {})
-    if n:
-        print(f"note {n} inversions (receive before send by {sorted(x[2] for x in inv)} ns), "
-              f"bound half-widths up to {hw} ns")
-    check(n is not None and len(inv) == n and not beyond,
-          f"summary: {n} inversions, none beyond what the two processes' bound half-widths "
-          f"allow ({beyond[:3]})")
-    # and the bounds hold the truth at every reading (the allowance above is no excuse)
-    m = re.search(r"(\d+) outside the bounds their message records would carry", err)
-    check(m is not None and int(m.group(1)) == 0,
-          f"--event-truth: the truth inside the bounds the message records carry "
-          f"({m.group(0) if m else 'no true error line'})")
+    tracecheck.check_inversions(err, d)
 
 
 def plain_and_traced(np_, args, name, seed):
@@ -367,7 +335,7 @@ elif case == "skew":
         check(truth["shift"][5] > 0,
               f"timestamps moved out of their bounds (HCLOCK_TRACE_TEST_SHIFT): "
               f"{truth['shift'][5]} readings outside them (expected some: the check bites)")
-    inv, beyond, hw = inversions_in_bounds(dirs["default"]) if res["default"] else ([], [], {})
+    inv, beyond, hw = tracecheck.inversions_in_bounds(dirs["default"]) if res["default"] else ([], [], {})
     if res["default"]:
         print(f"note default sync: {res['default']} inversions (receive before send by "
               f"{sorted(x[2] for x in inv)} ns), each inside the two processes' bounds "

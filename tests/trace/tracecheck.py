@@ -400,6 +400,45 @@ def perfetto_problems(ev):
     return probs
 
 
+def inversions_in_bounds(d):
+    """the receives before their sends in d's trace.json, as (sender pid, receiver pid, ns
+    early), those of them beyond what the two processes' largest sampled bound half-widths
+    allow, and those half-widths per pid (ns)"""
+    ev = load(d)
+    hw = {}
+    for e in ev:
+        if e.get("ph") == "C" and e.get("name") == "clock bound half-width":
+            hw[e["pid"]] = max(hw.get(e["pid"], 0), e["args"]["ns"])
+    flows = {}
+    for e in ev:
+        if e.get("cat") == "p2p" and e.get("ph") in ("s", "f"):
+            flows.setdefault(e["id"], {})[e["ph"]] = e
+    inv = [(f["s"]["pid"], f["f"]["pid"], round((float(f["s"]["ts"]) - float(f["f"]["ts"])) * 1000))
+           for f in flows.values() if len(f) == 2 and float(f["f"]["ts"]) < float(f["s"]["ts"])]
+    beyond = [(a, b, ns, hw.get(a, 0) + hw.get(b, 0)) for a, b, ns in inv
+              if ns > hw.get(a, 0) + hw.get(b, 0)]
+    return inv, beyond, hw
+
+
+def check_inversions(err, d):
+    """The tracer's summary err and trace.json in d: a receive before its send on the global
+    clock only where the two processes' bound half-widths cover it (the estimate's error,
+    which the bounds allow), and (--event-truth) the truth inside the bounds the message
+    records carry at every reading, so that the allowance is no excuse."""
+    n = summary_num(err, "inversions")
+    inv, beyond, hw = inversions_in_bounds(d) if n else ([], [], {})
+    if n:
+        print(f"note {n} inversions (receive before send by {sorted(x[2] for x in inv)[:20]} "
+              f"ns), bound half-widths up to {hw} ns")
+    check(n is not None and len(inv) == n and not beyond,
+          f"summary: {n} inversions, none beyond what the two processes' bound half-widths "
+          f"allow ({beyond[:3]})")
+    m = re.search(r"(\d+) outside the bounds their message records would carry", err)
+    check(m is not None and int(m.group(1)) == 0,
+          f"--event-truth: the truth inside the bounds the message records carry "
+          f"({m.group(0) if m else 'no true error line'})")
+
+
 def check_exits(plain, traced):
     """the untraced and the traced launch both exited 0"""
     check(plain.returncode == 0 and traced.returncode == 0,
