@@ -7,8 +7,9 @@ threads on every rank outside the reference's node. Per seed:
   - the truth inside the continuous clock's bounds at every probe of every rank;
   - zero backward steps (each thread against itself and against the other's readings);
   - from 3 s after the step on, the continuous clock's median true error is under a tenth of
-    the one-shot's in the same run (which the step drives microseconds away: the check bites)
-    and under 1 us (not asserted for MPICH with more ranks than cores, where the exchanges
+    the one-shot's in the same run (which the step drives microseconds away: the check bites;
+    where the one-shot's own slope error happened to offset the step and it stayed within
+    10 us, that comparison proves nothing and is not made) and under 1 us (not asserted for MPICH with more ranks than cores, where the exchanges
     stall: the known limitation, nor where the exchanges' median round trip exceeds 20 us:
     a busy machine's, whose every message can wait a scheduler slice);
   - exchanges were made and fewer than half of them timed out (2 ranks: a busy machine
@@ -40,6 +41,7 @@ STEP = 6.0
 # the exchanges' median round trip on a quiet machine here is a few us over shared memory;
 # beside busy processes it is a scheduler slice (1-2 ms): the accuracy is then not asserted
 QUIET_MEDIAN_NS = 20000
+ONESHOT_DRIVEN_NS = 10000  # a one-shot the step drove away: its median error above this
 QUIET_MEDIAN_TCP_NS = 500000  # over the kernel's TCP: 20-30 us quiet, 3.9 ms beside busy ones
 failed = 0
 for seed in (1, 5):
@@ -91,8 +93,17 @@ for seed in (1, 5):
     # a busy machine: its exchanges' median round trip far above a quiet one's (2-5 us over
     # shared memory here), each waiting for a core
     busy = rtt_med > (QUIET_MEDIAN_TCP_NS if tcp else QUIET_MEDIAN_NS)
-    if not stalls and not busy and (not late or not (cont < one / 10 and cont < 1000)):
+    # the one-shot is the bite: the step drives it 11-53 us away over those 11 s, unless its
+    # own slope error happened to offset the step (2.8 us in one MPICH/TCP run): then only the
+    # continuous clock's own figure is judged
+    driven = one >= ONESHOT_DRIVEN_NS
+    if not stalls and not busy and (not late or not (cont < 1000 and
+                                                     (cont < one / 10 or not driven))):
         problems.append(f"from 3 s after the step: continuous median {cont:.0f} ns, one-shot {one:.0f} ns")
+    elif late and not driven and not stalls and not busy:
+        print(f"note seed={seed}: the one-shot stayed within {ONESHOT_DRIVEN_NS} ns of the truth "
+              f"({one:.0f} ns: its slope error offset the step), so only the continuous "
+              f"clock's 1 us is judged")
     if np_ == 2 and not (ex >= 10 if busy else ex > 20 and to * 2 < ex):
         problems.append(f"{ex:.0f} exchanges, {to:.0f} timed out")
     rtt_min = min((x["rtt_min_ns"] for x in kids if x["rtt_min_ns"] > 0), default=0)
