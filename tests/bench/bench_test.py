@@ -23,6 +23,9 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi"))
+import checkargs  # noqa: E402 - cpu_share, BUSY_SHARE
+
 EMU = "offset=1,skew=100e-6,noise=20e-9,seed=7"
 SYNC = "hca3/50/skampi/10/span=0.1"
 # every field of a result that docs/bench.md documents
@@ -55,23 +58,10 @@ def check(cond, what):
     return cond
 
 
-def cpu_share(wall=0.3):
-    """The share of a core this process gets while it spins for `wall` seconds: about 1 on a
-    quiet machine, 2/3 or less beside two busy processes on 2 cores. Evidence of a busy
-    machine measured in the same run and independent of what the test judges."""
-    w0, c0 = time.perf_counter(), time.process_time()
-    while time.perf_counter() - w0 < wall:
-        pass
-    return (time.process_time() - c0) / (time.perf_counter() - w0)
-
-
-BUSY_SHARE = 0.8  # below it, the machine was busy: figures of a quiet one are not judged
-
-
 def check_quiet(cond, what, share):
-    """check(cond, what) on a quiet machine; on a busy one (share < BUSY_SHARE) a figure that
-    misses is said and not counted"""
-    if not cond and share < BUSY_SHARE:
+    """check(cond, what) on a quiet machine; on a busy one (share, from checkargs.cpu_share,
+    below checkargs.BUSY_SHARE) a figure that misses is said and not counted"""
+    if not cond and share < checkargs.BUSY_SHARE:
         print("skip: %s: a busy machine (this process got %.2f of a core), not counted" %
               (what, share))
         return False
@@ -850,7 +840,7 @@ def case_tables():
         check(w["valid"] + w["invalid"] > 0 and w["window_s"] > 0,
               "window/batch=4/w=20us runs (%d valid, %d invalid)" % (w["valid"], w["invalid"]))
         check_quiet(w["valid"] > 0, "window/batch=4/w=20us measures (%d valid)" % w["valid"],
-                    cpu_share())
+                    checkargs.cpu_share())
         base = max(d["slack_factor"] * d["bcast_latency_s"], 2e-6)
         check(r["valid"] > 0 and abs(r["slack_s"] - base) < 2e-9,
               "roundtime/fixed keeps the slack at %g s (%g)" % (base, r["slack_s"]))
@@ -874,7 +864,8 @@ def case_slack_stall():
         del os.environ["HCLOCK_FAULT"]
     if not clean or not d:
         return
-    share = cpu_share()  # a quiet machine's figures below are judged only where it was quiet
+    # a quiet machine's figures below are judged only where it was quiet
+    share = checkargs.cpu_share()
     c, (r, f) = clean["results"][0], d["results"]
     lat = clean["bcast_latency_s"]
     check(d["bcast_latency_s"] >= 0.9e-3, "the launch's figure met the stall: %.3g s (clean %.3g s)"

@@ -1,13 +1,30 @@
 """checkargs.py - the options the check scripts (check_accuracy.py, check_bounds.py) share:
 which hclock and launcher, how many ranks, the sync spec, the emulation and its read noise,
-the waits, the seeds and the tree levels."""
+the waits, the seeds and the tree levels; and what every test script may ask of the machine
+(TCP's floor, whether the machine was busy: cpu_share, also used by tests/bench and
+tests/trace)."""
 import argparse
 import json
 import os
+import time
 
 # the smallest round trip a run over TCP can show here (the kernel's loopback stack: 8-30 us;
 # shared memory: 0.4-2 us): a run whose smallest is below was not over TCP
 TCP_RTT_FLOOR_NS = 3000
+
+# below this share of a core (cpu_share), the machine was busy: a quiet machine's figures
+# are not judged there
+BUSY_SHARE = 0.8
+
+
+def cpu_share(wall=0.3):
+    """The share of a core this process gets while it spins for `wall` seconds: about 1 on a
+    quiet machine, 2/3 or less beside two busy processes on 2 cores. Evidence of a busy
+    machine measured in the same run and independent of what a test judges."""
+    w0, c0 = time.perf_counter(), time.process_time()
+    while time.perf_counter() - w0 < wall:
+        pass
+    return (time.process_time() - c0) / (time.perf_counter() - w0)
 
 
 def parser(emulate, wait):

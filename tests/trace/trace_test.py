@@ -167,7 +167,9 @@ import sys
 import tempfile
 import time
 
-import tracecheck
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi"))
+import checkargs  # noqa: E402 - cpu_share, BUSY_SHARE
+import tracecheck  # noqa: E402
 from tracecheck import check, check_exits, gantt_bars, load_checked, slices, summary_num
 
 case, hc, run, mpiexec, mini = sys.argv[1:6]
@@ -412,11 +414,11 @@ elif case == "bad":
     # over 100 dropped where the ranks make records faster than the slowed writer takes
     # them; on a busy machine (3 in one run, the ranks making 162 events a second) any count
     # shows the drops counted without the trailer, and none is no evidence either way
-    share = tracecheck.cpu_share()
+    share = checkargs.cpu_share()
     what = (f"a program that died after its records were dropped: --convert counts them "
             f"without the trailer ({drop} dropped, expected over 100 on a quiet machine; "
             f"this process got {share:.2f} of a core)")
-    busy = share < tracecheck.BUSY_SHARE
+    busy = share < checkargs.BUSY_SHARE
     if busy and c.returncode == 0 and drop == 0:
         print(f"skip {what}: a busy machine's ranks no faster than the slowed writer; not "
               f"counted")

@@ -18,21 +18,6 @@ def check(ok, what):
     failed += not ok
 
 
-def cpu_share(wall=0.3):
-    """The share of a core this process gets while it spins for `wall` seconds: about 1 on a
-    quiet machine, 2/3 or less beside two busy processes on 2 cores; evidence of a busy
-    machine measured in the same run and independent of what a test judges (bench_test.py
-    has the same)."""
-    import time
-    w0, c0 = time.perf_counter(), time.process_time()
-    while time.perf_counter() - w0 < wall:
-        pass
-    return (time.process_time() - c0) / (time.perf_counter() - w0)
-
-
-BUSY_SHARE = 0.8  # below it, the machine was busy
-
-
 def launch(run, mpiexec, np_, args, timeout=120, cwd=None, env=None):
     """run args on np_ ranks; env: variables added for this launch"""
     env = dict(os.environ, HCLOCK_TEST_TIMEOUT=str(timeout), **(env or {}))
