@@ -68,9 +68,9 @@ def runs():
     base, seeds, waits = a.emulate, a.seeds, a.wait
     for seed in seeds.split(","):
         a.emulate, a.seeds, a.wait = base, seed, waits
+        at = float(step.group(2))  # when the step comes, s after the epoch
         for attempt in range(3):
             got = list(checkargs.checks(a, nfail))
-            at = float(re.search(r"step=[^,@]+@([0-9.eE+-]+)", a.emulate).group(1))
             if not got or not step_inside(got[0][2], at):
                 yield from got
                 break
