@@ -7,11 +7,12 @@ threads on every rank outside the reference's node. Per seed:
   - the truth inside the continuous clock's bounds at every probe of every rank;
   - zero backward steps (each thread against itself and against the other's readings);
   - from 3 s after the step on, the continuous clock's median true error is under a tenth of
-    the one-shot's in the same run (which the step drives microseconds away: the check bites;
-    where the one-shot's own slope error happened to offset the step and it stayed within
-    10 us, that comparison proves nothing and is not made) and under 1 us (not asserted for MPICH with more ranks than cores, where the exchanges
-    stall: the known limitation, nor where the exchanges' median round trip exceeds 20 us:
-    a busy machine's, whose every message can wait a scheduler slice);
+    the one-shot's in the same run (which the step drives microseconds away: the check
+    bites; where the one-shot's own slope error happened to offset the step and it stayed
+    within 10 us, that comparison proves nothing and is not made) and under 1 us (not
+    asserted for MPICH with more ranks than cores, where the exchanges stall: the known
+    limitation, nor where the exchanges' median round trip exceeds 20 us: a busy machine's,
+    whose every message can wait a scheduler slice);
   - exchanges were made and fewer than half of them timed out (2 ranks: a busy machine
     makes a parent miss the 50 ms answer time now and then, 5 of 128 at load 10 here; a
     parent that does not answer makes them all time out); where the round trips say the
@@ -23,12 +24,13 @@ Over TCP (HCLOCK_TEST_NET=tcp, the mpi_tcp_* tests; HCLOCK_TEST_NET_EXPECT=tcp c
 over shared memory as if, which must fail), from what each run measured: its smallest round
 trip at least TCP's floor here (else the run was not over TCP); the median error from 3 s
 after the step under a tenth of the median round trip (the fastest ping-pongs' asymmetry is
-a fraction of it; not asserted where the round trips say the machine was busy, whose
-one-way delays can differ by a scheduler slice: 4.5 ms off, inside the bounds, for a 2.3 ms
-median round trip beside two busy processes). The exchanges per 10 s are printed, not asserted: after the step the
-window shrinks and a noisy link's period shortens until it has refilled (86-87 per 10 s on
-2026-11-26 at load 10-13, 189 in a run whose offsets scattered by 309 ns; before the
-period saw the link's noise, 185 and 224). The schedule's own checks are test_servo's.
+a fraction of it; not asserted where the round trips say the machine was busy, whose one-way
+delays can differ by a scheduler slice: 4.5 ms off, inside the bounds, for a 2.3 ms median
+round trip beside two busy processes). The exchanges per 10 s are printed, not asserted:
+after the step the window shrinks and a noisy link's period shortens until it has refilled
+(86-87 per 10 s on 2026-11-26 at load 10-13, 189 in a run whose offsets scattered by 309 ns;
+before the period saw the link's noise, 185 and 224).
+The schedule's own checks are test_servo's.
 Accuracy figures (median <= 100 ns over 30 minutes) are the benchmark's, not this test's."""
 import csv, json, os, statistics, subprocess, sys, tempfile
 
