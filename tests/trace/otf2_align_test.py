@@ -125,7 +125,8 @@ for seed in (4, 5, 8):
         moved = dict(b)
         moved[(r, tr)] = (cs - ms - pr - tol - 1, mr, pr)
         check(proven_backwards([(s, r, ts, tr)], moved, tol),
-              "the check finds a receive moved before its send by its bounds' width and the 2E allowance")
+              "the check finds a receive moved before its send by its bounds' width and the "
+              "2E allowance")
     via = {int(n.rsplit("_", 1)[1]): nd["via"] for n, nd in nodes.items()}
     hop = {(a, int(v.rsplit("_", 1)[1])) for a, v in via.items() if v}
     on_hops = [x for x in inv if (x[0], x[1]) in hop or (x[1], x[0]) in hop]
