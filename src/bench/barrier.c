@@ -10,7 +10,7 @@
 static int barrier_before(struct bench_scheme *s, MPI_Comm comm)
 {
 	(void)s;
-	int rc = MPI_Barrier(comm);
+	int rc = PMPI_Barrier(comm);
 	return comm_check(rc, "MPI_Barrier (before a repetition)");
 }
 

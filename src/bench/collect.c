@@ -20,9 +20,9 @@ static int reduce_first_last(MPI_Comm comm, const struct bench_series *s, int64_
 		neg[i] = -s->start_ns[i];
 	for (size_t off = 0; off < s->n; off += CHUNK) {
 		int c = (int)(s->n - off < CHUNK ? s->n - off : CHUNK);
-		int r1 = MPI_Reduce(neg + off, first ? first + off : NULL, c, MPI_INT64_T, MPI_MAX, 0,
+		int r1 = PMPI_Reduce(neg + off, first ? first + off : NULL, c, MPI_INT64_T, MPI_MAX, 0,
 		                    comm);
-		int r2 = MPI_Reduce(s->end_ns + off, last ? last + off : NULL, c, MPI_INT64_T, MPI_MAX,
+		int r2 = PMPI_Reduce(s->end_ns + off, last ? last + off : NULL, c, MPI_INT64_T, MPI_MAX,
 		                    0, comm);
 		rc = rc != MPI_SUCCESS ? rc : r1 != MPI_SUCCESS ? r1 : r2;
 	}
@@ -32,8 +32,8 @@ static int reduce_first_last(MPI_Comm comm, const struct bench_series *s, int64_
 int bench_collect(MPI_Comm comm, const struct bench_series *s, struct bench_result *r)
 {
 	int rank, p;
-	MPI_Comm_rank(comm, &rank);
-	MPI_Comm_size(comm, &p);
+	PMPI_Comm_rank(comm, &rank);
+	PMPI_Comm_size(comm, &p);
 	memset(r, 0, sizeof(*r));
 	r->nreps = s->n;
 	r->nvalid = s->nvalid;
@@ -45,7 +45,7 @@ int bench_collect(MPI_Comm comm, const struct bench_series *s, struct bench_resu
 			local += (double)(s->end_ns[i] - s->start_ns[i]);
 	if (s->nvalid)
 		local /= (double)s->nvalid;
-	int mrc = MPI_Reduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
+	int mrc = PMPI_Reduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
 	int rc = comm_check(mrc, "MPI_Reduce (OSU mean)");
 	r->osu_mean_ns = sum / p;
 
@@ -87,7 +87,7 @@ static int send_arr(const int64_t *a, size_t n, MPI_Comm comm)
 {
 	int rc = MPI_SUCCESS;
 	for (size_t off = 0; off < n; off += CHUNK) {
-		int c = MPI_Send(a + off, (int)(n - off < CHUNK ? n - off : CHUNK), MPI_INT64_T, 0, 1,
+		int c = PMPI_Send(a + off, (int)(n - off < CHUNK ? n - off : CHUNK), MPI_INT64_T, 0, 1,
 		                 comm);
 		rc = rc != MPI_SUCCESS ? rc : c;
 	}
@@ -98,7 +98,7 @@ static int recv_arr(int64_t *a, size_t n, int from, MPI_Comm comm)
 {
 	int rc = MPI_SUCCESS;
 	for (size_t off = 0; off < n; off += CHUNK) {
-		int c = MPI_Recv(a + off, (int)(n - off < CHUNK ? n - off : CHUNK), MPI_INT64_T, from,
+		int c = PMPI_Recv(a + off, (int)(n - off < CHUNK ? n - off : CHUNK), MPI_INT64_T, from,
 		                 1, comm, MPI_STATUS_IGNORE);
 		rc = rc != MPI_SUCCESS ? rc : c;
 	}
@@ -116,7 +116,7 @@ static int raw_root(MPI_Comm comm, int p, const struct bench_series *s, int64_t 
 	for (int q = 1; q < p; q++) {
 		/* ask rank q for its series only now, so at most one is in flight */
 		int go = 1;
-		int r1 = MPI_Send(&go, 1, MPI_INT, q, 0, comm);
+		int r1 = PMPI_Send(&go, 1, MPI_INT, q, 0, comm);
 		int r2 = recv_arr(buf, n, q, comm);
 		int r3 = recv_arr(buf + n, n, q, comm);
 		rc = rc != MPI_SUCCESS ? rc : r1 != MPI_SUCCESS ? r1 : r2 != MPI_SUCCESS ? r2 : r3;
@@ -129,8 +129,8 @@ static int raw_root(MPI_Comm comm, int p, const struct bench_series *s, int64_t 
 int bench_collect_raw(MPI_Comm comm, const struct bench_series *s, bench_raw_fn fn, void *arg)
 {
 	int rank, p, rc = 0;
-	MPI_Comm_rank(comm, &rank);
-	MPI_Comm_size(comm, &p);
+	PMPI_Comm_rank(comm, &rank);
+	PMPI_Comm_size(comm, &p);
 	int64_t *buf = rank == 0 ? malloc((2 * s->n + 1) * sizeof(int64_t)) : NULL;
 	if (rank == 0 && !buf)
 		rc = err_set(HCLOCK_ENOMEM, "out of memory for the raw rows of %zu repetitions", s->n);
@@ -143,7 +143,7 @@ int bench_collect_raw(MPI_Comm comm, const struct bench_series *s, bench_raw_fn 
 		mrc = raw_root(comm, p, s, buf, fn, arg);
 	} else {
 		int go;
-		mrc = MPI_Recv(&go, 1, MPI_INT, 0, 0, comm, MPI_STATUS_IGNORE);
+		mrc = PMPI_Recv(&go, 1, MPI_INT, 0, 0, comm, MPI_STATUS_IGNORE);
 		int r2 = send_arr(s->start_ns, s->n, comm);
 		int r3 = send_arr(s->end_ns, s->n, comm);
 		mrc = mrc != MPI_SUCCESS ? mrc : r2 != MPI_SUCCESS ? r2 : r3;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <mpi.h>
+#include "util/pmpi.h"
 
 #include "bench/scheme.h"
 

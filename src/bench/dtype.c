@@ -71,10 +71,10 @@ MPI_Datatype bench_dtype_mpi(const struct bench_dtype *t)
 		return MPI_DOUBLE;
 	if (vec_type == MPI_DATATYPE_NULL) {
 		MPI_Datatype v;
-		MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &v);
-		MPI_Type_create_resized(v, 0, (MPI_Aint)t->extent, &vec_type);
-		MPI_Type_commit(&vec_type);
-		MPI_Type_free(&v);
+		PMPI_Type_vector(2, 1, 2, MPI_DOUBLE, &v);
+		PMPI_Type_create_resized(v, 0, (MPI_Aint)t->extent, &vec_type);
+		PMPI_Type_commit(&vec_type);
+		PMPI_Type_free(&v);
 	}
 	return vec_type;
 }
@@ -122,13 +122,13 @@ MPI_Op bench_rop_mpi(const struct bench_dtype *t, int rop)
 {
 	if (rop == ROP_USER) {
 		if (user_op == MPI_OP_NULL)
-			MPI_Op_create(user_fn, 1, &user_op);
+			PMPI_Op_create(user_fn, 1, &user_op);
 		return user_op;
 	}
 	if (t->nvals > 1 && rop >= 0 && rop < ROP_BAND) {
 		static MPI_User_function *const fn[] = {vec_sum, vec_max, vec_min, vec_prod};
 		if (!vec_made[rop]) {
-			MPI_Op_create(fn[rop], 1, &vec_ops[rop]);
+			PMPI_Op_create(fn[rop], 1, &vec_ops[rop]);
 			vec_made[rop] = 1;
 		}
 		return vec_ops[rop];

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <mpi.h>
+#include "util/pmpi.h"
 
 enum bench_base { BASE_I32, BASE_I64, BASE_F32, BASE_F64 };
 enum bench_rop { ROP_SUM, ROP_MAX, ROP_MIN, ROP_PROD, ROP_BAND, ROP_USER };

@@ -68,7 +68,7 @@ static int wait_req(struct bench_buf *b, int rc, MPI_Request *q)
 		if (b->compute_cap)
 			b->compute_ns[b->ncompute++ % b->compute_cap] = dt;
 	}
-	return MPI_Wait(q, MPI_STATUS_IGNORE);
+	return MPI_USER(Wait)(q, MPI_STATUS_IGNORE);
 }
 
 static uint8_t *blk8(void *buf, const struct bench_buf *b, int j)
@@ -143,7 +143,7 @@ static void sizes_none(const struct bench_buf *b, size_t n, size_t *s, size_t *r
 static int barrier_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
-	return nb ? wait_req(b, MPI_Ibarrier(b->comm, &q), &q) : MPI_Barrier(b->comm);
+	return nb ? wait_req(b, MPI_USER(Ibarrier)(b->comm, &q), &q) : MPI_USER(Barrier)(b->comm);
 }
 
 static void fill_none(struct bench_buf *b)
@@ -172,8 +172,8 @@ static int bcast_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	if (nb)
-		return wait_req(b, MPI_Ibcast(b->rbuf, b->count, MPI_BYTE, b->root, b->comm, &q), &q);
-	return MPI_Bcast(b->rbuf, b->count, MPI_BYTE, b->root, b->comm);
+		return wait_req(b, MPI_USER(Ibcast)(b->rbuf, b->count, MPI_BYTE, b->root, b->comm, &q), &q);
+	return MPI_USER(Bcast)(b->rbuf, b->count, MPI_BYTE, b->root, b->comm);
 }
 
 static void fill_bcast(struct bench_buf *b)
@@ -209,9 +209,9 @@ static int reduce_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	int root = b->rank == b->root;
 	const void *s = b->in_place && root ? MPI_IN_PLACE : b->sbuf;
-	int rc = nb ? wait_req(b, MPI_Ireduce(s, b->rbuf, b->count, b->mtype, b->mop, b->root,
+	int rc = nb ? wait_req(b, MPI_USER(Ireduce)(s, b->rbuf, b->count, b->mtype, b->mop, b->root,
 	                                      b->comm, &q), &q)
-	            : MPI_Reduce(s, b->rbuf, b->count, b->mtype, b->mop, b->root, b->comm);
+	            : MPI_USER(Reduce)(s, b->rbuf, b->count, b->mtype, b->mop, b->root, b->comm);
 	if (root)
 		corrupt(b, b->rbuf);
 	return rc;
@@ -221,9 +221,9 @@ static int allreduce_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
-	int rc = nb ? wait_req(b, MPI_Iallreduce(s, b->rbuf, b->count, b->mtype, b->mop, b->comm,
+	int rc = nb ? wait_req(b, MPI_USER(Iallreduce)(s, b->rbuf, b->count, b->mtype, b->mop, b->comm,
 	                                         &q), &q)
-	            : MPI_Allreduce(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
+	            : MPI_USER(Allreduce)(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
 	corrupt(b, b->rbuf);
 	return rc;
 }
@@ -232,9 +232,9 @@ static int scan_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
-	int rc = nb ? wait_req(b, MPI_Iscan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm, &q),
+	int rc = nb ? wait_req(b, MPI_USER(Iscan)(s, b->rbuf, b->count, b->mtype, b->mop, b->comm, &q),
 	                          &q)
-	            : MPI_Scan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
+	            : MPI_USER(Scan)(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
 	corrupt(b, b->rbuf);
 	return rc;
 }
@@ -243,9 +243,9 @@ static int exscan_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
-	int rc = nb ? wait_req(b, MPI_Iexscan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm,
+	int rc = nb ? wait_req(b, MPI_USER(Iexscan)(s, b->rbuf, b->count, b->mtype, b->mop, b->comm,
 	                                      &q), &q)
-	            : MPI_Exscan(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
+	            : MPI_USER(Exscan)(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
 	if (b->rank > 0)
 		corrupt(b, b->rbuf);
 	return rc;
@@ -301,9 +301,9 @@ static int gather_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	const void *s = b->in_place && b->rank == b->root ? MPI_IN_PLACE : b->sbuf;
 	if (nb)
-		return wait_req(b, MPI_Igather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
+		return wait_req(b, MPI_USER(Igather)(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
 		                               b->root, b->comm, &q), &q);
-	return MPI_Gather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE, b->root, b->comm);
+	return MPI_USER(Gather)(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE, b->root, b->comm);
 }
 
 static void fill_gather(struct bench_buf *b)
@@ -346,9 +346,9 @@ static int scatter_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	void *r = b->in_place && b->rank == b->root ? MPI_IN_PLACE : b->rbuf;
 	if (nb)
-		return wait_req(b, MPI_Iscatter(b->sbuf, b->count, MPI_BYTE, r, b->count, MPI_BYTE,
+		return wait_req(b, MPI_USER(Iscatter)(b->sbuf, b->count, MPI_BYTE, r, b->count, MPI_BYTE,
 		                                b->root, b->comm, &q), &q);
-	return MPI_Scatter(b->sbuf, b->count, MPI_BYTE, r, b->count, MPI_BYTE, b->root, b->comm);
+	return MPI_USER(Scatter)(b->sbuf, b->count, MPI_BYTE, r, b->count, MPI_BYTE, b->root, b->comm);
 }
 
 static void fill_scatter(struct bench_buf *b)
@@ -379,9 +379,9 @@ static int allgather_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
 	if (nb)
-		return wait_req(b, MPI_Iallgather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
+		return wait_req(b, MPI_USER(Iallgather)(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
 		                                  b->comm, &q), &q);
-	return MPI_Allgather(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE, b->comm);
+	return MPI_USER(Allgather)(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE, b->comm);
 }
 
 static void fill_allgather(struct bench_buf *b)
@@ -406,9 +406,9 @@ static int alltoall_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
 	if (nb)
-		return wait_req(b, MPI_Ialltoall(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
+		return wait_req(b, MPI_USER(Ialltoall)(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
 		                                 b->comm, &q), &q);
-	return MPI_Alltoall(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE, b->comm);
+	return MPI_USER(Alltoall)(s, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE, b->comm);
 }
 
 static void fill_alltoall(struct bench_buf *b)
@@ -437,9 +437,9 @@ static int rsb_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
-	int rc = nb ? wait_req(b, MPI_Ireduce_scatter_block(s, b->rbuf, b->count, b->mtype,
+	int rc = nb ? wait_req(b, MPI_USER(Ireduce_scatter_block)(s, b->rbuf, b->count, b->mtype,
 	                                                    b->mop, b->comm, &q), &q)
-	            : MPI_Reduce_scatter_block(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
+	            : MPI_USER(Reduce_scatter_block)(s, b->rbuf, b->count, b->mtype, b->mop, b->comm);
 	corrupt(b, b->rbuf);
 	return rc;
 }
@@ -527,9 +527,9 @@ static int gatherv_x(struct bench_buf *b, int nb)
 	const void *s = b->in_place && b->rank == b->root ? MPI_IN_PLACE : b->sbuf;
 	int n = b->vc[b->rank];
 	if (nb)
-		return wait_req(b, MPI_Igatherv(s, n, MPI_BYTE, b->rbuf, b->vc, b->vd, MPI_BYTE,
+		return wait_req(b, MPI_USER(Igatherv)(s, n, MPI_BYTE, b->rbuf, b->vc, b->vd, MPI_BYTE,
 		                                b->root, b->comm, &q), &q);
-	return MPI_Gatherv(s, n, MPI_BYTE, b->rbuf, b->vc, b->vd, MPI_BYTE, b->root, b->comm);
+	return MPI_USER(Gatherv)(s, n, MPI_BYTE, b->rbuf, b->vc, b->vd, MPI_BYTE, b->root, b->comm);
 }
 
 static void fill_gatherv(struct bench_buf *b)
@@ -574,9 +574,9 @@ static int scatterv_x(struct bench_buf *b, int nb)
 	void *r = b->in_place && b->rank == b->root ? MPI_IN_PLACE : b->rbuf;
 	int n = b->vc[b->rank];
 	if (nb)
-		return wait_req(b, MPI_Iscatterv(b->sbuf, b->vc, b->vd, MPI_BYTE, r, n, MPI_BYTE,
+		return wait_req(b, MPI_USER(Iscatterv)(b->sbuf, b->vc, b->vd, MPI_BYTE, r, n, MPI_BYTE,
 		                                 b->root, b->comm, &q), &q);
-	return MPI_Scatterv(b->sbuf, b->vc, b->vd, MPI_BYTE, r, n, MPI_BYTE, b->root, b->comm);
+	return MPI_USER(Scatterv)(b->sbuf, b->vc, b->vd, MPI_BYTE, r, n, MPI_BYTE, b->root, b->comm);
 }
 
 static void fill_scatterv(struct bench_buf *b)
@@ -609,9 +609,9 @@ static int allgatherv_x(struct bench_buf *b, int nb)
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
 	int n = b->vc[b->rank];
 	if (nb)
-		return wait_req(b, MPI_Iallgatherv(s, n, MPI_BYTE, b->rbuf, b->vc, b->vd, MPI_BYTE,
+		return wait_req(b, MPI_USER(Iallgatherv)(s, n, MPI_BYTE, b->rbuf, b->vc, b->vd, MPI_BYTE,
 		                                   b->comm, &q), &q);
-	return MPI_Allgatherv(s, n, MPI_BYTE, b->rbuf, b->vc, b->vd, MPI_BYTE, b->comm);
+	return MPI_USER(Allgatherv)(s, n, MPI_BYTE, b->rbuf, b->vc, b->vd, MPI_BYTE, b->comm);
 }
 
 static void fill_allgatherv(struct bench_buf *b)
@@ -633,9 +633,9 @@ static int alltoallv_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	if (nb)
-		return wait_req(b, MPI_Ialltoallv(b->sbuf, b->vc, b->vd, MPI_BYTE, b->rbuf, b->ac, b->ad,
+		return wait_req(b, MPI_USER(Ialltoallv)(b->sbuf, b->vc, b->vd, MPI_BYTE, b->rbuf, b->ac, b->ad,
 		                                  MPI_BYTE, b->comm, &q), &q);
-	return MPI_Alltoallv(b->sbuf, b->vc, b->vd, MPI_BYTE, b->rbuf, b->ac, b->ad, MPI_BYTE,
+	return MPI_USER(Alltoallv)(b->sbuf, b->vc, b->vd, MPI_BYTE, b->rbuf, b->ac, b->ad, MPI_BYTE,
 	                     b->comm);
 }
 
@@ -668,9 +668,9 @@ static int rs_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	const void *s = b->in_place ? MPI_IN_PLACE : b->sbuf;
-	int rc = nb ? wait_req(b, MPI_Ireduce_scatter(s, b->rbuf, b->vc, b->mtype, b->mop, b->comm,
+	int rc = nb ? wait_req(b, MPI_USER(Ireduce_scatter)(s, b->rbuf, b->vc, b->mtype, b->mop, b->comm,
 	                                              &q), &q)
-	            : MPI_Reduce_scatter(s, b->rbuf, b->vc, b->mtype, b->mop, b->comm);
+	            : MPI_USER(Reduce_scatter)(s, b->rbuf, b->vc, b->mtype, b->mop, b->comm);
 	if (b->vc[b->rank] > 0)
 		corrupt(b, b->rbuf);
 	return rc;
@@ -715,16 +715,16 @@ static int nbr_init(struct bench_buf *b)
 		int w[3] = {1, 1, 1}; /* Open MPI's MPI_UNWEIGHTED, (int *)2, trips -Wextra */
 		memcpy(b->srcs, s, sizeof(s));
 		memcpy(b->dsts, d, sizeof(d));
-		return MPI_Dist_graph_create_adjacent(b->comm, 3, s, w, 3, d, w, MPI_INFO_NULL, 0,
+		return PMPI_Dist_graph_create_adjacent(b->comm, 3, s, w, 3, d, w, MPI_INFO_NULL, 0,
 		                                      &b->ncomm);
 	}
 	int dims[2] = {0, 0}, periods[2] = {1, 1};
-	if ((rc = MPI_Dims_create(p, 2, dims)) != MPI_SUCCESS ||
-	    (rc = MPI_Cart_create(b->comm, 2, dims, periods, 0, &b->ncomm)) != MPI_SUCCESS)
+	if ((rc = PMPI_Dims_create(p, 2, dims)) != MPI_SUCCESS ||
+	    (rc = PMPI_Cart_create(b->comm, 2, dims, periods, 0, &b->ncomm)) != MPI_SUCCESS)
 		return rc;
 	/* MPI_Cart_shift's order: in each dimension the -1 neighbor, then the +1 one */
 	for (int k = 0; rc == MPI_SUCCESS && k < 2; k++)
-		rc = MPI_Cart_shift(b->ncomm, k, 1, &b->srcs[2 * k], &b->srcs[2 * k + 1]);
+		rc = PMPI_Cart_shift(b->ncomm, k, 1, &b->srcs[2 * k], &b->srcs[2 * k + 1]);
 	memcpy(b->dsts, b->srcs, sizeof(b->srcs));
 	return rc;
 }
@@ -739,9 +739,9 @@ static int nallgather_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	if (nb)
-		return wait_req(b, MPI_Ineighbor_allgather(b->sbuf, b->count, MPI_BYTE, b->rbuf,
+		return wait_req(b, MPI_USER(Ineighbor_allgather)(b->sbuf, b->count, MPI_BYTE, b->rbuf,
 		                                           b->count, MPI_BYTE, b->ncomm, &q), &q);
-	return MPI_Neighbor_allgather(b->sbuf, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
+	return MPI_USER(Neighbor_allgather)(b->sbuf, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
 	                              b->ncomm);
 }
 
@@ -781,9 +781,9 @@ static int nalltoall_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	if (nb)
-		return wait_req(b, MPI_Ineighbor_alltoall(b->sbuf, b->count, MPI_BYTE, b->rbuf,
+		return wait_req(b, MPI_USER(Ineighbor_alltoall)(b->sbuf, b->count, MPI_BYTE, b->rbuf,
 		                                          b->count, MPI_BYTE, b->ncomm, &q), &q);
-	return MPI_Neighbor_alltoall(b->sbuf, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
+	return MPI_USER(Neighbor_alltoall)(b->sbuf, b->count, MPI_BYTE, b->rbuf, b->count, MPI_BYTE,
 	                             b->ncomm);
 }
 
@@ -837,9 +837,9 @@ static int nallgatherv_x(struct bench_buf *b, int nb)
 	MPI_Request q;
 	int n = b->vc[b->rank];
 	if (nb)
-		return wait_req(b, MPI_Ineighbor_allgatherv(b->sbuf, n, MPI_BYTE, b->rbuf, b->nrc,
+		return wait_req(b, MPI_USER(Ineighbor_allgatherv)(b->sbuf, n, MPI_BYTE, b->rbuf, b->nrc,
 		                                            b->nrd, MPI_BYTE, b->ncomm, &q), &q);
-	return MPI_Neighbor_allgatherv(b->sbuf, n, MPI_BYTE, b->rbuf, b->nrc, b->nrd, MPI_BYTE,
+	return MPI_USER(Neighbor_allgatherv)(b->sbuf, n, MPI_BYTE, b->rbuf, b->nrc, b->nrd, MPI_BYTE,
 	                               b->ncomm);
 }
 
@@ -859,10 +859,10 @@ static int nalltoallv_x(struct bench_buf *b, int nb)
 {
 	MPI_Request q;
 	if (nb)
-		return wait_req(b, MPI_Ineighbor_alltoallv(b->sbuf, b->nsc, b->nsd, MPI_BYTE, b->rbuf,
+		return wait_req(b, MPI_USER(Ineighbor_alltoallv)(b->sbuf, b->nsc, b->nsd, MPI_BYTE, b->rbuf,
 		                                           b->nrc, b->nrd, MPI_BYTE, b->ncomm, &q),
 		                &q);
-	return MPI_Neighbor_alltoallv(b->sbuf, b->nsc, b->nsd, MPI_BYTE, b->rbuf, b->nrc, b->nrd,
+	return MPI_USER(Neighbor_alltoallv)(b->sbuf, b->nsc, b->nsd, MPI_BYTE, b->rbuf, b->nrc, b->nrd,
 	                              MPI_BYTE, b->ncomm);
 }
 
@@ -1130,8 +1130,8 @@ int bench_buf_init(struct bench_buf *b, const struct bench_op *op, MPI_Comm comm
 	memset(b, 0, sizeof(*b));
 	b->op = op;
 	b->comm = comm;
-	MPI_Comm_rank(comm, &b->rank);
-	MPI_Comm_size(comm, &b->nprocs);
+	PMPI_Comm_rank(comm, &b->rank);
+	PMPI_Comm_size(comm, &b->nprocs);
 	b->root = bo->root;
 	b->in_place = bo->in_place && (op->flags & OP_INPLACE);
 	b->bytes = (op->flags & OP_NOSIZE) ? 0 : bytes;
@@ -1188,7 +1188,7 @@ int bench_buf_prepare(struct bench_buf *b)
 	if (!b->flush_bytes)
 		return 0;
 	memset(b->flush, ++b->flush_val, b->flush_bytes);
-	return comm_check(MPI_Barrier(b->comm), "MPI_Barrier (after --buffers offcache)");
+	return comm_check(PMPI_Barrier(b->comm), "MPI_Barrier (after --buffers offcache)");
 }
 
 void bench_buf_free(struct bench_buf *b)
@@ -1202,7 +1202,7 @@ void bench_buf_free(struct bench_buf *b)
 	b->vc = b->vd = b->ac = b->ad = NULL;
 	/* only a buffer that bench_buf_init made has a topology communicator (collective) */
 	if (b->op && (b->op->flags & OP_NEIGHBOR) && b->ncomm != MPI_COMM_NULL)
-		MPI_Comm_free(&b->ncomm);
+		PMPI_Comm_free(&b->ncomm);
 }
 
 /* ---- validation and errors ---------------------------------------------------------- */

@@ -36,8 +36,8 @@ static void force_late(const struct bench_params *p, size_t round, int64_t slack
 {
 #ifdef HCLOCK_BENCH_FORCE_LATE
 	int rank, size;
-	MPI_Comm_rank(p->comm, &rank);
-	MPI_Comm_size(p->comm, &size);
+	PMPI_Comm_rank(p->comm, &rank);
+	PMPI_Comm_size(p->comm, &size);
 	if (rank == size - 1 && round % HCLOCK_BENCH_FORCE_LATE == HCLOCK_BENCH_FORCE_LATE - 1) {
 		real_sleep_ns(slack_ns + 10000000);
 	}

@@ -272,7 +272,7 @@ int scheme_agree(MPI_Comm comm, int k, const int64_t *flags, const int64_t *star
 		in[3 * i + 2] = end[i];
 	}
 	in[3 * k] = out_of_time_in ? 1 : 0;
-	int rc = MPI_Allreduce(in, out, (int)n, MPI_INT64_T, MPI_MAX, comm);
+	int rc = PMPI_Allreduce(in, out, (int)n, MPI_INT64_T, MPI_MAX, comm);
 	for (int i = 0; rc == MPI_SUCCESS && i < k; i++) {
 		invalid[i] = out[3 * i];
 		first_start[i] = -out[3 * i + 1];
@@ -294,7 +294,7 @@ int scheme_warmup(const struct bench_params *p, struct bench_buf *b)
 		int c = bench_op_call(b);
 		rc = rc ? rc : c;
 	}
-	int brc = MPI_Barrier(p->comm);
+	int brc = PMPI_Barrier(p->comm);
 	return rc ? rc : comm_check(brc, "MPI_Barrier (after warm-up)");
 }
 
@@ -308,7 +308,7 @@ int bench_bcast_latency(MPI_Comm comm, hclock_clock *clk, int tries, int64_t *la
 {
 	int rank, rc = MPI_SUCCESS;
 	const char *call = NULL;
-	MPI_Comm_rank(comm, &rank);
+	PMPI_Comm_rank(comm, &rank);
 	if (tries < 1)
 		tries = 1;
 	int64_t *lat = malloc((size_t)tries * sizeof(*lat));
@@ -316,15 +316,15 @@ int bench_bcast_latency(MPI_Comm comm, hclock_clock *clk, int tries, int64_t *la
 	/* without memory this rank still takes part, and fails afterwards */
 	for (int i = 0; i < tries; i++) {
 		int64_t t = 0, d = 0, dmax = 0;
-		int r1 = MPI_Barrier(comm);
+		int r1 = PMPI_Barrier(comm);
 		if (rank == 0)
 			t = hclock_now(clk);
 		if (stall)
 			real_sleep_ns(1000000);
-		int r2 = MPI_Bcast(&t, 1, MPI_INT64_T, 0, comm);
+		int r2 = PMPI_Bcast(&t, 1, MPI_INT64_T, 0, comm);
 		if (rank != 0)
 			d = hclock_now(clk) - t;
-		int r3 = MPI_Allreduce(&d, &dmax, 1, MPI_INT64_T, MPI_MAX, comm);
+		int r3 = PMPI_Allreduce(&d, &dmax, 1, MPI_INT64_T, MPI_MAX, comm);
 		if (rc == MPI_SUCCESS && (r1 || r2 || r3)) {
 			rc = r1 ? r1 : r2 ? r2 : r3;
 			call = r1 ? "MPI_Barrier" : r2 ? "MPI_Bcast" : "MPI_Allreduce";
@@ -362,12 +362,12 @@ int64_t scheme_slack_base(const struct bench_params *p, int adaptive)
 
 int bench_comm_create(MPI_Comm parent, MPI_Comm *out)
 {
-	int rc = MPI_Comm_dup(parent, out);
+	int rc = PMPI_Comm_dup(parent, out);
 	if (rc != MPI_SUCCESS)
 		return comm_check(rc, "MPI_Comm_dup");
-	rc = MPI_Comm_set_errhandler(*out, MPI_ERRORS_RETURN);
+	rc = PMPI_Comm_set_errhandler(*out, MPI_ERRORS_RETURN);
 	if (rc != MPI_SUCCESS) {
-		MPI_Comm_free(out);
+		PMPI_Comm_free(out);
 		return comm_check(rc, "MPI_Comm_set_errhandler");
 	}
 	return 0;

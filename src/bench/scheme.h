@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <mpi.h>
+#include "util/pmpi.h"
 
 #include "bench/op.h"
 #include "numerics/stats.h"

@@ -100,21 +100,21 @@ static int place(MPI_Comm world, hclock_clock *clk, enum bench_placement p, int 
 	int me[2], rank, size, rc = topo_split_node(world, clk, &node), *all = NULL, *ord = NULL;
 	int *nodes = NULL, nn = 0;
 
-	MPI_Comm_rank(world, &rank);
-	MPI_Comm_size(world, &size);
+	PMPI_Comm_rank(world, &rank);
+	PMPI_Comm_size(world, &size);
 	if (rc)
 		return rc;
 	/* (lowest world rank of my node, my rank in it) */
 	me[0] = rank;
-	MPI_Comm_rank(node, &me[1]);
-	MPI_Allreduce(MPI_IN_PLACE, &me[0], 1, MPI_INT, MPI_MIN, node);
-	MPI_Comm_free(&node);
+	PMPI_Comm_rank(node, &me[1]);
+	PMPI_Allreduce(MPI_IN_PLACE, &me[0], 1, MPI_INT, MPI_MIN, node);
+	PMPI_Comm_free(&node);
 	all = malloc(2 * (size_t)size * sizeof(*all));
 	ord = malloc((size_t)size * sizeof(*ord));
 	nodes = malloc((size_t)size * sizeof(*nodes));
 	rc = comm_agree(world, all && ord && nodes ? 0 : err_set(HCLOCK_ENOMEM, "out of memory"));
 	if (!rc)
-		rc = comm_check(MPI_Allgather(me, 2, MPI_INT, all, 2, MPI_INT, world), "MPI_Allgather");
+		rc = comm_check(PMPI_Allgather(me, 2, MPI_INT, all, 2, MPI_INT, world), "MPI_Allgather");
 	if (!rc) {
 		/* node index: order of the nodes' lowest world ranks */
 		for (int r = 0; r < size; r++) {
@@ -181,11 +181,11 @@ int bench_subsets_create(MPI_Comm world, hclock_clock *clk, enum bench_placement
 				seen |= node_of[j] == node_of[k];
 			out[i].nodes += !seen;
 		}
-		lrc = comm_check(MPI_Comm_split(world, in ? 0 : MPI_UNDEFINED, pos, &sub),
+		lrc = comm_check(PMPI_Comm_split(world, in ? 0 : MPI_UNDEFINED, pos, &sub),
 		                 "MPI_Comm_split (a subset)");
 		if (!lrc && in) {
 			lrc = bench_comm_create(sub, &out[i].comm);
-			MPI_Comm_free(&sub);
+			PMPI_Comm_free(&sub);
 		}
 		rc = comm_agree(world, lrc);
 	}
@@ -199,7 +199,7 @@ void bench_subsets_free(struct bench_subset *s, int n)
 {
 	for (int i = 0; i < n; i++)
 		if (s[i].comm != MPI_COMM_NULL)
-			MPI_Comm_free(&s[i].comm);
+			PMPI_Comm_free(&s[i].comm);
 }
 
 int bench_subsets_join(MPI_Comm world, int rc, int member)
@@ -207,13 +207,13 @@ int bench_subsets_join(MPI_Comm world, int rc, int member)
 	int out = 0, done = 0;
 	MPI_Request q;
 
-	if (MPI_Iallreduce(&rc, &out, 1, MPI_INT, MPI_MIN, world, &q) != MPI_SUCCESS)
+	if (PMPI_Iallreduce(&rc, &out, 1, MPI_INT, MPI_MIN, world, &q) != MPI_SUCCESS)
 		return err_set(HCLOCK_EMPI, "MPI_Iallreduce failed joining the processes");
 	if (member) {
-		MPI_Wait(&q, MPI_STATUS_IGNORE);
+		PMPI_Wait(&q, MPI_STATUS_IGNORE);
 	} else {
 		struct timespec ts = {0, 200000};
-		while (MPI_Test(&q, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
+		while (PMPI_Test(&q, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
 			nanosleep(&ts, NULL);
 	}
 	if (out && !rc)

@@ -12,7 +12,7 @@
 #ifndef HCLOCK_BENCH_SUBSETS_H
 #define HCLOCK_BENCH_SUBSETS_H
 
-#include <mpi.h>
+#include "util/pmpi.h"
 
 #include "hclock.h"
 

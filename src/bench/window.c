@@ -48,7 +48,7 @@ static int trial_latency(const struct bench_params *p, struct bench_buf *b, int6
 		int hrc = hclock_harmonize(p->comm, p->clk, slack, &common, &late);
 		int c = bench_op_call(b);
 		end = hclock_now(p->clk);
-		int arc = MPI_Allreduce(&end, &last, 1, MPI_INT64_T, MPI_MAX, p->comm);
+		int arc = PMPI_Allreduce(&end, &last, 1, MPI_INT64_T, MPI_MAX, p->comm);
 		rc = rc ? rc : hrc ? hrc : c ? c : comm_check(arc, "MPI_Allreduce (trial calls)");
 		longest = max64(longest, last - common);
 	}

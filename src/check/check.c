@@ -40,8 +40,8 @@ static int check_point(MPI_Comm c, hclock_clock *g, const struct check_opts *o, 
                        int measured, struct check_point *res)
 {
 	int p, r, rc = 0;
-	MPI_Comm_size(c, &p);
-	MPI_Comm_rank(c, &r);
+	PMPI_Comm_size(c, &p);
+	PMPI_Comm_rank(c, &r);
 	double off[2] = {0, 0}, err = 0, terr = 0; /* offset, rtt */
 	if (r == 0) {
 		double sum = 0, max = 0, rtt = INFINITY;
@@ -65,7 +65,7 @@ static int check_point(MPI_Comm c, hclock_clock *g, const struct check_opts *o, 
 		if (fault_hit(FAULT_FIT))
 			rc = first_err(rc, err_set(HCLOCK_EINJECTED, "injected fault (HCLOCK_FAULT) in a "
 			                                             "check measurement"));
-		rc = first_err(rc, comm_check(MPI_Send(off, 2, MPI_DOUBLE, 0, TAG_RESULT, c),
+		rc = first_err(rc, comm_check(PMPI_Send(off, 2, MPI_DOUBLE, 0, TAG_RESULT, c),
 		                              "MPI_Send (check result)"));
 	}
 	int truth = o->emu || o->truth, trc = 0;
@@ -96,8 +96,8 @@ int check_clock(MPI_Comm comm, hclock_clock *g, const struct check_opts *o,
 	MPI_Comm c;
 	if ((rc = comm_private(comm, &c)))
 		return rc;
-	MPI_Comm_size(c, &p);
-	MPI_Comm_rank(c, &r);
+	PMPI_Comm_size(c, &p);
+	PMPI_Comm_rank(c, &r);
 	char *in = fault_calloc((size_t)p, 1);
 	rc = in ? pick_sample(p, o->sample, o->seed, in) : err_set(HCLOCK_ENOMEM, "out of memory");
 	if ((rc = comm_agree(c, rc))) { /* nobody measures without the sample */

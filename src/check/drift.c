@@ -32,11 +32,11 @@ int drift_run(MPI_Comm comm, hclock_clock *clk, hclock_emu *emu, double duration
 	int p, r, rc = comm_private(comm, &c);
 	if (rc)
 		return rc;
-	MPI_Comm_size(c, &p);
-	MPI_Comm_rank(c, &r);
+	PMPI_Comm_size(c, &p);
+	PMPI_Comm_rank(c, &r);
 	int n = drift_nprobes(duration_s, interval_s);
 	int64_t t0 = hclock_now(clk);
-	rc = comm_check(MPI_Bcast(&t0, 1, MPI_INT64_T, 0, c), "MPI_Bcast (drift start)");
+	rc = comm_check(PMPI_Bcast(&t0, 1, MPI_INT64_T, 0, c), "MPI_Bcast (drift start)");
 	for (int i = 0; i < n; i++) {
 		double t_s = i * interval_s;
 		hclock_wait_until(clk, t0 + (int64_t)llround(t_s * 1e9));
@@ -53,7 +53,7 @@ int drift_run(MPI_Comm comm, hclock_clock *clk, hclock_emu *emu, double duration
 		} else {
 			rc = first_err(rc, measure_offset_on(c, clk, 0, r, npp, &v[0], &v[1]));
 			my_truth(clk, emu, &v[2], &v[3], &v[4]);
-			rc = first_err(rc, comm_check(MPI_Send(v, 5, MPI_DOUBLE, 0, TAG_DRIFT, c),
+			rc = first_err(rc, comm_check(PMPI_Send(v, 5, MPI_DOUBLE, 0, TAG_DRIFT, c),
 			                              "MPI_Send (drift result)"));
 		}
 	}

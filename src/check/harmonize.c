@@ -60,10 +60,10 @@ int hclock_harmonize(MPI_Comm comm, hclock_clock *clk, int64_t slack_ns, int64_t
 	MPI_Comm c;
 	if ((rc = comm_private(comm, &c)))
 		return rc;
-	MPI_Comm_rank(c, &r);
+	PMPI_Comm_rank(c, &r);
 	if (r == 0)
 		t = hclock_now(clk) + slack_ns;
-	if ((rc = comm_check(MPI_Bcast(&t, 1, MPI_INT64_T, 0, c), "MPI_Bcast (harmonize)")))
+	if ((rc = comm_check(PMPI_Bcast(&t, 1, MPI_INT64_T, 0, c), "MPI_Bcast (harmonize)")))
 		return rc;
 	int64_t now = hclock_now(clk);
 	int64_t late = now > t ? now - t : 0;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <mpi.h>
+#include "util/pmpi.h"
 
 #include "clock/clock.h"
 #include "util/err.h"
@@ -16,7 +16,7 @@
 static int64_t wtime_now(struct hclock_clock *c)
 {
 	(void)c;
-	return (int64_t)llround(MPI_Wtime() * 1e9);
+	return (int64_t)llround(PMPI_Wtime() * 1e9);
 }
 
 static int wtime_describe(const struct hclock_clock *c, char *buf, size_t len)
@@ -33,14 +33,14 @@ static int wtime_create(const struct clock_ctx *ctx, struct hclock_clock **out)
 {
 	(void)ctx;
 	int init = 0, flag = 0, *global = NULL;
-	MPI_Initialized(&init);
+	PMPI_Initialized(&init);
 	if (!init)
 		return err_set(HCLOCK_EINVAL, "clock 'wtime' needs MPI to be initialised; use monotonic");
 	struct hclock_clock *c = calloc(1, sizeof(*c));
 	if (!c)
 		return err_set(HCLOCK_ENOMEM, "out of memory creating a clock");
 	clock_init(c, &wtime_ops, NULL);
-	MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &global, &flag);
+	PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &global, &flag);
 	c->source = clock_machine_id() ^ CLOCK_T_WTIME;
 	if (!(flag && global && *global))
 		c->source ^= (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;

@@ -24,7 +24,7 @@
 
 #include <stdint.h>
 
-#include <mpi.h>
+#include "util/pmpi.h"
 
 #include "hclock.h"
 #include "numerics/bound.h"

@@ -7,7 +7,7 @@
 #ifndef HCLOCK_CONT_SHARE_H
 #define HCLOCK_CONT_SHARE_H
 
-#include <mpi.h>
+#include "util/pmpi.h"
 
 #include "model/cont.h"
 

@@ -192,27 +192,27 @@ int hclock_emu_create(const char *spec, MPI_Comm comm, hclock_emu **out)
 		memset(e = &scratch, 0, sizeof(scratch));
 	/* set-up collectives on a duplicate, never on the application's communicator */
 	MPI_Comm user = comm;
-	if (MPI_Comm_dup(user, &comm) != MPI_SUCCESS) {
+	if (PMPI_Comm_dup(user, &comm) != MPI_SUCCESS) {
 		rc = err_set(HCLOCK_EMPI, "MPI_Comm_dup failed setting up the emulation");
 		goto err;
 	}
 	e->p = p;
-	MPI_Comm_size(comm, &e->nprocs);
-	MPI_Comm_rank(comm, &e->rank);
+	PMPI_Comm_size(comm, &e->nprocs);
+	PMPI_Comm_rank(comm, &e->rank);
 	/* consecutive ranks form a node; node_rank is this process's index within it */
 	int node_rank, node_size;
 	if (p.nodes_host) {
 		MPI_Comm shm;
 		int is_leader, before;
-		MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, e->rank, MPI_INFO_NULL, &shm);
-		MPI_Comm_rank(shm, &node_rank);
-		MPI_Comm_size(shm, &node_size);
+		PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, e->rank, MPI_INFO_NULL, &shm);
+		PMPI_Comm_rank(shm, &node_rank);
+		PMPI_Comm_size(shm, &node_size);
 		is_leader = node_rank == 0;
-		MPI_Exscan(&is_leader, &before, 1, MPI_INT, MPI_SUM, comm);
+		PMPI_Exscan(&is_leader, &before, 1, MPI_INT, MPI_SUM, comm);
 		e->node = e->rank == 0 ? 0 : before;
-		MPI_Bcast(&e->node, 1, MPI_INT, 0, shm);
-		MPI_Allreduce(&is_leader, &e->nnodes, 1, MPI_INT, MPI_SUM, comm);
-		MPI_Comm_free(&shm);
+		PMPI_Bcast(&e->node, 1, MPI_INT, 0, shm);
+		PMPI_Allreduce(&is_leader, &e->nnodes, 1, MPI_INT, MPI_SUM, comm);
+		PMPI_Comm_free(&shm);
 		e->ranks_per_node = node_size;
 	} else {
 		if (p.ranks_per_node) {
@@ -235,11 +235,11 @@ int hclock_emu_create(const char *spec, MPI_Comm comm, hclock_emu **out)
 		e->socket = node_rank / per;
 	}
 	e->ref_node = e->node;
-	MPI_Bcast(&e->ref_node, 1, MPI_INT, 0, comm);
+	PMPI_Bcast(&e->ref_node, 1, MPI_INT, 0, comm);
 	e->epoch_ns = real_now_ns();
-	MPI_Bcast(&e->epoch_ns, 1, MPI_INT64_T, 0, comm);
-	MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-	MPI_Comm_free(&comm);
+	PMPI_Bcast(&e->epoch_ns, 1, MPI_INT64_T, 0, comm);
+	PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+	PMPI_Comm_free(&comm);
 	if (!all_ok) {
 		/* the same line on every rank */
 		rc = err_set(HCLOCK_ENOMEM, "out of memory setting up the emulation (on at least one "

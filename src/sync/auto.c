@@ -209,8 +209,8 @@ static int auto_plan(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk)
 {
 	struct auto_sync *a = container_of(s, struct auto_sync, s);
 	int p, r;
-	MPI_Comm_size(comm, &p);
-	MPI_Comm_rank(comm, &r);
+	PMPI_Comm_size(comm, &p);
+	PMPI_Comm_rank(comm, &r);
 	a->chosen = 0;
 	a->nprocs = p;
 	if (p < 2)
@@ -306,7 +306,7 @@ static int auto_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 {
 	struct auto_sync *a = container_of(s, struct auto_sync, s);
 	int p;
-	MPI_Comm_size(comm, &p);
+	PMPI_Comm_size(comm, &p);
 	if (p < 2) {
 		a->chosen = 0;
 		a->nprocs = p;

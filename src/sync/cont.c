@@ -82,7 +82,7 @@ static int cont_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	if (c->eng)
 		rc = err_set(HCLOCK_EINVAL, "%s is still running: hclock_sync_stop it before running it "
 		             "again", s->spec);
-	MPI_Query_thread(&level);
+	PMPI_Query_thread(&level);
 	if (!rc && c->cfg.thread && level < MPI_THREAD_MULTIPLE)
 		rc = err_set(HCLOCK_EUNSUPP, "cont(...) runs a background thread, which needs MPI "
 		             "initialised with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...) (this "

@@ -25,8 +25,8 @@ static int dunigan_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, 
 	struct dunigan *d = (struct dunigan *)s;
 	struct offset_sample first = {0, 0, 0}, second = {0, 0, 0};
 	int p, r, rc;
-	MPI_Comm_size(comm, &p);
-	MPI_Comm_rank(comm, &r);
+	PMPI_Comm_size(comm, &p);
+	PMPI_Comm_rank(comm, &r);
 	s->rounds = 2 * (uint64_t)(p - 1);
 	s->parent = r ? 0 : -1;
 	rc = measure_all(s, d->oa, comm, clk, &first);

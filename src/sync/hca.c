@@ -12,7 +12,7 @@ static int hca_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclo
 	struct bound bd;
 	struct offset_sample smp = {0, 0, 0};
 	int p;
-	MPI_Comm_size(comm, &p);
+	PMPI_Comm_size(comm, &p);
 	offset_reset(L->oa);
 	int rc = hca2_tree(s, L, comm, clk, &lm, &bd);
 	s->rounds += (uint64_t)(p - 1);

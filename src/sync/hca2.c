@@ -56,11 +56,11 @@ static int send_models(MPI_Comm comm, int dest, const struct lm *lm, const struc
                        const struct subtree *t)
 {
 	struct header h = {t->n, 0, *lm, *bd};
-	int rc = comm_check(MPI_Send(&h, (int)sizeof(h), MPI_BYTE, dest, TAG_MODELS, comm),
+	int rc = comm_check(PMPI_Send(&h, (int)sizeof(h), MPI_BYTE, dest, TAG_MODELS, comm),
 	                    "MPI_Send (HCA2 models)");
 	for (int i = 0; i < t->n; i += CHUNK) {
 		int k = t->n - i < CHUNK ? t->n - i : CHUNK;
-		rc = first_err(rc, comm_check(MPI_Send(t->e + i, k * (int)sizeof(*t->e), MPI_BYTE, dest,
+		rc = first_err(rc, comm_check(PMPI_Send(t->e + i, k * (int)sizeof(*t->e), MPI_BYTE, dest,
 		                                       TAG_MODELS, comm), "MPI_Send (HCA2 models)"));
 	}
 	return rc;
@@ -129,8 +129,8 @@ int hca2_tree(struct hclock_sync *s, struct learner *L, MPI_Comm comm, hclock_cl
               struct lm *mine_lm, struct bound *mine_bd)
 {
 	int p, r, rc = 0;
-	MPI_Comm_size(comm, &p);
-	MPI_Comm_rank(comm, &r);
+	PMPI_Comm_size(comm, &p);
+	PMPI_Comm_rank(comm, &r);
 	int nrounds = ilog2(p), max_power = 1 << nrounds;
 	struct subtree t = {NULL, 0, 0};
 	struct result mine = {{0, 0, 0}, bound_unknown()};

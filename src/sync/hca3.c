@@ -68,8 +68,8 @@ static int hca3_pair(void *ctx, int ref, int client)
 static int hca3_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out)
 {
 	int p, r;
-	MPI_Comm_size(comm, &p);
-	MPI_Comm_rank(comm, &r);
+	PMPI_Comm_size(comm, &p);
+	PMPI_Comm_rank(comm, &r);
 	struct hca3_run h = {s, comm, clk, hclock_clock_ref(clk), r};
 	offset_reset(LEARNER(s)->oa);
 	s->rounds = (uint64_t)hca3_rounds(p);

@@ -35,9 +35,9 @@ static void free_comms(struct hier *h)
 	for (size_t i = 0; i < ARRAY_SIZE(all); i++)
 		if (*all[i] != MPI_COMM_NULL) {
 			int fin;
-			MPI_Finalized(&fin);
+			PMPI_Finalized(&fin);
 			if (!fin)
-				MPI_Comm_free(all[i]);
+				PMPI_Comm_free(all[i]);
 			*all[i] = MPI_COMM_NULL;
 		}
 }
@@ -67,11 +67,11 @@ static void level_parent(struct hclock_sync *s, const struct hclock_sync *lv, MP
 {
 	MPI_Group lg, cg;
 	int out = MPI_UNDEFINED;
-	MPI_Comm_group(level, &lg);
-	MPI_Comm_group(comm, &cg);
-	MPI_Group_translate_ranks(lg, 1, &lv->parent, cg, &out);
-	MPI_Group_free(&lg);
-	MPI_Group_free(&cg);
+	PMPI_Comm_group(level, &lg);
+	PMPI_Comm_group(comm, &cg);
+	PMPI_Group_translate_ranks(lg, 1, &lv->parent, cg, &out);
+	PMPI_Group_free(&lg);
+	PMPI_Group_free(&cg);
 	s->parent = out == MPI_UNDEFINED ? -1 : out;
 	s->shares = lv->shares;
 }
@@ -95,7 +95,7 @@ static int hier_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 		int size = 0, rc = 0;
 		uint64_t rounds = 0, worst = 0;
 		if (h->comm[i] != MPI_COMM_NULL)
-			MPI_Comm_size(h->comm[i], &size);
+			PMPI_Comm_size(h->comm[i], &size);
 		if (size > 1) {
 			hclock_clock *next = NULL;
 			rc = sync_run(h->level[i], h->comm[i], g, &next);
@@ -126,11 +126,11 @@ static int hier_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 		} c;
 		int rank;
 		memset(&c, 0, sizeof(c));
-		MPI_Comm_rank(comm, &rank);
+		PMPI_Comm_rank(comm, &rank);
 		if (rank == 0)
 			c.ok = !levels_choice(h, &c.a);
 		MPI_Request req;
-		MPI_Ibcast(&c, (int)sizeof(c), MPI_BYTE, 0, comm, &req);
+		PMPI_Ibcast(&c, (int)sizeof(c), MPI_BYTE, 0, comm, &req);
 		if (!yield_wait_on(&req, "MPI_Bcast (the auto choice) from", 0, comm)) {
 			h->have_choice = c.ok;
 			h->choice = c.a;
@@ -157,7 +157,7 @@ static int hier_plan(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk)
 	for (int i = 0; i < h->nlevels && !all; i++) {
 		int size = 0, rc = 0;
 		if (h->comm[i] != MPI_COMM_NULL)
-			MPI_Comm_size(h->comm[i], &size);
+			PMPI_Comm_size(h->comm[i], &size);
 		if (size > 0)
 			rc = sync_plan(h->level[i], h->comm[i], clk);
 		all = comm_agree(comm, rc);

@@ -10,8 +10,8 @@ static int jk_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcloc
 	int p, r, rc = 0;
 	struct lm lm = {0, 0, 0};
 	struct bound bd = bound_unknown();
-	MPI_Comm_size(comm, &p);
-	MPI_Comm_rank(comm, &r);
+	PMPI_Comm_size(comm, &p);
+	PMPI_Comm_rank(comm, &r);
 	offset_reset(L->oa);
 	s->rounds = (uint64_t)(p - 1);
 	s->parent = r ? 0 : -1;

@@ -314,7 +314,7 @@ static void warn_unclean(struct hclock_sync *s, const struct learner *L, const s
                          const struct pp_link *l)
 {
 	int wr, wref = comm_world_rank(l->comm, l->ref);
-	MPI_Comm_rank(MPI_COMM_WORLD, &wr);
+	PMPI_Comm_rank(MPI_COMM_WORLD, &wr);
 	s->unclean++;
 	sync_warn(s, "rank %d: only %d of %d fit points with rank %d clean (round trip within "
 	          "%gx+%.0f us of the fastest, %.0f ns; the slowest %.0f ns) after retakes: the "
@@ -384,7 +384,7 @@ static int fit_hull(struct hclock_sync *s, struct learner *L, hull_learner *h,
 		return 0;
 	}
 	int wr, wref = comm_world_rank(l->comm, l->ref);
-	MPI_Comm_rank(MPI_COMM_WORLD, &wr);
+	PMPI_Comm_rank(MPI_COMM_WORLD, &wr);
 	if (st == HULL_LEARNER_INTERSECT) {
 		*lm = f.est;
 		sync_warn(s, "rank %d: the hulls of its %zu exchanges with rank %d intersect (by %.0f ns): "
@@ -473,7 +473,7 @@ int finish_lm(MPI_Comm comm, hclock_clock *clk, const struct lm *lm, const struc
               int rc, hclock_clock **out)
 {
 	int r;
-	MPI_Comm_rank(comm, &r);
+	PMPI_Comm_rank(comm, &r);
 	if (r == 0 || rc) {
 		*out = hclock_clock_ref(clk);
 		return rc;

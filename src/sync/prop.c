@@ -23,7 +23,7 @@ static int prop_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	void *buf = NULL;
 	size_t len = 0;
 	int64_t n = 0;
-	MPI_Comm_rank(comm, &r);
+	PMPI_Comm_rank(comm, &r);
 	s->parent = r ? 0 : -1;
 	s->shares = r != 0;
 	if (r == 0)
@@ -32,10 +32,10 @@ static int prop_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	int64_t hdr[2] = {rc ? -1 : (int64_t)len, 0};
 	if (r == 0) {
 		int w;
-		MPI_Comm_rank(MPI_COMM_WORLD, &w);
+		PMPI_Comm_rank(MPI_COMM_WORLD, &w);
 		hdr[1] = w;
 	}
-	rc = first_err(rc, comm_check(MPI_Bcast(hdr, 2, MPI_INT64_T, 0, comm), "MPI_Bcast (prop)"));
+	rc = first_err(rc, comm_check(PMPI_Bcast(hdr, 2, MPI_INT64_T, 0, comm), "MPI_Bcast (prop)"));
 	n = hdr[0];
 	if (r != 0 && n > 0 && !(buf = fault_malloc((size_t)n)))
 		rc = err_set(HCLOCK_ENOMEM, "out of memory");
@@ -43,7 +43,7 @@ static int prop_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	if (!rc && n <= 0)
 		rc = err_set(HCLOCK_EINVAL, "prop: the level's rank 0 could not serialize its clock");
 	if (!(rc = comm_agree(comm, rc)))
-		rc = comm_check(MPI_Bcast(buf, (int)n, MPI_BYTE, 0, comm), "MPI_Bcast (prop)");
+		rc = comm_check(PMPI_Bcast(buf, (int)n, MPI_BYTE, 0, comm), "MPI_Bcast (prop)");
 	if (r == 0 || rc) {
 		*out = hclock_clock_ref(clk);
 	} else if ((rc = clock_unflatten_like(buf, (size_t)n, clk, out)) == HCLOCK_ESHARE) {

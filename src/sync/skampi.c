@@ -18,8 +18,8 @@ static int skampi_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, h
 	struct skampi_sync *k = (struct skampi_sync *)s;
 	struct offset_sample smp = {0, 0, 0};
 	int p, r, rc;
-	MPI_Comm_size(comm, &p);
-	MPI_Comm_rank(comm, &r);
+	PMPI_Comm_size(comm, &p);
+	PMPI_Comm_rank(comm, &r);
 	offset_reset(k->oa);
 	s->rounds = (uint64_t)(p - 1);
 	s->parent = r ? 0 : -1;

@@ -221,7 +221,7 @@ static int same_setup(MPI_Comm c, const struct hclock_sync *s, hclock_clock *bas
 	int w, frc;
 	char text[512];
 	const char *fault = getenv("HCLOCK_FAULT");
-	MPI_Comm_rank(MPI_COMM_WORLD, &w);
+	PMPI_Comm_rank(MPI_COMM_WORLD, &w);
 	frc = fault_init(w);
 	snprintf(text, sizeof(text), "%s on clock %s%s%s", s->spec, clock_base(base)->ops->name,
 	         fault ? ", HCLOCK_FAULT=" : "", fault ? fault : "");
@@ -243,7 +243,7 @@ int hclock_sync_run(hclock_sync *s, MPI_Comm comm, hclock_clock *base, hclock_cl
 	 * offset 0 carries it; the other ranks compose theirs from it) */
 	hclock_clock *clk = NULL;
 	int r;
-	MPI_Comm_rank(c, &r);
+	PMPI_Comm_rank(c, &r);
 	if (s->bounded && r == 0) {
 		struct bound exact = bound_exact();
 		rc = clock_from_lm(base, &(struct lm){0, 0, 0}, &exact, &clk);
@@ -285,8 +285,8 @@ int measure_all(struct hclock_sync *s, struct offset_alg *oa, MPI_Comm comm, hcl
                 struct offset_sample *smp)
 {
 	int p, r, rc = 0;
-	MPI_Comm_size(comm, &p);
-	MPI_Comm_rank(comm, &r);
+	PMPI_Comm_size(comm, &p);
+	PMPI_Comm_rank(comm, &r);
 	for (int c = 1; c < p; c++)
 		if (r == 0 || r == c)
 			rc = first_err(rc, measure_pair(s, oa, comm, 0, c, clk, smp));

@@ -9,7 +9,7 @@
 #include <limits.h>
 #include <stdint.h>
 
-#include <mpi.h>
+#include "util/pmpi.h"
 
 static inline uint64_t type_size(MPI_Datatype type)
 {

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <mpi.h>
+#include "util/pmpi.h"
 
 #include "trace/args.h"
 #include "trace/requests.h"

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <mpi.h>
+#include "util/pmpi.h"
 
 #include "trace/args.h"
 #include "trace/fortran.h"

@@ -22,7 +22,7 @@
 #ifndef HCLOCK_TRACE_FORTRAN_H
 #define HCLOCK_TRACE_FORTRAN_H
 
-#include <mpi.h>
+#include "util/pmpi.h"
 
 #include "trace/tracer.h"
 #include "trace_fnames.h"

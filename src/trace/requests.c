@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <mpi.h>
+#include "util/pmpi.h"
 
 #include "trace/requests.h"
 

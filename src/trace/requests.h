@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include <mpi.h>
+#include "util/pmpi.h"
 
 #include "trace/tracer.h"
 

@@ -79,7 +79,10 @@
 #define BOUND_CHECK_NS 1000000    /* the clock's bounds read at most this often (base clock) */
 #define BOUND_REPEAT_NS 100000000 /* a sample recorded at least this often while they are read */
 
-static TLS int in_tracer; /* the tracer's own MPI calls pass through */
+/* this thread runs the tracer's own work (its set-up, the clock it drives, its finish): an
+ * MPI call reached from there is not the program's (the library's calls go to PMPI_* anyway,
+ * util/pmpi.h), and a crash there cuts no call of the program's */
+static TLS int in_tracer;
 static TLS int my_tid = -1; /* this thread's index in the records (record.h's tid) */
 static atomic_int next_tid = 1;
 
@@ -746,7 +749,6 @@ void trace_comm_created(MPI_Comm parent, MPI_Comm newcomm)
 {
 	if (!T.on)
 		return;
-	in_tracer = 1;
 	struct tcomm *p = lookup(parent);
 	pthread_mutex_lock(&T.comm_mu);
 	uint64_t id = rng_mix64((p ? p->id : 0) * 0x100000001b3ULL + (p ? ++p->nchildren : 0)) &
@@ -754,7 +756,6 @@ void trace_comm_created(MPI_Comm parent, MPI_Comm newcomm)
 	pthread_mutex_unlock(&T.comm_mu);
 	if (newcomm != MPI_COMM_NULL)
 		reg(newcomm, id);
-	in_tracer = 0;
 }
 
 void trace_comm_peer(MPI_Comm comm, int r, uint64_t *id, int32_t *world)
@@ -784,13 +785,11 @@ void trace_send(const struct trace_call *c, MPI_Comm comm, int dest, int tag, in
 {
 	if (c->func == FILTERED || dest == MPI_PROC_NULL)
 		return;
-	in_tracer = 1;
 	int64_t lo_g, hi_g;
 	struct rec r = {.kind = REC_SEND, .func = c->func, .tag = tag, .t_g = c->t_g,
 	                .t_l = c->t_l, .t2_g = rec_bounds(c->t_g, &lo_g, &hi_g) ? hi_g : 0,
 	                .bytes = nbytes(count, type)};
 	trace_comm_peer(comm, dest, &r.comm, &r.peer);
-	in_tracer = 0;
 	append(&r);
 }
 
@@ -799,7 +798,6 @@ void trace_recv(const struct trace_call *c, MPI_Comm comm, const MPI_Status *st,
 {
 	if (!T.on || c->func == FILTERED || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0)
 		return;
-	in_tracer = 1;
 	int count = 0;
 	PMPI_Get_count(st, type, &count);
 	/* a call that blocked for long: a bounds sample at its leave too */
@@ -810,7 +808,6 @@ void trace_recv(const struct trace_call *c, MPI_Comm comm, const MPI_Status *st,
 	                .t_l = c->t2_l, .t2_g = rec_bounds(c->t2_g, &lo_g, &hi_g) ? lo_g : 0,
 	                .bytes = count == MPI_UNDEFINED ? 0 : nbytes(count, type)};
 	trace_comm_peer(comm, st->MPI_SOURCE, &r.comm, &r.peer);
-	in_tracer = 0;
 	append(&r);
 }
 
@@ -820,12 +817,10 @@ void trace_coll(const struct trace_call *c, MPI_Comm comm, int root, int count,
 	set_cur(c->prev);
 	if (c->func == FILTERED)
 		return;
-	in_tracer = 1;
 	struct rec r = {.kind = REC_COLL, .func = c->func, .t_g = c->t_g, .t_l = c->t_l,
 	                .bytes = nbytes(count, type)};
 	now2(&r.t2_g, &r.t2_l);
 	trace_comm_peer(comm, root, &r.comm, &r.peer);
-	in_tracer = 0;
 	append(&r);
 }
 
@@ -833,9 +828,7 @@ void trace_prepare(struct rec *r, enum rec_kind kind, MPI_Comm comm, int peer, i
                    uint64_t bytes)
 {
 	*r = (struct rec){.kind = (uint8_t)kind, .tag = tag, .bytes = bytes};
-	in_tracer = 1;
 	trace_comm_peer(comm, peer, &r->comm, &r->peer);
-	in_tracer = 0;
 }
 
 void trace_append(const struct rec *r)

@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include <mpi.h>
+#include "util/pmpi.h"
 
 #include "util/record.h"
 #include "trace_funcs.h"

@@ -27,9 +27,9 @@ static int delete_priv(MPI_Comm comm, int key, void *attr, void *extra)
 	if (comm != a->user)
 		return MPI_SUCCESS;
 	int fin = 0;
-	MPI_Finalized(&fin);
+	PMPI_Finalized(&fin);
 	if (!fin)
-		MPI_Comm_free(&a->priv);
+		PMPI_Comm_free(&a->priv);
 	free(a);
 	return MPI_SUCCESS;
 }
@@ -41,7 +41,7 @@ int comm_check(int mpi_rc, const char *call)
 		return 0;
 	char s[MPI_MAX_ERROR_STRING];
 	int n = 0;
-	if (MPI_Error_string(mpi_rc, s, &n) != MPI_SUCCESS)
+	if (PMPI_Error_string(mpi_rc, s, &n) != MPI_SUCCESS)
 		snprintf(s, sizeof(s), "MPI error %d", mpi_rc);
 	return err_set(HCLOCK_EMPI, "%s failed: %s", call, s);
 }
@@ -58,7 +58,7 @@ static struct priv_attr *smpi_cache;
 static int lookup(MPI_Comm user, MPI_Comm *priv)
 {
 	int w;
-	MPI_Comm_rank(MPI_COMM_WORLD, &w);
+	PMPI_Comm_rank(MPI_COMM_WORLD, &w);
 	if (!smpi_cache || smpi_cache[w].user != user)
 		return 0;
 	*priv = smpi_cache[w].priv;
@@ -68,15 +68,15 @@ static int lookup(MPI_Comm user, MPI_Comm *priv)
 int comm_private(MPI_Comm user, MPI_Comm *priv)
 {
 	int w, n, rc;
-	MPI_Comm_rank(MPI_COMM_WORLD, &w);
-	MPI_Comm_size(MPI_COMM_WORLD, &n);
+	PMPI_Comm_rank(MPI_COMM_WORLD, &w);
+	PMPI_Comm_size(MPI_COMM_WORLD, &n);
 	if (lookup(user, priv))
 		return 0;
 	if (!smpi_cache && !(smpi_cache = calloc((size_t)n, sizeof(*smpi_cache))))
 		return err_set(HCLOCK_ENOMEM, "out of memory");
-	if ((rc = comm_check(MPI_Comm_dup(user, &smpi_cache[w].priv), "MPI_Comm_dup")))
+	if ((rc = comm_check(PMPI_Comm_dup(user, &smpi_cache[w].priv), "MPI_Comm_dup")))
 		return rc;
-	MPI_Comm_set_errhandler(smpi_cache[w].priv, MPI_ERRORS_RETURN);
+	PMPI_Comm_set_errhandler(smpi_cache[w].priv, MPI_ERRORS_RETURN);
 	smpi_cache[w].user = user;
 	*priv = smpi_cache[w].priv;
 	return 0;
@@ -88,7 +88,7 @@ static int lookup(MPI_Comm user, MPI_Comm *priv)
 	int found = 0;
 	struct priv_attr *a = NULL;
 	if (keyval != MPI_KEYVAL_INVALID)
-		MPI_Comm_get_attr(user, keyval, &a, &found);
+		PMPI_Comm_get_attr(user, keyval, &a, &found);
 	if (!found || !a || a->user != user)
 		return 0;
 	*priv = a->priv;
@@ -99,7 +99,7 @@ int comm_private(MPI_Comm user, MPI_Comm *priv)
 {
 	int rc;
 	if (keyval == MPI_KEYVAL_INVALID &&
-	    (rc = comm_check(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_priv, &keyval,
+	    (rc = comm_check(PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_priv, &keyval,
 	                                            NULL), "MPI_Comm_create_keyval")))
 		return rc;
 	if (lookup(user, priv))
@@ -109,15 +109,15 @@ int comm_private(MPI_Comm user, MPI_Comm *priv)
 		return err_set(HCLOCK_ENOMEM, "out of memory");
 	/* collective: every rank of user gets here the first time (no cache anywhere yet) */
 	a->user = user;
-	if ((rc = comm_check(MPI_Comm_dup(user, &a->priv), "MPI_Comm_dup")))
+	if ((rc = comm_check(PMPI_Comm_dup(user, &a->priv), "MPI_Comm_dup")))
 		goto err;
-	MPI_Comm_set_errhandler(a->priv, MPI_ERRORS_RETURN);
-	if ((rc = comm_check(MPI_Comm_set_attr(user, keyval, a), "MPI_Comm_set_attr")))
+	PMPI_Comm_set_errhandler(a->priv, MPI_ERRORS_RETURN);
+	if ((rc = comm_check(PMPI_Comm_set_attr(user, keyval, a), "MPI_Comm_set_attr")))
 		goto err_dup;
 	*priv = a->priv;
 	return 0;
 err_dup:
-	MPI_Comm_free(&a->priv);
+	PMPI_Comm_free(&a->priv);
 err:
 	free(a);
 	return rc;
@@ -135,8 +135,8 @@ int comm_private_cached(MPI_Comm user, MPI_Comm *priv)
 int comm_agree(MPI_Comm comm, int rc)
 {
 	int r, p, first;
-	MPI_Comm_rank(comm, &r);
-	MPI_Comm_size(comm, &p);
+	PMPI_Comm_rank(comm, &r);
+	PMPI_Comm_size(comm, &p);
 	int mine = rc ? r : p;
 	int mrc = yield_allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
 	if (mrc != MPI_SUCCESS)
@@ -151,7 +151,7 @@ int comm_agree(MPI_Comm comm, int rc)
 	if (r == first) {
 		int w;
 		const char *line = hclock_last_error();
-		MPI_Comm_rank(MPI_COMM_WORLD, &w);
+		PMPI_Comm_rank(MPI_COMM_WORLD, &w);
 		msg.code = rc;
 		/* a line agreed on by an inner level already names its rank */
 		if (err_agreed())
@@ -172,14 +172,14 @@ int comm_world_rank(MPI_Comm comm, int r)
 {
 	MPI_Group g, w;
 	int out = r;
-	if (MPI_Comm_group(comm, &g) != MPI_SUCCESS)
+	if (PMPI_Comm_group(comm, &g) != MPI_SUCCESS)
 		return r;
-	if (MPI_Comm_group(MPI_COMM_WORLD, &w) == MPI_SUCCESS) {
-		if (MPI_Group_translate_ranks(g, 1, &r, w, &out) != MPI_SUCCESS || out == MPI_UNDEFINED)
+	if (PMPI_Comm_group(MPI_COMM_WORLD, &w) == MPI_SUCCESS) {
+		if (PMPI_Group_translate_ranks(g, 1, &r, w, &out) != MPI_SUCCESS || out == MPI_UNDEFINED)
 			out = r;
-		MPI_Group_free(&w);
+		PMPI_Group_free(&w);
 	}
-	MPI_Group_free(&g);
+	PMPI_Group_free(&g);
 	return out;
 }
 
@@ -194,10 +194,10 @@ uint64_t comm_hash(const char *s)
 int comm_same(MPI_Comm comm, const char *what, const char *text)
 {
 	int r, p, first;
-	MPI_Comm_rank(comm, &r);
-	MPI_Comm_size(comm, &p);
+	PMPI_Comm_rank(comm, &r);
+	PMPI_Comm_size(comm, &p);
 	uint64_t h = comm_hash(text), h0 = h;
-	int rc = comm_check(MPI_Bcast(&h0, 1, MPI_UINT64_T, 0, comm), "MPI_Bcast");
+	int rc = comm_check(PMPI_Bcast(&h0, 1, MPI_UINT64_T, 0, comm), "MPI_Bcast");
 	if (rc)
 		return rc;
 	int mine = h != h0 ? r : p;
@@ -209,13 +209,13 @@ int comm_same(MPI_Comm comm, const char *what, const char *text)
 	char t0[160], t1[160];
 	snprintf(t0, sizeof(t0), "%s", r == 0 ? text : "");
 	snprintf(t1, sizeof(t1), "%s", r == first ? text : "");
-	MPI_Bcast(t0, (int)sizeof(t0), MPI_CHAR, 0, comm);
-	MPI_Bcast(t1, (int)sizeof(t1), MPI_CHAR, first, comm);
+	PMPI_Bcast(t0, (int)sizeof(t0), MPI_CHAR, 0, comm);
+	PMPI_Bcast(t1, (int)sizeof(t1), MPI_CHAR, first, comm);
 	t0[sizeof(t0) - 1] = t1[sizeof(t1) - 1] = 0;
 	int w0 = 0, wf = 0, w;
-	MPI_Comm_rank(MPI_COMM_WORLD, &w);
+	PMPI_Comm_rank(MPI_COMM_WORLD, &w);
 	int both[2] = {r == 0 ? w : 0, r == first ? w : 0}, wboth[2];
-	MPI_Allreduce(both, wboth, 2, MPI_INT, MPI_MAX, comm);
+	PMPI_Allreduce(both, wboth, 2, MPI_INT, MPI_MAX, comm);
 	w0 = wboth[0];
 	wf = wboth[1];
 	return err_set(HCLOCK_EMISMATCH, "the ranks were given different %s: rank %d has '%s', "

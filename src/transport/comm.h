@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#include <mpi.h>
+#include "util/pmpi.h"
 
 /* The private duplicate of user (collective over user the first time, then cached). */
 int comm_private(MPI_Comm user, MPI_Comm *priv);

@@ -14,7 +14,7 @@ static int mpi_send(struct pp_link *l, int64_t t, int dest, int sync)
 	if (sync)
 		return comm_check(yield_ssend(&t, 1, MPI_INT64_T, dest, HCLOCK_TAG, l->comm),
 		                  "MPI_Ssend (ping-pong)");
-	return comm_check(MPI_Send(&t, 1, MPI_INT64_T, dest, HCLOCK_TAG, l->comm),
+	return comm_check(PMPI_Send(&t, 1, MPI_INT64_T, dest, HCLOCK_TAG, l->comm),
 	                  "MPI_Send (ping-pong)");
 }
 
@@ -37,7 +37,7 @@ void pp_link_init(struct pp_link *l, MPI_Comm comm, int ref, int client, hclock_
 	l->comm = comm;
 	l->ref = ref;
 	l->client = client;
-	MPI_Comm_rank(comm, &l->me);
+	PMPI_Comm_rank(comm, &l->me);
 	l->clk = clk;
 	l->pingpongs = pingpongs;
 	l->retakes = NULL;

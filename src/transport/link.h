@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include <mpi.h>
+#include "util/pmpi.h"
 
 #include "hclock.h"
 

@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#include <mpi.h>
+#include "util/pmpi.h"
 
 #define NBLINK_MAX_MSG 128 /* the largest message, bytes */
 

@@ -9,10 +9,10 @@
 int topo_split_node(MPI_Comm comm, hclock_clock *clk, MPI_Comm *node)
 {
 	int r, vnode, vsocket;
-	MPI_Comm_rank(comm, &r);
+	PMPI_Comm_rank(comm, &r);
 	if (!clock_topology(clk, &vnode, &vsocket))
-		return comm_check(MPI_Comm_split(comm, vnode, r, node), "MPI_Comm_split (by node)");
-	return comm_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, node),
+		return comm_check(PMPI_Comm_split(comm, vnode, r, node), "MPI_Comm_split (by node)");
+	return comm_check(PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, node),
 	                  "MPI_Comm_split_type (by node)");
 }
 
@@ -46,15 +46,15 @@ int topo_split_socket(MPI_Comm node, hclock_clock *clk, MPI_Comm *socket)
 	int r, vnode, vsocket;
 	int id = !clock_topology(clk, &vnode, &vsocket) && vsocket >= 0 ? vsocket
 	                                                                 : topo_socket_of_self();
-	MPI_Comm_rank(node, &r);
-	return comm_check(MPI_Comm_split(node, id, r, socket), "MPI_Comm_split (by socket)");
+	PMPI_Comm_rank(node, &r);
+	return comm_check(PMPI_Comm_split(node, id, r, socket), "MPI_Comm_split (by socket)");
 }
 
 int topo_leaders(MPI_Comm comm, MPI_Comm sub, MPI_Comm *leaders)
 {
 	int r, sr;
-	MPI_Comm_rank(comm, &r);
-	MPI_Comm_rank(sub, &sr);
-	return comm_check(MPI_Comm_split(comm, sr == 0 ? 0 : MPI_UNDEFINED, r, leaders),
+	PMPI_Comm_rank(comm, &r);
+	PMPI_Comm_rank(sub, &sr);
+	return comm_check(PMPI_Comm_split(comm, sr == 0 ? 0 : MPI_UNDEFINED, r, leaders),
 	                  "MPI_Comm_split (the leaders)");
 }

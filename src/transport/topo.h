@@ -6,7 +6,7 @@
 #ifndef HCLOCK_TRANSPORT_TOPO_H
 #define HCLOCK_TRANSPORT_TOPO_H
 
-#include <mpi.h>
+#include "util/pmpi.h"
 
 #include "hclock.h"
 

@@ -35,7 +35,7 @@ static int oversubscribed(void)
 static void give_up(const char *what, int peer, MPI_Comm comm, int64_t limit)
 {
 	int w = -1;
-	MPI_Comm_rank(MPI_COMM_WORLD, &w);
+	PMPI_Comm_rank(MPI_COMM_WORLD, &w);
 	if (peer >= 0 && comm != MPI_COMM_NULL)
 		err_line("hclock", "rank %d: %s rank %d did not complete within %g s (HCLOCK_TIMEOUT): "
 		         "that process is gone or stuck; aborting the run", w, what,
@@ -46,7 +46,7 @@ static void give_up(const char *what, int peer, MPI_Comm comm, int64_t limit)
 	/* the launcher forwards the line before the abort tears its output down (MPICH's hydra
 	 * dropped it in 1 of 2 launches without this pause) */
 	real_sleep_ns(500000000);
-	MPI_Abort(MPI_COMM_WORLD, 1);
+	PMPI_Abort(MPI_COMM_WORLD, 1);
 	_exit(1);
 }
 #endif
@@ -60,7 +60,7 @@ static int wait_on(test_fn *test, MPI_Request *req, const char *what, int peer, 
 	(void)what;
 	(void)peer;
 	(void)comm;
-	return MPI_Wait(req, MPI_STATUS_IGNORE);
+	return PMPI_Wait(req, MPI_STATUS_IGNORE);
 #else
 	int done = 0, rc;
 	int64_t t0 = 0, limit = wait_limit_ns();
@@ -101,10 +101,10 @@ int yield_recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Co
 {
 #ifndef HCLOCK_SMPI
 	if (PLAIN)
-		return MPI_Recv(buf, count, type, src, tag, comm, MPI_STATUS_IGNORE);
+		return PMPI_Recv(buf, count, type, src, tag, comm, MPI_STATUS_IGNORE);
 #endif
 	MPI_Request req;
-	int rc = MPI_Irecv(buf, count, type, src, tag, comm, &req);
+	int rc = PMPI_Irecv(buf, count, type, src, tag, comm, &req);
 	return rc != MPI_SUCCESS ? rc : yield_wait_on(&req, "MPI_Recv from", src, comm);
 }
 
@@ -113,9 +113,9 @@ int yield_ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag
 #ifndef HCLOCK_SMPI
 	if (PLAIN)
 #endif
-		return MPI_Ssend(buf, count, type, dest, tag, comm);
+		return PMPI_Ssend(buf, count, type, dest, tag, comm);
 	MPI_Request req;
-	int rc = MPI_Issend(buf, count, type, dest, tag, comm, &req);
+	int rc = PMPI_Issend(buf, count, type, dest, tag, comm, &req);
 	return rc != MPI_SUCCESS ? rc : yield_wait_on(&req, "MPI_Ssend to", dest, comm);
 }
 
@@ -125,10 +125,10 @@ int yield_allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI
                     MPI_Comm comm)
 {
 #ifdef HCLOCK_SMPI
-	return MPI_Allreduce(in, out, count, type, op, comm);
+	return PMPI_Allreduce(in, out, count, type, op, comm);
 #endif
 	MPI_Request req;
-	int rc = MPI_Iallreduce(in, out, count, type, op, comm, &req);
+	int rc = PMPI_Iallreduce(in, out, count, type, op, comm, &req);
 	return rc != MPI_SUCCESS ? rc : yield_wait(&req, "MPI_Allreduce");
 }
 
@@ -136,10 +136,10 @@ int yield_reduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op
                  MPI_Comm comm)
 {
 #ifdef HCLOCK_SMPI
-	return MPI_Reduce(in, out, count, type, op, root, comm);
+	return PMPI_Reduce(in, out, count, type, op, root, comm);
 #endif
 	MPI_Request req;
-	int rc = MPI_Ireduce(in, out, count, type, op, root, comm, &req);
+	int rc = PMPI_Ireduce(in, out, count, type, op, root, comm, &req);
 	return rc != MPI_SUCCESS ? rc : yield_wait_on(&req, "MPI_Reduce to", root, comm);
 }
 
@@ -147,30 +147,30 @@ int yield_scatter(const void *in, int incount, MPI_Datatype intype, void *out, i
                   MPI_Datatype outtype, int root, MPI_Comm comm)
 {
 #ifdef HCLOCK_SMPI
-	return MPI_Scatter(in, incount, intype, out, outcount, outtype, root, comm);
+	return PMPI_Scatter(in, incount, intype, out, outcount, outtype, root, comm);
 #endif
 	MPI_Request req;
-	int rc = MPI_Iscatter(in, incount, intype, out, outcount, outtype, root, comm, &req);
+	int rc = PMPI_Iscatter(in, incount, intype, out, outcount, outtype, root, comm, &req);
 	return rc != MPI_SUCCESS ? rc : yield_wait_on(&req, "MPI_Scatter from", root, comm);
 }
 
 int yield_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
 #ifdef HCLOCK_SMPI
-	return MPI_Bcast(buf, count, type, root, comm);
+	return PMPI_Bcast(buf, count, type, root, comm);
 #endif
 	MPI_Request req;
-	int rc = MPI_Ibcast(buf, count, type, root, comm, &req);
+	int rc = PMPI_Ibcast(buf, count, type, root, comm, &req);
 	return rc != MPI_SUCCESS ? rc : yield_wait_on(&req, "MPI_Bcast from", root, comm);
 }
 
 int yield_barrier(MPI_Comm comm)
 {
 #ifdef HCLOCK_SMPI
-	return MPI_Barrier(comm);
+	return PMPI_Barrier(comm);
 #endif
 	MPI_Request req;
-	int rc = MPI_Ibarrier(comm, &req);
+	int rc = PMPI_Ibarrier(comm, &req);
 	return rc != MPI_SUCCESS ? rc : yield_wait(&req, "MPI_Barrier");
 }
 
@@ -178,9 +178,9 @@ int yield_gather(const void *in, int incount, MPI_Datatype intype, void *out, in
                  MPI_Datatype outtype, int root, MPI_Comm comm)
 {
 #ifdef HCLOCK_SMPI
-	return MPI_Gather(in, incount, intype, out, outcount, outtype, root, comm);
+	return PMPI_Gather(in, incount, intype, out, outcount, outtype, root, comm);
 #endif
 	MPI_Request req;
-	int rc = MPI_Igather(in, incount, intype, out, outcount, outtype, root, comm, &req);
+	int rc = PMPI_Igather(in, incount, intype, out, outcount, outtype, root, comm, &req);
 	return rc != MPI_SUCCESS ? rc : yield_wait_on(&req, "MPI_Gather to", root, comm);
 }

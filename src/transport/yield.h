@@ -10,7 +10,7 @@
 #ifndef HCLOCK_TRANSPORT_YIELD_H
 #define HCLOCK_TRANSPORT_YIELD_H
 
-#include <mpi.h>
+#include "util/pmpi.h"
 
 /* MPI_Wait, politely, and never for longer than the wait limit (HCLOCK_TIMEOUT,
  * util/timeutil.h): past it the peers are gone or stuck and nothing can be agreed with them

@@ -1,8 +1,9 @@
 #!/bin/sh
 # layers_test.sh CHECK_LAYERS - scripts/check-layers on small made-up trees: a clean one
 # passes; one with upward includes, circles of files, a circle of folders, an unknown
-# folder, an include of no file and a stale and a malformed allow line fails with one line
-# for each.
+# folder, an include of no file, a stale and a malformed allow line, and the library's MPI
+# around its door (a bare MPI_ call below tools/, <mpi.h> included there) fails with one line
+# for each; a call in a comment or string, MPI_USER(...), and tools/ are no problem.
 set -u
 check=${1:?usage: layers_test.sh CHECK_LAYERS}
 tmp=$(mktemp -d /tmp/hclock_layers.XXXXXX)
@@ -26,6 +27,11 @@ put util/a.c util/a.h hclock.h
 put sync/s.h util/a.h
 put tools/t.c sync/s.h a_local.h
 put tools/a_local.h
+put util/pmpi.h
+echo '#include <mpi.h>' >>"$tmp/t/src/util/pmpi.h"
+printf '%s\n' '/* MPI_Send(x) in a comment */' 'int f(void) { return PMPI_Barrier(c) +' \
+	'  MPI_USER(Bcast)(b) + g("MPI_Recv(") + h(MPI_COMM_WORLD, MPI_SUM); }' >>"$tmp/t/src/util/a.c"
+printf '%s\n' '#include <mpi.h>' 'int main(void) { return MPI_Init(0, 0); }' >>"$tmp/t/src/tools/t.c"
 "$check" --root "$tmp/t" --allow /nonexistent --graph >"$tmp/out" 2>&1
 rc=$?
 [ $rc -eq 0 ] || { echo "FAIL: clean tree: exit $rc"; cat "$tmp/out"; fail=1; }
@@ -38,6 +44,7 @@ put util/a.h sync/s.h
 put sync/s.h util/a.h tools/a_local.h
 put odd/o.c
 put tools/u.c missing.h
+printf '%s\n' '#include <mpi.h>' 'void s(void) {' '	MPI_Send (b, 1);' '}' >>"$tmp/t/src/sync/s.h"
 cat >"$tmp/allow" <<'END'
 # a comment line
 util/a.c -> util/gone.h  # stale
@@ -55,7 +62,9 @@ want "^src/odd/o.c: folder 'odd' is not a layer"
 want '^src/tools/u.c:1: includes "missing.h", which is no file'
 want "allow:2: src/util/a.c does not include util/gone.h any more: remove the line"
 want 'allow:3: want "FILE -> INCLUDED  # why"'
+want '^src/sync/s.h:3: includes <mpi.h>; below tools/ the MPI door is "util/pmpi.h"$'
+want '^src/sync/s.h:5: calls MPI_Send: below tools/ the library.s own MPI calls are PMPI_Send'
 n=$(grep -c . "$tmp/out")
-[ "$n" -eq 10 ] || { echo "FAIL: $n lines, want 9 problems and the count:"; cat "$tmp/out"; fail=1; }
+[ "$n" -eq 12 ] || { echo "FAIL: $n lines, want 11 problems and the count:"; cat "$tmp/out"; fail=1; }
 [ $fail -eq 0 ] && echo "ok: check-layers catches each problem once"
 exit $fail
