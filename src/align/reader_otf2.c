@@ -51,6 +51,7 @@
 #include "align/format.h"
 #include "align/outset.h"
 #include "align/trace.h"
+#include "util/msgmatch.h"
 
 extern const struct trace_format trace_format_otf2; /* defined at the end */
 
@@ -608,96 +609,58 @@ static int tev_cmp(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-/* channel order: sender, receiver, communicator, tag, then posting order */
-static int p2p_cmp(const void *a, const void *b)
+/* a channel with unmatched messages (util/msgmatch.h): an error naming it, both sides
+ * counted */
+static int channel_error(void *ctx, const struct msgmatch_end *x, size_t nsend, size_t nrecv)
 {
-	const struct p2p *x = *(struct p2p *const *)a, *y = *(struct p2p *const *)b;
-
-	if (x->self != y->self)
-		return x->self < y->self ? -1 : 1;
-	if (x->other != y->other)
-		return x->other < y->other ? -1 : 1;
-	if (x->comm != y->comm)
-		return x->comm < y->comm ? -1 : 1;
-	if (x->tag != y->tag)
-		return x->tag < y->tag ? -1 : 1;
-	if (x->order != y->order)
-		return x->order < y->order ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* the error for a channel with unmatched messages: both sides counted, for the message */
-static int channel_error(const struct rd *r, struct p2p *const *s, size_t ns,
-                         struct p2p *const *v, size_t nv, const struct p2p *x)
-{
-	size_t nsend = 0, nrecv = 0;
-
-	for (size_t k = 0; k < ns; k++)
-		nsend += s[k]->self == x->self && s[k]->other == x->other && s[k]->comm == x->comm &&
-		         s[k]->tag == x->tag;
-	for (size_t k = 0; k < nv; k++)
-		nrecv += v[k]->self == x->self && v[k]->other == x->other && v[k]->comm == x->comm &&
-		         v[k]->tag == x->tag;
+	const struct rd *r = ctx;
 	return err_set(HCLOCK_EINVAL, "%s: %zu messages sent from location %"
-	               PRIu64 " to location %" PRIu64 " (communicator %" PRIu32 ", tag %" PRIu32
+	               PRIu64 " to location %" PRIu64 " (communicator %" PRIu64 ", tag %" PRId64
 	               ") but %zu received; every MpiSend/MpiIsend needs its MpiRecv/MpiIrecv "
 	               "(incomplete or filtered trace?)", r->o->anchor, nsend,
-	               r->o->locs[x->self].ref, r->o->locs[x->other].ref, x->comm, x->tag, nrecv);
+	               r->o->locs[x->src].ref, r->o->locs[x->dst].ref, x->comm, x->tag, nrecv);
 }
 
-/* the channel of a against that of b: sender, receiver, communicator, tag */
-static int channel_cmp(const struct p2p *a, const struct p2p *b)
+/* the k-th send and receive of a channel: one message, numbered from 1 */
+struct numbering {
+	struct rd *r;
+	uint64_t msg;
+};
+
+static int number_pair(void *ctx, const struct msgmatch_end *a, const struct msgmatch_end *b)
 {
-	if (a->self != b->self)
-		return a->self < b->self ? -1 : 1;
-	if (a->other != b->other)
-		return a->other < b->other ? -1 : 1;
-	if (a->comm != b->comm)
-		return a->comm < b->comm ? -1 : 1;
-	return a->tag != b->tag ? (a->tag < b->tag ? -1 : 1) : 0;
+	struct numbering *nb = ctx;
+	const struct p2p *s = &nb->r->p2p[a->who], *v = &nb->r->p2p[b->who];
+	struct trace_event *se = &nb->r->set->nodes[s->node].ev[s->ev];
+	struct trace_event *re = &nb->r->set->nodes[v->node].ev[v->ev];
+	se->msg = re->msg = ++nb->msg;
+	se->peer = (int)v->node;
+	re->peer = (int)s->node;
+	return 0;
 }
 
-/* Pair sends and receives first-in first-out per channel; mark the node events. */
+/* Pair sends and receives first-in first-out per channel (sender, receiver, communicator,
+ * tag; then posting order, arrival order); mark the node events. */
 static int match(struct rd *r)
 {
 	struct trace_set *set = r->set;
-	struct p2p **s = malloc((r->np2p + 1) * sizeof(*s)), **v = malloc((r->np2p + 1) * sizeof(*v));
-	size_t ns = 0, nv = 0, i = 0, j = 0;
-	uint64_t msg = 0;
-	int ret = 0;
+	struct msgmatch_end *ends = malloc((r->np2p + 1) * sizeof(*ends));
+	struct numbering nb = {r, 0};
+	size_t nends = 0;
+	int ret;
 
-	if (!s || !v)
-		ret = err_set(HCLOCK_ENOMEM, "%s: out of memory", r->o->anchor);
-	for (size_t k = 0; !ret && k < r->np2p; k++)
-		if (!r->p2p[k].cancelled) {
-			if (r->p2p[k].recv)
-				v[nv++] = &r->p2p[k];
-			else
-				s[ns++] = &r->p2p[k];
-		}
-	if (!ret) {
-		qsort(s, ns, sizeof(*s), p2p_cmp);
-		qsort(v, nv, sizeof(*v), p2p_cmp);
+	if (!ends)
+		return err_set(HCLOCK_ENOMEM, "%s: out of memory", r->o->anchor);
+	for (size_t k = 0; k < r->np2p; k++) {
+		const struct p2p *p = &r->p2p[k];
+		if (!p->cancelled)
+			ends[nends++] = (struct msgmatch_end){.src = p->self, .dst = p->other,
+			                                      .comm = p->comm, .tag = p->tag,
+			                                      .order = p->order, .order2 = p->seq,
+			                                      .recv = p->recv, .who = k};
 	}
-	while (!ret && (i < ns || j < nv)) {
-		struct p2p *a = i < ns ? s[i] : NULL, *b = j < nv ? v[j] : NULL;
-		int c = !a ? 1 : !b ? -1 : channel_cmp(a, b);
-		struct trace_event *se, *re;
-
-		if (c) {
-			ret = channel_error(r, s, ns, v, nv, c < 0 ? a : b);
-			break;
-		}
-		se = &set->nodes[a->node].ev[a->ev];
-		re = &set->nodes[b->node].ev[b->ev];
-		se->msg = re->msg = ++msg;
-		se->peer = (int)b->node;
-		re->peer = (int)a->node;
-		i++;
-		j++;
-	}
-	free(s);
-	free(v);
+	ret = msgmatch(ends, nends, number_pair, channel_error, &nb, NULL);
+	free(ends);
 	if (ret)
 		return ret;
 	/* cancelled sends and anything left: TRACE_OTHER */
@@ -708,7 +671,7 @@ static int match(struct rd *r)
 			if ((e->kind == TRACE_SEND || e->kind == TRACE_RECV) && e->msg == 0)
 				e->kind = TRACE_OTHER;
 		}
-	if (msg == 0)
+	if (nb.msg == 0)
 		return err_set(HCLOCK_EINVAL, "%s: no MPI point-to-point message "
 		               "between two processes; hclock align needs MpiSend/MpiIsend and "
 		               "MpiRecv/MpiIrecv records", r->o->anchor);

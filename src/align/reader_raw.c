@@ -31,6 +31,7 @@
 #include "align/outset.h"
 #include "align/slurp.h"
 #include "align/trace.h"
+#include "util/msgmatch.h"
 #include "util/record.h"
 
 extern const struct trace_format trace_format_raw; /* defined at the end */
@@ -38,15 +39,6 @@ extern const struct trace_format trace_format_raw; /* defined at the end */
 struct raw_node {
 	char *buf;          /* the whole file as read (slurp.h) */
 	struct rec_file f;  /* its records located in buf */
-};
-
-/* a message record, for numbering the channels */
-struct chan_ev {
-	int32_t src, dst;   /* world ranks */
-	uint64_t comm;
-	int32_t tag;
-	int recv;
-	size_t node, rec;   /* whose record, and which: the order within a channel */
 };
 
 static int raw_probe(const char *path)
@@ -134,21 +126,10 @@ static int rank_nodes(const struct trace_set *set, int64_t **node)
 	return 0;
 }
 
-static int cmp_chan(const void *a, const void *b)
-{
-	const struct chan_ev *x = a, *y = b;
-#define C(f)              \
-	if (x->f != y->f)     \
-		return x->f < y->f ? -1 : 1;
-	C(src) C(dst) C(comm) C(tag) C(recv) C(node) C(rec)
-#undef C
-	return 0;
-}
-
 #define DROP_MARK ((size_t)-1) /* trace_event.record of a REC_DROP marker, removed later */
 
 /* every node's events in record order (ev[k] is record k; REC_DROP markers DROP_MARK), and the message records with a partner among the inputs into *ce */
-static int make_events(struct trace_set *set, const int64_t *node, struct chan_ev **ce,
+static int make_events(struct trace_set *set, const int64_t *node, struct msgmatch_end **ce,
                        size_t *nce, size_t *lone)
 {
 	size_t total = 0;
@@ -179,39 +160,43 @@ static int make_events(struct trace_set *set, const int64_t *node, struct chan_e
 				continue;
 			}
 			int s = x.kind == REC_SEND;
-			(*ce)[(*nce)++] = (struct chan_ev){s ? f->h.rank : x.peer, s ? x.peer : f->h.rank,
-			                                   x.comm, x.tag, !s, i, k};
+			/* whose record (who), and which: the order within a channel */
+			(*ce)[(*nce)++] = (struct msgmatch_end){.src = s ? f->h.rank : x.peer,
+			                                        .dst = s ? x.peer : f->h.rank,
+			                                        .comm = x.comm, .tag = x.tag,
+			                                        .order = k, .recv = !s, .who = i};
 		}
 	}
 	return 0;
 }
 
-/* the n-th send and the n-th receive of a channel: one message key */
-static void number_messages(struct trace_set *set, const int64_t *node, struct chan_ev *ce,
-                            size_t nce, size_t *lone)
-{
-	uint64_t key = 0;
+/* the n-th send and the n-th receive of a channel (util/msgmatch.h): one message key */
+struct numbering {
+	struct trace_set *set;
+	const int64_t *node;
+	uint64_t key;
+};
 
-	qsort(ce, nce, sizeof(*ce), cmp_chan);
-	for (size_t a = 0; a < nce;) {
-		size_t b = a, ns;
-		while (b < nce && ce[b].src == ce[a].src && ce[b].dst == ce[a].dst &&
-		       ce[b].comm == ce[a].comm && ce[b].tag == ce[a].tag)
-			b++;
-		for (ns = a; ns < b && !ce[ns].recv; ns++)
-			;
-		size_t sends = ns - a, recvs = b - ns, pairs = sends < recvs ? sends : recvs;
-		for (size_t j = 0; j < pairs; j++, key++) {
-			struct trace_event *s = &set->nodes[ce[a + j].node].ev[ce[a + j].rec];
-			struct trace_event *r = &set->nodes[ce[ns + j].node].ev[ce[ns + j].rec];
-			*s = (struct trace_event){s->time_ns, TRACE_SEND, key, (int)node[ce[a].dst],
-			                          s->record, s->line};
-			*r = (struct trace_event){r->time_ns, TRACE_RECV, key, (int)node[ce[a].src],
-			                          r->record, r->line};
-		}
-		*lone += sends + recvs - 2 * pairs;
-		a = b;
-	}
+static int number_pair(void *ctx, const struct msgmatch_end *se, const struct msgmatch_end *re)
+{
+	struct numbering *nb = ctx;
+	struct trace_event *s = &nb->set->nodes[se->who].ev[se->order];
+	struct trace_event *r = &nb->set->nodes[re->who].ev[re->order];
+	*s = (struct trace_event){s->time_ns, TRACE_SEND, nb->key, (int)nb->node[se->dst],
+	                          s->record, s->line};
+	*r = (struct trace_event){r->time_ns, TRACE_RECV, nb->key, (int)nb->node[se->src],
+	                          r->record, r->line};
+	nb->key++;
+	return 0;
+}
+
+static void number_messages(struct trace_set *set, const int64_t *node,
+                            struct msgmatch_end *ce, size_t nce, size_t *lone)
+{
+	struct numbering nb = {set, node, 0};
+	size_t left = 0;
+	msgmatch(ce, nce, number_pair, NULL, &nb, &left);
+	*lone += left;
 }
 
 static int cmp_event(const void *a, const void *b)
@@ -240,7 +225,7 @@ static void sort_events(struct trace_set *set)
 
 static int raw_read(const char *const *paths, size_t npaths, struct trace_set *set)
 {
-	struct chan_ev *ce = NULL;
+	struct msgmatch_end *ce = NULL;
 	int64_t *node = NULL;
 	size_t nce = 0, lone = 0;
 	int r = 0;

@@ -10,6 +10,7 @@
 #include "hclock_api.h"
 #include "trace/merge.h"
 #include "util/err.h"
+#include "util/msgmatch.h"
 
 /* A file cut short (SIGKILL: the buffer being filled is lost) can end in a message record
  * whose call's record was in the lost part (a call's record follows the message records it
@@ -199,23 +200,16 @@ const char *rec_func_name(const struct rec_proc *p, const struct rec *r)
 
 /* ---- matching ---------------------------------------------------------------------------------- */
 
-struct ev {
-	int src, dst;
-	uint64_t comm;
-	int32_t tag;
-	int proc;     /* whose record */
-	size_t idx;   /* its index there: the order of sends (receives) within a process */
-	int recv;
+struct pairing {
+	struct rec_msg *m;
+	size_t n;
 };
 
-static int cmp_ev(const void *a, const void *b)
+static int add_pair(void *ctx, const struct msgmatch_end *s, const struct msgmatch_end *r)
 {
-	const struct ev *x = a, *y = b;
-#define C(f)                 \
-	if (x->f != y->f)        \
-		return x->f < y->f ? -1 : 1;
-	C(src) C(dst) C(comm) C(tag) C(recv) C(idx)
-#undef C
+	struct pairing *p = ctx;
+	p->m[p->n++] = (struct rec_msg){(int)s->src, (int)s->dst, (size_t)s->order,
+	                                (size_t)r->order};
 	return 0;
 }
 
@@ -226,7 +220,7 @@ int rec_match(const struct rec_set *ts, struct rec_msg **msgs, size_t *nmsgs,
 	for (int r = 0; r < ts->size; r++)
 		for (size_t i = 0; i < ts->p[r].nrec; i++)
 			n += ts->p[r].rec[i].kind == REC_SEND || ts->p[r].rec[i].kind == REC_RECV;
-	struct ev *v = malloc((n ? n : 1) * sizeof(*v));
+	struct msgmatch_end *v = malloc((n ? n : 1) * sizeof(*v));
 	*msgs = malloc((n ? n : 1) * sizeof(**msgs));
 	if (!v || !*msgs) {
 		free(v);
@@ -234,7 +228,7 @@ int rec_match(const struct rec_set *ts, struct rec_msg **msgs, size_t *nmsgs,
 		*msgs = NULL;
 		return err_set(HCLOCK_ENOMEM, "out of memory pairing the messages");
 	}
-	size_t k = 0;
+	size_t k = 0, left = 0;
 	*unmatched = 0;
 	for (int r = 0; r < ts->size; r++)
 		for (size_t i = 0; i < ts->p[r].nrec; i++) {
@@ -246,27 +240,17 @@ int rec_match(const struct rec_set *ts, struct rec_msg **msgs, size_t *nmsgs,
 				continue;
 			}
 			int s = x->kind == REC_SEND;
-			v[k++] = (struct ev){s ? r : x->peer, s ? x->peer : r, x->comm, x->tag, r, i, !s};
+			/* the order within a process: its records' (a channel's sends are one
+			 * process's, so are its receives) */
+			v[k++] = (struct msgmatch_end){.src = s ? r : x->peer, .dst = s ? x->peer : r,
+			                               .comm = x->comm, .tag = x->tag, .order = i,
+			                               .recv = !s};
 		}
-	qsort(v, k, sizeof(*v), cmp_ev);
-	size_t m = 0;
-	for (size_t a = 0; a < k;) {
-		size_t b = a;
-		while (b < k && v[b].src == v[a].src && v[b].dst == v[a].dst && v[b].comm == v[a].comm &&
-		       v[b].tag == v[a].tag)
-			b++;
-		size_t ns = a;
-		while (ns < b && !v[ns].recv)
-			ns++;
-		size_t sends = ns - a, recvs = b - ns, pairs = sends < recvs ? sends : recvs;
-		for (size_t j = 0; j < pairs; j++)
-			(*msgs)[m++] = (struct rec_msg){v[a + j].src, v[a + j].dst, v[a + j].idx,
-			                                v[ns + j].idx};
-		*unmatched += sends + recvs - 2 * pairs;
-		a = b;
-	}
+	struct pairing p = {*msgs, 0};
+	msgmatch(v, k, add_pair, NULL, &p, &left);
 	free(v);
-	*nmsgs = m;
+	*unmatched += left;
+	*nmsgs = p.n;
 	return 0;
 }
 
@@ -290,88 +274,4 @@ void rec_order(const struct rec_set *ts, const struct rec_msg *m, size_t n, uint
 		if (ord)
 			ord[i] = (signed char)o;
 	}
-}
-
-/* ---- Perfetto ---------------------------------------------------------------------------------- */
-
-static void us(FILE *f, int64_t ns)
-{
-	/* microseconds with three decimals: the ns exactly */
-	if (ns < 0) {
-		fputc('-', f);
-		ns = -ns;
-	}
-	fprintf(f, "%" PRId64 ".%03d", ns / 1000, (int)(ns % 1000));
-}
-
-int rec_write_perfetto(const struct rec_set *ts, const struct rec_msg *m, size_t n,
-                       const char *path)
-{
-	char tmp[4300];
-	snprintf(tmp, sizeof(tmp), "%s.part", path);
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		return err_set(HCLOCK_EIO, "cannot write %s: %s", tmp, strerror(errno));
-	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
-	int first = 1;
-	uint64_t nb_id = 0;
-	for (int r = 0; r < ts->size; r++) {
-		const struct rec_proc *p = &ts->p[r];
-		fprintf(f, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"tid\":0,"
-		        "\"args\":{\"name\":\"rank %d\"}}", first ? "" : ",\n", r, r);
-		fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%d,\"tid\":0,"
-		        "\"args\":{\"sort_index\":%d}}", r, r);
-		first = 0;
-		for (size_t i = 0; i < p->nrec; i++) {
-			const struct rec *x = &p->rec[i];
-			if (x->kind == REC_COLL && x->flags & REC_F_NB) {
-				/* a nonblocking collective: an async slice (its own track: they overlap
-				 * each other and the calls), args on its begin */
-				fprintf(f, ",\n{\"ph\":\"b\",\"cat\":\"nbc\",\"name\":\"%s\",\"id\":%" PRIu64
-				        ",\"pid\":%d,\"tid\":0,\"ts\":", rec_func_name(p, x), nb_id, r);
-				us(f, x->t_g - ts->t0_g);
-				fprintf(f, ",\"args\":{\"root\":%d,\"bytes\":%" PRIu64 ",\"comm\":\"%016" PRIx64
-				        "\"}}", x->peer, x->bytes, x->comm);
-				fprintf(f, ",\n{\"ph\":\"e\",\"cat\":\"nbc\",\"name\":\"%s\",\"id\":%" PRIu64
-				        ",\"pid\":%d,\"tid\":0,\"ts\":", rec_func_name(p, x), nb_id++, r);
-				us(f, x->t2_g - ts->t0_g);
-				fputc('}', f);
-				continue;
-			}
-			if (x->kind != REC_CALL && x->kind != REC_COLL)
-				continue;
-			fprintf(f, ",\n{\"ph\":\"X\",\"cat\":\"mpi\",\"name\":\"%s\",\"pid\":%d,\"tid\":0,"
-			        "\"ts\":", rec_func_name(p, x), r);
-			us(f, x->t_g - ts->t0_g);
-			fprintf(f, ",\"dur\":");
-			us(f, x->t2_g - x->t_g);
-			if (x->kind == REC_COLL)
-				fprintf(f, ",\"args\":{\"root\":%d,\"bytes\":%" PRIu64 ",\"comm\":\"%016" PRIx64
-				        "\"}", x->peer, x->bytes, x->comm);
-			else if (x->flags & REC_F_CUT)
-				fprintf(f, ",\"args\":{\"returned\":false}");
-			fputc('}', f);
-		}
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct rec *s = &ts->p[m[i].src].rec[m[i].si];
-		const struct rec *d = &ts->p[m[i].dst].rec[m[i].ri];
-		fprintf(f, ",\n{\"ph\":\"s\",\"cat\":\"p2p\",\"name\":\"message\",\"id\":%zu,\"pid\":%d,"
-		        "\"tid\":0,\"ts\":", i, m[i].src);
-		us(f, s->t_g - ts->t0_g);
-		fprintf(f, ",\"args\":{\"to\":%d,\"tag\":%d,\"bytes\":%" PRIu64 "}}", m[i].dst, s->tag,
-		        s->bytes);
-		fprintf(f, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"p2p\",\"name\":\"message\",\"id\":%zu,"
-		        "\"pid\":%d,\"tid\":0,\"ts\":", i, m[i].dst);
-		us(f, d->t_g - ts->t0_g);
-		fputc('}', f);
-	}
-	fprintf(f, "\n]}\n");
-	int bad = ferror(f);
-	if (fclose(f) || bad || rename(tmp, path)) {
-		int r = err_set(HCLOCK_EIO, "writing %s failed: %s", path, strerror(errno));
-		remove(tmp);
-		return r;
-	}
-	return 0;
 }

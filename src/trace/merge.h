@@ -75,14 +75,4 @@ void rec_order(const struct rec_set *ts, const struct rec_msg *m, size_t n, uint
 /* The name of record r's function in process p ("?" if out of range). */
 const char *rec_func_name(const struct rec_proc *p, const struct rec *r);
 
-/* DIR/trace.json: Chrome trace-event JSON for ui.perfetto.dev (complete events per rank on
- * the global clock, in us since t0_g with ns digits; a call the program was ended in has
- * args {"returned": false} and ends where it was ended; flow arrows from each send to its
- * receive; a nonblocking collective as an async begin/end pair, category "nbc", from its
- * start call's enter to its completing call's leave). Written to a temporary file and
- * renamed. Returns 0 or HCLOCK_EIO. */
-int rec_write_perfetto(const struct rec_set *ts, const struct rec_msg *m, size_t n,
-                       const char *path);
-
-
 #endif

@@ -43,8 +43,8 @@
 #include "util/err.h"
 #include "util/fault.h"
 #include "util/hold.h"
+#include "util/msgmatch.h"
 #include "util/path.h"
-#include "util/rng.h"
 
 #define MAX_THREADS 1024   /* a record's thread index above this shares the last track */
 #define MAX_PENDING 64     /* flow ids waiting for their call's record, per thread */
@@ -121,13 +121,6 @@ static int of_held(const struct thr *h, const struct rec *r)
 	        (r->kind == REC_SEND && r->t_g == h->held_t0));
 }
 
-struct chan {
-	uint64_t key;    /* hash of (comm, src, dst, tag); 0 empty */
-	uint64_t comm;
-	int32_t src, dst, tag, pad;
-	uint64_t n;      /* messages so far */
-};
-
 struct fprof {
 	uint64_t calls;
 	int64_t total_ns, max_ns;
@@ -161,8 +154,7 @@ struct trace_stream {
 	uint64_t bound_samples;    /* REC_BOUND samples */
 	int64_t bound_max_ns;      /* their largest half-width, ns */
 	struct thr *thr[MAX_THREADS];
-	struct chan *ch;
-	size_t nch, chcap;
+	struct msgmatch_chans chans; /* each channel's sends and receives so far: the flow ids */
 	int64_t lane_end[NB_LANES];
 	uint64_t nb_id;
 	/* counters */
@@ -508,51 +500,6 @@ static const char *fname(const struct trace_stream *s, unsigned f)
 /* ---- messages --------------------------------------------------------------------------------- */
 
 
-static uint64_t chan_key(uint64_t comm, int32_t src, int32_t dst, int32_t tag)
-{
-	uint64_t k = rng_mix64(rng_mix64(comm) ^ ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst));
-	k = rng_mix64(k ^ (uint64_t)(uint32_t)tag * 0x9e3779b97f4a7c15ULL);
-	return k ? k : 1;
-}
-
-uint64_t stream_msg_id(uint64_t comm, int32_t src, int32_t dst, int32_t tag, uint64_t n)
-{
-	uint64_t id = rng_mix64(chan_key(comm, src, dst, tag) + n * 0xbf58476d1ce4e5b9ULL);
-	return id ? id : 1;
-}
-
-/* the channel's count so far, counted up; NULL without memory */
-static struct chan *chan_get(struct trace_stream *s, uint64_t comm, int32_t src, int32_t dst,
-                             int32_t tag)
-{
-	if (2 * (s->nch + 1) > s->chcap) {
-		size_t cap = s->chcap ? 2 * s->chcap : 64;
-		struct chan *c = calloc(cap, sizeof(*c));
-		if (!c)
-			return NULL;
-		for (size_t i = 0; i < s->chcap; i++) {
-			if (!s->ch[i].key)
-				continue;
-			size_t j = s->ch[i].key & (cap - 1);
-			while (c[j].key)
-				j = (j + 1) & (cap - 1);
-			c[j] = s->ch[i];
-		}
-		free(s->ch);
-		s->ch = c;
-		s->chcap = cap;
-	}
-	uint64_t k = chan_key(comm, src, dst, tag);
-	size_t j = k & (s->chcap - 1);
-	for (; s->ch[j].key; j = (j + 1) & (s->chcap - 1))
-		if (s->ch[j].key == k && s->ch[j].comm == comm && s->ch[j].src == src &&
-		    s->ch[j].dst == dst && s->ch[j].tag == tag)
-			return &s->ch[j];
-	s->ch[j] = (struct chan){.key = k, .comm = comm, .src = src, .dst = dst, .tag = tag};
-	s->nch++;
-	return &s->ch[j];
-}
-
 static void message(struct trace_stream *s, const struct rec *r, int t, struct thr *h)
 {
 	int send = r->kind == REC_SEND;
@@ -567,10 +514,10 @@ static void message(struct trace_stream *s, const struct rec *r, int t, struct t
 	if (r->peer < 0)
 		return;
 	int32_t src = send ? s->rank : r->peer, dst = send ? r->peer : s->rank;
-	struct chan *c = chan_get(s, r->comm, src, dst, r->tag);
-	if (!c)
+	int64_t n = msgmatch_next(&s->chans, r->comm, src, dst, r->tag, !send);
+	if (n < 0)
 		return;
-	uint64_t id = stream_msg_id(r->comm, src, dst, r->tag, c->n++);
+	uint64_t id = msgmatch_id(r->comm, src, dst, r->tag, (uint64_t)n);
 	if (h && of_held(h, r)) {
 		if (!send && h->nend < MAX_PENDING)
 			h->end[h->nend++] = id;
@@ -1049,7 +996,7 @@ int stream_close(struct trace_stream *s, const struct rec_trailer *tr, uint64_t 
 		free(s->names[i]);
 	free(s->names);
 	free(s->prof);
-	free(s->ch);
+	msgmatch_chans_free(&s->chans);
 	if (s->stats_fd >= 0)
 		close(s->stats_fd);
 	free(s);

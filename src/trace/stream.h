@@ -19,7 +19,7 @@
  * (communicator, sender, receiver, tag) in the order it made its records of them (sends in
  * the order they started, receives in the order they completed), and by MPI's non-overtaking
  * rule the n-th send of a channel is its n-th receive; both ends hash (channel, n) into the
- * same flow id (stream_msg_id).
+ * same flow id (util/msgmatch.h: msgmatch_next, msgmatch_id).
  */
 #ifndef HCLOCK_TRACE_STREAM_H
 #define HCLOCK_TRACE_STREAM_H
@@ -94,8 +94,5 @@ struct stream_order {
  * HCLOCK_EIO / HCLOCK_ENOMEM with err_set's line. */
 int stream_write_order(const char *path, int size, struct stream_order *o, size_t n);
 
-/* The flow id of the n-th message (n from 0) from world rank src to dst on communicator comm
- * with tag tag: the same at both ends. */
-uint64_t stream_msg_id(uint64_t comm, int32_t src, int32_t dst, int32_t tag, uint64_t n);
 
 #endif

@@ -1,0 +1,119 @@
+/* msgmatch.c - MPI point-to-point messages paired by the non-overtaking rule (msgmatch.h). */
+#include <stdlib.h>
+
+#include "util/msgmatch.h"
+#include "util/rng.h"
+
+/* ---- all ends at once ---- */
+
+static int same_chan(const struct msgmatch_end *x, const struct msgmatch_end *y)
+{
+	return x->src == y->src && x->dst == y->dst && x->comm == y->comm && x->tag == y->tag;
+}
+
+/* channel, then sends before receives, then order */
+static int cmp_end(const void *a, const void *b)
+{
+	const struct msgmatch_end *x = a, *y = b;
+#define C(f)                 \
+	if (x->f != y->f)        \
+		return x->f < y->f ? -1 : 1;
+	C(src) C(dst) C(comm) C(tag) C(recv) C(order) C(order2) C(who)
+#undef C
+	return 0;
+}
+
+int msgmatch(struct msgmatch_end *e, size_t n, msgmatch_pair_fn pair, msgmatch_lone_fn lone,
+             void *ctx, size_t *unpaired)
+{
+	size_t left = 0;
+	int rc = 0;
+
+	qsort(e, n, sizeof(*e), cmp_end);
+	for (size_t a = 0; a < n && !rc;) {
+		size_t b = a, ns = a;
+		while (b < n && same_chan(&e[b], &e[a]))
+			b++;
+		while (ns < b && !e[ns].recv)
+			ns++;
+		size_t sends = ns - a, recvs = b - ns, pairs = sends < recvs ? sends : recvs;
+		for (size_t j = 0; j < pairs && !rc; j++)
+			rc = pair(ctx, &e[a + j], &e[ns + j]);
+		if (sends != recvs) {
+			left += sends + recvs - 2 * pairs;
+			if (!rc && lone)
+				rc = lone(ctx, &e[a], sends, recvs);
+		}
+		a = b;
+	}
+	if (unpaired)
+		*unpaired = left;
+	return rc;
+}
+
+/* ---- one record at a time ---- */
+
+struct msgmatch_chan {
+	uint64_t key;        /* hash of the channel; 0: an empty slot */
+	uint64_t comm;
+	int64_t src, dst, tag;
+	uint64_t n[2];       /* sends and receives so far */
+};
+
+static uint64_t chan_key(uint64_t comm, int64_t src, int64_t dst, int64_t tag)
+{
+	uint64_t k = rng_mix64(rng_mix64(comm) ^ ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst));
+	k = rng_mix64(k ^ (uint64_t)(uint32_t)tag * 0x9e3779b97f4a7c15ULL);
+	return k ? k : 1;
+}
+
+uint64_t msgmatch_id(uint64_t comm, int64_t src, int64_t dst, int64_t tag, uint64_t n)
+{
+	uint64_t id = rng_mix64(chan_key(comm, src, dst, tag) + n * 0xbf58476d1ce4e5b9ULL);
+	return id ? id : 1;
+}
+
+static int grow(struct msgmatch_chans *cs)
+{
+	size_t cap = cs->cap ? 2 * cs->cap : 64;
+	struct msgmatch_chan *c = calloc(cap, sizeof(*c));
+	if (!c)
+		return -1;
+	for (size_t i = 0; i < cs->cap; i++) {
+		if (!cs->ch[i].key)
+			continue;
+		size_t j = cs->ch[i].key & (cap - 1);
+		while (c[j].key)
+			j = (j + 1) & (cap - 1);
+		c[j] = cs->ch[i];
+	}
+	free(cs->ch);
+	cs->ch = c;
+	cs->cap = cap;
+	return 0;
+}
+
+int64_t msgmatch_next(struct msgmatch_chans *cs, uint64_t comm, int64_t src, int64_t dst,
+                      int64_t tag, int recv)
+{
+	if (2 * (cs->n + 1) > cs->cap && grow(cs))
+		return -1;
+	uint64_t k = chan_key(comm, src, dst, tag);
+	size_t j = k & (cs->cap - 1);
+	for (; cs->ch[j].key; j = (j + 1) & (cs->cap - 1)) {
+		struct msgmatch_chan *c = &cs->ch[j];
+		if (c->key == k && c->comm == comm && c->src == src && c->dst == dst && c->tag == tag)
+			return (int64_t)c->n[!!recv]++;
+	}
+	cs->ch[j] = (struct msgmatch_chan){.key = k, .comm = comm, .src = src, .dst = dst,
+	                                   .tag = tag};
+	cs->ch[j].n[!!recv] = 1;
+	cs->n++;
+	return 0;
+}
+
+void msgmatch_chans_free(struct msgmatch_chans *cs)
+{
+	free(cs->ch);
+	*cs = (struct msgmatch_chans){0};
+}
