@@ -29,7 +29,8 @@ int msgmatch(struct msgmatch_end *e, size_t n, msgmatch_pair_fn pair, msgmatch_l
 	size_t left = 0;
 	int rc = 0;
 
-	qsort(e, n, sizeof(*e), cmp_end);
+	if (n)
+		qsort(e, n, sizeof(*e), cmp_end);
 	for (size_t a = 0; a < n && !rc;) {
 		size_t b = a, ns = a;
 		while (b < n && same_chan(&e[b], &e[a]))
