@@ -215,8 +215,7 @@ static const char *bench_opt(int c, const char *arg, void *ctx)
 	case 'O':
 		return bench_order_parse(arg, &o->order) ? hclock_last_error() : NULL;
 	case 'S':
-		return parse_int_str(arg, 0, 0x7fffffffffffffffL, &o->seed)
-		       ? "--seed needs an integer from 0 to 9223372036854775807" : NULL;
+		return opt_seed(arg, &o->seed);
 	case 'T':
 		o->slice_set = 1;
 		return parse_duration_ns(arg, strlen(arg), 1, MAX_SLICE_NS, &o->slice_ns)
@@ -224,20 +223,17 @@ static const char *bench_opt(int c, const char *arg, void *ctx)
 		         "300ms or 10m; a bare number is seconds" : NULL;
 	case 'n':
 		o->max_reps_set = 1;
-		return parse_int_str(arg, 0, 1000000000L, &o->max_reps)
+		return opt_long(arg, 0, 1000000000L, &o->max_reps)
 		       ? "--max-reps needs an integer from 0 (no limit) to 1000000000" : NULL;
 	case 'w':
-		return parse_int_str(arg, 0, 1000000L, &o->warmup)
-		       ? "--warmup needs an integer from 0 to 1000000" : NULL;
+		return opt_warmup(arg, &o->warmup);
 	case 'E':
-		return parse_number_str(arg, 0, 1, &o->rse)
+		return opt_double(arg, 0, 1, &o->rse)
 		       ? "--rse needs a fraction from 0 (off) to 1, e.g. 0.01" : NULL;
 	case 'B':
-		return parse_number_str(arg, 1, 1e6, &o->slack_factor)
-		       ? "--slack-factor needs a number from 1 to 1e6 (B of Alg. 5), e.g. 4" : NULL;
+		return opt_slack_factor(arg, &o->slack_factor);
 	case 'r':
-		return parse_int_str(arg, 0, 0x7fffffffL, &o->root)
-		       ? "--root needs a rank number >= 0" : NULL;
+		return opt_root(arg, &o->root);
 	}
 	return "internal error: unhandled option";
 }

@@ -228,11 +228,9 @@ static const char *check_opt(int c, const char *arg, void *ctx)
 		return opt_long(arg, 1, 100000, &k->repeat)
 		       ? "--repeat needs an integer from 1 to 100000" : NULL;
 	case 'n':
-		return opt_long(arg, 1, 1000000, &k->npp)
-		       ? "--pingpongs needs an integer from 1 to 1000000" : NULL;
+		return opt_pingpongs(arg, &k->npp);
 	case 'x':
-		return opt_long(arg, 0, 0x7fffffffL, &k->seed)
-		       ? "--seed needs a non-negative integer" : NULL;
+		return opt_seed(arg, &k->seed);
 	case 't':
 		k->truth = 1;
 		return NULL;

@@ -60,8 +60,7 @@ static const char *drift_opt(int c, const char *arg, void *ctx)
 		return parse_duration_s_str(arg, 1e-3, 86400, &k->interval_s)
 		       ? "--interval needs a duration from 1ms to 1 day, e.g. 1 or 200ms" : NULL;
 	case 'n':
-		return opt_long(arg, 1, 1000000, &k->npp)
-		       ? "--pingpongs needs an integer from 1 to 1000000" : NULL;
+		return opt_pingpongs(arg, &k->npp);
 	case 'P':
 		k->plot = arg;
 		return NULL;

@@ -75,17 +75,14 @@ static const char *imbalance_opt(int c, const char *arg, void *ctx)
 		return bad ? "--size needs one size in bytes, e.g. 8 or 1K" : NULL;
 	}
 	case 'n':
-		return parse_int_str(arg, 1, 100000000L, &k->reps)
+		return opt_long(arg, 1, 100000000L, &k->reps)
 		       ? "--reps needs an integer from 1 to 100000000" : NULL;
 	case 'w':
-		return parse_int_str(arg, 0, 1000000L, &k->warmup)
-		       ? "--warmup needs an integer from 0 to 1000000" : NULL;
+		return opt_warmup(arg, &k->warmup);
 	case 'B':
-		return parse_number_str(arg, 1, 1e6, &k->slack_factor)
-		       ? "--slack-factor needs a number from 1 to 1e6, e.g. 4" : NULL;
+		return opt_slack_factor(arg, &k->slack_factor);
 	case 'r':
-		return parse_int_str(arg, 0, 0x7fffffffL, &k->root)
-		       ? "--root needs a rank number >= 0" : NULL;
+		return opt_root(arg, &k->root);
 	}
 	return "internal error: unhandled option";
 }

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -260,6 +261,33 @@ int opt_double(const char *s, double lo, double hi, double *out)
 int opt_long(const char *s, long lo, long hi, long *out)
 {
 	return parse_int_str(s, lo, hi, out);
+}
+
+const char *opt_warmup(const char *arg, long *reps)
+{
+	return opt_long(arg, 0, 1000000L, reps) ? "--warmup needs an integer from 0 to 1000000" : NULL;
+}
+
+const char *opt_slack_factor(const char *arg, double *b)
+{
+	return opt_double(arg, 1, 1e6, b)
+	       ? "--slack-factor needs a number from 1 to 1e6 (B of Alg. 5), e.g. 4" : NULL;
+}
+
+const char *opt_root(const char *arg, long *rank)
+{
+	return opt_long(arg, 0, 0x7fffffffL, rank) ? "--root needs a rank number >= 0" : NULL;
+}
+
+const char *opt_seed(const char *arg, long *seed)
+{
+	return opt_long(arg, 0, LONG_MAX, seed)
+	       ? "--seed needs a non-negative integer, at most 9223372036854775807" : NULL;
+}
+
+const char *opt_pingpongs(const char *arg, long *n)
+{
+	return opt_long(arg, 1, 1000000L, n) ? "--pingpongs needs an integer from 1 to 1000000" : NULL;
 }
 
 int opt_duration_list(const char *s, double lo, double hi, double *out, int max)

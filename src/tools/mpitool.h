@@ -105,6 +105,12 @@ const char *mpitool_parse(int argc, char **argv, const struct mpitool *t, const 
 int opt_format(const char *s, enum tool_format *out);
 int opt_double(const char *s, double lo, double hi, double *out);
 int opt_long(const char *s, long lo, long hi, long *out);
+/* Options several tools share, each with one range and one error line: NULL, or the line. */
+const char *opt_warmup(const char *arg, long *reps);      /* --warmup N: 0 to 1000000 */
+const char *opt_slack_factor(const char *arg, double *b); /* --slack-factor B: 1 to 1e6 */
+const char *opt_root(const char *arg, long *rank);        /* --root R: a rank >= 0 */
+const char *opt_seed(const char *arg, long *seed);        /* --seed N: 0 to LONG_MAX */
+const char *opt_pingpongs(const char *arg, long *n);      /* --pingpongs N: 1 to 1000000 */
 /* "0,1,10m" -> ascending list of at most max durations in s (util/parse.h: a bare number is
  * seconds) within [lo, hi]; returns the count or -1 */
 int opt_duration_list(const char *s, double lo, double hi, double *out, int max);

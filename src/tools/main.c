@@ -1,5 +1,5 @@
 /*
- * hclock - command-line entry point: hclock SUBCOMMAND [OPTIONS]
+ * main.c - the hclock command's entry point: hclock SUBCOMMAND [OPTIONS]
  * Each subcommand lives in its own cmd_*.c and is listed in the table below.
  */
 #include <stdio.h>
