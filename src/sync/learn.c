@@ -20,49 +20,6 @@
 #include "util/fault.h"
 #include "util/timeutil.h"
 
-int offset_spec_parse(struct spec_parser *ps, const char *form, struct offset_alg **out)
-{
-	const char *t = ps->p;
-	size_t n = spec_toklen(t);
-	const struct offset_type *ot = offset_type_find(t, n);
-	int np, rc;
-	*out = NULL;
-	if (!ot) {
-		char want[200];
-		snprintf(want, sizeof(want), "an offset estimator: %s", offset_type_names());
-		return spec_bad(ps, t, n, want);
-	}
-	ps->p += n;
-	if ((rc = spec_expect(ps, '/', form)) ||
-	    (rc = spec_int(ps, 1, 1000000, "NPINGPONGS", &np)))
-		return rc;
-	return offset_create(ot, np, out);
-}
-
-void offset_explain_stalls(struct sync_explain *e, const struct offset_alg *oa, const char *more)
-{
-	if (oa->paper)
-		sync_explain_line(e, "paper: the paper's algorithm exactly (no retakes of measurements "
-		                  "made through a stall%s)", *more ? "; ordinary least squares through "
-		                  "every fit point" : "");
-	else
-		sync_explain_line(e, "stalls: a measurement whose round trip is over %gx+%.0f us of the "
-		                  "pair's fastest is retaken (at most %d times)%s%s (add /paper for the "
-		                  "paper's algorithm exactly)", STALL_FACTOR, STALL_MARGIN_NS * 1e-3,
-		                  OFFSET_RETAKES, *more ? ", " : "", more);
-}
-
-void offset_spec_paper(struct spec_parser *ps, struct offset_alg *oa)
-{
-	if (*ps->p != '/')
-		return;
-	ps->p++;
-	if (spec_word(ps, "paper"))
-		oa->paper = 1;
-	else
-		ps->p--;
-}
-
 int learning_sync_parse(struct spec_parser *ps, const char *name, const struct sync_ops *ops,
                         struct hclock_sync **out)
 {
@@ -458,25 +415,4 @@ int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref
 	else if (bd)
 		*bd = my_bound;
 	return rc;
-}
-
-int clock_from_lm(hclock_clock *clk, const struct lm *lm, const struct bound *bd,
-                  hclock_clock **out)
-{
-	int rc = hclock_model_linear(clk, lm->x0_ns, lm->intercept_ns, lm->slope, out);
-	if (!rc && bd)
-		clock_set_bound(*out, bd);
-	return rc;
-}
-
-int finish_lm(MPI_Comm comm, hclock_clock *clk, const struct lm *lm, const struct bound *bd,
-              int rc, hclock_clock **out)
-{
-	int r;
-	PMPI_Comm_rank(comm, &r);
-	if (r == 0 || rc) {
-		*out = hclock_clock_ref(clk);
-		return rc;
-	}
-	return clock_from_lm(clk, lm, bd, out);
 }

@@ -83,7 +83,7 @@ void sync_take_quality(struct hclock_sync *s, const struct hclock_sync *inner);
 /* Append a warning line of this process (truncated when full). */
 void sync_warn(struct hclock_sync *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* One line of the family's table. */
+/* One line of the family's table (the table and its parser: sync/spec.h). */
 struct sync_type {
 	const char *name;  /* the spec's first token: "hca3" */
 	const char *usage; /* the spec's form: "hca3/NFIT/OFF/N[/ri][/span=S]" */
@@ -94,12 +94,6 @@ struct sync_type {
 	 * algorithm, which the caller frees. */
 	int (*parse)(struct spec_parser *ps, struct hclock_sync **out);
 };
-
-/* The table, in sync/types.def order, NULL-terminated. */
-extern const struct sync_type *const sync_types[];
-const struct sync_type *sync_type_find(const char *name, size_t n);
-/* "hca3, hca2, ... or prop" from the table. */
-const char *sync_type_names(void);
 
 /* Allocate an algorithm of size bytes (>= sizeof(struct hclock_sync)) with ops. */
 int sync_alloc(size_t size, const struct sync_ops *ops, struct hclock_sync **out);
@@ -156,14 +150,6 @@ int learning_sync_parse(struct spec_parser *ps, const char *name, const struct s
 void learning_sync_destroy(struct hclock_sync *s);
 /* Their explain hook: the fit points, ping-pongs, estimator, span, ri and bounds. */
 void learning_sync_explain(const struct hclock_sync *s, struct sync_explain *e);
-/* Parse "OFF/N" (an offset estimator and its exchanges) and create it. */
-int offset_spec_parse(struct spec_parser *ps, const char *form, struct offset_alg **out);
-/* The explain line of oa's stall handling (retakes, or paper), more appended ("" or what
- * the algorithm adds). */
-void offset_explain_stalls(struct sync_explain *e, const struct offset_alg *oa, const char *more);
-/* An optional "/paper" next (the paper's algorithm exactly: oa->paper); anything else is
- * left for the parser's line about what follows. */
-void offset_spec_paper(struct spec_parser *ps, struct offset_alg *oa);
 
 /*
  * LEARN_CLOCK_MODEL(comm, ref, client, clk) of Alg. 2: both ends call it; each uses its own
