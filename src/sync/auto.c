@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "numerics/plan.h"
+#include "sync/learn.h"
 #include "sync/sync.h"
 #include "transport/comm.h"
 #include "transport/yield.h"
