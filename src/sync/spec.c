@@ -14,24 +14,12 @@
 
 #define MAX_DEPTH 8
 
-#define SYNC_TYPE(n) extern const struct sync_type sync_type_##n;
-#include "sync/types.def"
-#undef SYNC_TYPE
-
-const struct sync_type *const sync_types[] = {
-#define SYNC_TYPE(n) &sync_type_##n,
-#include "sync/types.def"
-#undef SYNC_TYPE
-	NULL,
-};
-
-const struct sync_type *sync_type_find(const char *name, size_t n)
-{
-	for (size_t i = 0; sync_types[i]; i++)
-		if (strlen(sync_types[i]->name) == n && !strncmp(sync_types[i]->name, name, n))
-			return sync_types[i];
-	return NULL;
-}
+#define SYNC_TYPE(n) REGISTRY_MEMBER(sync_type_##n)
+#define REGISTRY_DEF "sync/types.def"
+#define REGISTRY_TYPE struct sync_type
+#define REGISTRY_TABLE sync_types
+#define REGISTRY_FIND sync_type_find
+#include "util/registry.h"
 
 const char *sync_type_names(void)
 {

@@ -1,7 +1,8 @@
 /*
  * spec.h - the sync family's table and the spec parser (spec.c): the parser's state and the
- * helpers every algorithm's own parser uses (no MPI here). A spec is a name from the sync table (sync/types.def) followed by that
- * algorithm's arguments, which its file parses itself:
+ * helpers every algorithm's own parser uses (no MPI here). A spec is a name from the sync
+ * table (sync/types.def) followed by that algorithm's arguments, which its file parses
+ * itself:
  *   spec := NAME ARGS        e.g. hca3/100/skampi/20/span=0.3, h2(hca3/10/skampi/5,prop),
  *                            cont(h2(hca3/100/hull/20,prop),window=4s)
  * (the whole grammar: hclock_sync_create in hclock.h). Tokens end at / , ( ) or the end.
