@@ -31,6 +31,7 @@ struct learning_sync {
 };
 #define LEARNER(sync) (&container_of(sync, struct learning_sync, s)->L)
 #define LEARNER_ARGS "/NFIT/OFF/N[/ri][/span=S][/paper]"
+
 /* ---- learn_spec.c: their arguments, destroy and explain hooks ---- */
 
 /* Parse "/NFIT/OFF/N[/ri][/span=S][/paper]" after name (ri, span=S and paper in any order,
