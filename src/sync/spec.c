@@ -1,5 +1,5 @@
 /* spec.c - the sync family's table (sync/types.def) and the recursive-descent parser of
- * sync specs behind hclock_sync_create; each algorithm parses its own arguments with these
+ * sync specs, hclock_sync_create; each algorithm parses its own arguments with these
  * helpers (spec.h), an offset estimator's "OFF/N" included. */
 #include <stdio.h>
 #include <string.h>
@@ -169,7 +169,7 @@ int spec_parse_one(struct spec_parser *ps, struct hclock_sync **out)
 	return rc;
 }
 
-int spec_parse(const char *s, struct hclock_sync **out)
+int hclock_sync_create(const char *s, hclock_sync **out)
 {
 	*out = NULL;
 	if (!s)
@@ -184,9 +184,4 @@ int spec_parse(const char *s, struct hclock_sync **out)
 		*out = NULL;
 	}
 	return rc;
-}
-
-int hclock_sync_create(const char *spec, hclock_sync **out)
-{
-	return spec_parse(spec, out);
 }

@@ -51,10 +51,9 @@ void offset_spec_paper(struct spec_parser *ps, struct offset_alg *oa);
 /* The explain line of oa's stall handling (retakes, or paper), more appended ("" or what
  * the algorithm adds). */
 void offset_explain_stalls(struct sync_explain *e, const struct offset_alg *oa, const char *more);
-/* Parse one whole spec at ps (for nesting): looks the name up in the table and lets the
- * algorithm parse the rest. */
+/* Parse one whole spec at ps (for nesting; a whole string, nothing after it, is
+ * hclock_sync_create's in hclock.h): looks the name up in the table and lets the algorithm
+ * parse the rest. */
 int spec_parse_one(struct spec_parser *ps, struct hclock_sync **out);
-/* Parse a whole string (nothing may follow): hclock_sync_create. */
-int spec_parse(const char *s, struct hclock_sync **out);
 
 #endif
