@@ -17,31 +17,27 @@
 #include "align/format.h"
 #include "util/err.h"
 
-#define TRACE_FORMAT(n) extern const struct trace_format trace_format_##n;
-#include "align/types.def"
-#undef TRACE_FORMAT
-
 /* The formats in probing order: an input belongs to the first whose probe accepts it. */
-static const struct trace_format *const formats[] = {
-#define TRACE_FORMAT(n) &trace_format_##n,
-#include "align/types.def"
-#undef TRACE_FORMAT
-};
-#define NFORMATS (sizeof(formats) / sizeof(formats[0]))
+#define TRACE_FORMAT(n) REGISTRY_MEMBER(trace_format_##n)
+#define REGISTRY_DEF "align/types.def"
+#define REGISTRY_TYPE struct trace_format
+#define REGISTRY_TABLE trace_formats
+#include "util/registry.h"
+#define NFORMATS (ARRAY_SIZE(trace_formats) - 1) /* the NULL at the end */
 
 const struct trace_format *trace_format_probe(const char *path)
 {
 	for (size_t i = 0; i < NFORMATS; i++)
-		if (formats[i]->probe(path))
-			return formats[i];
+		if (trace_formats[i]->probe(path))
+			return trace_formats[i];
 	return NULL;
 }
 
 const struct trace_format *trace_format_find(const char *name)
 {
 	for (size_t i = 0; i < NFORMATS; i++)
-		if (!strcmp(formats[i]->name, name))
-			return formats[i];
+		if (!strcmp(trace_formats[i]->name, name))
+			return trace_formats[i];
 	return NULL;
 }
 
@@ -51,15 +47,16 @@ const char *trace_format_list(char *buf, size_t len)
 
 	buf[0] = 0;
 	for (size_t i = 0; i < NFORMATS && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", formats[i]->name);
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
+		                      trace_formats[i]->name);
 	return buf;
 }
 
 const char *hclock_align_format(size_t i, const char **usage)
 {
 	if (usage)
-		*usage = i < NFORMATS ? formats[i]->usage : NULL;
-	return i < NFORMATS ? formats[i]->name : NULL;
+		*usage = i < NFORMATS ? trace_formats[i]->usage : NULL;
+	return i < NFORMATS ? trace_formats[i]->name : NULL;
 }
 
 /* one line of fmt through fn (warnings, information), dropped if fn is NULL */

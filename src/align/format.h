@@ -11,6 +11,9 @@
 #include "align/trace.h"
 #include "util/err.h"
 
+/* The table, in align/types.def order (the probing order), NULL-terminated. */
+extern const struct trace_format *const trace_formats[];
+
 /* The first format in the table whose probe accepts path, or NULL. */
 const struct trace_format *trace_format_probe(const char *path);
 

@@ -11,25 +11,22 @@
 #include "util/fault.h"
 #include "util/timeutil.h"
 
-#define SCHEME_TYPE(n) extern const struct scheme_type scheme_type_##n;
-#include "bench/schemes.def"
-#undef SCHEME_TYPE
-
 /* The table (bench/schemes.def): adding a scheme is one file and one line there. */
-static const struct scheme_type *const types[] = {
-#define SCHEME_TYPE(n) &scheme_type_##n,
-#include "bench/schemes.def"
-#undef SCHEME_TYPE
-};
+#define SCHEME_TYPE(n) REGISTRY_MEMBER(scheme_type_##n)
+#define REGISTRY_DEF "bench/schemes.def"
+#define REGISTRY_TYPE struct scheme_type
+#define REGISTRY_TABLE scheme_types
+#define REGISTRY_FIND scheme_type_find
+#include "util/registry.h"
 
 size_t bench_scheme_count(void)
 {
-	return ARRAY_SIZE(types);
+	return ARRAY_SIZE(scheme_types) - 1; /* the NULL at the end */
 }
 
 const struct scheme_type *bench_scheme_type(size_t i)
 {
-	return i < ARRAY_SIZE(types) ? types[i] : NULL;
+	return i < bench_scheme_count() ? scheme_types[i] : NULL;
 }
 
 const char *bench_scheme_names(int common)
@@ -38,10 +35,10 @@ const char *bench_scheme_names(int common)
 	char *b = buf[common < 0 ? 2 : !!common];
 	if (!b[0]) {
 		size_t off = 0;
-		for (size_t i = 0; i < ARRAY_SIZE(types); i++)
-			if (common < 0 || types[i]->common_start == !!common)
+		for (size_t i = 0; scheme_types[i]; i++)
+			if (common < 0 || scheme_types[i]->common_start == !!common)
 				off += (size_t)snprintf(b + off, sizeof(buf[0]) - off, "%s%s",
-				                        off ? ", " : "", types[i]->name);
+				                        off ? ", " : "", scheme_types[i]->name);
 	}
 	return b;
 }
@@ -50,21 +47,19 @@ int bench_scheme_create(const char *spec, struct bench_scheme **out)
 {
 	*out = NULL;
 	size_t n = strcspn(spec, "/");
-	for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
-		if (strlen(types[i]->name) != n || strncmp(types[i]->name, spec, n))
-			continue;
-		int rc = types[i]->create(types[i], spec + n, out);
-		if (rc)
-			return rc;
-		if (!((*out)->spec = strdup(spec))) {
-			bench_scheme_free(*out);
-			*out = NULL;
-			return err_set(HCLOCK_ENOMEM, "out of memory for scheme %s", spec);
-		}
-		return 0;
+	const struct scheme_type *t = scheme_type_find(spec, n);
+	if (!t)
+		return err_set(HCLOCK_EINVAL, "unknown scheme '%.*s'; expected one of: %s", (int)n,
+		               spec, bench_scheme_names(-1));
+	int rc = t->create(t, spec + n, out);
+	if (rc)
+		return rc;
+	if (!((*out)->spec = strdup(spec))) {
+		bench_scheme_free(*out);
+		*out = NULL;
+		return err_set(HCLOCK_ENOMEM, "out of memory for scheme %s", spec);
 	}
-	return err_set(HCLOCK_EINVAL, "unknown scheme '%.*s'; expected one of: %s", (int)n, spec,
-	               bench_scheme_names(-1));
+	return 0;
 }
 
 void bench_scheme_free(struct bench_scheme *s)

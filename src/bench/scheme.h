@@ -108,7 +108,11 @@ const char *bench_scheme_spec(const struct bench_scheme *s);
 int bench_scheme_measure(struct bench_scheme *s, const struct bench_params *p,
                          struct bench_buf *b, struct bench_series *out);
 
-/* The table, in its order: entry i (0 <= i < bench_scheme_count()). */
+/* The table, in bench/schemes.def order, NULL-terminated (scheme.c). */
+extern const struct scheme_type *const scheme_types[];
+/* The scheme called name (n characters), or NULL. */
+const struct scheme_type *scheme_type_find(const char *name, size_t n);
+/* Its length, and its entry i (0 <= i < bench_scheme_count(); NULL beyond). */
 size_t bench_scheme_count(void);
 const struct scheme_type *bench_scheme_type(size_t i);
 /* The names joined by ", ": all (common < 0), or those whose common_start is common

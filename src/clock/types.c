@@ -5,16 +5,11 @@
 #include "util/err.h"
 #include "util/names.h"
 
-#define CLOCK_TYPE(n) extern const struct clock_type clock_type_##n;
-#include "clock/types.def"
-#undef CLOCK_TYPE
-
-const struct clock_type *const clock_types[] = {
-#define CLOCK_TYPE(n) &clock_type_##n,
-#include "clock/types.def"
-#undef CLOCK_TYPE
-	NULL,
-};
+#define CLOCK_TYPE(n) REGISTRY_MEMBER(clock_type_##n)
+#define REGISTRY_DEF "clock/types.def"
+#define REGISTRY_TYPE struct clock_type
+#define REGISTRY_TABLE clock_types
+#include "util/registry.h"
 
 const char *clock_type_names(void)
 {

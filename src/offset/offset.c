@@ -1,43 +1,20 @@
-/* offset.c - the offset estimator family's table and factory. */
-#include <stdio.h>
+/* offset.c - the offset estimator family's table (offset/types.def), its factory, and
+ * offset_measure with its retakes of a measurement made through a stall. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "numerics/stall.h"
 #include "offset/offset.h"
 #include "util/err.h"
 #include "util/fault.h"
 #include "util/timeutil.h"
-#include "util/names.h"
 
-#define OFFSET_TYPE(n) extern const struct offset_type offset_type_##n;
-#include "offset/types.def"
-#undef OFFSET_TYPE
-
-const struct offset_type *const offset_types[] = {
-#define OFFSET_TYPE(n) &offset_type_##n,
-#include "offset/types.def"
-#undef OFFSET_TYPE
-	NULL,
-};
-
-const struct offset_type *offset_type_find(const char *name, size_t n)
-{
-	for (size_t i = 0; offset_types[i]; i++)
-		if (strlen(offset_types[i]->name) == n && !strncmp(offset_types[i]->name, name, n))
-			return offset_types[i];
-	return NULL;
-}
-
-const char *offset_type_names(void)
-{
-	static _Thread_local char buf[256];
-	const char *names[ARRAY_SIZE(offset_types)];
-	size_t n = 0;
-	for (; offset_types[n]; n++)
-		names[n] = offset_types[n]->name;
-	return names_join(buf, sizeof(buf), names, n);
-}
+#define OFFSET_TYPE(n) REGISTRY_MEMBER(offset_type_##n)
+#define REGISTRY_DEF "offset/types.def"
+#define REGISTRY_TYPE struct offset_type
+#define REGISTRY_TABLE offset_types
+#define REGISTRY_FIND offset_type_find
+#define REGISTRY_NAMES offset_type_names
+#include "util/registry.h"
 
 int offset_create(const struct offset_type *t, int nexchanges, struct offset_alg **out)
 {

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "numerics/plan.h"
+#include "sync/learn.h"
 #include "sync/sync.h"
 #include "transport/comm.h"
 #include "transport/yield.h"
@@ -317,7 +318,7 @@ static int auto_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	int rc = auto_plan(s, comm, clk);
 	uint64_t burst_pp = s->pingpongs;
 	struct hclock_sync *inner = NULL;
-	int prc = spec_parse(a->choice.spec, &inner);
+	int prc = hclock_sync_create(a->choice.spec, &inner);
 	if (prc) {
 		hclock_sync_free(inner);
 		/* the same spec everywhere: every rank fails here, none waits */

@@ -3,6 +3,7 @@
  * measures a fresh offset to every process in turn and each process re-anchors its model's
  * intercept on it (COMPUTE_AND_SET_INTERCEPT). The extra pass makes it O(p).
  */
+#include "sync/learn.h"
 #include "sync/sync.h"
 
 static int hca_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "clock/clock.h"
+#include "sync/learn.h"
 #include "sync/sync.h"
 #include "transport/comm.h"
 #include "transport/yield.h"

@@ -6,6 +6,7 @@
  * from then on. Ranks beyond the largest power of two learn from r - 2^nrounds at the end.
  * A process that fails goes on serving its later clients with its unsynchronized clock.
  */
+#include "sync/learn.h"
 #include "sync/sync.h"
 
 /* learn against ref, then timestamp with the new global clock (clk itself after a failure) */

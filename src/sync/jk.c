@@ -2,6 +2,7 @@
  * jk.c - JK (Jones & Koenig): the reference learns a linear model with every client in
  * turn, p - 1 sequential rounds (O(p)), each client against the reference's own clock.
  */
+#include "sync/learn.h"
 #include "sync/sync.h"
 
 static int jk_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clock **out)

@@ -1,138 +1,23 @@
 /*
- * learn.c - what the model-learning algorithms (hca3, hca2, hca, jk) share: their spec
- * arguments "/NFIT/OFF/N[/ri][/span=S]" and LEARN_CLOCK_MODEL (Hunold & Carpen-Amarie,
- * Alg. 2): NFIT offset measurements, a robust linear fit of offset against local time; or,
- * with "hull" in the offset slot, every ping-pong of the NFIT measurements (and of ri's
- * extra one) also fed to convex hulls (numerics/hull_learner.h): the same regression when
- * the hulls allow it, else their center line, with a strict bound either way.
+ * learn.c - LEARN_CLOCK_MODEL (Hunold & Carpen-Amarie, Alg. 2), which the model-learning
+ * algorithms (hca3, hca2, hca, jk) share (learn.h; their arguments: learn_spec.c): NFIT
+ * offset measurements, a robust linear fit of offset against local time; or, with "hull" in
+ * the offset slot, every ping-pong of the NFIT measurements (and of ri's extra one) also fed
+ * to convex hulls (numerics/hull_learner.h): the same regression when the hulls allow it,
+ * else their center line, with a strict bound either way.
  */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock/clock.h"
 #include "numerics/stall.h"
 #include "numerics/stats.h"
-#include "sync/sync.h"
+#include "sync/learn.h"
 #include "transport/comm.h"
 #include "util/err.h"
 #include "util/fault.h"
 #include "util/timeutil.h"
-
-int offset_spec_parse(struct spec_parser *ps, const char *form, struct offset_alg **out)
-{
-	const char *t = ps->p;
-	size_t n = spec_toklen(t);
-	const struct offset_type *ot = offset_type_find(t, n);
-	int np, rc;
-	*out = NULL;
-	if (!ot) {
-		char want[200];
-		snprintf(want, sizeof(want), "an offset estimator: %s", offset_type_names());
-		return spec_bad(ps, t, n, want);
-	}
-	ps->p += n;
-	if ((rc = spec_expect(ps, '/', form)) ||
-	    (rc = spec_int(ps, 1, 1000000, "NPINGPONGS", &np)))
-		return rc;
-	return offset_create(ot, np, out);
-}
-
-void offset_explain_stalls(struct sync_explain *e, const struct offset_alg *oa, const char *more)
-{
-	if (oa->paper)
-		sync_explain_line(e, "paper: the paper's algorithm exactly (no retakes of measurements "
-		                  "made through a stall%s)", *more ? "; ordinary least squares through "
-		                  "every fit point" : "");
-	else
-		sync_explain_line(e, "stalls: a measurement whose round trip is over %gx+%.0f us of the "
-		                  "pair's fastest is retaken (at most %d times)%s%s (add /paper for the "
-		                  "paper's algorithm exactly)", STALL_FACTOR, STALL_MARGIN_NS * 1e-3,
-		                  OFFSET_RETAKES, *more ? ", " : "", more);
-}
-
-void offset_spec_paper(struct spec_parser *ps, struct offset_alg *oa)
-{
-	if (*ps->p != '/')
-		return;
-	ps->p++;
-	if (spec_word(ps, "paper"))
-		oa->paper = 1;
-	else
-		ps->p--;
-}
-
-int learning_sync_parse(struct spec_parser *ps, const char *name, const struct sync_ops *ops,
-                        struct hclock_sync **out)
-{
-	struct hclock_sync *s;
-	int rc = sync_alloc(sizeof(struct learning_sync), ops, out);
-	if (rc)
-		return rc;
-	s = *out;
-	struct learner *L = LEARNER(s);
-	char form[64];
-	snprintf(form, sizeof(form), "%s" LEARNER_ARGS, name);
-	double span_s = 0;
-	if ((rc = spec_expect(ps, '/', form)) ||
-	    (rc = spec_int(ps, 2, 1000000, "NFIT, the fit points per model", &L->nfit)) ||
-	    (rc = spec_expect(ps, '/', form)) || (rc = offset_spec_parse(ps, form, &L->oa)))
-		return rc;
-	while (*ps->p == '/') {
-		ps->p++;
-		const char *r = ps->p;
-		size_t rn = spec_toklen(r);
-		if (!L->ri && spec_word(ps, "ri")) {
-			L->ri = 1;
-		} else if (!L->oa->paper && spec_word(ps, "paper")) {
-			L->oa->paper = 1;
-		} else if (rn > 5 && !strncmp(r, "span=", 5) && !span_s) {
-			ps->p += 5;
-			if ((rc = spec_duration(ps, 1e-6, 3600, "span=S, the time the fit points are spread "
-			                        "over", &span_s)))
-				return rc;
-		} else {
-			return spec_bad(ps, r, rn, "'ri' (recompute intercept), 'span=S' (spread the fit "
-			                           "points over S) or 'paper' (the paper's algorithm "
-			                           "exactly), each at most once");
-		}
-	}
-	L->span_ns = span_s * 1e9;
-	s->bounded = L->oa->type->hull;
-	char span[48] = "";
-	if (span_s > 0)
-		snprintf(span, sizeof(span), "/span=%g", span_s);
-	sync_set_spec(s, "%s/%d/%s/%d%s%s%s", name, L->nfit, L->oa->type->name, L->oa->nexchanges,
-	              L->ri ? "/ri" : "", span, L->oa->paper ? "/paper" : "");
-	return 0;
-}
-
-void learning_sync_destroy(struct hclock_sync *s)
-{
-	struct learning_sync *ls = container_of(s, struct learning_sync, s);
-	offset_destroy(ls->L.oa);
-	free(ls);
-}
-
-void learning_sync_explain(const struct hclock_sync *s, struct sync_explain *e)
-{
-	const struct learner *L = &container_of(s, struct learning_sync, s)->L;
-	sync_explain_line(e, "each model: %d fit points of %d ping-pong%s each, offset estimator %s "
-	                  "(%s)", L->nfit, L->oa->nexchanges, L->oa->nexchanges > 1 ? "s" : "",
-	                  L->oa->type->name, L->oa->type->help);
-	if (L->span_ns > 0)
-		sync_explain_line(e, "span: the fit points spread evenly over %g s (the slope's error "
-		                  "falls like 1/span)", L->span_ns * 1e-9);
-	else
-		sync_explain_line(e, "span: none, the fit points back to back (add /span=S to spread "
-		                  "them: the slope's error falls like 1/S)");
-	if (L->ri)
-		sync_explain_line(e, "ri: the intercept re-measured after the fit");
-	offset_explain_stalls(e, L->oa, "such fit points are left out of the fit");
-	sync_explain_line(e, "bounds: %s", L->oa->type->hull ? "strict (hulls), on every clock"
-	                                                    : "none (use hull as the estimator)");
-}
 
 /* The model from the fit points; an offset alone (the median, at the last point) when the
  * points are all at one instant (coarse clock) or give a slope no clock has (stalled
@@ -458,25 +343,4 @@ int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref
 	else if (bd)
 		*bd = my_bound;
 	return rc;
-}
-
-int clock_from_lm(hclock_clock *clk, const struct lm *lm, const struct bound *bd,
-                  hclock_clock **out)
-{
-	int rc = hclock_model_linear(clk, lm->x0_ns, lm->intercept_ns, lm->slope, out);
-	if (!rc && bd)
-		clock_set_bound(*out, bd);
-	return rc;
-}
-
-int finish_lm(MPI_Comm comm, hclock_clock *clk, const struct lm *lm, const struct bound *bd,
-              int rc, hclock_clock **out)
-{
-	int r;
-	PMPI_Comm_rank(comm, &r);
-	if (r == 0 || rc) {
-		*out = hclock_clock_ref(clk);
-		return rc;
-	}
-	return clock_from_lm(clk, lm, bd, out);
 }

@@ -1,4 +1,6 @@
-/* sync.c - the sync family's table and factory, and the public entry points. */
+/* sync.c - what every sync algorithm shares: allocation, the run and its quality counts,
+ * warnings, explain lines, offset measurements, the clocks a run leaves, and the public
+ * entry points on a created sync (spec.c parses and creates one). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,42 +11,6 @@
 #include "transport/comm.h"
 #include "util/err.h"
 #include "util/fault.h"
-#include "util/names.h"
-
-#define SYNC_TYPE(n) extern const struct sync_type sync_type_##n;
-#include "sync/types.def"
-#undef SYNC_TYPE
-
-const struct sync_type *const sync_types[] = {
-#define SYNC_TYPE(n) &sync_type_##n,
-#include "sync/types.def"
-#undef SYNC_TYPE
-	NULL,
-};
-
-const struct sync_type *sync_type_find(const char *name, size_t n)
-{
-	for (size_t i = 0; sync_types[i]; i++)
-		if (strlen(sync_types[i]->name) == n && !strncmp(sync_types[i]->name, name, n))
-			return sync_types[i];
-	return NULL;
-}
-
-const char *sync_type_names(void)
-{
-	static _Thread_local char buf[256];
-	/* h2(...): an algorithm whose arguments are specs */
-	static _Thread_local char deco[ARRAY_SIZE(sync_types)][24];
-	const char *names[ARRAY_SIZE(sync_types)];
-	size_t n = 0;
-	for (; sync_types[n]; n++) {
-		const struct sync_type *t = sync_types[n];
-		snprintf(deco[n], sizeof(deco[n]), "%s%s", t->name,
-		         t->usage[strlen(t->name)] == '(' ? "(...)" : "");
-		names[n] = deco[n];
-	}
-	return names_join(buf, sizeof(buf), names, n);
-}
 
 int ilog2(int p)
 {
@@ -70,11 +36,6 @@ void sync_set_spec(struct hclock_sync *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(s->spec, sizeof(s->spec), fmt, ap);
 	va_end(ap);
-}
-
-int hclock_sync_create(const char *spec, hclock_sync **out)
-{
-	return spec_parse(spec, out);
 }
 
 void hclock_sync_free(hclock_sync *s)
@@ -291,6 +252,27 @@ int measure_all(struct hclock_sync *s, struct offset_alg *oa, MPI_Comm comm, hcl
 		if (r == 0 || r == c)
 			rc = first_err(rc, measure_pair(s, oa, comm, 0, c, clk, smp));
 	return rc;
+}
+
+int clock_from_lm(hclock_clock *clk, const struct lm *lm, const struct bound *bd,
+                  hclock_clock **out)
+{
+	int rc = hclock_model_linear(clk, lm->x0_ns, lm->intercept_ns, lm->slope, out);
+	if (!rc && bd)
+		clock_set_bound(*out, bd);
+	return rc;
+}
+
+int finish_lm(MPI_Comm comm, hclock_clock *clk, const struct lm *lm, const struct bound *bd,
+              int rc, hclock_clock **out)
+{
+	int r;
+	PMPI_Comm_rank(comm, &r);
+	if (r == 0 || rc) {
+		*out = hclock_clock_ref(clk);
+		return rc;
+	}
+	return clock_from_lm(clk, lm, bd, out);
 }
 
 int hclock_measure_offset(MPI_Comm comm, hclock_clock *clk, int ref, int client, int npingpongs,

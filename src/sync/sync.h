@@ -27,6 +27,7 @@
 #include "sync/spec.h"
 #include "util/err.h"
 
+struct learner;
 struct sync_explain;
 
 struct sync_ops {
@@ -83,7 +84,7 @@ void sync_take_quality(struct hclock_sync *s, const struct hclock_sync *inner);
 /* Append a warning line of this process (truncated when full). */
 void sync_warn(struct hclock_sync *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* One line of the family's table. */
+/* One line of the family's table (the table and its parser: sync/spec.h). */
 struct sync_type {
 	const char *name;  /* the spec's first token: "hca3" */
 	const char *usage; /* the spec's form: "hca3/NFIT/OFF/N[/ri][/span=S]" */
@@ -94,12 +95,6 @@ struct sync_type {
 	 * algorithm, which the caller frees. */
 	int (*parse)(struct spec_parser *ps, struct hclock_sync **out);
 };
-
-/* The table, in sync/types.def order, NULL-terminated. */
-extern const struct sync_type *const sync_types[];
-const struct sync_type *sync_type_find(const char *name, size_t n);
-/* "hca3, hca2, ... or prop" from the table. */
-const char *sync_type_names(void);
 
 /* Allocate an algorithm of size bytes (>= sizeof(struct hclock_sync)) with ops. */
 int sync_alloc(size_t size, const struct sync_ops *ops, struct hclock_sync **out);
@@ -125,58 +120,8 @@ void sync_explain_line(struct sync_explain *e, const char *fmt, ...)
 /* s's canonical spec and its algorithm's help, then its own lines one level deeper. */
 void sync_explain(const struct hclock_sync *s, struct sync_explain *e);
 
-/* ---- shared by the model-learning algorithms (hca3, hca2, hca, jk): learn.c ---- */
+/* ---- offset measurements and the clocks a run leaves ---- */
 
-struct learner {
-	struct offset_alg *oa;
-	int nfit;       /* fit points per model */
-	int ri;         /* recompute the intercept after the fit */
-	double span_ns; /* spread the fit points over this much real time, ns (0: back to back) */
-	double limit_ns; /* 0, or the time a model may take from the end of its first fit point,
-	                    ns: no fit point starts that would end after it (at least
-	                    LEARN_MIN_NFIT are made); set by auto(...), never by a spec */
-	double slowest_point_ns; /* out: the longest a fit point took on this process, from its
-	                            planned start to its end (a late wake-up included; the first
-	                            from the model's start, a wait for a busy reference
-	                            included), over the runs since it was zeroed, ns */
-	int made_points; /* out: the fit points of the last model this process learned as a
-	                    client (fewer than nfit where limit_ns cut them; 0: none) */
-};
-#define LEARN_MIN_NFIT 4
-struct learning_sync {
-	struct hclock_sync s;
-	struct learner L;
-};
-#define LEARNER(sync) (&container_of(sync, struct learning_sync, s)->L)
-#define LEARNER_ARGS "/NFIT/OFF/N[/ri][/span=S][/paper]"
-/* Parse "/NFIT/OFF/N[/ri][/span=S][/paper]" after name (ri, span=S and paper in any order,
- * each at most once) and create a learning algorithm with ops. */
-int learning_sync_parse(struct spec_parser *ps, const char *name, const struct sync_ops *ops,
-                        struct hclock_sync **out);
-void learning_sync_destroy(struct hclock_sync *s);
-/* Their explain hook: the fit points, ping-pongs, estimator, span, ri and bounds. */
-void learning_sync_explain(const struct hclock_sync *s, struct sync_explain *e);
-/* Parse "OFF/N" (an offset estimator and its exchanges) and create it. */
-int offset_spec_parse(struct spec_parser *ps, const char *form, struct offset_alg **out);
-/* The explain line of oa's stall handling (retakes, or paper), more appended ("" or what
- * the algorithm adds). */
-void offset_explain_stalls(struct sync_explain *e, const struct offset_alg *oa, const char *more);
-/* An optional "/paper" next (the paper's algorithm exactly: oa->paper); anything else is
- * left for the parser's line about what follows. */
-void offset_spec_paper(struct spec_parser *ps, struct offset_alg *oa);
-
-/*
- * LEARN_CLOCK_MODEL(comm, ref, client, clk) of Alg. 2: both ends call it; each uses its own
- * clk. On the client, *lm maps client clk time to the reference's clk time (identity
- * {0, 0, 0} after a failure) and, when bd is not NULL, *bd is its bound (numerics/bound.h):
- * unknown unless the learner is hull; relative to the reference's clk, or, with compose, to
- * whatever that clock estimates (its own bound added: its clk is a global clock). lm and bd
- * are only written on the client. Always completes the whole exchange; returns 0 or the
- * first error. A hull fit that fails (hulls intersect) leaves the fallback line, no bound
- * and a warning (sync_warn).
- */
-int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref, int client,
-                hclock_clock *clk, int compose, struct lm *lm, struct bound *bd);
 /* One offset measurement between ref and client with oa (client: *smp filled). */
 int measure_pair(struct hclock_sync *s, struct offset_alg *oa, MPI_Comm comm, int ref,
                  int client, hclock_clock *clk, struct offset_sample *smp);
