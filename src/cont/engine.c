@@ -7,7 +7,8 @@
  * Messages on the engine's own link (over MPI, a duplicate of the run's private
  * communicator), which also carries the set-up and tear-down: engine.c makes no MPI call.
  *   child -> parent  TAG_PING  struct ping: k >= 0 a ping of exchange exch; k < 0 a note
- *                              (the next exchange starts at global time next_ns)
+ *                              (the next exchange starts at global time next_ns), after
+ *                              an exchange completed or given up
  *   parent -> child  TAG_PONG  struct pong: its base receive and send times, its model
  * Every wait is a poll: an exchange not done after EXCH_TIMEOUT_NS is given up, and a pong
  * of an exchange given up is recognized by its numbers.
@@ -198,13 +199,20 @@ static void start_exchange(struct engine *e, int64_t now)
 		e->in_flight = 0;
 }
 
+/* an exchange not done in time: counted, and the next one announced all the same, so that
+ * a parent that missed a message (or its note) listens for it */
 static void give_up(struct engine *e, int64_t now)
 {
+	struct lm cur;
+	struct bound cur_b;
 	e->in_flight = 0;
 	servo_lost(e->servo);
 	e->stats.timeouts++;
-	e->exch++;
 	e->next_ns = now + servo_period_ns(e->servo);
+	cont_state_target(e->st, &cur, &cur_b);
+	struct ping note = {e->exch, -1, lm_map(&cur, e->next_ns)};
+	fail(e, send_msg(e, e->parent, TAG_PING, &note, sizeof(note)));
+	e->exch++;
 }
 
 /* the exchange's last pong came: the servo's new target, the next exchange announced */

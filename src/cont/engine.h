@@ -8,7 +8,8 @@
  *     times and its current model with its bound; then a note telling the parent when the
  *     next exchange starts (in global time), so a parent driven by a thread sleeps until
  *     then. A peer that does not answer within the exchange timeout is given up on for that
- *     exchange (counted); nothing waits for a peer forever;
+ *     exchange (counted), and the next one is announced all the same (a parent that missed
+ *     a message listens for it on time); nothing waits for a peer forever;
  *   - the servo (cont/servo.h, MPI-free): what an exchange means for the clock: the target
  *     model, its bound and the next period;
  *   - the link (transport/nblink.h): how the messages travel, and the set-up's and

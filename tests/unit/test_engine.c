@@ -16,7 +16,8 @@
  *   steady      the error converges under a bound, the truth inside the clock's bounds;
  *   progress    the same, driven as by hclock_sync_progress (drive=progress);
  *   lossy       3 % of the messages lost: timed-out exchanges are counted, the clock
- *               recovers (exchanges go on to the end, the error stays small);
+ *               recovers (exchanges go on to the end, the error stays small: the next
+ *               exchange is announced after a cut one too);
  *   outage      the reference stops answering for 4 s: its children time out (counted),
  *               their bounds go stale and widen around the truth, no drive call fails or
  *               hangs, and after it the clocks are live and right again;
@@ -415,17 +416,22 @@ int main(int argc, char **argv)
 				           (unsigned long long)r.p[i].st.timeouts, r.p[i].stale);
 		}
 
-		/* lost messages: the exchanges they cut are counted, the clock recovers */
+		/* lost messages: the exchanges they cut are counted, and the clock recovers: with 3 %
+		 * lost, 60 % of the exchanges (17 messages each) get through, and the period is
+		 * announced after a cut one too, so the parent listens on time (without that
+		 * note, seeds 1-3 made 29-63 exchanges to 83-118 timeouts, median error up to 358 ns
+		 * on one hop, stale 63 % of the time; with it 90-111 to 55-63) */
 		r = run(&lossy, seed);
 		check_common(&lossy, &r);
+		check_converged(&lossy, &r);
 		for (int i = 1; i < 3; i++) {
 			const struct proc_result *p = &r.p[i];
 			TEST_CHECK(p->st.timeouts > 0, "lossy rank %d: %ld of %ld messages lost and no "
 			           "exchange timed out", i, r.link.lost, r.link.sent);
-			TEST_CHECK(p->outside == 0 && p->end_ns <= worst_limit(&lossy, i),
-			           "lossy rank %d: truth outside the bounds at %ld reads, error at the end "
-			           "%.0f ns (limit %.0f)", i, p->outside, p->end_ns,
-			           worst_limit(&lossy, i));
+			TEST_CHECK(p->st.exchanges >= 160 / 2 && p->exchanges_late > 0, "lossy rank %d: "
+			           "%llu exchanges to %llu timeouts, %llu in the last second", i,
+			           (unsigned long long)p->st.exchanges, (unsigned long long)p->st.timeouts,
+			           (unsigned long long)p->exchanges_late);
 		}
 
 		/* the reference stops answering for 4 s: its children's exchanges time out, their
