@@ -489,6 +489,11 @@ static int make_clock(struct engine *e, int shares, const struct lm *t, const st
 	} else if (!shares) {
 		cont_state_init(e->st, t, b, HCLOCK_BOUNDS_LIVE);
 	}
+	/* the one-shot model goes stale as an exchange's would: a child whose parent never
+	 * answers says so after stale_s, as one whose parent stopped later does */
+	if (e->parent >= 0)
+		cont_state_update(e->st, e->base, t, b, e->cfg.slew, 0, base_now(e),
+		                  (int64_t)(e->cfg.stale_s * 1e9), NULL);
 	return 0;
 }
 

@@ -23,7 +23,8 @@
  *               hangs, and after it the clocks are live and right again;
  *   must-fail   a link 20 us slower one way (an asymmetry no exchange can see): the error
  *               check must fire; and a parent silent from the start: no exchange, the
- *               one-shot model's slope error grows into a large error.
+ *               one-shot model's slope error grows into a large error, and the child's
+ *               bounds say stale.
  */
 #include <math.h>
 #include <pthread.h>
@@ -479,6 +480,10 @@ int main(int argc, char **argv)
 		           (unsigned long long)p->st.exchanges, (unsigned long long)p->st.timeouts);
 		TEST_CHECK(p->end_ns > 10 * worst_limit(&steady, 1), "silent rank 1: error %.0f ns at "
 		           "the end with no exchange (the error check cannot bite)", p->end_ns);
+		/* and it says so: stale from 1.25 s (stale=) after the start on, as after an outage */
+		TEST_CHECK(p->end_status == HCLOCK_BOUNDS_STALE && p->stale >= p->probes * 8 / 10,
+		           "silent rank 1: status %d at the end, stale at %ld of %ld reads",
+		           p->end_status, p->stale, p->probes);
 		for (int i = 1; i < N; i++)
 			TEST_CHECK(r.p[i].outside == 0, "silent rank %d: the truth outside the bounds at "
 			           "%ld reads", i, r.p[i].outside);
