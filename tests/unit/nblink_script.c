@@ -89,6 +89,29 @@ static void gather(struct script_link *s, const void *mine, size_t len)
 	barrier_wait(w, &w->all, w->cfg.n);
 }
 
+/* with w->mu held: msg into peer's inbox at true time at (or after the latest from me) */
+static int deliver(struct script_world *w, int me, int peer, int tag, int64_t at,
+                   const void *msg, size_t len)
+{
+	struct inbox *in = &w->in[peer];
+	if (in->n == in->cap) {
+		size_t cap = in->cap ? 2 * in->cap : 16;
+		struct msg *m = realloc(in->m, cap * sizeof(*m));
+		if (!m)
+			return err_set(HCLOCK_ENOMEM, "out of memory");
+		in->m = m;
+		in->cap = cap;
+	}
+	if (at < w->last_ns[me][peer]) /* no overtaking */
+		at = w->last_ns[me][peer];
+	w->last_ns[me][peer] = at;
+	struct msg *m = &in->m[in->n++];
+	*m = (struct msg){at, w->seq++, me, tag, len, {0}};
+	memcpy(m->buf, msg, len);
+	pthread_cond_broadcast(&w->cv); /* a set-up receive may wait for it */
+	return 0;
+}
+
 static int sl_send(struct nblink *l, int peer, int tag, const void *msg, size_t len)
 {
 	struct script_link *s = SCRIPT_LINK(l);
@@ -105,31 +128,22 @@ static int sl_send(struct nblink *l, int peer, int tag, const void *msg, size_t 
 		d += -c->tail_ns * log(1 - rng_uniform(r));
 	int lost = (c->drop > 0 && t >= c->drop_from_ns && rng_uniform(r) < c->drop) ||
 	           (me == c->mute && t >= c->mute_from_ns && t < c->mute_to_ns);
+	int junk = c->junk > 0 && t >= c->drop_from_ns && rng_uniform(r) < c->junk;
 	w->st.sent++;
 	w->st.lost += lost;
-	struct inbox *in = &w->in[peer];
-	if (!lost && in->n == in->cap) {
-		size_t cap = in->cap ? 2 * in->cap : 16;
-		struct msg *m = realloc(in->m, cap * sizeof(*m));
-		if (!m) {
-			pthread_mutex_unlock(&w->mu);
-			return err_set(HCLOCK_ENOMEM, "out of memory");
-		}
-		in->m = m;
-		in->cap = cap;
-	}
-	if (!lost) {
-		int64_t at = t + (int64_t)llround(d);
-		if (at < w->last_ns[me][peer]) /* no overtaking */
-			at = w->last_ns[me][peer];
-		w->last_ns[me][peer] = at;
-		struct msg *m = &in->m[in->n++];
-		*m = (struct msg){at, w->seq++, me, tag, len, {0}};
-		memcpy(m->buf, msg, len);
-		pthread_cond_broadcast(&w->cv); /* a set-up receive may wait for it */
+	int rc = 0;
+	if (!lost)
+		rc = deliver(w, me, peer, tag, t + (int64_t)llround(d), msg, len);
+	if (junk && !rc) {
+		unsigned char g[NBLINK_MAX_MSG];
+		size_t n = rng_uniform(r) < 0.5 ? len : (size_t)(rng_uniform(r) * (NBLINK_MAX_MSG + 1));
+		for (size_t i = 0; i < n; i++)
+			g[i] = (unsigned char)rng_u64(r);
+		w->st.garbled++;
+		rc = deliver(w, me, peer, tag, t + (int64_t)llround(d), g, n);
 	}
 	pthread_mutex_unlock(&w->mu);
-	return 0;
+	return rc;
 }
 
 /* with w->mu held: the index of the first message to take from in (src -1: any, tag -1:

@@ -3,8 +3,8 @@
  * program, in memory, no MPI: what lets tests/unit/test_engine.c run several engines in one
  * process. A message arrives a scripted delay after its send (a least delay per direction
  * plus an exponential tail), in the true time of the test (*T_ns, which the test's clocks
- * read and advance); it may be lost at random, and a process may be muted for a while (its
- * messages are lost: a parent that stops answering). Messages between two processes never
+ * read and advance); it may be lost at random or followed by a garbled copy, and a process
+ * may be muted for a while (its messages are lost: a parent that stops answering). Messages between two processes never
  * overtake each other (MPI's rule).
  *
  * The collective steps (agree, allgather, the set-up's blocking receive, the group) need
@@ -29,6 +29,10 @@ struct script_cfg {
 	double drop;                           /* probability that a message sent from */
 	int64_t drop_from_ns;                  /* this true time on is lost, ns (the set-up's
 	                                          messages must come) */
+	double junk;                           /* probability that a message sent from
+	                                          drop_from_ns on is followed by a garbled copy
+	                                          (random bytes, half of them of a random length:
+	                                          the engine must take it in its stride) */
 	int mute;                              /* the process whose messages are lost between */
 	int64_t mute_from_ns, mute_to_ns;      /* these true times, ns (-1: none) */
 	unsigned long long seed;
@@ -36,7 +40,7 @@ struct script_cfg {
 
 /* What went over the links. */
 struct script_stats {
-	long sent, lost, delivered;
+	long sent, lost, garbled, delivered;
 };
 
 struct script_world;

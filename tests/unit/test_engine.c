@@ -18,6 +18,7 @@
  *   lossy       3 % of the messages lost: timed-out exchanges are counted, the clock
  *               recovers (exchanges go on to the end, the error stays small: the next
  *               exchange is announced after a cut one too);
+ *   garbled     a tenth of the messages followed by a garbled copy: taken in its stride;
  *   outage      the reference stops answering for 4 s: its children time out (counted),
  *               their bounds go stale and widen around the truth, no drive call fails or
  *               hangs, and after it the clocks are live and right again;
@@ -97,6 +98,7 @@ struct scenario {
 	double up_ns, down_ns; /* least one-way delays child -> parent, parent -> child, ns */
 	double tail_ns;        /* mean of their exponential tail, ns */
 	double drop;           /* probability of a lost message */
+	double junk;           /* probability of a garbled copy after a message */
 	int mute;              /* muted process (-1: none) ... */
 	double mute_from_s, mute_to_s; /* ... from, to, s after the start */
 	double dur_s;          /* how long the engines run, s of true time */
@@ -185,7 +187,8 @@ static struct run_result run(const struct scenario *sc, unsigned long long seed)
 	read_cost = 0;
 
 	struct script_cfg lc = {.n = N, .T_ns = &true_ns, .tail_ns = sc->tail_ns,
-	                        .drop = sc->drop, .drop_from_ns = START_NS + 1, .mute = sc->mute,
+	                        .drop = sc->drop, .drop_from_ns = START_NS + 1, .junk = sc->junk,
+	                        .mute = sc->mute,
 	                        .mute_from_ns = START_NS + (int64_t)(sc->mute_from_s * 1e9),
 	                        .mute_to_ns = START_NS + (int64_t)(sc->mute_to_s * 1e9),
 	                        .seed = seed};
@@ -316,8 +319,9 @@ static struct run_result run(const struct scenario *sc, unsigned long long seed)
 		       (unsigned long long)res.p[i].exchanges_late,
 		       (unsigned long long)res.p[i].st.timeouts,
 		       (unsigned long long)res.p[i].st.served, res.p[i].st.period_s);
-	printf("%-10s seed %llu: %ld drive calls, link: %ld sent, %ld lost, %ld delivered\n",
-	       sc->name, seed, res.calls, res.link.sent, res.link.lost, res.link.delivered);
+	printf("%-10s seed %llu: %ld drive calls, link: %ld sent, %ld lost, %ld garbled, %ld "
+	       "delivered\n", sc->name, seed, res.calls, res.link.sent, res.link.lost,
+	       res.link.garbled, res.link.delivered);
 	return res;
 }
 
@@ -382,7 +386,7 @@ int main(int argc, char **argv)
 		.dur_s = 20, .e0_ns = 3000, .s0 = 5e-8, .thread = 1,
 	};
 	struct scenario progress = steady, lossy = steady, outage = steady, asym = steady,
-	                silent = steady;
+	                silent = steady, garbled = steady;
 	progress.name = "progress";
 	progress.thread = 0;
 	lossy.name = "lossy";
@@ -400,6 +404,8 @@ int main(int argc, char **argv)
 	silent.mute_to_s = 1e9;
 	silent.dur_s = 10;
 	silent.s0 = 2e-6;
+	garbled.name = "garbled";
+	garbled.junk = 0.1;
 	for (unsigned long long seed = first; seed < first + 3; seed++) {
 		test_seed = seed;
 		struct run_result r;
@@ -434,6 +440,13 @@ int main(int argc, char **argv)
 			           (unsigned long long)p->st.exchanges, (unsigned long long)p->st.timeouts,
 			           (unsigned long long)p->exchanges_late);
 		}
+
+		/* a tenth of the messages followed by a garbled copy from the same peer with the
+		 * same tag: nothing crashes or fails, the clock converges (a garbled note can send a
+		 * parent to sleep past its child's exchange: 10-32 timeouts in 20 s) */
+		r = run(&garbled, seed);
+		check_common(&garbled, &r);
+		check_converged(&garbled, &r);
 
 		/* the reference stops answering for 4 s: its children's exchanges time out, their
 		 * bounds go stale and widen around the truth; then they are live and right again */
