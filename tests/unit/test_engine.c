@@ -326,8 +326,8 @@ static struct run_result run(const struct scenario *sc, unsigned long long seed)
 }
 
 /* The error limits, tied to the link: each hop adds its delays' asymmetry, (down - up) / 2,
- * to the error, and the tails' scatter (measured, seeds 1-3: medians 98-115 ns on one hop,
- * 192-220 ns on two; the largest errors 231 and 400 ns). */
+ * to the error, and the tails' scatter (measured over the converging cases, seeds 1-3:
+ * medians 60-126 ns on one hop, 101-222 ns on two; the largest errors 315 and 465 ns). */
 static int hops(int i)
 {
 	int h = 0;
@@ -427,7 +427,7 @@ int main(int argc, char **argv)
 		 * lost, 60 % of the exchanges (17 messages each) get through, and the period is
 		 * announced after a cut one too, so the parent listens on time (without that
 		 * note, seeds 1-3 made 29-63 exchanges to 83-118 timeouts, median error up to 358 ns
-		 * on one hop, stale 63 % of the time; with it 90-111 to 55-63) */
+		 * on one hop, stale 63 % of the time; with it 89-110 to 52-68) */
 		r = run(&lossy, seed);
 		check_common(&lossy, &r);
 		check_converged(&lossy, &r);
