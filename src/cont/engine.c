@@ -4,9 +4,11 @@
  * for the clock is the servo's business (cont/servo.h), the followers' shared clock
  * cont/share.c's.
  *
- * Messages on the engine's own communicator (a duplicate of the run's private one):
+ * Messages on the engine's own link (over MPI, a duplicate of the run's private
+ * communicator), which also carries the set-up and tear-down: engine.c makes no MPI call.
  *   child -> parent  TAG_PING  struct ping: k >= 0 a ping of exchange exch; k < 0 a note
- *                              (the next exchange starts at global time next_ns)
+ *                              (the next exchange starts at global time next_ns), after
+ *                              an exchange completed or given up
  *   parent -> child  TAG_PONG  struct pong: its base receive and send times, its model
  * Every wait is a poll: an exchange not done after EXCH_TIMEOUT_NS is given up, and a pong
  * of an exchange given up is recognized by its numbers.
@@ -21,9 +23,7 @@
 #include "cont/servo.h"
 #include "cont/share.h"
 #include "model/cont.h"
-#include "transport/comm.h"
 #include "transport/nblink.h"
-#include "transport/yield.h"
 #include "util/err.h"
 #include "util/fault.h"
 #include "util/timeutil.h"
@@ -63,7 +63,6 @@ struct child_exp {
 };
 
 struct engine {
-	MPI_Comm comm;
 	int rank;
 	hclock_clock *base;
 	hclock_clock *clk;       /* this process's continuous clock */
@@ -200,13 +199,20 @@ static void start_exchange(struct engine *e, int64_t now)
 		e->in_flight = 0;
 }
 
+/* an exchange not done in time: counted, and the next one announced all the same, so that
+ * a parent that missed a message (or its note) listens for it */
 static void give_up(struct engine *e, int64_t now)
 {
+	struct lm cur;
+	struct bound cur_b;
 	e->in_flight = 0;
 	servo_lost(e->servo);
 	e->stats.timeouts++;
-	e->exch++;
 	e->next_ns = now + servo_period_ns(e->servo);
+	cont_state_target(e->st, &cur, &cur_b);
+	struct ping note = {e->exch, -1, lm_map(&cur, e->next_ns)};
+	fail(e, send_msg(e, e->parent, TAG_PING, &note, sizeof(note)));
+	e->exch++;
 }
 
 /* the exchange's last pong came: the servo's new target, the next exchange announced */
@@ -425,29 +431,18 @@ static int first_notes(struct engine *e, const struct lm *t)
 {
 	int rc = 0;
 	struct ping note = {0, -1, lm_map(t, e->next_ns)};
-	MPI_Request sr = MPI_REQUEST_NULL;
-	if (e->parent >= 0)
-		rc = comm_check(PMPI_Isend(&note, (int)sizeof(note), MPI_BYTE, e->parent, TAG_PING,
-		                           e->comm, &sr), "MPI_Isend (continuous clock)");
+	if (e->parent >= 0 && (rc = nblink_send(e->link, e->parent, TAG_PING, &note,
+	                                        sizeof(note))) > 0)
+		rc = err_set(HCLOCK_EMPI, "the continuous clock's link had no room for its first note");
 	for (int i = 0; i < e->nchildren; i++) {
 		/* each child's, in turn (any child's, when there was no memory for the list) */
 		struct ping in;
 		struct child_exp *c = e->children ? &e->children[i] : NULL;
-		int src = c ? c->rank : MPI_ANY_SOURCE;
-		MPI_Request rr;
-		int r2 = comm_check(PMPI_Irecv(&in, (int)sizeof(in), MPI_BYTE, src, TAG_PING, e->comm,
-		                               &rr), "MPI_Irecv (continuous clock)");
-		if (!r2)
-			r2 = comm_check(yield_pwait_on(&rr, "MPI_Recv of the continuous clock's first note "
-			                               "from", src, e->comm), "MPI_Recv (continuous clock)");
+		int r2 = nblink_recv(e->link, c ? c->rank : -1, TAG_PING, &in, sizeof(in));
 		if (c && !r2)
 			c->next_ns = lm_unmap(t, in.next_ns);
 		rc = first_err(rc, r2);
 	}
-	if (sr != MPI_REQUEST_NULL)
-		rc = first_err(rc, comm_check(yield_pwait_on(&sr, "MPI_Send of the continuous clock's "
-		                                             "first note to", e->parent, e->comm),
-		                              "MPI_Wait (continuous clock)"));
 	return rc;
 }
 
@@ -494,50 +489,44 @@ static int make_clock(struct engine *e, int shares, const struct lm *t, const st
 	} else if (!shares) {
 		cont_state_init(e->st, t, b, HCLOCK_BOUNDS_LIVE);
 	}
+	/* the one-shot model goes stale as an exchange's would: a child whose parent never
+	 * answers says so after stale_s, as one whose parent stopped later does */
+	if (e->parent >= 0)
+		cont_state_update(e->st, e->base, t, b, e->cfg.slew, 0, base_now(e),
+		                  (int64_t)(e->cfg.stale_s * 1e9), NULL);
 	return 0;
 }
 
-int engine_create(MPI_Comm comm, hclock_clock *base, const struct cont_cfg *cfg, int parent,
-                  int shares, const struct lm *t0, const struct bound *b0, struct engine **out,
-                  hclock_clock **clk)
+int engine_create(struct nblink *link, hclock_clock *base, const struct cont_cfg *cfg,
+                  int parent, int shares, const struct lm *t0, const struct bound *b0,
+                  struct engine **out, hclock_clock **clk)
 {
-	int p, rc = 0;
+	int p = link->size, rc = 0;
 	*out = NULL;
 	*clk = NULL;
 	struct engine *e = fault_calloc(1, sizeof(*e));
 	int *tree = NULL;
-	PMPI_Comm_size(comm, &p);
 	if (!e || !(tree = fault_malloc(2 * (size_t)p * sizeof(*tree))))
 		rc = err_set(HCLOCK_ENOMEM, "out of memory");
-	if ((rc = comm_agree(comm, rc))) /* before any other collective */
+	if ((rc = nblink_agree(link, rc))) { /* before any other collective */
+		nblink_close(link);
+		nblink_destroy(link);
 		goto err;
+	}
+	e->link = link;
 	e->base = hclock_clock_ref(base);
 	e->cfg = *cfg;
-	e->comm = MPI_COMM_NULL;
 	e->busy_since = -1;
-	e->share = (struct share){MPI_COMM_NULL, MPI_WIN_NULL, NULL};
-	PMPI_Comm_rank(comm, &e->rank);
-	rc = comm_check(PMPI_Comm_dup(comm, &e->comm), "MPI_Comm_dup (continuous clock)");
-	if ((rc = comm_agree(comm, rc)))
-		goto err;
-	PMPI_Comm_set_errhandler(e->comm, MPI_ERRORS_RETURN);
+	e->rank = link->rank;
 	/* from here every step runs on every rank whatever failed before it; agreed at the end */
 	int mine[2] = {parent, shares};
-	rc = comm_check(PMPI_Allgather(mine, 2, MPI_INT, tree, 2, MPI_INT, e->comm),
-	                "MPI_Allgather (continuous clock)");
-	if (!rc) {
-		rc = share_create(e->comm, tree, &e->share);
-	} else { /* the others split: take part */
-		MPI_Comm none;
-		PMPI_Comm_split(e->comm, MPI_UNDEFINED, 0, &none);
-	}
+	rc = nblink_allgather(link, mine, sizeof(mine), tree);
+	rc = first_err(rc, share_create(link, rc ? NULL : tree, &e->share));
 	e->parent = shares ? -1 : parent;
 	if (!rc)
 		rc = find_children(e, tree, p);
 	if (!rc && e->parent >= 0)
 		rc = make_servo(e, b0);
-	if (!rc)
-		rc = nblink_mpi_create(e->comm, &e->link);
 	/* rank 0 is the reference, exactly */
 	struct lm t = e->rank == 0 ? (struct lm){0, 0, 0} : *t0;
 	struct bound b = e->rank == 0 ? bound_exact() : *b0;
@@ -547,17 +536,14 @@ int engine_create(MPI_Comm comm, hclock_clock *base, const struct cont_cfg *cfg,
 	int64_t period = (int64_t)(cfg->min_s * 1e9);
 	e->next_ns = base_now(e) + period + period * (e->rank % 8) / 8;
 	rc = first_err(rc, first_notes(e, &t));
-	if ((rc = comm_agree(e->comm, rc)))
-		goto err_comm;
+	if ((rc = nblink_agree(link, rc)))
+		goto err_link;
 	free(tree);
 	*out = e;
 	return 0;
 
-err_comm: /* every rank is here: the collective frees can be made */
-	nblink_destroy(e->link); /* before the communicator it drains */
-	e->link = NULL;
-	share_free(&e->share);
-	PMPI_Comm_free(&e->comm);
+err_link: /* every rank is here: the collective frees can be made */
+	nblink_close(link);
 	hclock_clock_free(*clk);
 	*clk = NULL;
 err:
@@ -573,18 +559,18 @@ int engine_stop(struct engine *e)
 	e->stopped = 1;
 	if (e->err) /* the line was set in the thread that failed */
 		err_set(e->err, "%s", e->errline);
-	int rc = comm_agree(e->comm, e->err);
-	/* nothing is sent any more: take in what is still on the way */
-	nblink_destroy(e->link);
-	e->link = NULL;
-	/* freeze; followers and leaders take a copy of the shared state into their clock */
-	if (e->share.comm != MPI_COMM_NULL)
+	int rc = nblink_agree(e->link, e->err);
+	/* nothing is sent any more; freeze: followers and leaders take a copy of the shared
+	 * state into their clock */
+	if (e->share.member)
 		share_freeze(&e->share, e->clk);
 	else
 		cont_state_set_status(e->st, HCLOCK_BOUNDS_FROZEN);
 	e->st = cont_clock_state(e->clk);
-	share_free(&e->share);
-	PMPI_Comm_free(&e->comm);
+	/* take in what is still on the way, free the group's memory and the link's own */
+	nblink_close(e->link);
+	nblink_destroy(e->link);
+	e->link = NULL;
 	return rc;
 }
 
@@ -592,8 +578,9 @@ void engine_destroy(struct engine *e)
 {
 	if (!e)
 		return;
-	/* without a collective stop the window and the communicator stay (the clock may read
-	 * the window; freeing either is collective); the link stops this process's exchanges */
+	/* without a collective stop the link's collective parts (the shared memory the clock
+	 * may read, over MPI a communicator) stay; destroying the link stops this process's
+	 * exchanges */
 	free_engine(e);
 }
 

@@ -8,11 +8,14 @@
  *     times and its current model with its bound; then a note telling the parent when the
  *     next exchange starts (in global time), so a parent driven by a thread sleeps until
  *     then. A peer that does not answer within the exchange timeout is given up on for that
- *     exchange (counted); nothing waits for a peer forever;
+ *     exchange (counted), and the next one is announced all the same (a parent that missed
+ *     a message listens for it on time); nothing waits for a peer forever;
  *   - the servo (cont/servo.h, MPI-free): what an exchange means for the clock: the target
  *     model, its bound and the next period;
- *   - the link (transport/nblink.h): how the messages travel (PMPI_* calls on the engine's
- *     own communicator: never recorded by the tracer);
+ *   - the link (transport/nblink.h): how the messages travel, and the set-up's and
+ *     tear-down's collective steps (over MPI, PMPI_* calls on the link's own communicator:
+ *     never recorded by the tracer; in the unit tests a scripted link in memory); the
+ *     engine itself makes no MPI call;
  * and the followers' shared clock (cont/share.h: prop in the one-shot spec).
  *
  * Everything is nonblocking: engine_drive does what is due and says how long its caller
@@ -24,11 +27,10 @@
 
 #include <stdint.h>
 
-#include "util/pmpi.h"
-
 #include "hclock.h"
 #include "numerics/bound.h"
 #include "numerics/linreg.h"
+#include "transport/nblink.h"
 
 /* The keys of cont(INNER,KEY=VALUE,...) (sync/cont.c documents them). */
 struct cont_cfg {
@@ -46,14 +48,16 @@ struct cont_cfg {
 struct engine;
 
 /*
- * Collective over comm (the run's private communicator): set up this process's part of the
- * tree. parent: the rank learned against (-1: none), shares: 1 if it follows parent's clock
- * (prop). t0, b0: the one-shot sync's model of this process (base -> reference) and bound.
- * *clk receives this process's continuous clock (a new reference). Errors are agreed.
+ * Collective over the link's processes (over MPI: transport/nblink_mpi.h on the run's
+ * private communicator): set up this process's part of the tree. The engine takes link
+ * (it is closed and freed with the engine, and on failure here). parent: the rank learned
+ * against (-1: none), shares: 1 if it follows parent's clock (prop). t0, b0: the one-shot
+ * sync's model of this process (base -> reference) and bound. *clk receives this process's
+ * continuous clock (a new reference). Errors are agreed.
  */
-int engine_create(MPI_Comm comm, hclock_clock *base, const struct cont_cfg *cfg, int parent,
-                  int shares, const struct lm *t0, const struct bound *b0, struct engine **out,
-                  hclock_clock **clk);
+int engine_create(struct nblink *link, hclock_clock *base, const struct cont_cfg *cfg,
+                  int parent, int shares, const struct lm *t0, const struct bound *b0,
+                  struct engine **out, hclock_clock **clk);
 /*
  * Drive e: do what is due without blocking, then *sleep_ns, how long the caller may sleep
  * before the next call (0: call again at once), ns. The one way an engine is driven, by

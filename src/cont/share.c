@@ -1,7 +1,6 @@
 /* share.c - followers read their leader's continuous clock (cont/share.h). */
 #include "cont/share.h"
-#include "transport/comm.h"
-#include "transport/yield.h"
+#include "hclock_api.h"
 #include "util/err.h"
 
 /* the process whose clock r's follows (itself unless it shares) */
@@ -13,70 +12,36 @@ static int source_of(const int *tree, int r)
 	return r;
 }
 
-int share_create(MPI_Comm comm, const int *tree, struct share *sh)
+int share_create(struct nblink *l, const int *tree, struct share *sh)
 {
-	int p, rank, n = 0;
-	PMPI_Comm_size(comm, &p);
-	PMPI_Comm_rank(comm, &rank);
+	int rank = l->rank, n = 0, members, on_node;
+	void *mem;
+	*sh = (struct share){l, 0, 0, NULL};
+	if (!tree)
+		return nblink_group(l, -1, 0, 0, &mem, &members, &on_node);
 	int src = source_of(tree, rank);
-	for (int r = 0; r < p; r++)
+	for (int r = 0; r < l->size; r++)
 		n += source_of(tree, r) == src;
-	*sh = (struct share){MPI_COMM_NULL, MPI_WIN_NULL, NULL};
-	if (PMPI_Comm_split(comm, n > 1 ? src : MPI_UNDEFINED, rank == src ? 0 : 1 + rank,
-	                    &sh->comm) != MPI_SUCCESS)
-		return err_set(HCLOCK_EMPI, "MPI_Comm_split (continuous clock) failed");
-	if (sh->comm == MPI_COMM_NULL)
-		return 0;
-	MPI_Comm node;
-	int nn = 0;
-	PMPI_Comm_split_type(sh->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-	PMPI_Comm_size(node, &nn);
-	PMPI_Comm_free(&node);
-	if (nn != n)
+	int rc = nblink_group(l, n > 1 ? src : -1, rank == src ? 0 : 1 + rank,
+	                      rank == src ? cont_state_size() : 0, &mem, &members, &on_node);
+	if (rc == HCLOCK_EUNSUPP)
 		return err_set(HCLOCK_EUNSUPP, "cont(...): the processes that copy a clock with prop "
 		               "must share memory with the process they copy it from (their clock "
 		               "reads its model there); %d of %d do: use a sync algorithm instead of "
-		               "prop for the lower level", nn, n);
-	MPI_Aint size = rank == src ? (MPI_Aint)cont_state_size() : 0;
-	void *ptr = NULL;
-	int rc = comm_check(PMPI_Win_allocate_shared(size, 8, MPI_INFO_NULL, sh->comm, &ptr,
-	                                             &sh->win), "MPI_Win_allocate_shared");
-	if (rc)
-		return rc;
-	MPI_Aint qs;
-	int du;
-	rc = comm_check(PMPI_Win_shared_query(sh->win, 0, &qs, &du, &ptr),
-	                "MPI_Win_shared_query");
-	sh->state = ptr;
+		               "prop for the lower level", on_node, members);
+	sh->member = n > 1;
+	sh->leader = n > 1 && rank == src;
+	sh->state = mem;
 	return rc;
-}
-
-/* a barrier with an end (transport/yield.h) */
-static void barrier(MPI_Comm comm, const char *what)
-{
-	MPI_Request r;
-	if (PMPI_Ibarrier(comm, &r) == MPI_SUCCESS)
-		yield_pwait_on(&r, what, -1, MPI_COMM_NULL);
 }
 
 void share_freeze(struct share *sh, hclock_clock *clk)
 {
-	if (sh->comm == MPI_COMM_NULL)
+	if (!sh->member)
 		return;
-	int sr;
-	PMPI_Comm_rank(sh->comm, &sr);
-	if (sr == 0)
+	if (sh->leader)
 		cont_state_set_status(sh->state, HCLOCK_BOUNDS_FROZEN);
-	barrier(sh->comm, "MPI_Barrier before the continuous clock's followers copy it");
+	nblink_group_barrier(sh->link); /* before the followers copy it */
 	cont_clock_own_copy(clk);
-	barrier(sh->comm, "MPI_Barrier after the continuous clock's followers copied it");
-}
-
-void share_free(struct share *sh)
-{
-	if (sh->win != MPI_WIN_NULL)
-		PMPI_Win_free(&sh->win);
-	if (sh->comm != MPI_COMM_NULL)
-		PMPI_Comm_free(&sh->comm);
-	sh->state = NULL;
+	nblink_group_barrier(sh->link); /* after they copied it */
 }

@@ -14,6 +14,7 @@
 #include "model/cont.h"
 #include "sync/sync.h"
 #include "transport/comm.h"
+#include "transport/nblink_mpi.h"
 #include "util/err.h"
 #include "util/parse.h"
 
@@ -109,8 +110,12 @@ static int cont_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	struct lm t0 = g0->inner ? g0->comp : (struct lm){0, 0, 0};
 	struct bound b0 = g0->bound;
 	hclock_clock *cc = NULL;
+	struct nblink *link;
 	c->have_last = 0;
-	rc = engine_create(comm, clk->base, &c->cfg, s->parent, s->shares, &t0, &b0, &c->eng, &cc);
+	rc = nblink_mpi_create(comm, &link);
+	if (!rc)
+		rc = engine_create(link, clk->base, &c->cfg, s->parent, s->shares, &t0, &b0, &c->eng,
+		                   &cc);
 	if (!rc && c->cfg.thread)
 		rc = comm_agree(comm, driver_start(c->eng, &c->drv));
 	if (rc) {
