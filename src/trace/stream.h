@@ -4,7 +4,7 @@
  * rank without them both read the raw file back a chunk at a time (stream_convert_raw). Memory is bounded by the number of
  * threads, message channels and functions, never by the number of records.
  *
- * Per process R, in DIR/parts (the launcher only concatenates them, cmd_trace.c):
+ * Per process R, in DIR/parts (the launcher only concatenates them, assemble.h):
  *   rank.R.pftrace  Perfetto's protobuf trace format, one packet sequence per thread
  *                   : a slice per call, flows for messages
  *   rank.R.json     Chrome trace-event JSON objects, each preceded by ",\n" (only while the
