@@ -20,6 +20,7 @@
 #include "trace/assemble.h"
 #include "trace/merge.h"
 #include "trace/otf2_stream.h"
+#include "trace/perfetto.h"
 #include "trace/profile.h"
 #include "util/err.h"
 #include "util/path.h"
@@ -315,7 +316,7 @@ static int order_marks(const char *dir, const struct trace_assemble_opts *o,
                        struct trace_pairing *pr)
 {
 	signed char *ord = malloc(nm ? nm : 1);
-	struct stream_order *so = pf ? malloc((nm ? nm : 1) * sizeof(*so)) : NULL;
+	struct pf_order *so = pf ? malloc((nm ? nm : 1) * sizeof(*so)) : NULL;
 	rec_order(ts, m, nm, &pr->proven, &pr->estimated, &pr->unknown, ord);
 	int rc = 0;
 	if (pf && ord && so) {
@@ -323,12 +324,12 @@ static int order_marks(const char *dir, const struct trace_assemble_opts *o,
 		for (size_t i = 0; i < nm; i++) {
 			const struct rec *s = &ts->p[m[i].src].rec[m[i].si], *r = &ts->p[m[i].dst].rec[m[i].ri];
 			if (ord[i] >= 0)
-				so[k++] = (struct stream_order){.dst = m[i].dst, .proven = ord[i],
+				so[k++] = (struct pf_order){.dst = m[i].dst, .proven = ord[i],
 				                                .t_ns = r->t_g, .margin_ns = r->t2_g - s->t2_g};
 		}
 		char path[PATH_MAX + 32];
 		path_fmt(path, sizeof(path), "%s/trace.pftrace", dir);
-		if (k && stream_write_order(path, ts->size, so, k)) {
+		if (k && pf_write_order(path, ts->size, so, k)) {
 			warn(o, "%s", hclock_last_error());
 			rc = 1;
 		}
