@@ -1,6 +1,8 @@
 /*
  * tracer.c - libhclock_trace's runtime (tracer.h): the clock, the record buffers and their
- * writer thread, the communicator registry, the raw file (record.h).
+ * writer thread, the raw file (record.h), a program that dies; MPI_Init and MPI_Finalize.
+ * The communicator registry is comms.c's, the drift check and --event-truth's summary at
+ * MPI_Finalize finish.c's.
  *
  * Its settings come from the environment, HCLOCK_TRACE_* (settings.h: `hclock trace` sets
  * them from its options), read and checked at MPI_Init; a bad value ends the program there
@@ -60,16 +62,16 @@
 
 #include "clock/clock.h"
 #include "hclock.h"
+#include "trace/comms.h"
 #include "trace/filter.h"
+#include "trace/finish.h"
 #include "trace/recbuf.h"
 #include "trace/settings.h"
 #include "trace/stream.h"
 #include "trace/tracer.h"
-#include "transport/yield.h"
 #include "util/err.h"
 #include "util/hold.h"
 #include "util/path.h"
-#include "util/rng.h"
 #include "util/timeutil.h"
 
 #define TLS __thread __attribute__((tls_model("initial-exec")))
@@ -85,30 +87,6 @@
 static TLS int in_tracer;
 static TLS int my_tid = -1; /* this thread's index in the records (record.h's tid) */
 static atomic_int next_tid = 1;
-
-/* HCLOCK_TRACE_TRUTH=1 (hclock trace --event-truth; emulated clocks only): the true error
- * of every global reading the tracer makes, |reading - the reference's clock at that
- * instant|, in a histogram. The truth is read just before and just after (the reading lies
- * between: the midpoint is within the reads' time, ~100 ns, of it); a pair further apart
- * than TRUTH_GAP_NS (the process was preempted between them) is counted, not used. */
-#define TRUTH_BINS 1024 /* 8 ns wide up to 1024 ns, then 16 per octave (6 %) */
-#define TRUTH_GAP_NS 1000
-static struct {
-	int on;
-	atomic_uint_fast64_t bin[TRUTH_BINS], skipped;
-	_Atomic int64_t max_ns;
-	atomic_uint_fast64_t outside; /* readings whose truth lay outside the bounds the
-	                                 records carry (rec_bounds), by more than the
-	                                 truth's own uncertainty */
-	_Atomic int64_t out_max_ns;   /* ... the most by which, ns */
-} TT;
-
-struct tcomm {
-	uint64_t id;
-	int size, inter;
-	int32_t *world;       /* world rank of each rank (NULL: world itself) */
-	uint32_t nchildren;   /* communicators created from it so far */
-};
 
 static struct {
 	int on;
@@ -150,14 +128,8 @@ static struct {
 	int64_t rec_cost_ns, overhead_ns, sync_ns;
 	int64_t t0_g;                /* record.h's header t0_g, ns */
 	_Atomic int64_t progress_ns; /* time in the clock's progress calls (drive), ns */
-	/* communicators */
-	int keyval;
-	struct tcomm **comms;
-	size_t ncomms, comms_cap;
-	struct tcomm *world;
-	pthread_mutex_t comm_mu;     /* the registry (programs calling MPI from several threads) */
-} T = {.fd = -1, .hw_lo = -1, .hw_hi = -1, .bound_due = INT64_MAX,
-       .comm_mu = PTHREAD_MUTEX_INITIALIZER, .keyval = -1};
+	int truth;                   /* --event-truth: each reading's truth noted (finish.h) */
+} T = {.fd = -1, .hw_lo = -1, .hw_hi = -1, .bound_due = INT64_MAX};
 
 int trace_on(void)
 {
@@ -316,40 +288,6 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-/* both clocks at one instant: one base reading, mapped through the global clock's chain
- * (map1), or two reads where the chain does not start at this base (checked at init) */
-static int64_t truth_ref(void)
-{
-	int64_t mine, ref;
-	return T.base->ops->truth(T.base, &mine, &ref) ? 0 : ref;
-}
-
-static int truth_bin(int64_t err)
-{
-	if (err < 1024)
-		return (int)(err / 8);
-	int e = 63 - __builtin_clzll((unsigned long long)err); /* >= 10 */
-	int b = 128 + (e - 10) * 16 + (int)((err >> (e - 4)) & 15);
-	return b < TRUTH_BINS ? b : TRUTH_BINS - 1;
-}
-
-/* the upper edge of bin b, ns */
-static long long truth_edge(int b)
-{
-	if (b < 128)
-		return 8LL * (b + 1);
-	int e = 10 + (b - 128) / 16, sub = (b - 128) % 16;
-	return (long long)(16 + sub + 1) << (e - 4);
-}
-
-static void atomic_max(_Atomic int64_t *m, int64_t v)
-{
-	int64_t o = atomic_load_explicit(m, memory_order_relaxed);
-	while (v > o && !atomic_compare_exchange_weak_explicit(m, &o, v, memory_order_relaxed,
-	                                                          memory_order_relaxed))
-		;
-}
-
 /* The bounds of a reading g (global ns) the clock has now: the reference's time at it lay in
  * [*lo_g, *hi_g] (rounded outwards). 0 when the clock has none. */
 static int rec_bounds(int64_t g, int64_t *lo_g, int64_t *hi_g)
@@ -362,27 +300,6 @@ static int rec_bounds(int64_t g, int64_t *lo_g, int64_t *hi_g)
 	*lo_g = g + (int64_t)floor(lo);
 	*hi_g = g + (int64_t)ceil(hi);
 	return 1;
-}
-
-static void truth_note(int64_t g, int64_t ref1)
-{
-	int64_t ref2 = truth_ref(), gap = ref2 - ref1;
-	if (gap < 0 || gap > TRUTH_GAP_NS) {
-		atomic_fetch_add_explicit(&TT.skipped, 1, memory_order_relaxed);
-		return;
-	}
-	int64_t truth = ref1 + gap / 2, err = llabs(g - truth);
-	atomic_fetch_add_explicit(&TT.bin[truth_bin(err)], 1, memory_order_relaxed);
-	atomic_max(&TT.max_ns, err);
-	/* the bounds a message record made now would carry */
-	int64_t lo_g, hi_g;
-	if (!rec_bounds(g, &lo_g, &hi_g))
-		return;
-	int64_t out = (truth < lo_g ? lo_g - truth : truth - hi_g) - gap / 2 - 1;
-	if (out > 0) {
-		atomic_fetch_add_explicit(&TT.outside, 1, memory_order_relaxed);
-		atomic_max(&TT.out_max_ns, out);
-	}
 }
 
 /* the global clock's latest reading in this thread, ns: a thread's timestamps never go back
@@ -414,7 +331,7 @@ static inline void read2(int64_t *g, int64_t *l)
 /* a timestamp: read2, never before this thread's previous one, the truth noted */
 static inline void now2(int64_t *g, int64_t *l)
 {
-	int64_t ref1 = TT.on ? truth_ref() : 0;
+	int64_t ref1 = T.truth ? finish_truth_ref() : 0;
 	read2(g, l);
 	if (T.test_shift) {
 		int64_t lo = atomic_load_explicit(&T.hw_lo, memory_order_relaxed);
@@ -425,8 +342,8 @@ static inline void now2(int64_t *g, int64_t *l)
 	if (*g < last_g)
 		*g = last_g;
 	last_g = *g;
-	if (TT.on)
-		truth_note(*g, ref1);
+	if (T.truth)
+		finish_truth_note(*g, ref1, rec_bounds);
 }
 
 /* A drive=progress clock's turn at a call's enter or leave (base time tl, ns): when its
@@ -663,113 +580,6 @@ void trace_abort(struct trace_call *c, int errorcode)
 		real_sleep_ns(50000000);
 }
 
-/* ---- communicators ---------------------------------------------------------------------------- */
-
-
-static int del_attr(MPI_Comm comm, int keyval, void *val, void *extra)
-{
-	(void)comm, (void)keyval, (void)val, (void)extra;
-	return MPI_SUCCESS; /* kept: the trailer lists every communicator ever seen */
-}
-
-static struct tcomm *reg(MPI_Comm comm, uint64_t id)
-{
-	struct tcomm *t = calloc(1, sizeof(*t));
-	if (!t)
-		return NULL;
-	t->id = id;
-	int inter = 0;
-	PMPI_Comm_test_inter(comm, &inter);
-	t->inter = inter;
-	PMPI_Comm_size(comm, &t->size);
-	if (!inter && comm != MPI_COMM_WORLD) {
-		MPI_Group g, w;
-		int32_t *ranks = malloc((size_t)t->size * sizeof(*ranks));
-		int *in = malloc((size_t)t->size * sizeof(int)), *out = malloc((size_t)t->size * sizeof(int));
-		if (ranks && in && out && PMPI_Comm_group(comm, &g) == MPI_SUCCESS) {
-			PMPI_Comm_group(MPI_COMM_WORLD, &w);
-			for (int i = 0; i < t->size; i++)
-				in[i] = i;
-			PMPI_Group_translate_ranks(g, t->size, in, w, out);
-			for (int i = 0; i < t->size; i++)
-				ranks[i] = out[i] == MPI_UNDEFINED ? -2 : out[i];
-			PMPI_Group_free(&g);
-			PMPI_Group_free(&w);
-			t->world = ranks;
-			ranks = NULL;
-		}
-		free(ranks);
-		free(in);
-		free(out);
-	}
-	pthread_mutex_lock(&T.comm_mu);
-	if (T.ncomms == T.comms_cap) {
-		size_t nc = T.comms_cap ? 2 * T.comms_cap : 16;
-		struct tcomm **p = realloc(T.comms, nc * sizeof(*p));
-		if (!p) {
-			pthread_mutex_unlock(&T.comm_mu);
-			free(t->world);
-			free(t);
-			return NULL;
-		}
-		T.comms = p;
-		T.comms_cap = nc;
-	}
-	T.comms[T.ncomms++] = t;
-	pthread_mutex_unlock(&T.comm_mu);
-	PMPI_Comm_set_attr(comm, T.keyval, t);
-	return t;
-}
-
-static struct tcomm *lookup(MPI_Comm comm)
-{
-	if (comm == MPI_COMM_WORLD)
-		return T.world;
-	void *v = NULL;
-	int flag = 0;
-	if (T.keyval >= 0 && comm != MPI_COMM_NULL)
-		PMPI_Comm_get_attr(comm, T.keyval, &v, &flag);
-	if (flag)
-		return v;
-	if (comm == MPI_COMM_NULL)
-		return NULL;
-	/* a communicator made by a call not wrapped by hand: named after its members (two such
-	 * with the same members share an id: their messages are told apart by tag only) */
-	struct tcomm *t = reg(comm, 0);
-	if (!t)
-		return NULL;
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)t->size;
-	for (int i = 0; t->world && i < t->size; i++)
-		h = rng_mix64(h ^ (uint64_t)(uint32_t)t->world[i]);
-	t->id = h | 1ULL << 63;
-	return t;
-}
-
-void trace_comm_created(MPI_Comm parent, MPI_Comm newcomm)
-{
-	if (!T.on)
-		return;
-	struct tcomm *p = lookup(parent);
-	pthread_mutex_lock(&T.comm_mu);
-	uint64_t id = rng_mix64((p ? p->id : 0) * 0x100000001b3ULL + (p ? ++p->nchildren : 0)) &
-	              ~(1ULL << 63);
-	pthread_mutex_unlock(&T.comm_mu);
-	if (newcomm != MPI_COMM_NULL)
-		reg(newcomm, id);
-}
-
-void trace_comm_peer(MPI_Comm comm, int r, uint64_t *id, int32_t *world)
-{
-	struct tcomm *t = lookup(comm);
-	*id = t ? t->id : 0;
-	if (r < 0)
-		*world = -1;
-	else if (!t || t->inter || r >= t->size)
-		*world = -2;
-	else
-		*world = t->world ? t->world[r] : r;
-}
-
 /* ---- messages --------------------------------------------------------------------------------- */
 
 static uint64_t nbytes(int count, MPI_Datatype type)
@@ -938,7 +748,9 @@ void trace_init(void)
 		PMPI_Allreduce(&t0_mine, &T.t0_g, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
 	}
 	T.progress = !all && strstr(hclock_sync_spec(T.s), "drive=progress") != NULL;
-	TT.on = !all && T.emu && set.event_truth && T.base->ops->truth; /* alike everywhere */
+	T.truth = !all && T.emu && set.event_truth && T.base->ops->truth; /* alike everywhere */
+	if (T.truth)
+		finish_truth_start(T.base);
 	/* the output: DIR/raw/rank.R */
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/raw", dir);
@@ -1005,18 +817,9 @@ void trace_init(void)
 	}
 	snprintf(T.dir, sizeof(T.dir), "%s", dir);
 	T.json_limit = set.json ? 0 : STREAM_JSON_LIMIT;
-	if (ok && PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_attr, &T.keyval, NULL))
-		ok = 0;
-	if (ok && !(T.world = calloc(1, sizeof(*T.world))))
+	if (ok && comms_init(T.size))
 		ok = 0;
 	if (ok) {
-		T.world->id = 0;
-		T.world->size = T.size;
-		T.comms = calloc(16, sizeof(*T.comms));
-		T.comms_cap = T.comms ? 16 : 0;
-		if (T.comms)
-			T.comms[T.ncomms++] = T.world;
-		reg(MPI_COMM_SELF, 1);
 		T.writer_up = !pthread_create(&T.writer, NULL, writer_main, NULL);
 		ok = T.writer_up;
 	}
@@ -1037,86 +840,6 @@ void trace_init(void)
 	}
 	T.overhead_ns += real_now_ns() - t0;
 	in_tracer = 0;
-}
-
-/* --event-truth: the histograms of the processes off the reference's node (of all, with
- * one node) summed on rank 0, which prints one line. Collective. */
-static void truth_report(void)
-{
-	uint64_t h[TRUTH_BINS + 2], sum[TRUTH_BINS + 2];
-	int64_t mx[2] = {atomic_load(&TT.max_ns), atomic_load(&TT.out_max_ns)}, gmx[2] = {0, 0};
-	int n0 = hclock_emu_node(T.emu), off, noff = 0;
-	PMPI_Bcast(&n0, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	off = hclock_emu_node(T.emu) != n0;
-	PMPI_Allreduce(&off, &noff, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-	int mine = off || !noff;
-	for (int i = 0; i < TRUTH_BINS; i++)
-		h[i] = mine ? atomic_load(&TT.bin[i]) : 0;
-	h[TRUTH_BINS] = mine ? atomic_load(&TT.skipped) : 0;
-	h[TRUTH_BINS + 1] = mine ? atomic_load(&TT.outside) : 0;
-	if (!mine)
-		mx[0] = mx[1] = 0;
-	PMPI_Reduce(h, sum, TRUTH_BINS + 2, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-	PMPI_Reduce(mx, gmx, 2, MPI_INT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
-	if (T.rank)
-		return;
-	uint64_t n = 0;
-	for (int i = 0; i < TRUTH_BINS; i++)
-		n += sum[i];
-	const double q[3] = {0.5, 0.99, 0.999};
-	long long at[3] = {0, 0, 0};
-	for (int k = 0; k < 3 && n; k++) {
-		uint64_t c = 0, want = (uint64_t)ceil(q[k] * (double)n);
-		int i = 0;
-		while (i < TRUTH_BINS - 1 && (c += sum[i]) < want)
-			i++;
-		at[k] = truth_edge(i) < gmx[0] ? truth_edge(i) : (long long)gmx[0]; /* an upper bound */
-	}
-	char line[600];
-	snprintf(line, sizeof(line),
-	         "true error of %llu global readings on the processes %s (emulation): median <= "
-	         "%lld ns, p99 <= %lld ns, p99.9 <= %lld ns, max %lld ns; %llu readings left out "
-	         "(preempted between the truth's two reads); %llu outside the bounds their "
-	         "message records would carry (by up to %lld ns)",
-	         (unsigned long long)n, noff ? "off the reference's node" : "(one node)", at[0],
-	         at[1], at[2], (long long)gmx[0], (unsigned long long)sum[TRUTH_BINS],
-	         (unsigned long long)sum[TRUTH_BINS + 1], (long long)gmx[1]);
-	warn_line("%s", line);
-}
-
-/* The drift check at MPI_Finalize, on hclock's public calls: Check-Global-Clock (Hunold &
- * Carpen-Amarie, Alg. 6) at one point, every process measured: rank 0 measures each
- * process's offset on the global clock in turn (10 SKaMPI-Offset exchanges), each process
- * then reads its true error (emulated clocks). Collective. Rank 0 gets the largest |offset|
- * in *max_ns, the check's uncertainty in *unc_ns (the largest over the processes of half
- * their fastest round trip, which bounds each offset's error: the true largest offset is
- * within *max_ns +- *unc_ns) and the largest |true error| in *true_ns (left alone without
- * emulation); all are left alone (NAN) when any process failed. */
-static void drift_check(double *max_ns, float *unc_ns, double *true_ns)
-{
-	/* |offset| ns, |true error| ns, failed, half the fastest round trip ns */
-	double mine[4] = {0, 0, 0, 0}, all[4] = {0, 0, 0, 0}, rtt = 0;
-	int rc = 0;
-	if (T.rank == 0) {
-		for (int k = 1; k < T.size; k++)
-			rc = first_err(rc, hclock_measure_offset(MPI_COMM_WORLD, T.g, 0, k, 10, NULL, NULL));
-	} else {
-		rc = hclock_measure_offset(MPI_COMM_WORLD, T.g, 0, T.rank, 10, &mine[0], &rtt);
-		mine[0] = fabs(mine[0]);
-		mine[3] = rtt / 2;
-	}
-	if (T.emu) {
-		rc = first_err(rc, hclock_true_error(T.g, T.emu, &mine[1]));
-		mine[1] = fabs(mine[1]);
-	}
-	mine[2] = rc != 0;
-	/* the processes measured first must not take the cores of those measured after */
-	if (yield_reduce(mine, all, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) || T.rank || all[2])
-		return;
-	*max_ns = all[0];
-	*unc_ns = (float)all[3];
-	if (T.emu)
-		*true_ns = all[1];
 }
 
 void trace_finalize(void)
@@ -1143,10 +866,10 @@ void trace_finalize(void)
 			clk = (struct stream_clock){cst.exchanges, cst.timeouts,
 			                            cst.thread_cpu_s < 0 ? -1
 			                                                 : (int64_t)(cst.thread_cpu_s * 1e6)};
-		drift_check(&tr.drift_max_ns, &tr.drift_unc_ns, &tr.drift_true_ns);
-		if (TT.on) {
-			TT.on = 0;
-			truth_report();
+		finish_drift_check(T.g, T.emu, &tr.drift_max_ns, &tr.drift_unc_ns, &tr.drift_true_ns);
+		if (T.truth) {
+			T.truth = 0;
+			finish_truth_report(T.emu);
 		}
 	}
 	if (was_on) {
@@ -1179,19 +902,16 @@ void trace_finalize(void)
 		tr.stopped = (uint16_t)atomic_load(&T.stopped);
 		tr.stop_errno = (uint16_t)T.stop_errno;
 		tr.rec_cost_ns = (int32_t)T.rec_cost_ns;
-		tr.ncomms = (uint32_t)T.ncomms;
+		tr.ncomms = (uint32_t)comms_count();
 		T.overhead_ns += real_now_ns() - t0;
 		tr.overhead_ns = T.overhead_ns + (int64_t)T.records * T.rec_cost_ns +
 		                 atomic_load(&T.progress_ns);
 		int bad = write_all(T.fd, &tr, sizeof(tr));
-		for (size_t i = 0; !bad && i < T.ncomms; i++) {
-			struct tcomm *c = T.comms[i];
-			struct rec_comm tc = {c->id, c->size, c->inter};
+		for (size_t i = 0; !bad && i < comms_count(); i++) {
+			struct rec_comm tc;
+			int32_t *w = comms_entry(i, &tc);
+			size_t n = (size_t)tc.size;
 			bad = write_all(T.fd, &tc, sizeof(tc));
-			size_t n = (size_t)c->size;
-			int32_t *w = calloc(n + 1, sizeof(int32_t));
-			for (size_t k = 0; w && k < n; k++)
-				w[k] = c->world ? c->world[k] : (c == T.world ? (int32_t)k : -2);
 			if (!bad)
 				bad = !w || write_all(T.fd, w, ((n + 1) & ~(size_t)1) * sizeof(int32_t));
 			free(w);
@@ -1219,15 +939,7 @@ void trace_finalize(void)
 		if (stream_convert_raw(T.dir, T.rank, T.json_limit, &tr, have_clk ? &clk : NULL))
 			fprintf(stderr, "hclock trace (rank %d): %s\n", T.rank, hclock_last_error());
 	}
-	for (size_t i = 0; i < T.ncomms; i++) {
-		free(T.comms[i]->world);
-		free(T.comms[i]);
-	}
-	free(T.comms);
-	T.comms = NULL;
-	T.ncomms = 0;
-	if (T.keyval >= 0)
-		PMPI_Comm_free_keyval(&T.keyval);
+	comms_free();
 	hclock_sync_free(T.s);
 	T.s = NULL;
 	hclock_clock_free(T.g);
