@@ -696,6 +696,125 @@ static int64_t calibrate(void)
 	return d;
 }
 
+/* The global clock (emulation, base clock, sync) as the settings ask, with the job's origin
+ * of relative times. Collective; every rank returns the same: 0, or non-zero (tracing off,
+ * after a line from rank 0). */
+static int clock_up(const struct trace_settings *set, const char *spec)
+{
+	/* everything below agrees across the ranks (hclock's calls agree on errors) */
+	int rc = 0;
+	if (set->emulate && (rc = hclock_emu_create(set->emulate, MPI_COMM_WORLD, &T.emu)))
+		warn_line("--emulate: %s; tracing off", hclock_last_error());
+	if (!rc && (rc = hclock_base_create("monotonic", T.emu, &T.base)))
+		warn_line("base clock: %s; tracing off", hclock_last_error());
+	if (!rc && (rc = hclock_sync_create(spec, &T.s)))
+		warn_line("--sync: %s; tracing off", hclock_last_error());
+	/* the sync must agree even when one rank failed to create it: all ranks know rc here
+	 * only locally, so agree first */
+	int all = 0;
+	PMPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (!all) {
+		int64_t s0 = real_now_ns();
+		rc = hclock_sync_run(T.s, MPI_COMM_WORLD, T.base, &T.g);
+		T.sync_ns = real_now_ns() - s0;
+		if (rc)
+			warn_line("sync: %s; tracing off", hclock_last_error());
+		all = rc;
+	}
+	/* the job's origin of relative times (JSON): the least reading right after the sync */
+	int64_t t0_mine = 0;
+	if (!all) {
+		t0_mine = hclock_now(T.g);
+		PMPI_Allreduce(&t0_mine, &T.t0_g, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+	}
+	T.progress = !all && strstr(hclock_sync_spec(T.s), "drive=progress") != NULL;
+	T.truth = !all && T.emu && set->event_truth && T.base->ops->truth; /* alike everywhere */
+	if (T.truth)
+		finish_truth_start(T.base);
+	return all;
+}
+
+/* DIR/raw/rank.R opened (its path into path, len bytes). Returns 1, or 0 after a line */
+static int raw_open(const char *dir, char *path, size_t len)
+{
+	snprintf(path, len, "%s/raw", dir);
+	if (path_mkdirs(path)) {
+		fprintf(stderr, "hclock trace (rank %d): cannot create %s: %s; tracing off\n", T.rank,
+		        path, strerror(errno));
+		return 0;
+	}
+	snprintf(path, len, "%s/raw/rank.%d", dir, T.rank);
+	if ((T.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
+		fprintf(stderr, "hclock trace (rank %d): cannot write %s: %s; tracing off\n", T.rank,
+		        path, strerror(errno));
+		return 0;
+	}
+	return 1;
+}
+
+/* the raw file's header and function names (at path). Returns 1, or 0 after a line */
+static int raw_header(const char *path)
+{
+	int ok;
+	size_t names = 0;
+	for (int i = 0; i < TF_COUNT; i++)
+		names += strlen(trace_func_names[i]) + 1;
+	size_t padded = (names + 7) & ~(size_t)7;
+	struct rec_header h = {.magic = REC_MAGIC, .rank = T.rank, .size = T.size,
+	                       .nfuncs = TF_COUNT, .names_bytes = (uint32_t)padded,
+	                       .sync_ns = T.sync_ns, .t0_g = T.t0_g,
+	                       .when_full = T.when_full_wait ? REC_FULL_WAIT : REC_FULL_DROP};
+	memcpy(h.magic, REC_MAGIC, 8);
+	snprintf(h.sync, sizeof(h.sync), "%s", hclock_sync_spec(T.s));
+	hclock_clock_describe(T.base, h.clock, sizeof(h.clock));
+	char *nb = calloc(1, padded);
+	ok = nb != NULL;
+	for (int i = 0, o = 0; nb && i < TF_COUNT; i++) {
+		strcpy(nb + o, trace_func_names[i]);
+		o += (int)strlen(trace_func_names[i]) + 1;
+	}
+	if (!ok || write_all(T.fd, &h, sizeof(h)) || write_all(T.fd, nb, padded)) {
+		fprintf(stderr, "hclock trace (rank %d): cannot write %s: %s; tracing off\n",
+		        T.rank, path, strerror(errno));
+		ok = 0;
+	}
+	T.raw_bytes = sizeof(h) + padded;
+	if (ok)
+		hold_next();
+	free(nb);
+	return ok;
+}
+
+/* the disk held back for the end (none if there is not even that much, or the file system
+ * cannot allocate without writing) */
+static void reserve_hold(const char *dir)
+{
+	snprintf(T.reserve_path, sizeof(T.reserve_path), "%s/raw/reserve.%d", dir, T.rank);
+	int rfd = open(T.reserve_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (rfd < 0 || fallocate(rfd, 0, 0, STREAM_RESERVE_BYTES)) {
+		unlink(T.reserve_path);
+		T.reserve_path[0] = 0;
+	}
+	if (rfd >= 0)
+		close(rfd);
+}
+
+/* recording on: the clock's timestamps one base read each where its chain maps it, the
+ * record's cost, the bounds read at the first call, the handlers of a program that dies */
+static void recording_on(void)
+{
+	/* one base read per timestamp if the chain maps it: a reading through the chain
+	 * must lie between direct readings of the global clock around it */
+	int64_t a = hclock_now(T.g), x = hclock_now(T.base), b = hclock_now(T.g);
+	int64_t m = clock_apply_chain(T.g, x);
+	T.map1 = clock_base(T.g) == T.base && m >= a - 1000 && m <= b + 1000;
+	T.rec_cost_ns = calibrate();
+	T.hw_said = -1;
+	atomic_store(&T.bound_due, INT64_MIN); /* the first call reads the bounds */
+	T.on = 1;
+	fatal_handlers_install();
+}
+
 void trace_init(void)
 {
 	in_tracer = 1;
@@ -721,51 +840,9 @@ void trace_init(void)
 	const char *ts = getenv("HCLOCK_TRACE_TEST_SHIFT");
 	T.test_shift = ts && !strcmp(ts, "1");
 	T.max_size = set.max_size;
-	/* everything below agrees across the ranks (hclock's calls agree on errors) */
-	int rc = 0;
-	if (set.emulate && (rc = hclock_emu_create(set.emulate, MPI_COMM_WORLD, &T.emu)))
-		warn_line("--emulate: %s; tracing off", hclock_last_error());
-	if (!rc && (rc = hclock_base_create("monotonic", T.emu, &T.base)))
-		warn_line("base clock: %s; tracing off", hclock_last_error());
-	if (!rc && (rc = hclock_sync_create(spec, &T.s)))
-		warn_line("--sync: %s; tracing off", hclock_last_error());
-	/* the sync must agree even when one rank failed to create it: all ranks know rc here
-	 * only locally, so agree first */
-	int all = 0;
-	PMPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-	if (!all) {
-		int64_t s0 = real_now_ns();
-		rc = hclock_sync_run(T.s, MPI_COMM_WORLD, T.base, &T.g);
-		T.sync_ns = real_now_ns() - s0;
-		if (rc)
-			warn_line("sync: %s; tracing off", hclock_last_error());
-		all = rc;
-	}
-	/* the job's origin of relative times (JSON): the least reading right after the sync */
-	int64_t t0_mine = 0;
-	if (!all) {
-		t0_mine = hclock_now(T.g);
-		PMPI_Allreduce(&t0_mine, &T.t0_g, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
-	}
-	T.progress = !all && strstr(hclock_sync_spec(T.s), "drive=progress") != NULL;
-	T.truth = !all && T.emu && set.event_truth && T.base->ops->truth; /* alike everywhere */
-	if (T.truth)
-		finish_truth_start(T.base);
 	/* the output: DIR/raw/rank.R */
 	char path[4200];
-	snprintf(path, sizeof(path), "%s/raw", dir);
-	int ok = !all;
-	if (ok && path_mkdirs(path)) {
-		fprintf(stderr, "hclock trace (rank %d): cannot create %s: %s; tracing off\n", T.rank,
-		        path, strerror(errno));
-		ok = 0;
-	}
-	snprintf(path, sizeof(path), "%s/raw/rank.%d", dir, T.rank);
-	if (ok && (T.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
-		fprintf(stderr, "hclock trace (rank %d): cannot write %s: %s; tracing off\n", T.rank,
-		        path, strerror(errno));
-		ok = 0;
-	}
+	int ok = !clock_up(&set, spec) && raw_open(dir, path, sizeof(path));
 	T.enabled = calloc(TF_COUNT, 1);
 	T.rb = recbuf_create(T.cap);
 	if (T.rb)
@@ -777,43 +854,8 @@ void trace_init(void)
 	}
 	if (ok) {
 		trace_filter_apply(set.filter, trace_func_names, TF_COUNT, T.enabled, NULL, 0);
-		/* header and names */
-		size_t names = 0;
-		for (int i = 0; i < TF_COUNT; i++)
-			names += strlen(trace_func_names[i]) + 1;
-		size_t padded = (names + 7) & ~(size_t)7;
-		struct rec_header h = {.magic = REC_MAGIC, .rank = T.rank, .size = T.size,
-		                       .nfuncs = TF_COUNT, .names_bytes = (uint32_t)padded,
-		                       .sync_ns = T.sync_ns, .t0_g = T.t0_g,
-		                       .when_full = T.when_full_wait ? REC_FULL_WAIT : REC_FULL_DROP};
-		memcpy(h.magic, REC_MAGIC, 8);
-		snprintf(h.sync, sizeof(h.sync), "%s", hclock_sync_spec(T.s));
-		hclock_clock_describe(T.base, h.clock, sizeof(h.clock));
-		char *nb = calloc(1, padded);
-		ok = nb != NULL;
-		for (int i = 0, o = 0; nb && i < TF_COUNT; i++) {
-			strcpy(nb + o, trace_func_names[i]);
-			o += (int)strlen(trace_func_names[i]) + 1;
-		}
-		if (!ok || write_all(T.fd, &h, sizeof(h)) || write_all(T.fd, nb, padded)) {
-			fprintf(stderr, "hclock trace (rank %d): cannot write %s: %s; tracing off\n",
-			        T.rank, path, strerror(errno));
-			ok = 0;
-		}
-		T.raw_bytes = sizeof(h) + padded;
-		if (ok)
-			hold_next();
-		free(nb);
-		/* the disk held back for the end (none if there is not even that much, or the file
-		 * system cannot allocate without writing) */
-		snprintf(T.reserve_path, sizeof(T.reserve_path), "%s/raw/reserve.%d", dir, T.rank);
-		int rfd = open(T.reserve_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (rfd < 0 || fallocate(rfd, 0, 0, STREAM_RESERVE_BYTES)) {
-			unlink(T.reserve_path);
-			T.reserve_path[0] = 0;
-		}
-		if (rfd >= 0)
-			close(rfd);
+		ok = raw_header(path);
+		reserve_hold(dir);
 	}
 	snprintf(T.dir, sizeof(T.dir), "%s", dir);
 	T.json_limit = set.json ? 0 : STREAM_JSON_LIMIT;
@@ -824,22 +866,105 @@ void trace_init(void)
 		ok = T.writer_up;
 	}
 	if (ok) {
-		/* one base read per timestamp if the chain maps it: a reading through the chain
-		 * must lie between direct readings of the global clock around it */
-		int64_t a = hclock_now(T.g), x = hclock_now(T.base), b = hclock_now(T.g);
-		int64_t m = clock_apply_chain(T.g, x);
-		T.map1 = clock_base(T.g) == T.base && m >= a - 1000 && m <= b + 1000;
-		T.rec_cost_ns = calibrate();
-		T.hw_said = -1;
-		atomic_store(&T.bound_due, INT64_MIN); /* the first call reads the bounds */
-		T.on = 1;
-		fatal_handlers_install();
+		recording_on();
 	} else if (T.fd >= 0) {
 		close(T.fd);
 		T.fd = -1;
 	}
 	T.overhead_ns += real_now_ns() - t0;
 	in_tracer = 0;
+}
+
+/* The clock stopped (collective) and checked: its statistics into *clk (returns whether it
+ * has them: a continuous clock), the drift check into the trailer, --event-truth's line. */
+static int clock_down(struct rec_trailer *tr, struct stream_clock *clk)
+{
+	struct hclock_sync_stats cst;
+	int have_clk = 0;
+	int src = hclock_sync_stop(T.s); /* collective; the clock stays, frozen */
+	if (src)
+		warn_line("the continuous clock failed while tracing: %s", hclock_last_error());
+	/* its exchanges, for the summary (a one-shot clock has none) */
+	if ((have_clk = hclock_sync_stats(T.s, &cst) == 0))
+		*clk = (struct stream_clock){cst.exchanges, cst.timeouts,
+		                             cst.thread_cpu_s < 0 ? -1
+		                                                  : (int64_t)(cst.thread_cpu_s * 1e6)};
+	finish_drift_check(T.g, T.emu, &tr->drift_max_ns, &tr->drift_unc_ns, &tr->drift_true_ns);
+	if (T.truth) {
+		T.truth = 0;
+		finish_truth_report(T.emu);
+	}
+	return have_clk;
+}
+
+/* the records still in memory written: the writer finishes what it has, then the rest is
+ * written here; the disk held back given back, the header's --when-full wait fields */
+static void records_out(void)
+{
+	recbuf_stop(T.rb);
+	pthread_join(T.writer, NULL);
+	const struct rec *b;
+	size_t n;
+	if ((b = recbuf_take(T.rb, &n, 0))) { /* handed over as the writer stopped */
+		put_records(b, n);
+		recbuf_written(T.rb);
+	}
+	recbuf_flush(T.rb, NULL, 0, put_cb, NULL);
+	if (T.reserve_path[0] && !unlink(T.reserve_path))
+		T.reserve_path[0] = 0;
+	if (T.when_full_wait) { /* the header says how long the program waited */
+		struct recbuf_waits w;
+		recbuf_waits(T.rb, &w);
+		struct {
+			uint32_t when_full, waits;
+			int64_t waited_ns;
+		} hw = {w.gave_up ? REC_FULL_GAVE_UP : REC_FULL_WAIT,
+		        w.waits > UINT32_MAX ? UINT32_MAX : (uint32_t)w.waits, w.waited_ns};
+		_Static_assert(sizeof(hw) == 16 && offsetof(struct rec_header, waited_ns) ==
+		               offsetof(struct rec_header, when_full) + 8, "the header's fields");
+		(void)!pwrite(T.fd, &hw, sizeof(hw), offsetof(struct rec_header, when_full));
+	}
+}
+
+/* the trailer tr (its counters filled in here; t0: MPI_Finalize's start, real ns) and the
+ * communicators after it, the raw file closed; a failure is in tr (REC_STOP_DISK) */
+static void trailer_out(struct rec_trailer *tr, int64_t t0)
+{
+	tr->records = T.records - T.lost;
+	tr->dropped = recbuf_dropped(T.rb) + atomic_load(&T.dropped_stopped) + T.lost;
+	tr->stopped = (uint16_t)atomic_load(&T.stopped);
+	tr->stop_errno = (uint16_t)T.stop_errno;
+	tr->rec_cost_ns = (int32_t)T.rec_cost_ns;
+	tr->ncomms = (uint32_t)comms_count();
+	T.overhead_ns += real_now_ns() - t0;
+	tr->overhead_ns = T.overhead_ns + (int64_t)T.records * T.rec_cost_ns +
+	                  atomic_load(&T.progress_ns);
+	int bad = write_all(T.fd, tr, sizeof(*tr));
+	for (size_t i = 0; !bad && i < comms_count(); i++) {
+		struct rec_comm tc;
+		int32_t *w = comms_entry(i, &tc);
+		size_t n = (size_t)tc.size;
+		bad = write_all(T.fd, &tc, sizeof(tc));
+		if (!bad)
+			bad = !w || write_all(T.fd, w, ((n + 1) & ~(size_t)1) * sizeof(int32_t));
+		free(w);
+	}
+	/* a trailer cut short is no trailer: the file ends at its last record */
+	int e = bad ? (errno ? errno : EIO) : 0;
+	if (bad && ftruncate(T.fd, (off_t)T.raw_bytes))
+		e = errno;
+	if (close(T.fd) && !e)
+		e = errno;
+	if (e && !tr->stopped) {
+		tr->stopped = REC_STOP_DISK;
+		tr->stop_errno = (uint16_t)e;
+	}
+	if (tr->stopped == REC_STOP_DISK)
+		fprintf(stderr, "hclock trace (rank %d): writing %s/raw/rank.%d failed (%s): "
+		        "recording stopped there, %llu records lost; the program ran on\n",
+		        T.rank, T.dir, T.rank, strerror(tr->stop_errno),
+		        (unsigned long long)tr->dropped);
+	T.fd = -1;
 }
 
 void trace_finalize(void)
@@ -855,83 +980,10 @@ void trace_finalize(void)
 	                         .drift_unc_ns = NAN, .drift_true_ns = NAN};
 	memcpy(tr.magic, REC_TRAILER_MAGIC, 8);
 	struct stream_clock clk = {0, 0, -1};
-	struct hclock_sync_stats cst;
-	int have_clk = 0;
-	if (T.g) {
-		int src = hclock_sync_stop(T.s); /* collective; the clock stays, frozen */
-		if (src)
-			warn_line("the continuous clock failed while tracing: %s", hclock_last_error());
-		/* its exchanges, for the summary (a one-shot clock has none) */
-		if ((have_clk = hclock_sync_stats(T.s, &cst) == 0))
-			clk = (struct stream_clock){cst.exchanges, cst.timeouts,
-			                            cst.thread_cpu_s < 0 ? -1
-			                                                 : (int64_t)(cst.thread_cpu_s * 1e6)};
-		finish_drift_check(T.g, T.emu, &tr.drift_max_ns, &tr.drift_unc_ns, &tr.drift_true_ns);
-		if (T.truth) {
-			T.truth = 0;
-			finish_truth_report(T.emu);
-		}
-	}
+	int have_clk = T.g ? clock_down(&tr, &clk) : 0;
 	if (was_on) {
-		/* the writer finishes what it has, then the rest is written here */
-		recbuf_stop(T.rb);
-		pthread_join(T.writer, NULL);
-		const struct rec *b;
-		size_t n;
-		if ((b = recbuf_take(T.rb, &n, 0))) { /* handed over as the writer stopped */
-			put_records(b, n);
-			recbuf_written(T.rb);
-		}
-		recbuf_flush(T.rb, NULL, 0, put_cb, NULL);
-		if (T.reserve_path[0] && !unlink(T.reserve_path))
-			T.reserve_path[0] = 0;
-		if (T.when_full_wait) { /* the header says how long the program waited */
-			struct recbuf_waits w;
-			recbuf_waits(T.rb, &w);
-			struct {
-				uint32_t when_full, waits;
-				int64_t waited_ns;
-			} hw = {w.gave_up ? REC_FULL_GAVE_UP : REC_FULL_WAIT,
-			        w.waits > UINT32_MAX ? UINT32_MAX : (uint32_t)w.waits, w.waited_ns};
-			_Static_assert(sizeof(hw) == 16 && offsetof(struct rec_header, waited_ns) ==
-			               offsetof(struct rec_header, when_full) + 8, "the header's fields");
-			(void)!pwrite(T.fd, &hw, sizeof(hw), offsetof(struct rec_header, when_full));
-		}
-		tr.records = T.records - T.lost;
-		tr.dropped = recbuf_dropped(T.rb) + atomic_load(&T.dropped_stopped) + T.lost;
-		tr.stopped = (uint16_t)atomic_load(&T.stopped);
-		tr.stop_errno = (uint16_t)T.stop_errno;
-		tr.rec_cost_ns = (int32_t)T.rec_cost_ns;
-		tr.ncomms = (uint32_t)comms_count();
-		T.overhead_ns += real_now_ns() - t0;
-		tr.overhead_ns = T.overhead_ns + (int64_t)T.records * T.rec_cost_ns +
-		                 atomic_load(&T.progress_ns);
-		int bad = write_all(T.fd, &tr, sizeof(tr));
-		for (size_t i = 0; !bad && i < comms_count(); i++) {
-			struct rec_comm tc;
-			int32_t *w = comms_entry(i, &tc);
-			size_t n = (size_t)tc.size;
-			bad = write_all(T.fd, &tc, sizeof(tc));
-			if (!bad)
-				bad = !w || write_all(T.fd, w, ((n + 1) & ~(size_t)1) * sizeof(int32_t));
-			free(w);
-		}
-		/* a trailer cut short is no trailer: the file ends at its last record */
-		int e = bad ? (errno ? errno : EIO) : 0;
-		if (bad && ftruncate(T.fd, (off_t)T.raw_bytes))
-			e = errno;
-		if (close(T.fd) && !e)
-			e = errno;
-		if (e && !tr.stopped) {
-			tr.stopped = REC_STOP_DISK;
-			tr.stop_errno = (uint16_t)e;
-		}
-		if (tr.stopped == REC_STOP_DISK)
-			fprintf(stderr, "hclock trace (rank %d): writing %s/raw/rank.%d failed (%s): "
-			        "recording stopped there, %llu records lost; the program ran on\n",
-			        T.rank, T.dir, T.rank, strerror(tr.stop_errno),
-			        (unsigned long long)tr.dropped);
-		T.fd = -1;
+		records_out();
+		trailer_out(&tr, t0);
 		/* this process's part of each output, from its raw file a chunk at a time, in
 		 * parallel with the other processes (a failure leaves the raw file, from which the
 		 * launcher or --convert writes them); its trailer as written here, should the file
