@@ -15,9 +15,10 @@
  *   order     small traces (as json): every message paired in memory (merge.h), its order
  *             checked by the clock's bounds and marked in DIR/trace.pftrace
  *   profile   DIR/profile.txt and profile.json (profile.h)
- * A pass is one function of the type trace_pass and one line in passes[]; what it finds goes
- * into a struct of its own in struct trace_summary, what it needs from the command line into
- * struct trace_assemble_opts. Nothing is printed: a failure's line goes through opts->warn
+ * A pass is one function of the type trace_pass and one line in passes[] (a pass in a file
+ * of its own is declared below, `trace_pass pass_NAME;`); what it finds goes into a struct of
+ * its own in struct trace_summary (as struct trace_pairing for the order pass), what it
+ * needs from the command line into struct trace_assemble_opts. Nothing is printed: a failure's line goes through opts->warn
  * as it happens, the numbers come back in the summary, which the tool prints.
  */
 #ifndef HCLOCK_TRACE_ASSEMBLE_H
