@@ -1,8 +1,9 @@
 /*
  * tracer.c - libhclock_trace's runtime (tracer.h): the clock, the record buffers and their
- * writer thread, the raw file (record.h), a program that dies; MPI_Init and MPI_Finalize.
- * The communicator registry is comms.c's, the drift check and --event-truth's summary at
- * MPI_Finalize finish.c's.
+ * writer thread, the raw file (record.h), what a program that dies leaves; MPI_Init and
+ * MPI_Finalize. The communicator registry is comms.c's, the signals and exit of a program
+ * that dies crash.c's, the drift check and --event-truth's summary at MPI_Finalize
+ * finish.c's.
  *
  * Its settings come from the environment, HCLOCK_TRACE_* (settings.h: `hclock trace` sets
  * them from its options), read and checked at MPI_Init; a bad value ends the program there
@@ -63,6 +64,7 @@
 #include "clock/clock.h"
 #include "hclock.h"
 #include "trace/comms.h"
+#include "trace/crash.h"
 #include "trace/filter.h"
 #include "trace/finish.h"
 #include "trace/recbuf.h"
@@ -114,8 +116,6 @@ static struct {
 	atomic_int stopped;          /* enum rec_stop (set by the thread that writes) */
 	int stop_errno;              /* REC_STOP_DISK: the failed write's errno */
 	char reserve_path[4200];     /* DIR/raw/reserve.R ("": none) */
-	char failed_path[4200];      /* DIR/raw/failed: the first process or launcher to see the
-	                                program fail creates it and says so (one line a job) */
 	int64_t slow_writer_ns;      /* settings.h's slow_writer_ns, ns (tests only) */
 	int when_full_wait;          /* settings.h's when_full_wait */
 	int64_t wait_max_ns;         /* settings.h's wait_max_ns, ns */
@@ -435,30 +435,17 @@ void trace_leave(struct trace_call *c)
 
 /* ---- a program that dies ---------------------------------------------------------------------- */
 
-/* When the program calls MPI_Abort or gets a signal that ends it, the records of the current
- * buffer are written out (the writer's buffer is waited for, up to 2 s), so that DIR/raw
- * holds every record up to then (whole records; no trailer). The signals' handlers are
- * installed at MPI_Init over whatever was there (the program's, the MPI library's, the
- * default; an ignored signal is left ignored), and hand the signal on to it: the program dies
- * as it would have, its MPI library's messages included. MPI_Finalize puts the old handlers
- * back. SIGKILL cannot be caught: a program killed by it keeps what was flushed before. A
- * program that exits without MPI_Finalize writes them from a destructor. */
-static const int fatal_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
-                                 SIGTERM, SIGINT, SIGHUP, SIGQUIT};
-#define NFATAL (sizeof(fatal_sigs) / sizeof(fatal_sigs[0]))
-static struct sigaction old_act[NFATAL];
-static unsigned char have_old[NFATAL];
-
 static void put_cb(const struct rec *b, size_t n, void *ctx)
 {
 	(void)ctx;
 	put_records(b, n);
 }
 
-/* write the current buffer now (async-signal-safe: atomics, nanosleep, write, reading the
- * clocks; the writer's buffer is waited for up to 2 s); cut: the program is being ended, and
- * a call this thread is inside (not the tracer's own work) is recorded as ending now
- * (REC_F_CUT) */
+/* When the program ends without MPI_Finalize (a signal, its exit: crash.c catches them) or
+ * calls MPI_Abort: write the current buffer now (async-signal-safe: atomics, nanosleep,
+ * write, reading the clocks; the writer's buffer is waited for up to 2 s); cut: the program
+ * is being ended, and a call this thread is inside (not the tracer's own work) is recorded
+ * as ending now (REC_F_CUT) */
 static void flush_now(int cut)
 {
 	if (!T.on || T.fd < 0)
@@ -494,71 +481,6 @@ static void flush_now(int cut)
 		unlink(T.reserve_path); /* the program ends: the disk held back is free again */
 }
 
-/* the job's one line about a failure, from whoever gets there first (async-signal-safe);
- * returns whether this process said it */
-static int failure_line(const char *what)
-{
-	int fd = open(T.failed_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (fd < 0)
-		return 0;
-	close(fd);
-	char line[600];
-	size_t dl = strlen(T.failed_path) - strlen("/raw/failed");
-	int n = snprintf(line, sizeof(line), "hclock trace: rank %d %s; its records up to then are "
-	                 "in %.*s/raw (hclock trace --convert %.*s writes the trace from them)\n",
-	                 T.rank, what, (int)dl, T.failed_path, (int)dl, T.failed_path);
-	if (n > 0 && write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
-		return 0;
-	return 1;
-}
-
-static void on_fatal(int sig, siginfo_t *si, void *ctx)
-{
-	(void)ctx;
-	int e = errno;
-	flush_now(1);
-	for (size_t i = 0; i < NFATAL; i++)
-		if (fatal_sigs[i] == sig && have_old[i])
-			sigaction(sig, &old_act[i], NULL);
-	errno = e;
-	/* a fault comes back when the instruction runs again, now to the old handler; a signal
-	 * that was sent is sent again */
-	if (si->si_code <= 0 || (sig != SIGSEGV && sig != SIGBUS && sig != SIGFPE && sig != SIGILL))
-		raise(sig);
-}
-
-/* a program that exits without MPI_Finalize (exit() on an error path) writes its records
- * too (no trailer) */
-__attribute__((destructor)) static void at_exit_flush(void)
-{
-	flush_now(0);
-}
-
-static void fatal_handlers_install(void)
-{
-	struct sigaction sa = {0};
-	sa.sa_sigaction = on_fatal;
-	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < NFATAL; i++) {
-		if (sigaction(fatal_sigs[i], NULL, &old_act[i]) || old_act[i].sa_handler == SIG_IGN)
-			continue;
-		have_old[i] = !sigaction(fatal_sigs[i], &sa, NULL);
-	}
-}
-
-static void fatal_handlers_remove(void)
-{
-	for (size_t i = 0; i < NFATAL; i++) {
-		struct sigaction cur;
-		/* a handler the program set since stays */
-		if (have_old[i] && !sigaction(fatal_sigs[i], NULL, &cur) &&
-		    (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_fatal)
-			sigaction(fatal_sigs[i], &old_act[i], NULL);
-		have_old[i] = 0;
-	}
-}
-
 void trace_abort(struct trace_call *c, int errorcode)
 {
 	if (!T.on)
@@ -576,7 +498,7 @@ void trace_abort(struct trace_call *c, int errorcode)
 	/* MPICH's launcher may end the job before it forwards what the aborting process wrote
 	 * last (its own Abort message and this line were lost in 2 of 14 launches, this line in 0
 	 * of 12 with the pause): a moment for it to pass, which an aborting job can spare */
-	if (failure_line(what))
+	if (crash_failure_line(what))
 		real_sleep_ns(50000000);
 }
 
@@ -812,7 +734,7 @@ static void recording_on(void)
 	T.hw_said = -1;
 	atomic_store(&T.bound_due, INT64_MIN); /* the first call reads the bounds */
 	T.on = 1;
-	fatal_handlers_install();
+	crash_handlers_install();
 }
 
 void trace_init(void)
@@ -830,9 +752,7 @@ void trace_init(void)
 	trace_settings_sync(&set, spec, sizeof(spec));
 	/* an earlier run's failure mark goes before any process can be past the sync below (the
 	 * launcher removes it too; a program linked with the tracer has no launcher) */
-	snprintf(T.failed_path, sizeof(T.failed_path), "%s/raw/failed", dir);
-	if (T.rank == 0)
-		unlink(T.failed_path);
+	crash_init(dir, T.rank, flush_now);
 	T.cap = (size_t)set.buffer;
 	T.slow_writer_ns = set.slow_writer_ns;
 	T.when_full_wait = set.when_full_wait;
@@ -975,7 +895,7 @@ void trace_finalize(void)
 	int64_t t0 = real_now_ns();
 	int was_on = T.on;
 	T.on = 0;
-	fatal_handlers_remove();
+	crash_handlers_remove();
 	struct rec_trailer tr = {.magic = REC_TRAILER_MAGIC, .drift_max_ns = NAN,
 	                         .drift_unc_ns = NAN, .drift_true_ns = NAN};
 	memcpy(tr.magic, REC_TRAILER_MAGIC, 8);
