@@ -45,10 +45,24 @@ static int is_op(const char *name, const char *op)
 	return !strncmp(name, "MPI_", 4) && !strcasecmp(name + 4, op);
 }
 
+/* what is drawn: the operation, the window on the global clock, the page */
+struct gantt {
+	const char *op, *out;
+	double from, to;  /* the window asked for, s since the first event (-1: the default) */
+	int raw;          /* the raw panel too */
+	int64_t w0, w1;   /* the window, ns (global clock) */
+	int64_t shift0;   /* rank 0's local - global at its first call of op, ns */
+	const char *dir;
+};
+
 struct panel {
 	int raw;          /* 0: global clock, 1: local clocks */
 	double x0, w;     /* pixel origin and width */
 };
+
+#define H_ROW 22.0
+#define TOP 50.0
+#define LEFT 70.0
 
 static int64_t rec_start(const struct rec *r, int raw)
 {
@@ -60,22 +74,21 @@ static int64_t rec_end(const struct rec *r, int raw)
 	return raw ? r->t2_l : r->t2_g;
 }
 
-int cmd_gantt(int argc, char **argv)
+/* the options into g; -1, or the exit code */
+static int parse(int argc, char **argv, struct gantt *g)
 {
-	const char *op = NULL, *out = NULL;
-	double from = -1, to = -1;
-	int raw = 0, c;
 	static const struct option opts[] = {
 		{"op", required_argument, 0, 'p'}, {"from", required_argument, 0, 'f'},
 		{"to", required_argument, 0, 't'}, {"raw", no_argument, 0, 'r'},
 		{"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		char *end = NULL;
 		switch (c) {
-		case 'p': op = optarg; break;
-		case 'o': out = optarg; break;
-		case 'r': raw = 1; break;
+		case 'p': g->op = optarg; break;
+		case 'o': g->out = optarg; break;
+		case 'r': g->raw = 1; break;
 		case 'f':
 		case 't': {
 			double v = strtod(optarg, &end);
@@ -84,7 +97,7 @@ int cmd_gantt(int argc, char **argv)
 				        "trace's first event\n", c == 'f' ? "from" : "to", optarg);
 				return 2;
 			}
-			*(c == 'f' ? &from : &to) = v;
+			*(c == 'f' ? &g->from : &g->to) = v;
 			break;
 		}
 		case 'h': usage(stdout); return 0;
@@ -94,125 +107,155 @@ int cmd_gantt(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc - 1 || !op || !out) {
+	if (optind != argc - 1 || !g->op || !g->out) {
 		fprintf(stderr, "hclock gantt: needs one TRACE_DIR, --op OP and -o FILE.svg (hclock "
 		        "gantt --help)\n");
 		return 2;
 	}
-	if ((from >= 0) != (to >= 0) || (from >= 0 && to <= from)) {
+	if ((g->from >= 0) != (g->to >= 0) || (g->from >= 0 && g->to <= g->from)) {
 		fprintf(stderr, "hclock gantt: give --from and --to together, --to after --from\n");
 		return 2;
 	}
-	struct rec_set ts;
-	if (rec_load(argv[optind], &ts)) {
-		fprintf(stderr, "hclock gantt: %s\n", hclock_last_error());
-		return 1;
-	}
-	/* rank 0's calls of op, for the default window and the raw panel's origin */
-	int rc = 1;
-	FILE *f = NULL;
-	const struct rec_proc *p0 = &ts.p[0];
+	g->dir = argv[optind];
+	return -1;
+}
+
+/* the window and the raw panel's origin, from rank 0's calls of op (or --from, --to).
+ * Returns 0 or 1 (no such call, no memory) */
+static int window(const struct rec_set *ts, struct gantt *g)
+{
+	const struct rec_proc *p0 = &ts->p[0];
 	size_t n0 = 0, *idx = malloc((p0->nrec + 1) * sizeof(size_t));
 	if (!idx) {
 		fprintf(stderr, "hclock gantt: out of memory for %zu records\n", p0->nrec);
-		goto out;
+		return 1;
 	}
 	for (size_t i = 0; i < p0->nrec; i++)
 		if ((p0->rec[i].kind == REC_CALL || p0->rec[i].kind == REC_COLL) &&
-		    is_op(rec_func_name(p0, &p0->rec[i]), op))
+		    is_op(rec_func_name(p0, &p0->rec[i]), g->op))
 			idx[n0++] = i;
 	if (!n0) {
 		fprintf(stderr, "hclock gantt: rank 0 made no %s call in %s (or it was filtered out)\n",
-		        op, argv[optind]);
-		goto out;
+		        g->op, g->dir);
+		free(idx);
+		return 1;
 	}
-	int64_t w0, w1;
-	if (from >= 0) {
-		w0 = ts.t0_g + (int64_t)(from * 1e9);
-		w1 = ts.t0_g + (int64_t)(to * 1e9);
+	if (g->from >= 0) {
+		g->w0 = ts->t0_g + (int64_t)(g->from * 1e9);
+		g->w1 = ts->t0_g + (int64_t)(g->to * 1e9);
 	} else {
 		size_t a = n0 / 2, b = a + 8 < n0 ? a + 8 : n0 - 1;
 		const struct rec *ra = &p0->rec[idx[a]], *rb = &p0->rec[idx[b]];
 		int64_t span = rb->t2_g - ra->t_g;
-		w0 = ra->t_g - span / 10;
-		w1 = rb->t2_g + span / 10;
+		g->w0 = ra->t_g - span / 10;
+		g->w1 = rb->t2_g + span / 10;
 	}
 	/* local clock origin: rank 0's own offset local - global at its first op call */
-	int64_t shift0 = p0->rec[idx[0]].t_l - p0->rec[idx[0]].t_g;
-	const double W = raw ? 1400 : 900, H_ROW = 22, TOP = 50, LEFT = 70;
-	double ph = TOP + ts.size * H_ROW + 40;
-	char tmp[4200];
-	snprintf(tmp, sizeof(tmp), "%s.part", out);
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "hclock gantt: cannot write %s: %s\n", tmp, strerror(errno));
-		goto out;
+	g->shift0 = p0->rec[idx[0]].t_l - p0->rec[idx[0]].t_g;
+	free(idx);
+	return 0;
+}
+
+/* rank r's row of panel pn: a bar per call inside the window */
+static void row(FILE *f, const struct gantt *g, const struct rec_proc *p, int r,
+                const struct panel *pn)
+{
+	int64_t w0 = g->w0, w1 = g->w1;
+	double y = TOP + r * H_ROW;
+	if (pn->raw == 0)
+		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">rank %d</text>\n",
+		        LEFT - 6, y + 14, r);
+	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f7f7f7\"/>"
+	        "\n", pn->x0, y + 2, pn->w, H_ROW - 4);
+	long outside = 0;
+	for (size_t i = 0; i < p->nrec; i++) {
+		const struct rec *x = &p->rec[i];
+		if (x->kind != REC_CALL && x->kind != REC_COLL)
+			continue;
+		int64_t s = rec_start(x, pn->raw), e = rec_end(x, pn->raw);
+		if (pn->raw) {
+			s -= g->shift0;
+			e -= g->shift0;
+		}
+		int mine = is_op(rec_func_name(p, x), g->op);
+		if (e < w0 || s > w1) {
+			/* an op call that the global clock puts inside the window */
+			outside += pn->raw && mine && x->t2_g >= w0 && x->t_g <= w1;
+			continue;
+		}
+		double xs = pn->x0 + pn->w * (double)((s < w0 ? w0 : s) - w0) / (double)(w1 - w0);
+		double xe = pn->x0 + pn->w * (double)((e > w1 ? w1 : e) - w0) / (double)(w1 - w0);
+		fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\">"
+		        "<title>%s %.3f us</title></rect>\n", xs, y + (mine ? 3 : 8),
+		        xe - xs > 0.5 ? xe - xs : 0.5, mine ? H_ROW - 6 : H_ROW - 16,
+		        mine ? "#d62728" : "#bbbbbb", rec_func_name(p, x), (e - s) * 1e-3);
 	}
+	if (outside)
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">%ld outside</text>\n",
+		        pn->x0 + pn->w - 70, y + 14, outside);
+}
+
+/* the SVG of the window's calls */
+static void svg(FILE *f, const struct rec_set *ts, const struct gantt *g)
+{
+	const double W = g->raw ? 1400 : 900;
+	double ph = TOP + ts->size * H_ROW + 40;
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 	        "font-family=\"sans-serif\" font-size=\"11\">\n", W, ph);
 	fprintf(f, "<text x=\"%.0f\" y=\"18\" font-size=\"13\">%s per rank, %.1f us window; clock: %s"
-	        "</text>\n", LEFT, op, (w1 - w0) * 1e-3, p0->h.sync);
-	int npanels = raw ? 2 : 1;
+	        "</text>\n", LEFT, g->op, (g->w1 - g->w0) * 1e-3, ts->p[0].h.sync);
+	int npanels = g->raw ? 2 : 1;
 	double pw = (W - LEFT - 20 - (npanels - 1) * 60) / npanels;
 	for (int k = 0; k < npanels; k++) {
 		struct panel pn = {k, LEFT + k * (pw + 60), pw};
 		fprintf(f, "<text x=\"%.1f\" y=\"38\">%s</text>\n", pn.x0,
 		        k ? "raw local clocks (each process's own time, rank 0's bars aligned)"
 		          : "global clock (hclock)");
-		for (int r = 0; r < ts.size; r++) {
-			const struct rec_proc *p = &ts.p[r];
-			double y = TOP + r * H_ROW;
-			if (k == 0)
-				fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">rank %d</text>\n",
-				        LEFT - 6, y + 14, r);
-			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f7f7f7\"/>"
-			        "\n", pn.x0, y + 2, pn.w, H_ROW - 4);
-			long outside = 0;
-			for (size_t i = 0; i < p->nrec; i++) {
-				const struct rec *x = &p->rec[i];
-				if (x->kind != REC_CALL && x->kind != REC_COLL)
-					continue;
-				int64_t s = rec_start(x, k), e = rec_end(x, k);
-				if (k) {
-					s -= shift0;
-					e -= shift0;
-				}
-				int mine = is_op(rec_func_name(p, x), op);
-				if (e < w0 || s > w1) {
-					/* an op call that the global clock puts inside the window */
-					outside += k && mine && x->t2_g >= w0 && x->t_g <= w1;
-					continue;
-				}
-				double xs = pn.x0 + pn.w * (double)((s < w0 ? w0 : s) - w0) / (double)(w1 - w0);
-				double xe = pn.x0 + pn.w * (double)((e > w1 ? w1 : e) - w0) / (double)(w1 - w0);
-				fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\">"
-				        "<title>%s %.3f us</title></rect>\n", xs, y + (mine ? 3 : 8),
-				        xe - xs > 0.5 ? xe - xs : 0.5, mine ? H_ROW - 6 : H_ROW - 16,
-				        mine ? "#d62728" : "#bbbbbb", rec_func_name(p, x), (e - s) * 1e-3);
-			}
-			if (outside)
-				fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">%ld outside</text>\n",
-				        pn.x0 + pn.w - 70, y + 14, outside);
-		}
+		for (int r = 0; r < ts->size; r++)
+			row(f, g, &ts->p[r], r, &pn);
 		/* axis */
-		double ya = TOP + ts.size * H_ROW + 4;
+		double ya = TOP + ts->size * H_ROW + 4;
 		for (int t = 0; t <= 4; t++) {
 			double x = pn.x0 + pn.w * t / 4;
 			fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>\n"
 			        "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.1f us</text>\n", x, x,
-			        (double)TOP, ya, x, ya + 14, (w1 - w0) * 1e-3 * t / 4 + (w0 - ts.t0_g) * 1e-3);
+			        (double)TOP, ya, x, ya + 14,
+			        (g->w1 - g->w0) * 1e-3 * t / 4 + (g->w0 - ts->t0_g) * 1e-3);
 		}
 	}
 	fprintf(f, "</svg>\n");
+}
+
+int cmd_gantt(int argc, char **argv)
+{
+	struct gantt g = {.from = -1, .to = -1};
+	int rc = parse(argc, argv, &g);
+	if (rc >= 0)
+		return rc;
+	struct rec_set ts;
+	if (rec_load(g.dir, &ts)) {
+		fprintf(stderr, "hclock gantt: %s\n", hclock_last_error());
+		return 1;
+	}
+	rc = 1;
+	char tmp[4200];
+	snprintf(tmp, sizeof(tmp), "%s.part", g.out);
+	FILE *f = NULL;
+	if (window(&ts, &g))
+		goto out;
+	if (!(f = fopen(tmp, "w"))) {
+		fprintf(stderr, "hclock gantt: cannot write %s: %s\n", tmp, strerror(errno));
+		goto out;
+	}
+	svg(f, &ts, &g);
 	int bad = ferror(f);
-	if (fclose(f) || bad || rename(tmp, out)) {
-		fprintf(stderr, "hclock gantt: writing %s failed: %s\n", out, strerror(errno));
+	if (fclose(f) || bad || rename(tmp, g.out)) {
+		fprintf(stderr, "hclock gantt: writing %s failed: %s\n", g.out, strerror(errno));
 		remove(tmp);
 		goto out;
 	}
 	rc = 0;
 out:
-	free(idx);
 	rec_set_free(&ts);
 	return rc;
 }

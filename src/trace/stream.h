@@ -4,7 +4,7 @@
  * rank without them both read the raw file back a chunk at a time (stream_convert_raw). Memory is bounded by the number of
  * threads, message channels and functions, never by the number of records.
  *
- * Per process R, in DIR/parts (the launcher only concatenates them, cmd_trace.c):
+ * Per process R, in DIR/parts (the launcher only concatenates them, assemble.h):
  *   rank.R.pftrace  Perfetto's protobuf trace format, one packet sequence per thread
  *                   : a slice per call, flows for messages
  *   rank.R.json     Chrome trace-event JSON objects, each preceded by ",\n" (only while the
@@ -77,22 +77,5 @@ struct stream_clock {
  * continuous clock). Returns 0 or a negative HCLOCK_E* code with err_set's line. */
 int stream_convert_raw(const char *dir, int rank, uint64_t json_limit,
                        const struct rec_trailer *known, const struct stream_clock *clock);
-
-/* A message's order as the launcher found it (merge.h's rec_order), marked at its receive. */
-struct stream_order {
-	int32_t dst;       /* the receiving process */
-	int proven;        /* 1: proven by the bounds, 0: by the estimate only */
-	int64_t t_ns;      /* the receive's time, ns (global clock) */
-	int64_t margin_ns; /* the receive's earliest minus the send's latest bound, ns (> 0:
-	                      proven) */
-};
-
-/* Append to the Perfetto trace at path a track "message order" per receiving process (of
- * size) with an instant per message of o[0..n) (sorted here by dst): "order proven" or
- * "order by estimate", its margin as the debug annotation margin_ns (names interned once
- * per process, about 30 bytes a message). Returns 0 or
- * HCLOCK_EIO / HCLOCK_ENOMEM with err_set's line. */
-int stream_write_order(const char *path, int size, struct stream_order *o, size_t n);
-
 
 #endif

@@ -1,6 +1,9 @@
 /*
  * tracer.c - libhclock_trace's runtime (tracer.h): the clock, the record buffers and their
- * writer thread, the communicator registry, the raw file (record.h).
+ * writer thread, the raw file (record.h), what a program that dies leaves; MPI_Init and
+ * MPI_Finalize. The communicator registry is comms.c's, the signals and exit of a program
+ * that dies crash.c's, the drift check and --event-truth's summary at MPI_Finalize
+ * finish.c's.
  *
  * Its settings come from the environment, HCLOCK_TRACE_* (settings.h: `hclock trace` sets
  * them from its options), read and checked at MPI_Init; a bad value ends the program there
@@ -60,16 +63,17 @@
 
 #include "clock/clock.h"
 #include "hclock.h"
+#include "trace/comms.h"
+#include "trace/crash.h"
 #include "trace/filter.h"
+#include "trace/finish.h"
 #include "trace/recbuf.h"
 #include "trace/settings.h"
 #include "trace/stream.h"
 #include "trace/tracer.h"
-#include "transport/yield.h"
 #include "util/err.h"
 #include "util/hold.h"
 #include "util/path.h"
-#include "util/rng.h"
 #include "util/timeutil.h"
 
 #define TLS __thread __attribute__((tls_model("initial-exec")))
@@ -85,30 +89,6 @@
 static TLS int in_tracer;
 static TLS int my_tid = -1; /* this thread's index in the records (record.h's tid) */
 static atomic_int next_tid = 1;
-
-/* HCLOCK_TRACE_TRUTH=1 (hclock trace --event-truth; emulated clocks only): the true error
- * of every global reading the tracer makes, |reading - the reference's clock at that
- * instant|, in a histogram. The truth is read just before and just after (the reading lies
- * between: the midpoint is within the reads' time, ~100 ns, of it); a pair further apart
- * than TRUTH_GAP_NS (the process was preempted between them) is counted, not used. */
-#define TRUTH_BINS 1024 /* 8 ns wide up to 1024 ns, then 16 per octave (6 %) */
-#define TRUTH_GAP_NS 1000
-static struct {
-	int on;
-	atomic_uint_fast64_t bin[TRUTH_BINS], skipped;
-	_Atomic int64_t max_ns;
-	atomic_uint_fast64_t outside; /* readings whose truth lay outside the bounds the
-	                                 records carry (rec_bounds), by more than the
-	                                 truth's own uncertainty */
-	_Atomic int64_t out_max_ns;   /* ... the most by which, ns */
-} TT;
-
-struct tcomm {
-	uint64_t id;
-	int size, inter;
-	int32_t *world;       /* world rank of each rank (NULL: world itself) */
-	uint32_t nchildren;   /* communicators created from it so far */
-};
 
 static struct {
 	int on;
@@ -136,8 +116,6 @@ static struct {
 	atomic_int stopped;          /* enum rec_stop (set by the thread that writes) */
 	int stop_errno;              /* REC_STOP_DISK: the failed write's errno */
 	char reserve_path[4200];     /* DIR/raw/reserve.R ("": none) */
-	char failed_path[4200];      /* DIR/raw/failed: the first process or launcher to see the
-	                                program fail creates it and says so (one line a job) */
 	int64_t slow_writer_ns;      /* settings.h's slow_writer_ns, ns (tests only) */
 	int when_full_wait;          /* settings.h's when_full_wait */
 	int64_t wait_max_ns;         /* settings.h's wait_max_ns, ns */
@@ -150,14 +128,8 @@ static struct {
 	int64_t rec_cost_ns, overhead_ns, sync_ns;
 	int64_t t0_g;                /* record.h's header t0_g, ns */
 	_Atomic int64_t progress_ns; /* time in the clock's progress calls (drive), ns */
-	/* communicators */
-	int keyval;
-	struct tcomm **comms;
-	size_t ncomms, comms_cap;
-	struct tcomm *world;
-	pthread_mutex_t comm_mu;     /* the registry (programs calling MPI from several threads) */
-} T = {.fd = -1, .hw_lo = -1, .hw_hi = -1, .bound_due = INT64_MAX,
-       .comm_mu = PTHREAD_MUTEX_INITIALIZER, .keyval = -1};
+	int truth;                   /* --event-truth: each reading's truth noted (finish.h) */
+} T = {.fd = -1, .hw_lo = -1, .hw_hi = -1, .bound_due = INT64_MAX};
 
 int trace_on(void)
 {
@@ -316,40 +288,6 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-/* both clocks at one instant: one base reading, mapped through the global clock's chain
- * (map1), or two reads where the chain does not start at this base (checked at init) */
-static int64_t truth_ref(void)
-{
-	int64_t mine, ref;
-	return T.base->ops->truth(T.base, &mine, &ref) ? 0 : ref;
-}
-
-static int truth_bin(int64_t err)
-{
-	if (err < 1024)
-		return (int)(err / 8);
-	int e = 63 - __builtin_clzll((unsigned long long)err); /* >= 10 */
-	int b = 128 + (e - 10) * 16 + (int)((err >> (e - 4)) & 15);
-	return b < TRUTH_BINS ? b : TRUTH_BINS - 1;
-}
-
-/* the upper edge of bin b, ns */
-static long long truth_edge(int b)
-{
-	if (b < 128)
-		return 8LL * (b + 1);
-	int e = 10 + (b - 128) / 16, sub = (b - 128) % 16;
-	return (long long)(16 + sub + 1) << (e - 4);
-}
-
-static void atomic_max(_Atomic int64_t *m, int64_t v)
-{
-	int64_t o = atomic_load_explicit(m, memory_order_relaxed);
-	while (v > o && !atomic_compare_exchange_weak_explicit(m, &o, v, memory_order_relaxed,
-	                                                          memory_order_relaxed))
-		;
-}
-
 /* The bounds of a reading g (global ns) the clock has now: the reference's time at it lay in
  * [*lo_g, *hi_g] (rounded outwards). 0 when the clock has none. */
 static int rec_bounds(int64_t g, int64_t *lo_g, int64_t *hi_g)
@@ -362,27 +300,6 @@ static int rec_bounds(int64_t g, int64_t *lo_g, int64_t *hi_g)
 	*lo_g = g + (int64_t)floor(lo);
 	*hi_g = g + (int64_t)ceil(hi);
 	return 1;
-}
-
-static void truth_note(int64_t g, int64_t ref1)
-{
-	int64_t ref2 = truth_ref(), gap = ref2 - ref1;
-	if (gap < 0 || gap > TRUTH_GAP_NS) {
-		atomic_fetch_add_explicit(&TT.skipped, 1, memory_order_relaxed);
-		return;
-	}
-	int64_t truth = ref1 + gap / 2, err = llabs(g - truth);
-	atomic_fetch_add_explicit(&TT.bin[truth_bin(err)], 1, memory_order_relaxed);
-	atomic_max(&TT.max_ns, err);
-	/* the bounds a message record made now would carry */
-	int64_t lo_g, hi_g;
-	if (!rec_bounds(g, &lo_g, &hi_g))
-		return;
-	int64_t out = (truth < lo_g ? lo_g - truth : truth - hi_g) - gap / 2 - 1;
-	if (out > 0) {
-		atomic_fetch_add_explicit(&TT.outside, 1, memory_order_relaxed);
-		atomic_max(&TT.out_max_ns, out);
-	}
 }
 
 /* the global clock's latest reading in this thread, ns: a thread's timestamps never go back
@@ -414,7 +331,7 @@ static inline void read2(int64_t *g, int64_t *l)
 /* a timestamp: read2, never before this thread's previous one, the truth noted */
 static inline void now2(int64_t *g, int64_t *l)
 {
-	int64_t ref1 = TT.on ? truth_ref() : 0;
+	int64_t ref1 = T.truth ? finish_truth_ref() : 0;
 	read2(g, l);
 	if (T.test_shift) {
 		int64_t lo = atomic_load_explicit(&T.hw_lo, memory_order_relaxed);
@@ -425,8 +342,8 @@ static inline void now2(int64_t *g, int64_t *l)
 	if (*g < last_g)
 		*g = last_g;
 	last_g = *g;
-	if (TT.on)
-		truth_note(*g, ref1);
+	if (T.truth)
+		finish_truth_note(*g, ref1, rec_bounds);
 }
 
 /* A drive=progress clock's turn at a call's enter or leave (base time tl, ns): when its
@@ -518,30 +435,17 @@ void trace_leave(struct trace_call *c)
 
 /* ---- a program that dies ---------------------------------------------------------------------- */
 
-/* When the program calls MPI_Abort or gets a signal that ends it, the records of the current
- * buffer are written out (the writer's buffer is waited for, up to 2 s), so that DIR/raw
- * holds every record up to then (whole records; no trailer). The signals' handlers are
- * installed at MPI_Init over whatever was there (the program's, the MPI library's, the
- * default; an ignored signal is left ignored), and hand the signal on to it: the program dies
- * as it would have, its MPI library's messages included. MPI_Finalize puts the old handlers
- * back. SIGKILL cannot be caught: a program killed by it keeps what was flushed before. A
- * program that exits without MPI_Finalize writes them from a destructor. */
-static const int fatal_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
-                                 SIGTERM, SIGINT, SIGHUP, SIGQUIT};
-#define NFATAL (sizeof(fatal_sigs) / sizeof(fatal_sigs[0]))
-static struct sigaction old_act[NFATAL];
-static unsigned char have_old[NFATAL];
-
 static void put_cb(const struct rec *b, size_t n, void *ctx)
 {
 	(void)ctx;
 	put_records(b, n);
 }
 
-/* write the current buffer now (async-signal-safe: atomics, nanosleep, write, reading the
- * clocks; the writer's buffer is waited for up to 2 s); cut: the program is being ended, and
- * a call this thread is inside (not the tracer's own work) is recorded as ending now
- * (REC_F_CUT) */
+/* When the program ends without MPI_Finalize (a signal, its exit: crash.c catches them) or
+ * calls MPI_Abort: write the current buffer now (async-signal-safe: atomics, nanosleep,
+ * write, reading the clocks; the writer's buffer is waited for up to 2 s); cut: the program
+ * is being ended, and a call this thread is inside (not the tracer's own work) is recorded
+ * as ending now (REC_F_CUT) */
 static void flush_now(int cut)
 {
 	if (!T.on || T.fd < 0)
@@ -577,71 +481,6 @@ static void flush_now(int cut)
 		unlink(T.reserve_path); /* the program ends: the disk held back is free again */
 }
 
-/* the job's one line about a failure, from whoever gets there first (async-signal-safe);
- * returns whether this process said it */
-static int failure_line(const char *what)
-{
-	int fd = open(T.failed_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (fd < 0)
-		return 0;
-	close(fd);
-	char line[600];
-	size_t dl = strlen(T.failed_path) - strlen("/raw/failed");
-	int n = snprintf(line, sizeof(line), "hclock trace: rank %d %s; its records up to then are "
-	                 "in %.*s/raw (hclock trace --convert %.*s writes the trace from them)\n",
-	                 T.rank, what, (int)dl, T.failed_path, (int)dl, T.failed_path);
-	if (n > 0 && write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
-		return 0;
-	return 1;
-}
-
-static void on_fatal(int sig, siginfo_t *si, void *ctx)
-{
-	(void)ctx;
-	int e = errno;
-	flush_now(1);
-	for (size_t i = 0; i < NFATAL; i++)
-		if (fatal_sigs[i] == sig && have_old[i])
-			sigaction(sig, &old_act[i], NULL);
-	errno = e;
-	/* a fault comes back when the instruction runs again, now to the old handler; a signal
-	 * that was sent is sent again */
-	if (si->si_code <= 0 || (sig != SIGSEGV && sig != SIGBUS && sig != SIGFPE && sig != SIGILL))
-		raise(sig);
-}
-
-/* a program that exits without MPI_Finalize (exit() on an error path) writes its records
- * too (no trailer) */
-__attribute__((destructor)) static void at_exit_flush(void)
-{
-	flush_now(0);
-}
-
-static void fatal_handlers_install(void)
-{
-	struct sigaction sa = {0};
-	sa.sa_sigaction = on_fatal;
-	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < NFATAL; i++) {
-		if (sigaction(fatal_sigs[i], NULL, &old_act[i]) || old_act[i].sa_handler == SIG_IGN)
-			continue;
-		have_old[i] = !sigaction(fatal_sigs[i], &sa, NULL);
-	}
-}
-
-static void fatal_handlers_remove(void)
-{
-	for (size_t i = 0; i < NFATAL; i++) {
-		struct sigaction cur;
-		/* a handler the program set since stays */
-		if (have_old[i] && !sigaction(fatal_sigs[i], NULL, &cur) &&
-		    (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_fatal)
-			sigaction(fatal_sigs[i], &old_act[i], NULL);
-		have_old[i] = 0;
-	}
-}
-
 void trace_abort(struct trace_call *c, int errorcode)
 {
 	if (!T.on)
@@ -659,115 +498,8 @@ void trace_abort(struct trace_call *c, int errorcode)
 	/* MPICH's launcher may end the job before it forwards what the aborting process wrote
 	 * last (its own Abort message and this line were lost in 2 of 14 launches, this line in 0
 	 * of 12 with the pause): a moment for it to pass, which an aborting job can spare */
-	if (failure_line(what))
+	if (crash_failure_line(what))
 		real_sleep_ns(50000000);
-}
-
-/* ---- communicators ---------------------------------------------------------------------------- */
-
-
-static int del_attr(MPI_Comm comm, int keyval, void *val, void *extra)
-{
-	(void)comm, (void)keyval, (void)val, (void)extra;
-	return MPI_SUCCESS; /* kept: the trailer lists every communicator ever seen */
-}
-
-static struct tcomm *reg(MPI_Comm comm, uint64_t id)
-{
-	struct tcomm *t = calloc(1, sizeof(*t));
-	if (!t)
-		return NULL;
-	t->id = id;
-	int inter = 0;
-	PMPI_Comm_test_inter(comm, &inter);
-	t->inter = inter;
-	PMPI_Comm_size(comm, &t->size);
-	if (!inter && comm != MPI_COMM_WORLD) {
-		MPI_Group g, w;
-		int32_t *ranks = malloc((size_t)t->size * sizeof(*ranks));
-		int *in = malloc((size_t)t->size * sizeof(int)), *out = malloc((size_t)t->size * sizeof(int));
-		if (ranks && in && out && PMPI_Comm_group(comm, &g) == MPI_SUCCESS) {
-			PMPI_Comm_group(MPI_COMM_WORLD, &w);
-			for (int i = 0; i < t->size; i++)
-				in[i] = i;
-			PMPI_Group_translate_ranks(g, t->size, in, w, out);
-			for (int i = 0; i < t->size; i++)
-				ranks[i] = out[i] == MPI_UNDEFINED ? -2 : out[i];
-			PMPI_Group_free(&g);
-			PMPI_Group_free(&w);
-			t->world = ranks;
-			ranks = NULL;
-		}
-		free(ranks);
-		free(in);
-		free(out);
-	}
-	pthread_mutex_lock(&T.comm_mu);
-	if (T.ncomms == T.comms_cap) {
-		size_t nc = T.comms_cap ? 2 * T.comms_cap : 16;
-		struct tcomm **p = realloc(T.comms, nc * sizeof(*p));
-		if (!p) {
-			pthread_mutex_unlock(&T.comm_mu);
-			free(t->world);
-			free(t);
-			return NULL;
-		}
-		T.comms = p;
-		T.comms_cap = nc;
-	}
-	T.comms[T.ncomms++] = t;
-	pthread_mutex_unlock(&T.comm_mu);
-	PMPI_Comm_set_attr(comm, T.keyval, t);
-	return t;
-}
-
-static struct tcomm *lookup(MPI_Comm comm)
-{
-	if (comm == MPI_COMM_WORLD)
-		return T.world;
-	void *v = NULL;
-	int flag = 0;
-	if (T.keyval >= 0 && comm != MPI_COMM_NULL)
-		PMPI_Comm_get_attr(comm, T.keyval, &v, &flag);
-	if (flag)
-		return v;
-	if (comm == MPI_COMM_NULL)
-		return NULL;
-	/* a communicator made by a call not wrapped by hand: named after its members (two such
-	 * with the same members share an id: their messages are told apart by tag only) */
-	struct tcomm *t = reg(comm, 0);
-	if (!t)
-		return NULL;
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)t->size;
-	for (int i = 0; t->world && i < t->size; i++)
-		h = rng_mix64(h ^ (uint64_t)(uint32_t)t->world[i]);
-	t->id = h | 1ULL << 63;
-	return t;
-}
-
-void trace_comm_created(MPI_Comm parent, MPI_Comm newcomm)
-{
-	if (!T.on)
-		return;
-	struct tcomm *p = lookup(parent);
-	pthread_mutex_lock(&T.comm_mu);
-	uint64_t id = rng_mix64((p ? p->id : 0) * 0x100000001b3ULL + (p ? ++p->nchildren : 0)) &
-	              ~(1ULL << 63);
-	pthread_mutex_unlock(&T.comm_mu);
-	if (newcomm != MPI_COMM_NULL)
-		reg(newcomm, id);
-}
-
-void trace_comm_peer(MPI_Comm comm, int r, uint64_t *id, int32_t *world)
-{
-	struct tcomm *t = lookup(comm);
-	*id = t ? t->id : 0;
-	if (r < 0)
-		*world = -1;
-	else if (!t || t->inter || r >= t->size)
-		*world = -2;
-	else
-		*world = t->world ? t->world[r] : r;
 }
 
 /* ---- messages --------------------------------------------------------------------------------- */
@@ -886,34 +618,14 @@ static int64_t calibrate(void)
 	return d;
 }
 
-void trace_init(void)
+/* The global clock (emulation, base clock, sync) as the settings ask, with the job's origin
+ * of relative times. Collective; every rank returns the same: 0, or non-zero (tracing off,
+ * after a line from rank 0). */
+static int clock_up(const struct trace_settings *set, const char *spec)
 {
-	in_tracer = 1;
-	main_thread = 1;
-	my_tid = 0;
-	int64_t t0 = real_now_ns();
-	PMPI_Comm_rank(MPI_COMM_WORLD, &T.rank);
-	PMPI_Comm_size(MPI_COMM_WORLD, &T.size);
-	struct trace_settings set;
-	settings_or_exit(&set);
-	char spec[512];
-	const char *dir = set.dir;
-	trace_settings_sync(&set, spec, sizeof(spec));
-	/* an earlier run's failure mark goes before any process can be past the sync below (the
-	 * launcher removes it too; a program linked with the tracer has no launcher) */
-	snprintf(T.failed_path, sizeof(T.failed_path), "%s/raw/failed", dir);
-	if (T.rank == 0)
-		unlink(T.failed_path);
-	T.cap = (size_t)set.buffer;
-	T.slow_writer_ns = set.slow_writer_ns;
-	T.when_full_wait = set.when_full_wait;
-	T.wait_max_ns = set.wait_max_ns;
-	const char *ts = getenv("HCLOCK_TRACE_TEST_SHIFT");
-	T.test_shift = ts && !strcmp(ts, "1");
-	T.max_size = set.max_size;
 	/* everything below agrees across the ranks (hclock's calls agree on errors) */
 	int rc = 0;
-	if (set.emulate && (rc = hclock_emu_create(set.emulate, MPI_COMM_WORLD, &T.emu)))
+	if (set->emulate && (rc = hclock_emu_create(set->emulate, MPI_COMM_WORLD, &T.emu)))
 		warn_line("--emulate: %s; tracing off", hclock_last_error());
 	if (!rc && (rc = hclock_base_create("monotonic", T.emu, &T.base)))
 		warn_line("base clock: %s; tracing off", hclock_last_error());
@@ -938,22 +650,119 @@ void trace_init(void)
 		PMPI_Allreduce(&t0_mine, &T.t0_g, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
 	}
 	T.progress = !all && strstr(hclock_sync_spec(T.s), "drive=progress") != NULL;
-	TT.on = !all && T.emu && set.event_truth && T.base->ops->truth; /* alike everywhere */
-	/* the output: DIR/raw/rank.R */
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/raw", dir);
-	int ok = !all;
-	if (ok && path_mkdirs(path)) {
+	T.truth = !all && T.emu && set->event_truth && T.base->ops->truth; /* alike everywhere */
+	if (T.truth)
+		finish_truth_start(T.base);
+	return all;
+}
+
+/* DIR/raw/rank.R opened (its path into path, len bytes). Returns 1, or 0 after a line */
+static int raw_open(const char *dir, char *path, size_t len)
+{
+	snprintf(path, len, "%s/raw", dir);
+	if (path_mkdirs(path)) {
 		fprintf(stderr, "hclock trace (rank %d): cannot create %s: %s; tracing off\n", T.rank,
 		        path, strerror(errno));
-		ok = 0;
+		return 0;
 	}
-	snprintf(path, sizeof(path), "%s/raw/rank.%d", dir, T.rank);
-	if (ok && (T.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
+	snprintf(path, len, "%s/raw/rank.%d", dir, T.rank);
+	if ((T.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
 		fprintf(stderr, "hclock trace (rank %d): cannot write %s: %s; tracing off\n", T.rank,
 		        path, strerror(errno));
+		return 0;
+	}
+	return 1;
+}
+
+/* the raw file's header and function names (at path). Returns 1, or 0 after a line */
+static int raw_header(const char *path)
+{
+	int ok;
+	size_t names = 0;
+	for (int i = 0; i < TF_COUNT; i++)
+		names += strlen(trace_func_names[i]) + 1;
+	size_t padded = (names + 7) & ~(size_t)7;
+	struct rec_header h = {.magic = REC_MAGIC, .rank = T.rank, .size = T.size,
+	                       .nfuncs = TF_COUNT, .names_bytes = (uint32_t)padded,
+	                       .sync_ns = T.sync_ns, .t0_g = T.t0_g,
+	                       .when_full = T.when_full_wait ? REC_FULL_WAIT : REC_FULL_DROP};
+	memcpy(h.magic, REC_MAGIC, 8);
+	snprintf(h.sync, sizeof(h.sync), "%s", hclock_sync_spec(T.s));
+	hclock_clock_describe(T.base, h.clock, sizeof(h.clock));
+	char *nb = calloc(1, padded);
+	ok = nb != NULL;
+	for (int i = 0, o = 0; nb && i < TF_COUNT; i++) {
+		strcpy(nb + o, trace_func_names[i]);
+		o += (int)strlen(trace_func_names[i]) + 1;
+	}
+	if (!ok || write_all(T.fd, &h, sizeof(h)) || write_all(T.fd, nb, padded)) {
+		fprintf(stderr, "hclock trace (rank %d): cannot write %s: %s; tracing off\n",
+		        T.rank, path, strerror(errno));
 		ok = 0;
 	}
+	T.raw_bytes = sizeof(h) + padded;
+	if (ok)
+		hold_next();
+	free(nb);
+	return ok;
+}
+
+/* the disk held back for the end (none if there is not even that much, or the file system
+ * cannot allocate without writing) */
+static void reserve_hold(const char *dir)
+{
+	snprintf(T.reserve_path, sizeof(T.reserve_path), "%s/raw/reserve.%d", dir, T.rank);
+	int rfd = open(T.reserve_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (rfd < 0 || fallocate(rfd, 0, 0, STREAM_RESERVE_BYTES)) {
+		unlink(T.reserve_path);
+		T.reserve_path[0] = 0;
+	}
+	if (rfd >= 0)
+		close(rfd);
+}
+
+/* recording on: the clock's timestamps one base read each where its chain maps it, the
+ * record's cost, the bounds read at the first call, the handlers of a program that dies */
+static void recording_on(void)
+{
+	/* one base read per timestamp if the chain maps it: a reading through the chain
+	 * must lie between direct readings of the global clock around it */
+	int64_t a = hclock_now(T.g), x = hclock_now(T.base), b = hclock_now(T.g);
+	int64_t m = clock_apply_chain(T.g, x);
+	T.map1 = clock_base(T.g) == T.base && m >= a - 1000 && m <= b + 1000;
+	T.rec_cost_ns = calibrate();
+	T.hw_said = -1;
+	atomic_store(&T.bound_due, INT64_MIN); /* the first call reads the bounds */
+	T.on = 1;
+	crash_handlers_install();
+}
+
+void trace_init(void)
+{
+	in_tracer = 1;
+	main_thread = 1;
+	my_tid = 0;
+	int64_t t0 = real_now_ns();
+	PMPI_Comm_rank(MPI_COMM_WORLD, &T.rank);
+	PMPI_Comm_size(MPI_COMM_WORLD, &T.size);
+	struct trace_settings set;
+	settings_or_exit(&set);
+	char spec[512];
+	const char *dir = set.dir;
+	trace_settings_sync(&set, spec, sizeof(spec));
+	/* an earlier run's failure mark goes before any process can be past the sync below (the
+	 * launcher removes it too; a program linked with the tracer has no launcher) */
+	crash_init(dir, T.rank, flush_now);
+	T.cap = (size_t)set.buffer;
+	T.slow_writer_ns = set.slow_writer_ns;
+	T.when_full_wait = set.when_full_wait;
+	T.wait_max_ns = set.wait_max_ns;
+	const char *ts = getenv("HCLOCK_TRACE_TEST_SHIFT");
+	T.test_shift = ts && !strcmp(ts, "1");
+	T.max_size = set.max_size;
+	/* the output: DIR/raw/rank.R */
+	char path[4200];
+	int ok = !clock_up(&set, spec) && raw_open(dir, path, sizeof(path));
 	T.enabled = calloc(TF_COUNT, 1);
 	T.rb = recbuf_create(T.cap);
 	if (T.rb)
@@ -965,72 +774,19 @@ void trace_init(void)
 	}
 	if (ok) {
 		trace_filter_apply(set.filter, trace_func_names, TF_COUNT, T.enabled, NULL, 0);
-		/* header and names */
-		size_t names = 0;
-		for (int i = 0; i < TF_COUNT; i++)
-			names += strlen(trace_func_names[i]) + 1;
-		size_t padded = (names + 7) & ~(size_t)7;
-		struct rec_header h = {.magic = REC_MAGIC, .rank = T.rank, .size = T.size,
-		                       .nfuncs = TF_COUNT, .names_bytes = (uint32_t)padded,
-		                       .sync_ns = T.sync_ns, .t0_g = T.t0_g,
-		                       .when_full = T.when_full_wait ? REC_FULL_WAIT : REC_FULL_DROP};
-		memcpy(h.magic, REC_MAGIC, 8);
-		snprintf(h.sync, sizeof(h.sync), "%s", hclock_sync_spec(T.s));
-		hclock_clock_describe(T.base, h.clock, sizeof(h.clock));
-		char *nb = calloc(1, padded);
-		ok = nb != NULL;
-		for (int i = 0, o = 0; nb && i < TF_COUNT; i++) {
-			strcpy(nb + o, trace_func_names[i]);
-			o += (int)strlen(trace_func_names[i]) + 1;
-		}
-		if (!ok || write_all(T.fd, &h, sizeof(h)) || write_all(T.fd, nb, padded)) {
-			fprintf(stderr, "hclock trace (rank %d): cannot write %s: %s; tracing off\n",
-			        T.rank, path, strerror(errno));
-			ok = 0;
-		}
-		T.raw_bytes = sizeof(h) + padded;
-		if (ok)
-			hold_next();
-		free(nb);
-		/* the disk held back for the end (none if there is not even that much, or the file
-		 * system cannot allocate without writing) */
-		snprintf(T.reserve_path, sizeof(T.reserve_path), "%s/raw/reserve.%d", dir, T.rank);
-		int rfd = open(T.reserve_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (rfd < 0 || fallocate(rfd, 0, 0, STREAM_RESERVE_BYTES)) {
-			unlink(T.reserve_path);
-			T.reserve_path[0] = 0;
-		}
-		if (rfd >= 0)
-			close(rfd);
+		ok = raw_header(path);
+		reserve_hold(dir);
 	}
 	snprintf(T.dir, sizeof(T.dir), "%s", dir);
 	T.json_limit = set.json ? 0 : STREAM_JSON_LIMIT;
-	if (ok && PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_attr, &T.keyval, NULL))
-		ok = 0;
-	if (ok && !(T.world = calloc(1, sizeof(*T.world))))
+	if (ok && comms_init(T.size))
 		ok = 0;
 	if (ok) {
-		T.world->id = 0;
-		T.world->size = T.size;
-		T.comms = calloc(16, sizeof(*T.comms));
-		T.comms_cap = T.comms ? 16 : 0;
-		if (T.comms)
-			T.comms[T.ncomms++] = T.world;
-		reg(MPI_COMM_SELF, 1);
 		T.writer_up = !pthread_create(&T.writer, NULL, writer_main, NULL);
 		ok = T.writer_up;
 	}
 	if (ok) {
-		/* one base read per timestamp if the chain maps it: a reading through the chain
-		 * must lie between direct readings of the global clock around it */
-		int64_t a = hclock_now(T.g), x = hclock_now(T.base), b = hclock_now(T.g);
-		int64_t m = clock_apply_chain(T.g, x);
-		T.map1 = clock_base(T.g) == T.base && m >= a - 1000 && m <= b + 1000;
-		T.rec_cost_ns = calibrate();
-		T.hw_said = -1;
-		atomic_store(&T.bound_due, INT64_MIN); /* the first call reads the bounds */
-		T.on = 1;
-		fatal_handlers_install();
+		recording_on();
 	} else if (T.fd >= 0) {
 		close(T.fd);
 		T.fd = -1;
@@ -1039,84 +795,96 @@ void trace_init(void)
 	in_tracer = 0;
 }
 
-/* --event-truth: the histograms of the processes off the reference's node (of all, with
- * one node) summed on rank 0, which prints one line. Collective. */
-static void truth_report(void)
+/* The clock stopped (collective) and checked: its statistics into *clk (returns whether it
+ * has them: a continuous clock), the drift check into the trailer, --event-truth's line. */
+static int clock_down(struct rec_trailer *tr, struct stream_clock *clk)
 {
-	uint64_t h[TRUTH_BINS + 2], sum[TRUTH_BINS + 2];
-	int64_t mx[2] = {atomic_load(&TT.max_ns), atomic_load(&TT.out_max_ns)}, gmx[2] = {0, 0};
-	int n0 = hclock_emu_node(T.emu), off, noff = 0;
-	PMPI_Bcast(&n0, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	off = hclock_emu_node(T.emu) != n0;
-	PMPI_Allreduce(&off, &noff, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-	int mine = off || !noff;
-	for (int i = 0; i < TRUTH_BINS; i++)
-		h[i] = mine ? atomic_load(&TT.bin[i]) : 0;
-	h[TRUTH_BINS] = mine ? atomic_load(&TT.skipped) : 0;
-	h[TRUTH_BINS + 1] = mine ? atomic_load(&TT.outside) : 0;
-	if (!mine)
-		mx[0] = mx[1] = 0;
-	PMPI_Reduce(h, sum, TRUTH_BINS + 2, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-	PMPI_Reduce(mx, gmx, 2, MPI_INT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
-	if (T.rank)
-		return;
-	uint64_t n = 0;
-	for (int i = 0; i < TRUTH_BINS; i++)
-		n += sum[i];
-	const double q[3] = {0.5, 0.99, 0.999};
-	long long at[3] = {0, 0, 0};
-	for (int k = 0; k < 3 && n; k++) {
-		uint64_t c = 0, want = (uint64_t)ceil(q[k] * (double)n);
-		int i = 0;
-		while (i < TRUTH_BINS - 1 && (c += sum[i]) < want)
-			i++;
-		at[k] = truth_edge(i) < gmx[0] ? truth_edge(i) : (long long)gmx[0]; /* an upper bound */
+	struct hclock_sync_stats cst;
+	int have_clk = 0;
+	int src = hclock_sync_stop(T.s); /* collective; the clock stays, frozen */
+	if (src)
+		warn_line("the continuous clock failed while tracing: %s", hclock_last_error());
+	/* its exchanges, for the summary (a one-shot clock has none) */
+	if ((have_clk = hclock_sync_stats(T.s, &cst) == 0))
+		*clk = (struct stream_clock){cst.exchanges, cst.timeouts,
+		                             cst.thread_cpu_s < 0 ? -1
+		                                                  : (int64_t)(cst.thread_cpu_s * 1e6)};
+	finish_drift_check(T.g, T.emu, &tr->drift_max_ns, &tr->drift_unc_ns, &tr->drift_true_ns);
+	if (T.truth) {
+		T.truth = 0;
+		finish_truth_report(T.emu);
 	}
-	char line[600];
-	snprintf(line, sizeof(line),
-	         "true error of %llu global readings on the processes %s (emulation): median <= "
-	         "%lld ns, p99 <= %lld ns, p99.9 <= %lld ns, max %lld ns; %llu readings left out "
-	         "(preempted between the truth's two reads); %llu outside the bounds their "
-	         "message records would carry (by up to %lld ns)",
-	         (unsigned long long)n, noff ? "off the reference's node" : "(one node)", at[0],
-	         at[1], at[2], (long long)gmx[0], (unsigned long long)sum[TRUTH_BINS],
-	         (unsigned long long)sum[TRUTH_BINS + 1], (long long)gmx[1]);
-	warn_line("%s", line);
+	return have_clk;
 }
 
-/* The drift check at MPI_Finalize, on hclock's public calls: Check-Global-Clock (Hunold &
- * Carpen-Amarie, Alg. 6) at one point, every process measured: rank 0 measures each
- * process's offset on the global clock in turn (10 SKaMPI-Offset exchanges), each process
- * then reads its true error (emulated clocks). Collective. Rank 0 gets the largest |offset|
- * in *max_ns, the check's uncertainty in *unc_ns (the largest over the processes of half
- * their fastest round trip, which bounds each offset's error: the true largest offset is
- * within *max_ns +- *unc_ns) and the largest |true error| in *true_ns (left alone without
- * emulation); all are left alone (NAN) when any process failed. */
-static void drift_check(double *max_ns, float *unc_ns, double *true_ns)
+/* the records still in memory written: the writer finishes what it has, then the rest is
+ * written here; the disk held back given back, the header's --when-full wait fields */
+static void records_out(void)
 {
-	/* |offset| ns, |true error| ns, failed, half the fastest round trip ns */
-	double mine[4] = {0, 0, 0, 0}, all[4] = {0, 0, 0, 0}, rtt = 0;
-	int rc = 0;
-	if (T.rank == 0) {
-		for (int k = 1; k < T.size; k++)
-			rc = first_err(rc, hclock_measure_offset(MPI_COMM_WORLD, T.g, 0, k, 10, NULL, NULL));
-	} else {
-		rc = hclock_measure_offset(MPI_COMM_WORLD, T.g, 0, T.rank, 10, &mine[0], &rtt);
-		mine[0] = fabs(mine[0]);
-		mine[3] = rtt / 2;
+	recbuf_stop(T.rb);
+	pthread_join(T.writer, NULL);
+	const struct rec *b;
+	size_t n;
+	if ((b = recbuf_take(T.rb, &n, 0))) { /* handed over as the writer stopped */
+		put_records(b, n);
+		recbuf_written(T.rb);
 	}
-	if (T.emu) {
-		rc = first_err(rc, hclock_true_error(T.g, T.emu, &mine[1]));
-		mine[1] = fabs(mine[1]);
+	recbuf_flush(T.rb, NULL, 0, put_cb, NULL);
+	if (T.reserve_path[0] && !unlink(T.reserve_path))
+		T.reserve_path[0] = 0;
+	if (T.when_full_wait) { /* the header says how long the program waited */
+		struct recbuf_waits w;
+		recbuf_waits(T.rb, &w);
+		struct {
+			uint32_t when_full, waits;
+			int64_t waited_ns;
+		} hw = {w.gave_up ? REC_FULL_GAVE_UP : REC_FULL_WAIT,
+		        w.waits > UINT32_MAX ? UINT32_MAX : (uint32_t)w.waits, w.waited_ns};
+		_Static_assert(sizeof(hw) == 16 && offsetof(struct rec_header, waited_ns) ==
+		               offsetof(struct rec_header, when_full) + 8, "the header's fields");
+		(void)!pwrite(T.fd, &hw, sizeof(hw), offsetof(struct rec_header, when_full));
 	}
-	mine[2] = rc != 0;
-	/* the processes measured first must not take the cores of those measured after */
-	if (yield_reduce(mine, all, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) || T.rank || all[2])
-		return;
-	*max_ns = all[0];
-	*unc_ns = (float)all[3];
-	if (T.emu)
-		*true_ns = all[1];
+}
+
+/* the trailer tr (its counters filled in here; t0: MPI_Finalize's start, real ns) and the
+ * communicators after it, the raw file closed; a failure is in tr (REC_STOP_DISK) */
+static void trailer_out(struct rec_trailer *tr, int64_t t0)
+{
+	tr->records = T.records - T.lost;
+	tr->dropped = recbuf_dropped(T.rb) + atomic_load(&T.dropped_stopped) + T.lost;
+	tr->stopped = (uint16_t)atomic_load(&T.stopped);
+	tr->stop_errno = (uint16_t)T.stop_errno;
+	tr->rec_cost_ns = (int32_t)T.rec_cost_ns;
+	tr->ncomms = (uint32_t)comms_count();
+	T.overhead_ns += real_now_ns() - t0;
+	tr->overhead_ns = T.overhead_ns + (int64_t)T.records * T.rec_cost_ns +
+	                  atomic_load(&T.progress_ns);
+	int bad = write_all(T.fd, tr, sizeof(*tr));
+	for (size_t i = 0; !bad && i < comms_count(); i++) {
+		struct rec_comm tc;
+		int32_t *w = comms_entry(i, &tc);
+		size_t n = (size_t)tc.size;
+		bad = write_all(T.fd, &tc, sizeof(tc));
+		if (!bad)
+			bad = !w || write_all(T.fd, w, ((n + 1) & ~(size_t)1) * sizeof(int32_t));
+		free(w);
+	}
+	/* a trailer cut short is no trailer: the file ends at its last record */
+	int e = bad ? (errno ? errno : EIO) : 0;
+	if (bad && ftruncate(T.fd, (off_t)T.raw_bytes))
+		e = errno;
+	if (close(T.fd) && !e)
+		e = errno;
+	if (e && !tr->stopped) {
+		tr->stopped = REC_STOP_DISK;
+		tr->stop_errno = (uint16_t)e;
+	}
+	if (tr->stopped == REC_STOP_DISK)
+		fprintf(stderr, "hclock trace (rank %d): writing %s/raw/rank.%d failed (%s): "
+		        "recording stopped there, %llu records lost; the program ran on\n",
+		        T.rank, T.dir, T.rank, strerror(tr->stop_errno),
+		        (unsigned long long)tr->dropped);
+	T.fd = -1;
 }
 
 void trace_finalize(void)
@@ -1127,91 +895,15 @@ void trace_finalize(void)
 	int64_t t0 = real_now_ns();
 	int was_on = T.on;
 	T.on = 0;
-	fatal_handlers_remove();
+	crash_handlers_remove();
 	struct rec_trailer tr = {.magic = REC_TRAILER_MAGIC, .drift_max_ns = NAN,
 	                         .drift_unc_ns = NAN, .drift_true_ns = NAN};
 	memcpy(tr.magic, REC_TRAILER_MAGIC, 8);
 	struct stream_clock clk = {0, 0, -1};
-	struct hclock_sync_stats cst;
-	int have_clk = 0;
-	if (T.g) {
-		int src = hclock_sync_stop(T.s); /* collective; the clock stays, frozen */
-		if (src)
-			warn_line("the continuous clock failed while tracing: %s", hclock_last_error());
-		/* its exchanges, for the summary (a one-shot clock has none) */
-		if ((have_clk = hclock_sync_stats(T.s, &cst) == 0))
-			clk = (struct stream_clock){cst.exchanges, cst.timeouts,
-			                            cst.thread_cpu_s < 0 ? -1
-			                                                 : (int64_t)(cst.thread_cpu_s * 1e6)};
-		drift_check(&tr.drift_max_ns, &tr.drift_unc_ns, &tr.drift_true_ns);
-		if (TT.on) {
-			TT.on = 0;
-			truth_report();
-		}
-	}
+	int have_clk = T.g ? clock_down(&tr, &clk) : 0;
 	if (was_on) {
-		/* the writer finishes what it has, then the rest is written here */
-		recbuf_stop(T.rb);
-		pthread_join(T.writer, NULL);
-		const struct rec *b;
-		size_t n;
-		if ((b = recbuf_take(T.rb, &n, 0))) { /* handed over as the writer stopped */
-			put_records(b, n);
-			recbuf_written(T.rb);
-		}
-		recbuf_flush(T.rb, NULL, 0, put_cb, NULL);
-		if (T.reserve_path[0] && !unlink(T.reserve_path))
-			T.reserve_path[0] = 0;
-		if (T.when_full_wait) { /* the header says how long the program waited */
-			struct recbuf_waits w;
-			recbuf_waits(T.rb, &w);
-			struct {
-				uint32_t when_full, waits;
-				int64_t waited_ns;
-			} hw = {w.gave_up ? REC_FULL_GAVE_UP : REC_FULL_WAIT,
-			        w.waits > UINT32_MAX ? UINT32_MAX : (uint32_t)w.waits, w.waited_ns};
-			_Static_assert(sizeof(hw) == 16 && offsetof(struct rec_header, waited_ns) ==
-			               offsetof(struct rec_header, when_full) + 8, "the header's fields");
-			(void)!pwrite(T.fd, &hw, sizeof(hw), offsetof(struct rec_header, when_full));
-		}
-		tr.records = T.records - T.lost;
-		tr.dropped = recbuf_dropped(T.rb) + atomic_load(&T.dropped_stopped) + T.lost;
-		tr.stopped = (uint16_t)atomic_load(&T.stopped);
-		tr.stop_errno = (uint16_t)T.stop_errno;
-		tr.rec_cost_ns = (int32_t)T.rec_cost_ns;
-		tr.ncomms = (uint32_t)T.ncomms;
-		T.overhead_ns += real_now_ns() - t0;
-		tr.overhead_ns = T.overhead_ns + (int64_t)T.records * T.rec_cost_ns +
-		                 atomic_load(&T.progress_ns);
-		int bad = write_all(T.fd, &tr, sizeof(tr));
-		for (size_t i = 0; !bad && i < T.ncomms; i++) {
-			struct tcomm *c = T.comms[i];
-			struct rec_comm tc = {c->id, c->size, c->inter};
-			bad = write_all(T.fd, &tc, sizeof(tc));
-			size_t n = (size_t)c->size;
-			int32_t *w = calloc(n + 1, sizeof(int32_t));
-			for (size_t k = 0; w && k < n; k++)
-				w[k] = c->world ? c->world[k] : (c == T.world ? (int32_t)k : -2);
-			if (!bad)
-				bad = !w || write_all(T.fd, w, ((n + 1) & ~(size_t)1) * sizeof(int32_t));
-			free(w);
-		}
-		/* a trailer cut short is no trailer: the file ends at its last record */
-		int e = bad ? (errno ? errno : EIO) : 0;
-		if (bad && ftruncate(T.fd, (off_t)T.raw_bytes))
-			e = errno;
-		if (close(T.fd) && !e)
-			e = errno;
-		if (e && !tr.stopped) {
-			tr.stopped = REC_STOP_DISK;
-			tr.stop_errno = (uint16_t)e;
-		}
-		if (tr.stopped == REC_STOP_DISK)
-			fprintf(stderr, "hclock trace (rank %d): writing %s/raw/rank.%d failed (%s): "
-			        "recording stopped there, %llu records lost; the program ran on\n",
-			        T.rank, T.dir, T.rank, strerror(tr.stop_errno),
-			        (unsigned long long)tr.dropped);
-		T.fd = -1;
+		records_out();
+		trailer_out(&tr, t0);
 		/* this process's part of each output, from its raw file a chunk at a time, in
 		 * parallel with the other processes (a failure leaves the raw file, from which the
 		 * launcher or --convert writes them); its trailer as written here, should the file
@@ -1219,15 +911,7 @@ void trace_finalize(void)
 		if (stream_convert_raw(T.dir, T.rank, T.json_limit, &tr, have_clk ? &clk : NULL))
 			fprintf(stderr, "hclock trace (rank %d): %s\n", T.rank, hclock_last_error());
 	}
-	for (size_t i = 0; i < T.ncomms; i++) {
-		free(T.comms[i]->world);
-		free(T.comms[i]);
-	}
-	free(T.comms);
-	T.comms = NULL;
-	T.ncomms = 0;
-	if (T.keyval >= 0)
-		PMPI_Comm_free_keyval(&T.keyval);
+	comms_free();
 	hclock_sync_free(T.s);
 	T.s = NULL;
 	hclock_clock_free(T.g);

@@ -1,5 +1,7 @@
 /* path.c - file system helpers (path.h). */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -31,4 +33,13 @@ int path_mkdirs(const char *dir)
 		return -1;
 	}
 	return 0;
+}
+
+int path_fmt(char *out, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(out, len, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
 }

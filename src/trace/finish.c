@@ -1,0 +1,177 @@
+/*
+ * finish.c - what the tracer tells of its clock at MPI_Finalize (finish.h): the drift check
+ * and the summary of --event-truth, whose histogram each reading adds to as it is made.
+ */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "clock/clock.h"
+#include "hclock.h"
+#include "trace/finish.h"
+#include "transport/yield.h"
+#include "util/err.h"
+#include "util/pmpi.h"
+
+/* HCLOCK_TRACE_TRUTH=1 (hclock trace --event-truth; emulated clocks only): the true error
+ * of every global reading the tracer makes, |reading - the reference's clock at that
+ * instant|, in a histogram. The truth is read just before and just after (the reading lies
+ * between: the midpoint is within the reads' time, ~100 ns, of it); a pair further apart
+ * than TRUTH_GAP_NS (the process was preempted between them) is counted, not used. */
+#define TRUTH_BINS 1024 /* 8 ns wide up to 1024 ns, then 16 per octave (6 %) */
+#define TRUTH_GAP_NS 1000
+static struct {
+	hclock_clock *base;          /* the truth's clock */
+	atomic_uint_fast64_t bin[TRUTH_BINS], skipped;
+	_Atomic int64_t max_ns;
+	atomic_uint_fast64_t outside; /* readings whose truth lay outside the bounds the
+	                                 records carry (tracer.c's rec_bounds), by more than the
+	                                 truth's own uncertainty */
+	_Atomic int64_t out_max_ns;   /* ... the most by which, ns */
+} TT;
+
+void finish_truth_start(hclock_clock *base)
+{
+	TT.base = base;
+}
+
+int64_t finish_truth_ref(void)
+{
+	int64_t mine, ref;
+	return TT.base->ops->truth(TT.base, &mine, &ref) ? 0 : ref;
+}
+
+static int truth_bin(int64_t err)
+{
+	if (err < 1024)
+		return (int)(err / 8);
+	int e = 63 - __builtin_clzll((unsigned long long)err); /* >= 10 */
+	int b = 128 + (e - 10) * 16 + (int)((err >> (e - 4)) & 15);
+	return b < TRUTH_BINS ? b : TRUTH_BINS - 1;
+}
+
+/* the upper edge of bin b, ns */
+static long long truth_edge(int b)
+{
+	if (b < 128)
+		return 8LL * (b + 1);
+	int e = 10 + (b - 128) / 16, sub = (b - 128) % 16;
+	return (long long)(16 + sub + 1) << (e - 4);
+}
+
+static void atomic_max(_Atomic int64_t *m, int64_t v)
+{
+	int64_t o = atomic_load_explicit(m, memory_order_relaxed);
+	while (v > o && !atomic_compare_exchange_weak_explicit(m, &o, v, memory_order_relaxed,
+	                                                          memory_order_relaxed))
+		;
+}
+
+void finish_truth_note(int64_t g, int64_t ref1,
+                       int (*bounds)(int64_t g, int64_t *lo_g, int64_t *hi_g))
+{
+	int64_t ref2 = finish_truth_ref(), gap = ref2 - ref1;
+	if (gap < 0 || gap > TRUTH_GAP_NS) {
+		atomic_fetch_add_explicit(&TT.skipped, 1, memory_order_relaxed);
+		return;
+	}
+	int64_t truth = ref1 + gap / 2, err = llabs(g - truth);
+	atomic_fetch_add_explicit(&TT.bin[truth_bin(err)], 1, memory_order_relaxed);
+	atomic_max(&TT.max_ns, err);
+	/* the bounds a message record made now would carry */
+	int64_t lo_g, hi_g;
+	if (!bounds(g, &lo_g, &hi_g))
+		return;
+	int64_t out = (truth < lo_g ? lo_g - truth : truth - hi_g) - gap / 2 - 1;
+	if (out > 0) {
+		atomic_fetch_add_explicit(&TT.outside, 1, memory_order_relaxed);
+		atomic_max(&TT.out_max_ns, out);
+	}
+}
+
+/* --event-truth: the histograms of the processes off the reference's node (of all, with
+ * one node) summed on rank 0, which prints one line. Collective. */
+void finish_truth_report(hclock_emu *emu)
+{
+	uint64_t h[TRUTH_BINS + 2], sum[TRUTH_BINS + 2];
+	int64_t mx[2] = {atomic_load(&TT.max_ns), atomic_load(&TT.out_max_ns)}, gmx[2] = {0, 0};
+	int n0 = hclock_emu_node(emu), off, noff = 0;
+	PMPI_Bcast(&n0, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	off = hclock_emu_node(emu) != n0;
+	PMPI_Allreduce(&off, &noff, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	int mine = off || !noff;
+	for (int i = 0; i < TRUTH_BINS; i++)
+		h[i] = mine ? atomic_load(&TT.bin[i]) : 0;
+	h[TRUTH_BINS] = mine ? atomic_load(&TT.skipped) : 0;
+	h[TRUTH_BINS + 1] = mine ? atomic_load(&TT.outside) : 0;
+	if (!mine)
+		mx[0] = mx[1] = 0;
+	PMPI_Reduce(h, sum, TRUTH_BINS + 2, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	PMPI_Reduce(mx, gmx, 2, MPI_INT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+	int rank = 0;
+	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	if (rank)
+		return;
+	uint64_t n = 0;
+	for (int i = 0; i < TRUTH_BINS; i++)
+		n += sum[i];
+	const double q[3] = {0.5, 0.99, 0.999};
+	long long at[3] = {0, 0, 0};
+	for (int k = 0; k < 3 && n; k++) {
+		uint64_t c = 0, want = (uint64_t)ceil(q[k] * (double)n);
+		int i = 0;
+		while (i < TRUTH_BINS - 1 && (c += sum[i]) < want)
+			i++;
+		at[k] = truth_edge(i) < gmx[0] ? truth_edge(i) : (long long)gmx[0]; /* an upper bound */
+	}
+	char line[600];
+	snprintf(line, sizeof(line),
+	         "true error of %llu global readings on the processes %s (emulation): median <= "
+	         "%lld ns, p99 <= %lld ns, p99.9 <= %lld ns, max %lld ns; %llu readings left out "
+	         "(preempted between the truth's two reads); %llu outside the bounds their "
+	         "message records would carry (by up to %lld ns)",
+	         (unsigned long long)n, noff ? "off the reference's node" : "(one node)", at[0],
+	         at[1], at[2], (long long)gmx[0], (unsigned long long)sum[TRUTH_BINS],
+	         (unsigned long long)sum[TRUTH_BINS + 1], (long long)gmx[1]);
+	err_line("hclock trace", "%s", line);
+}
+
+/* The drift check at MPI_Finalize, on hclock's public calls: Check-Global-Clock (Hunold &
+ * Carpen-Amarie, Alg. 6) at one point, every process measured: rank 0 measures each
+ * process's offset on the global clock in turn (10 SKaMPI-Offset exchanges), each process
+ * then reads its true error (emulated clocks). Collective. Rank 0 gets the largest |offset|
+ * in *max_ns, the check's uncertainty in *unc_ns (the largest over the processes of half
+ * their fastest round trip, which bounds each offset's error: the true largest offset is
+ * within *max_ns +- *unc_ns) and the largest |true error| in *true_ns (left alone without
+ * emulation); all are left alone (NAN) when any process failed. */
+void finish_drift_check(hclock_clock *g, hclock_emu *emu, double *max_ns, float *unc_ns,
+                        double *true_ns)
+{
+	/* |offset| ns, |true error| ns, failed, half the fastest round trip ns */
+	double mine[4] = {0, 0, 0, 0}, all[4] = {0, 0, 0, 0}, rtt = 0;
+	int rc = 0, rank = 0, size = 1;
+	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	PMPI_Comm_size(MPI_COMM_WORLD, &size);
+	if (rank == 0) {
+		for (int k = 1; k < size; k++)
+			rc = first_err(rc, hclock_measure_offset(MPI_COMM_WORLD, g, 0, k, 10, NULL, NULL));
+	} else {
+		rc = hclock_measure_offset(MPI_COMM_WORLD, g, 0, rank, 10, &mine[0], &rtt);
+		mine[0] = fabs(mine[0]);
+		mine[3] = rtt / 2;
+	}
+	if (emu) {
+		rc = first_err(rc, hclock_true_error(g, emu, &mine[1]));
+		mine[1] = fabs(mine[1]);
+	}
+	mine[2] = rc != 0;
+	/* the processes measured first must not take the cores of those measured after */
+	if (yield_reduce(mine, all, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD) || rank || all[2])
+		return;
+	*max_ns = all[0];
+	*unc_ns = (float)all[3];
+	if (emu)
+		*true_ns = all[1];
+}
