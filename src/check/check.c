@@ -37,7 +37,7 @@ static int pick_sample(int p, double frac, uint64_t seed, char *in)
 /* One check point: rank 0 measures every sampled process in turn, then all report their true
  * error. Every rank takes part whatever failed; returns the first error of this process. */
 static int check_point(MPI_Comm c, hclock_clock *g, const struct check_opts *o, const char *in,
-                       int measured, struct check_point *res)
+                       int measured, int64_t start_ns, struct check_point *res)
 {
 	int p, r, rc = 0;
 	PMPI_Comm_size(c, &p);
@@ -69,16 +69,17 @@ static int check_point(MPI_Comm c, hclock_clock *g, const struct check_opts *o, 
 		                              "MPI_Send (check result)"));
 	}
 	int truth = o->emu || o->truth, trc = 0;
+	int64_t read_ns = hclock_now(g) - start_ns; /* on the global clock, since the check's start */
 	if (truth && (trc = hclock_true_error(g, o->emu, &err)) != 0)
 		err = NAN;
 	/* the bounds at this reading: the truth (reference minus reading is -err) inside? */
 	double lo, hi;
 	int known = hclock_clock_bounds(g, hclock_now(g), &lo, &hi) == 0;
-	/* max over the ranks of: |true error|, half-width, truth outside, bounds known */
-	double a[4] = {fabs(err), fmax(-lo, hi), truth && known && !(-err >= lo && -err <= hi),
-	               known}, m[4] = {0, 0, 0, 0};
+	/* max over the ranks of: |true error|, half-width, truth outside, bounds known, when read */
+	double a[5] = {fabs(err), fmax(-lo, hi), truth && known && !(-err >= lo && -err <= hi),
+	               known, (double)read_ns}, m[5] = {0, 0, 0, 0, 0};
 	/* ranks done early must not take the cores of those measuring */
-	rc = first_err(rc, comm_check(yield_reduce(a, m, 4, MPI_DOUBLE, MPI_MAX, 0, c),
+	rc = first_err(rc, comm_check(yield_reduce(a, m, 5, MPI_DOUBLE, MPI_MAX, 0, c),
 	                              "MPI_Reduce (check truth)"));
 	terr = m[0];
 	res->have_truth = truth;
@@ -86,6 +87,7 @@ static int check_point(MPI_Comm c, hclock_clock *g, const struct check_opts *o, 
 	res->have_bounds = m[3] > 0;
 	res->bound_half_width_ns = m[1];
 	res->truth_in_bounds = m[2] == 0;
+	res->read_after_ns = m[4];
 	return first_err(rc, trc);
 }
 
@@ -116,7 +118,7 @@ int check_clock(MPI_Comm comm, hclock_clock *g, const struct check_opts *o,
 	for (int w = 0; w < o->nwaits; w++) {
 		struct check_point pt;
 		hclock_wait_until(g, ts + (int64_t)llround(o->waits_s[w] * 1e9));
-		rc = first_err(rc, check_point(c, g, o, in, measured, &pt));
+		rc = first_err(rc, check_point(c, g, o, in, measured, ts, &pt));
 		pt.after_s = o->waits_s[w];
 		if (r == 0)
 			res[w] = pt;

@@ -34,6 +34,9 @@ struct check_point {
 	                                processes, ns (INFINITY when one has none) */
 	int truth_in_bounds;         /* with truth and bounds: every process's truth lay inside
 	                                its bounds (a process without bounds counts as inside) */
+	double read_after_ns;        /* when the last process read its truth and bounds, ns
+	                                since the check's start on the global clock (after_s
+	                                plus the measurements: long on a busy machine) */
 };
 
 /* Collective over comm. res has opts->nwaits entries, filled on rank 0. */

@@ -38,22 +38,29 @@ int drift_run(MPI_Comm comm, hclock_clock *clk, hclock_emu *emu, double duration
 	int64_t t0 = hclock_now(clk);
 	rc = comm_check(PMPI_Bcast(&t0, 1, MPI_INT64_T, 0, c), "MPI_Bcast (drift start)");
 	for (int i = 0; i < n; i++) {
-		double t_s = i * interval_s;
-		hclock_wait_until(clk, t0 + (int64_t)llround(t_s * 1e9));
-		double v[5] = {0, 0, NAN, -INFINITY, INFINITY}; /* offset, rtt, err, lo, hi */
+		hclock_wait_until(clk, t0 + (int64_t)llround(i * interval_s * 1e9));
+		/* offset, rtt, err, lo, hi, when on rank 0's clock since t0 (ns) */
+		double v[6] = {0, 0, NAN, -INFINITY, INFINITY, 0};
 		if (r == 0) {
+			int64_t at = hclock_now(clk);
 			my_truth(clk, emu, &v[2], &v[3], &v[4]);
-			out[i] = (struct drift_sample){t_s, 0, 0, v[2], v[3], v[4]};
+			out[i] = (struct drift_sample){(double)(at - t0) * 1e-9, 0, 0, v[2], v[3], v[4]};
 			for (int k = 1; k < p; k++) {
 				rc = first_err(rc, measure_offset_on(c, clk, 0, k, npp, NULL, NULL));
-				rc = first_err(rc, comm_check(yield_recv(v, 5, MPI_DOUBLE, k, TAG_DRIFT, c),
+				rc = first_err(rc, comm_check(yield_recv(v, 6, MPI_DOUBLE, k, TAG_DRIFT, c),
 				                              "MPI_Recv (drift result)"));
-				out[(size_t)k * n + i] = (struct drift_sample){t_s, v[0], v[1], v[2], v[3], v[4]};
+				out[(size_t)k * n + i] = (struct drift_sample){v[5] * 1e-9, v[0], v[1], v[2],
+				                                               v[3], v[4]};
 			}
 		} else {
-			rc = first_err(rc, measure_offset_on(c, clk, 0, r, npp, &v[0], &v[1]));
+			/* the probe's time: when the exchange the estimate rests on was made, on rank
+			 * 0's clock since the start (a busy machine makes a probe late and long: fitted
+			 * at its due time, 50 ms late at 100 ppm is 5 us off the line) */
+			int64_t local = t0;
+			rc = first_err(rc, measure_offset_at(c, clk, 0, r, npp, &v[0], &v[1], &local));
+			v[5] = (double)(local - t0) + v[0];
 			my_truth(clk, emu, &v[2], &v[3], &v[4]);
-			rc = first_err(rc, comm_check(PMPI_Send(v, 5, MPI_DOUBLE, 0, TAG_DRIFT, c),
+			rc = first_err(rc, comm_check(PMPI_Send(v, 6, MPI_DOUBLE, 0, TAG_DRIFT, c),
 			                              "MPI_Send (drift result)"));
 		}
 	}

@@ -11,7 +11,9 @@
 #include "hclock.h"
 
 struct drift_sample {
-	double t_s;         /* nominal time of the probe since the start, s */
+	double t_s;         /* time of the probe since the start on rank 0's clock, s: when the
+	                       exchange its offset rests on was made (rank 0's own row: its
+	                       truth read); the probes are due every interval */
 	double offset_ns;   /* measured offset, rank 0 minus this process, ns (0 on rank 0) */
 	double rtt_ns;      /* smallest round trip of the measurement, ns */
 	double true_err_ns; /* true error of the process's clock, ns (NAN without truth) */

@@ -286,6 +286,12 @@ int hclock_measure_offset(MPI_Comm comm, hclock_clock *clk, int ref, int client,
 int measure_offset_on(MPI_Comm c, hclock_clock *clk, int ref, int client, int npingpongs,
                       double *offset_ns, double *rtt_ns)
 {
+	return measure_offset_at(c, clk, ref, client, npingpongs, offset_ns, rtt_ns, NULL);
+}
+
+int measure_offset_at(MPI_Comm c, hclock_clock *clk, int ref, int client, int npingpongs,
+                      double *offset_ns, double *rtt_ns, int64_t *local_ns)
+{
 	/* SKaMPI-Offset keeps no state beyond the family's own: on the stack, so that no failed
 	 * allocation can leave one end out of the exchange (and its retakes' messages) */
 	const struct offset_type *t = offset_type_find("skampi", 6);
@@ -301,6 +307,8 @@ int measure_offset_on(MPI_Comm c, hclock_clock *clk, int ref, int client, int np
 		*offset_ns = smp.offset_ns;
 		if (rtt_ns)
 			*rtt_ns = smp.rtt_ns;
+		if (local_ns)
+			*local_ns = smp.local_ns;
 	}
 	return rc;
 }

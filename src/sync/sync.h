@@ -132,6 +132,10 @@ int measure_all(struct hclock_sync *s, struct offset_alg *oa, MPI_Comm comm, hcl
 /* hclock_measure_offset on hclock's private communicator c (the check uses it). */
 int measure_offset_on(MPI_Comm c, hclock_clock *clk, int ref, int client, int npingpongs,
                       double *offset_ns, double *rtt_ns);
+/* The same, and on the client *local_ns (if not NULL): its clock's time the estimate refers to
+ * (the reference's time then is *local_ns + *offset_ns). */
+int measure_offset_at(MPI_Comm c, hclock_clock *clk, int ref, int client, int npingpongs,
+                      double *offset_ns, double *rtt_ns, int64_t *local_ns);
 /* Wrap clk in the linear model lm with bound bd (NULL: unknown) (a new reference in *out). */
 int clock_from_lm(hclock_clock *clk, const struct lm *lm, const struct bound *bd,
                   hclock_clock **out);

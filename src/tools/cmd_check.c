@@ -117,9 +117,9 @@ static void print_json(const char *spec, int p, const struct run *runs, int nrun
 		printf("\"checks\":[");
 		for (int w = 0; w < nwaits; w++) {
 			const struct check_point *c = &r->pt[w];
-			printf("%s{\"after_s\":%g,\"max_abs_offset_s\":%.12g,\"mean_abs_offset_s\":%.12g,"
-			       "\"measured\":%d,\"rtt_min_s\":%.12g",
-			       w ? "," : "", c->after_s, c->max_abs_offset_ns * 1e-9,
+			printf("%s{\"after_s\":%g,\"read_after_s\":%.6f,\"max_abs_offset_s\":%.12g,"
+			       "\"mean_abs_offset_s\":%.12g,\"measured\":%d,\"rtt_min_s\":%.12g",
+			       w ? "," : "", c->after_s, c->read_after_ns * 1e-9, c->max_abs_offset_ns * 1e-9,
 			       c->mean_abs_offset_ns * 1e-9, c->nmeasured, c->rtt_min_ns * 1e-9);
 			if (truth)
 				printf(",\"true_max_abs_error_s\":%.12g", c->true_max_abs_error_ns * 1e-9);

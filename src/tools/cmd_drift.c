@@ -147,7 +147,7 @@ static void print_json(const char *spec, int p, const struct drift_cli *k, const
 		       e[r].max_ns);
 		for (int i = 0; i < n; i++) {
 			const struct drift_sample *s = &e[r].s[i];
-			printf("%s{\"t_s\":%g,\"offset_ns\":%.3f,\"rtt_ns\":%.1f,\"residual_ns\":", i ? "," : "",
+			printf("%s{\"t_s\":%.9f,\"offset_ns\":%.3f,\"rtt_ns\":%.1f,\"residual_ns\":", i ? "," : "",
 			       s->t_s, s->offset_ns, s->rtt_ns);
 			json_num(s->offset_ns - fit_at(&e[r], s->t_s));
 			printf(",\"true_error_ns\":");
@@ -170,7 +170,7 @@ static void print_csv(int p, const struct series *e, int n)
 		for (int i = 0; i < n; i++) {
 			const struct drift_sample *s = &e[r].s[i];
 			double f = fit_at(&e[r], s->t_s);
-			printf("%g,%d,%.3f,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f\n", s->t_s, r, s->offset_ns, s->rtt_ns,
+			printf("%.9f,%d,%.3f,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f\n", s->t_s, r, s->offset_ns, s->rtt_ns,
 			       f, s->offset_ns - f, s->true_err_ns, s->lo_ns, s->hi_ns);
 		}
 }
