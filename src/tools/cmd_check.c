@@ -21,10 +21,9 @@
 #define MAX_WAITS 32
 
 /* The best clock hclock has is what a check shows without --sync: the continuous clock on
- * the default one-shot sync (2 ranks, 100 ppm skew, seeds 3-5: 4-49 ns off after 10 s with
- * bounds of 1.0-1.2 us, where the one-shot default alone was 136-287 ns off with bounds of
- * 29 us; docs/results.md). Under SimGrid SMPI, whose simulated processes run no background
- * thread for it, the one-shot default. */
+ * the default one-shot sync (far closer after 10 s, with far narrower bounds, than the
+ * one-shot default alone: the figures are in docs/results.md). Under SimGrid SMPI, whose
+ * simulated processes run no background thread for it, the one-shot default. */
 #ifdef HCLOCK_SMPI
 #define CHECK_DEFAULT_SYNC HCLOCK_SYNC_DEFAULT_SPEC
 #else

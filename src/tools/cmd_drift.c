@@ -270,6 +270,28 @@ static int plot_svg(const char *path, const char *spec, int p, const struct seri
 	return 0;
 }
 
+/* Rank 0: every rank's series fitted, printed in fmt, and plotted if asked (non-zero: the plot
+ * could not be written, its line printed). */
+static int report(const struct mpitool *t, const char *spec, enum tool_format fmt,
+                  const struct drift_cli *k, const struct drift_sample *smp, struct series *e,
+                  int n)
+{
+	for (int r = 0; r < t->size; r++)
+		fit_series(&e[r], smp + (size_t)r * n, n);
+	if (fmt == FMT_JSON)
+		print_json(spec, t->size, k, e, n);
+	else if (fmt == FMT_CSV)
+		print_csv(t->size, e, n);
+	else
+		print_table(spec, t->size, k, e, n);
+	fflush(stdout);
+	if (k->plot && plot_svg(k->plot, spec, t->size, e, n, k->duration_s)) {
+		fprintf(stderr, "hclock drift: %s\n", hclock_last_error());
+		return HCLOCK_EIO;
+	}
+	return 0;
+}
+
 int cmd_drift(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -330,21 +352,8 @@ int cmd_drift(int argc, char **argv)
 		mpitool_cont_report(&t, s, &cs); /* a clock whose exchanges failed: one line */
 		mpitool_cont_line(t.name, &cs);
 	}
-	if (!rc && t.rank == 0) {
-		for (int r = 0; r < t.size; r++)
-			fit_series(&e[r], smp + (size_t)r * n, n);
-		if (o.fmt == FMT_JSON)
-			print_json(hclock_sync_spec(s), t.size, &k, e, n);
-		else if (o.fmt == FMT_CSV)
-			print_csv(t.size, e, n);
-		else
-			print_table(hclock_sync_spec(s), t.size, &k, e, n);
-		fflush(stdout);
-		if (k.plot && plot_svg(k.plot, hclock_sync_spec(s), t.size, e, n, k.duration_s)) {
-			fprintf(stderr, "hclock drift: %s\n", hclock_last_error());
-			rc = HCLOCK_EIO;
-		}
-	}
+	if (!rc && t.rank == 0)
+		rc = report(&t, hclock_sync_spec(s), o.fmt, &k, smp, e, n);
 	rc = mpitool_agree(&t, rc); /* a plot rank 0 could not write: every rank exits 1 */
 	free(smp);
 	free(e);

@@ -31,6 +31,7 @@ static struct {
 	size_t n, cap;
 	struct tcomm *world;
 	pthread_mutex_t mu;          /* the registry (programs calling MPI from several threads) */
+	int (*recording)(void);      /* whether the tracer records (comms_init) */
 } C = {.keyval = -1, .mu = PTHREAD_MUTEX_INITIALIZER};
 
 static int del_attr(MPI_Comm comm, int keyval, void *val, void *extra)
@@ -114,7 +115,7 @@ static struct tcomm *lookup(MPI_Comm comm)
 
 void trace_comm_created(MPI_Comm parent, MPI_Comm newcomm)
 {
-	if (!trace_on())
+	if (!C.recording || !C.recording())
 		return;
 	struct tcomm *p = lookup(parent);
 	pthread_mutex_lock(&C.mu);
@@ -137,8 +138,9 @@ void trace_comm_peer(MPI_Comm comm, int r, uint64_t *id, int32_t *world)
 		*world = t->world ? t->world[r] : r;
 }
 
-int comms_init(int size)
+int comms_init(int size, int (*recording)(void))
 {
+	C.recording = recording;
 	if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_attr, &C.keyval, NULL))
 		return -1;
 	if (!(C.world = calloc(1, sizeof(*C.world))))

@@ -11,8 +11,9 @@
 #include "util/record.h"
 
 /* At MPI_Init: the attribute's key, MPI_COMM_WORLD (size processes) and MPI_COMM_SELF
- * registered. Returns 0 or -1 (the tracer then stays off). */
-int comms_init(int size);
+ * registered; a communicator the program makes is registered while recording() says the
+ * tracer records. Returns 0 or -1 (the tracer then stays off). */
+int comms_init(int size, int (*recording)(void));
 /* The communicators seen so far. */
 size_t comms_count(void);
 /* Communicator i (< comms_count()) for the trailer: its record into *tc, and its ranks' world

@@ -44,6 +44,7 @@
 #include "hclock_api.h"
 #include "trace/otf2_stream.h"
 #include "util/err.h"
+#include "util/fault.h"
 #include "util/path.h"
 
 #define MAX_PENDING 64 /* sends held per thread waiting for their call's record */
@@ -224,10 +225,10 @@ int otf2s_open(const char *dir, int rank, uint32_t nfuncs, const char *const *na
 		return err_set(HCLOCK_EIO, "cannot open an OTF2 archive in %s", path);
 	}
 	ck(o, OTF2_Archive_SetFlushCallbacks(o->ar, &flush_cb, NULL), "flush callbacks");
-	/* HCLOCK_TEST_OTF2_UNBOUNDED (tests only): OTF2's own allocation, every chunk kept until
+	/* HCLOCK_FAULT at=unbounded (tests only): OTF2's own allocation, every chunk kept until
 	 * the end, to prove the test of the memory bound bites */
-	const char *ub = getenv("HCLOCK_TEST_OTF2_UNBOUNDED");
-	if (!ub || strcmp(ub, "1"))
+	fault_init(0); /* an MPI process has read it with its rank already */
+	if (!fault_mode(FAULT_UNBOUNDED))
 		ck(o, OTF2_Archive_SetMemoryCallbacks(o->ar, &mem_cb, NULL), "memory callbacks");
 	ck(o, OTF2_Archive_SetSerialCollectiveCallbacks(o->ar), "collective callbacks");
 	ck(o, OTF2_Archive_OpenEvtFiles(o->ar), "opening the event files");

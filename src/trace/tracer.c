@@ -9,9 +9,9 @@
  * them from its options), read and checked at MPI_Init; a bad value ends the program there
  * (settings_or_exit). HCLOCK_TRACE_TRUTH=1 costs two more emulated reads per reading;
  * HCLOCK_TRACE_TEST_SLOW_WRITER lets the tests try the drop policy below, and
- * HCLOCK_TRACE_TEST_SHIFT=1 moves every timestamp later by the two half-widths of the
+ * HCLOCK_FAULT=rank=all,at=shift moves every timestamp later by the two half-widths of the
  * clock's last bounds and 2 us, out of its bounds (wrong on purpose: --event-truth must find
- * every reading outside them).
+ * every reading outside them; util/fault.h).
  *
  * Buffers (recbuf.h): records are appended to the current buffer without a lock (one atomic
  * add reserves a slot, storing the record's kind last publishes it); a full buffer is handed
@@ -72,6 +72,7 @@
 #include "trace/stream.h"
 #include "trace/tracer.h"
 #include "util/err.h"
+#include "util/fault.h"
 #include "util/hold.h"
 #include "util/path.h"
 #include "util/timeutil.h"
@@ -120,7 +121,7 @@ static struct {
 	int when_full_wait;          /* settings.h's when_full_wait */
 	int64_t wait_max_ns;         /* settings.h's wait_max_ns, ns */
 	atomic_int wait_warned;      /* the line that waiting gave up said */
-	int test_shift;              /* HCLOCK_TRACE_TEST_SHIFT=1 (tests only) */
+	int test_shift;              /* HCLOCK_FAULT at=shift (tests only) */
 	char dir[4100];              /* the trace's directory */
 	uint64_t json_limit;         /* stream.h's json_limit */
 	uint64_t records;            /* events handed to put_records (lost ones included) */
@@ -757,8 +758,8 @@ void trace_init(void)
 	T.slow_writer_ns = set.slow_writer_ns;
 	T.when_full_wait = set.when_full_wait;
 	T.wait_max_ns = set.wait_max_ns;
-	const char *ts = getenv("HCLOCK_TRACE_TEST_SHIFT");
-	T.test_shift = ts && !strcmp(ts, "1");
+	fault_init(T.rank); /* a bad HCLOCK_FAULT is reported by the sync's set-up */
+	T.test_shift = fault_mode(FAULT_SHIFT);
 	T.max_size = set.max_size;
 	/* the output: DIR/raw/rank.R */
 	char path[4200];
@@ -779,7 +780,7 @@ void trace_init(void)
 	}
 	snprintf(T.dir, sizeof(T.dir), "%s", dir);
 	T.json_limit = set.json ? 0 : STREAM_JSON_LIMIT;
-	if (ok && comms_init(T.size))
+	if (ok && comms_init(T.size, trace_on))
 		ok = 0;
 	if (ok) {
 		T.writer_up = !pthread_create(&T.writer, NULL, writer_main, NULL);

@@ -168,21 +168,6 @@ int comm_agree(MPI_Comm comm, int rc)
 	return rc;
 }
 
-int comm_world_rank(MPI_Comm comm, int r)
-{
-	MPI_Group g, w;
-	int out = r;
-	if (PMPI_Comm_group(comm, &g) != MPI_SUCCESS)
-		return r;
-	if (PMPI_Comm_group(MPI_COMM_WORLD, &w) == MPI_SUCCESS) {
-		if (PMPI_Group_translate_ranks(g, 1, &r, w, &out) != MPI_SUCCESS || out == MPI_UNDEFINED)
-			out = r;
-		PMPI_Group_free(&w);
-	}
-	PMPI_Group_free(&g);
-	return out;
-}
-
 uint64_t comm_hash(const char *s)
 {
 	uint64_t h = 1469598103934665603ull;

@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 
+#include "transport/rank.h"
 #include "util/pmpi.h"
 
 /* The private duplicate of user (collective over user the first time, then cached). */
@@ -32,10 +33,6 @@ int comm_check(int mpi_rc, const char *call);
  * and then holds its error line, prefixed with its rank in MPI_COMM_WORLD (unless the line
  * is itself the result of an inner level's agreement, err_agreed()). */
 int comm_agree(MPI_Comm comm, int rc);
-
-/* Rank r of comm as a rank of MPI_COMM_WORLD (r itself if it cannot be translated), for
- * messages that name processes. */
-int comm_world_rank(MPI_Comm comm, int r);
 
 /* Collective over comm, before any exchange: all ranks must hold the same text (a
  * canonical spec and options). On a mismatch every rank returns HCLOCK_EMISMATCH with one

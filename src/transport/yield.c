@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "transport/comm.h"
+#include "transport/rank.h"
 #include "transport/yield.h"
 #include "util/err.h"
 #include "util/timeutil.h"

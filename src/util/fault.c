@@ -13,7 +13,7 @@
 static const char *const names[FAULT_NPOINTS] = {"alloc", "exchange", "fit", "agree",
                                                     "cont", "op", "store", "collect",
                                                     "mute", "write", "finalize", "freeze",
-                                                    "slack", "burst"};
+                                                    "slack", "burst", "shift", "unbounded"};
 
 int fault_armed, fault_stall_armed;
 /* at=stall: share of measurements stalled, the stall's range, ns, the sites drawn for (a
@@ -78,7 +78,8 @@ static int bad_value(const char *v, const char *item, size_t n)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? "|" : "",
 		         names[i]);
 	return err_set(HCLOCK_EINVAL, "HCLOCK_FAULT='%s': bad item '%.*s'; expected "
-	               "rank=R,at=%s[,k=K] or rank=R|all,at=stall[,ms=LO[-HI]][,share=P][,seed=S]"
+	               "rank=R,at=%s[,k=K] or rank=R|all,at=shift|unbounded or "
+	               "rank=R|all,at=stall[,ms=LO[-HI]][,share=P][,seed=S]"
 	               "[,on=all|oneshot|cont|child|parent] "
 	               "(a test-only hook)", v, (int)n, item, list);
 }
@@ -133,9 +134,11 @@ int fault_configure(const char *v, int world_rank)
 		if (*p == ',')
 			p++;
 	}
-	if ((rank < 0 && !all) || !have_point || ((all || have_on) && !stall))
+	int mode = !stall && (point == FAULT_SHIFT || point == FAULT_UNBOUNDED);
+	if ((rank < 0 && !all) || !have_point || (all && !stall && !mode) || (have_on && !stall))
 		return err_set(HCLOCK_EINVAL, "HCLOCK_FAULT='%s': needs rank=R and at=POINT (rank=all "
-		               "and on= only with at=stall; a test-only hook)", v);
+		               "only with at=stall, shift or unbounded, on= only with at=stall; a "
+		               "test-only hook)", v);
 	if (stall) {
 		fault_stall_armed = stall_configured = all || rank == world_rank;
 		stall_share = share;
@@ -146,8 +149,13 @@ int fault_configure(const char *v, int world_rank)
 		rng_seed(&stall_rng, (uint64_t)seed * 0x9e3779b97f4a7c15ULL + (uint64_t)world_rank);
 		return 0;
 	}
-	fault_armed = rank == world_rank;
+	fault_armed = all || rank == world_rank;
 	return 0;
+}
+
+int fault_mode(enum fault_point p)
+{
+	return fault_armed && point == p;
 }
 
 void fault_stall_force(int64_t ns)

@@ -30,6 +30,17 @@
  *             of that burst's ping-pongs waits 1 ms on this rank before it (a stall: on a
  *             pair's reference, every round trip its client measures is 1 ms longer)
  *
+ *
+ *   HCLOCK_FAULT=rank=R|all,at=shift|unbounded
+ *
+ * turns a behaviour that is wrong on purpose on, for the named process(es), so that a test
+ * proves its check bites:
+ *   shift     hclock trace moves every timestamp later by the two half-widths of the
+ *             clock's last bounds and 2 us, out of its bounds (--event-truth must find
+ *             every reading outside them)
+ *   unbounded hclock trace's OTF2 writer leaves its memory to OTF2's own allocation, which
+ *             keeps every chunk until the end (the test of the memory bound must fail)
+ *
  *   HCLOCK_FAULT=rank=R|all,at=stall[,ms=LO[-HI]][,share=P][,seed=S][,on=SITES]
  *
  * stalls instead of failing: each offset measurement (a fit point, a probe of check or
@@ -59,7 +70,8 @@
 
 enum fault_point { FAULT_ALLOC, FAULT_EXCHANGE, FAULT_FIT, FAULT_AGREE, FAULT_CONT, FAULT_OP,
                    FAULT_STORE, FAULT_COLLECT, FAULT_MUTE, FAULT_WRITE, FAULT_FINALIZE,
-                   FAULT_FREEZE, FAULT_SLACK, FAULT_BURST, FAULT_NPOINTS };
+                   FAULT_FREEZE, FAULT_SLACK, FAULT_BURST, FAULT_SHIFT, FAULT_UNBOUNDED,
+                   FAULT_NPOINTS };
 
 extern int fault_armed; /* HCLOCK_FAULT names this process (set by fault_init) */
 
@@ -77,6 +89,8 @@ static inline int fault_hit(enum fault_point p)
 {
 	return fault_armed ? fault_hit_slow(p) : 0;
 }
+/* Whether the mode p (shift, unbounded) is on for this process (counts nothing). */
+int fault_mode(enum fault_point p);
 /* at=stall: where a stall is drawn */
 enum fault_stall_site {
 	FAULT_STALL_ONESHOT, /* an offset measurement (offset_measure) */

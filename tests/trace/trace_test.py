@@ -14,7 +14,7 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             other node, its p99.9 under a thousandth of --sync none's median (which is
             about the 1 s offset: that one bites), and at every reading the truth inside
             the bounds the message records carry (with every timestamp moved later by
-            its bounds' width and 2 us, HCLOCK_TRACE_TEST_SHIFT=1, some outside: the check
+            its bounds' width and 2 us, HCLOCK_FAULT=rank=all,at=shift, some outside: the check
             bites); an inversion on the global clock only where the two processes' bound
             half-widths allow it (the estimate's error inside the bounds; the seeds' runs
             on Open MPI have none); the same run with --sync none has inversions
@@ -69,7 +69,7 @@ application (examples/allreduce_mini.c; for "requests", examples/requests_mini.c
             the in-memory OTF2 writer): traces.otf2 written by the launch and by --convert,
             every message and collective in it, every location in time order; --convert's
             peak RSS (/usr/bin/time) above a 200-iteration trace's by less than half of a
-            process's event file, and by more with HCLOCK_TEST_OTF2_UNBOUNDED=1 (OTF2 keeping
+            process's event file, and by more with HCLOCK_FAULT=rank=all,at=unbounded (OTF2 keeping
             every chunk: the check bites)
   symbols   LIB exports MPI functions only: the C ones (MPI_), the Fortran entries (mpi_name_,
             MPI_NAME, mpi_name_f08_) and Open MPI's C functions behind them (ompi_name_f)
@@ -308,7 +308,7 @@ elif case == "skew":
         d = dirs[sync] = os.path.join(tmp, sync)
         args = [hc, "trace", "-o", d, "--emulate", emu, "--event-truth"] + \
             (["--sync", "none"] if sync == "none" else [])
-        env = {"HCLOCK_TRACE_TEST_SHIFT": "1"} if sync == "shift" else None
+        env = {"HCLOCK_FAULT": "rank=all,at=shift"} if sync == "shift" else None
         p = launch(4, args + ["--", mini, str(ITER), "20"], timeout=240, env=env)
         check(p.returncode == 0, f"--sync {sync}: exit {p.returncode} {p.stderr[-600:]}")
         res[sync], errs[sync] = summary_num(p.stderr, "inversions"), p.stderr
@@ -332,7 +332,7 @@ elif case == "skew":
     tracecheck.check_inversions(errs["default"], dirs["default"])
     if truth["shift"]:
         check(truth["shift"][5] > 0,
-              f"timestamps moved out of their bounds (HCLOCK_TRACE_TEST_SHIFT): "
+              f"timestamps moved out of their bounds (HCLOCK_FAULT at=shift): "
               f"{truth['shift'][5]} readings outside them (expected some: the check bites)")
     check(res["none"] is not None and res["none"] > 0,
           f"--sync none: {res['none']} inversions (expected some: the check bites)")
@@ -617,7 +617,7 @@ elif case == "otf2big":
               f"file ({evt // 2}) {e1[-300:]}")
         counts("traces.otf2 of --convert")
         # the check bites: with OTF2 keeping every chunk, a process's event file is in memory
-        c2, rss2, e2 = convert_rss(d, {"HCLOCK_TEST_OTF2_UNBOUNDED": "1"})
+        c2, rss2, e2 = convert_rss(d, {"HCLOCK_FAULT": "rank=all,at=unbounded"})
         check(c2 == 0 and rss2 and rss2 - rss0 >= evt / 2,
               f"the bound bites: OTF2 unbounded, peak RSS {rss2} bytes "
               f"({rss2 - rss0 if rss2 else '?'} above the small one's)")
