@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "trace/json.h"
-#include "trace/stream_priv.h"
+#include "trace/tracks.h"
 
 static void js_printf(struct trace_stream *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -1,6 +1,6 @@
 /*
  * json.h - the Chrome JSON writer: one process's records as trace-event JSON objects, each
- * preceded by ",\n", written to the stream's JSON part (stream_priv.h's s->js) as stream.c
+ * preceded by ",\n", written to the stream's JSON part (tracks.h's s->js) as stream.c
  * hands the records over; the launcher puts the parts between the array's brackets
  * (assemble.h). Each event is counted (s->json_events) and left out once s->json_on is off
  * (a process above its JSON limit). MPI-free.

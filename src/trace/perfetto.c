@@ -33,7 +33,7 @@
 #include "hclock_api.h"
 #include "trace/pb.h"
 #include "trace/perfetto.h"
-#include "trace/stream_priv.h"
+#include "trace/tracks.h"
 #include "util/err.h"
 
 /* protobuf field numbers */

@@ -1,6 +1,6 @@
 /*
  * perfetto.h - the Perfetto writer: one process's records as Perfetto's protobuf trace
- * format (perfetto.c says how), written to the stream's protobuf part (stream_priv.h's
+ * format (perfetto.c says how), written to the stream's protobuf part (tracks.h's
  * s->pf) as stream.c hands the records over, and the launcher's marks of message order
  * appended to the assembled trace. MPI-free.
  *

@@ -25,7 +25,7 @@
 #include "trace/otf2_stream.h"
 #include "trace/perfetto.h"
 #include "trace/stream.h"
-#include "trace/stream_priv.h"
+#include "trace/tracks.h"
 #include "util/err.h"
 #include "util/msgmatch.h"
 #include "util/path.h"

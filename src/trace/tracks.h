@@ -1,10 +1,11 @@
 /*
- * stream_priv.h - one process's output stream (stream.h) as its writers share it: the stream
- * (stream.c: the records in, the counters), the Perfetto writer (perfetto.h) and the JSON
- * writer (json.h). MPI-free; no file but these three includes it.
+ * tracks.h - one process's output stream (stream.h) as its writers share it: its threads'
+ * tracks, their pending flows and held calls, the counters. Shared by the stream (stream.c:
+ * the records in), the Perfetto writer (perfetto.h) and the JSON writer (json.h). MPI-free;
+ * no file but these three includes it.
  */
-#ifndef HCLOCK_TRACE_STREAM_PRIV_H
-#define HCLOCK_TRACE_STREAM_PRIV_H
+#ifndef HCLOCK_TRACE_TRACKS_H
+#define HCLOCK_TRACE_TRACKS_H
 
 #include <stdint.h>
 
