@@ -230,7 +230,8 @@ void stop_begin(struct bench_stop *st, const struct bench_params *p)
 	st->slice_ns = p->time_slice_ns;
 	st->max_reps = p->max_reps;
 	st->rse = p->rse;
-	stats_running_init(&st->lat);
+	stats_running_init(&st->own);
+	st->lat = p->rse_acc ? p->rse_acc : &st->own;
 }
 
 int stop_out_of_time(const struct bench_stop *st, hclock_clock *clk)
@@ -241,10 +242,15 @@ int stop_out_of_time(const struct bench_stop *st, hclock_clock *clk)
 int stop_add_valid(struct bench_stop *st, double lat_ns)
 {
 	st->nvalid++;
-	stats_running_add(&st->lat, lat_ns);
+	stats_running_add(st->lat, lat_ns);
 	if (st->max_reps > 0 && st->nvalid >= (size_t)st->max_reps)
 		return 1;
-	return st->rse > 0 && st->nvalid >= 10 && stats_running_rse(&st->lat) <= st->rse;
+	return stop_rse_reached(st->lat, st->rse);
+}
+
+int stop_rse_reached(const struct stats_running *lat, double rse)
+{
+	return rse > 0 && lat->n >= 10 && stats_running_rse(lat) <= rse;
 }
 
 /* ---- agreement ---------------------------------------------------------------------- */

@@ -61,6 +61,9 @@ struct bench_params {
 	long warmup;           /* repetitions run first and not kept */
 	double rse;            /* stop when the relative standard error of the mean latency
 	                          falls below this (0: off); checked from 10 valid reps on */
+	struct stats_running *rse_acc; /* the measurement's valid latencies over its passes so
+	                          far, which the rse rule judges and this call adds to (NULL:
+	                          this call's own) */
 	double slack_factor;   /* B of Alg. 5: start slack = B x bcast_lat_ns */
 	int64_t bcast_lat_ns;  /* measured MPI_Bcast latency (at launch), ns */
 	int64_t slack_lat_ns;  /* the latency an adaptive slack is made of: bench_slack_latency's
@@ -181,13 +184,18 @@ struct bench_stop {
 	long max_reps;
 	double rse;
 	size_t nvalid;
-	struct stats_running lat; /* of the valid latencies, ns */
+	struct stats_running own; /* of this call's valid latencies, ns */
+	struct stats_running *lat; /* what the rse rule judges: own, or bench_params' rse_acc */
 };
 void stop_begin(struct bench_stop *st, const struct bench_params *p);
 /* 1 when this rank's slice is over (local view; agree on it before acting). */
 int stop_out_of_time(const struct bench_stop *st, hclock_clock *clk);
 /* Feed one agreed valid latency (ns); returns 1 when max_reps or the RSE rule is met. */
 int stop_add_valid(struct bench_stop *st, double lat_ns);
+/* Whether the valid latencies lat meet the rse rule (rse > 0, 10 of them at least, the
+ * relative standard error of their mean at most rse): a measurement of several passes that
+ * met it is done, and its later passes leave it out. */
+int stop_rse_reached(const struct stats_running *lat, double rse);
 
 /*
  * Agree on k repetitions (collective): in: this rank's late/overlong flags (nonzero =

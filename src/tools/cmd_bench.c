@@ -444,6 +444,8 @@ struct job {
 	double osu_sum;  /* rank 0: osu_mean_ns x nvalid summed over the passes */
 	double dur_s;    /* rank 0: wall time over the passes */
 	int64_t slack_ns, window_ns; /* of the last pass */
+	struct stats_running rse_acc; /* every rank of the measurement: its valid latencies over
+	                                 the passes so far, for --rse (zero: none yet) */
 	/* rank 0, --overlap: t_pure, t_total (median latencies) and t_cpu (the slowest
 	 * rank's median compute phase), ns; have_ov: measured */
 	int have_ov;
@@ -645,8 +647,12 @@ static int run_job(struct run *r, struct job *j, uint64_t iters)
 	int member = ss->comm != MPI_COMM_NULL, rc = 0;
 	r->p.comm = ss->comm;
 	r->p.bcast_lat_ns = r->bcast_ns[j->ci];
-	if (member)
+	/* --rse judges the measurement over its passes: one that met it in an earlier pass is
+	 * left out (its members hold the same agreed latencies, so they all leave it out) */
+	r->p.rse_acc = &j->rse_acc;
+	if (member && !stop_rse_reached(&j->rse_acc, r->p.rse))
 		rc = measure_one(r, j, iters);
+	r->p.rse_acc = NULL;
 	return r->pl->sweep ? bench_subsets_join(MPI_COMM_WORLD, rc, member) : rc;
 }
 

@@ -451,13 +451,16 @@ def case_schemes():
     if d:
         r = d["results"][0]
         rse = r["std_s"] / (r["mean_s"] * math.sqrt(r["valid"])) if r["mean_s"] > 0 else 0
-        # beside busy processes a share of the calls wait a scheduler slice (ms against us),
-        # and the mean's RSE stays above 0.05 for seconds; there the final RSE was twice
-        # below 0.05 after a run to the slice's end (5.22 s, 0.033; 4.33 s, 0.027): a quiet
-        # machine's figure, judged where the test got its core
-        check_quiet(r["duration_s"] < 4 or rse > 0.05, "--rse 0.05 stops before the 5 s "
-                    "slice (%.2f s, %d reps), or its RSE never got there (%.3f)" %
-                    (r["duration_s"], r["valid"], rse), checkargs.cpu_share())
+        # the rule judges the measurement over all its passes (the default order has 4):
+        # it never stops while the RSE is above 0.05, and once there it stops; beside busy
+        # processes a share of the calls wait a scheduler slice (ms against us) and the RSE
+        # can stay above 0.05 the whole slice (0.06-0.09 in 5 s), so that it stops well
+        # before the slice's end is a quiet machine's figure
+        check(rse <= 0.0505 or r["duration_s"] >= 4.5, "--rse 0.05: no stop before the RSE "
+              "got there (%.2f s, %d reps, RSE %.3f)" % (r["duration_s"], r["valid"], rse))
+        check_quiet(r["duration_s"] < 4, "--rse 0.05 stops before the 5 s slice (%.2f s, %d "
+                    "reps, RSE %.3f)" % (r["duration_s"], r["valid"], rse),
+                    checkargs.cpu_share())
 
 
 def imbalance(np, extra, plausible):
