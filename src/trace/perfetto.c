@@ -111,6 +111,20 @@ static uint64_t bound_uuid(const struct trace_stream *s)
 
 /* a track under the process (thread 0: none), described on thread t's sequence; a counter
  * track in ns where uuid is the bound's */
+/* A sequence's first packet into p: its id (the state cleared) and a track of the process's
+ * named name with uuid, for slices of its own. */
+static void seq_track(const struct trace_stream *s, struct pb *p, uint32_t seq, uint64_t uuid,
+                      const char *name)
+{
+	struct pb td = {.n = 0};
+	pb_uint(p, TP_SEQ_ID, seq);
+	pb_uint(p, TP_SEQ_FLAGS, SEQ_CLEARED);
+	pb_uint(&td, TD_UUID, uuid);
+	pb_uint(&td, TD_PARENT, proc_uuid(s));
+	pb_str(&td, TD_NAME, name);
+	pb_msg(p, TP_TRACK_DESC, &td);
+}
+
 static void track_desc(struct trace_stream *s, int t, uint64_t uuid, const char *name, int thread)
 {
 	struct pb p = {.n = 0}, td = {.n = 0}, d = {.n = 0};
@@ -276,13 +290,8 @@ void pf_stop_tail(struct trace_stream *s, const char *what)
 		snprintf(name, sizeof(name), "rank %d", s->rank);
 		track_desc(s, 0, proc_uuid(s), name, 0);
 	}
-	struct pb p = {.n = 0}, td = {.n = 0}, te = {.n = 0};
-	pb_uint(&p, TP_SEQ_ID, seq);
-	pb_uint(&p, TP_SEQ_FLAGS, SEQ_CLEARED);
-	pb_uint(&td, TD_UUID, uuid);
-	pb_uint(&td, TD_PARENT, proc_uuid(s));
-	pb_str(&td, TD_NAME, "recording");
-	pb_msg(&p, TP_TRACK_DESC, &td);
+	struct pb p = {.n = 0}, te = {.n = 0};
+	seq_track(s, &p, seq, uuid, "recording");
 	put_packet(s, &p);
 	p.n = 0;
 	pb_uint(&p, TP_TIMESTAMP, (uint64_t)s->stop_ts);
@@ -407,13 +416,8 @@ int pf_write_order(const char *path, int size, struct pf_order *o, size_t n)
 		if (!i || o[i].dst != o[i - 1].dst) {
 			/* the sequence's start: its track, the names interned (event names 1 and 2,
 			 * the annotation's name 1) */
-			struct pb td = {.n = 0}, in = {.n = 0}, en = {.n = 0};
-			pb_uint(&p, TP_SEQ_ID, seq);
-			pb_uint(&p, TP_SEQ_FLAGS, SEQ_CLEARED);
-			pb_uint(&td, TD_UUID, track);
-			pb_uint(&td, TD_PARENT, proc_uuid(s));
-			pb_str(&td, TD_NAME, "message order");
-			pb_msg(&p, TP_TRACK_DESC, &td);
+			struct pb in = {.n = 0}, en = {.n = 0};
+			seq_track(s, &p, seq, track, "message order");
 			for (int k = 0; k < 3; k++) {
 				en.n = 0;
 				pb_uint(&en, EN_IID, k < 2 ? (uint64_t)k + 1 : 1);
