@@ -39,10 +39,13 @@ def check(ok, what, p=None):
 
 
 def ranks_left(sid):
-    """the hclock processes still running in the launch's session"""
-    ps = subprocess.run(["ps", "-e", "-o", "sid=,comm="], capture_output=True, text=True).stdout
-    return sum(1 for l in ps.splitlines()
-               if l.split()[:1] == [str(sid)] and l.split()[1:2] == ["hclock"])
+    """the hclock processes still running in the launch's session; a rank that has exited but
+    not been reaped (a zombie: the launcher that hangs does not reap its children) has ended"""
+    ps = subprocess.run(["ps", "-e", "-o", "sid=,stat=,comm="], capture_output=True,
+                        text=True).stdout
+    rows = [l.split() for l in ps.splitlines()]
+    return sum(1 for f in rows
+               if len(f) >= 3 and f[0] == str(sid) and f[2] == "hclock" and "Z" not in f[1])
 
 
 def launch(fault, limit=str(LIMIT)):
