@@ -1,7 +1,8 @@
 /*
  * otf2_copy.h - forward every OTF2 event and definition record read from one archive to the
  * writers of another (generated: otf2_copy.c from otf2_copy_gen.py). Used by the OTF2 trace
- * format (reader_otf2.c) to write a corrected archive.
+ * format to write a corrected archive (writer_otf2.c) and, writing nothing, to see every event
+ * of a first read (reader_otf2.c).
  */
 #ifndef HCLOCK_ALIGN_OTF2_COPY_H
 #define HCLOCK_ALIGN_OTF2_COPY_H

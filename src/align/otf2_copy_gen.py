@@ -9,7 +9,7 @@ they are generated from the reader-callback typedefs of the OTF2 version install
 Debian 12). The build runs this (src/align/CMakeLists.txt) and compiles the output; the test
 align_otf2_copy_gen checks that it compiles warning-free against the installed headers.
 
-Hand-written policy stays in reader_otf2.c: event times go through c->stamp(), which converts
+Hand-written policy stays in writer_otf2.c: event times go through c->stamp(), which converts
 them and keeps each location monotonic; ClockOffset definitions are dropped (counted);
 ClockProperties and Location global definitions are left to the caller.
 """

@@ -1,6 +1,6 @@
 /*
- * otf2_reader.h - what the OTF2 trace format (reader_otf2.c) reports beyond struct
- * trace_format: counts from its last write, and where it put the archive.
+ * otf2_reader.h - what the OTF2 trace format (reader_otf2.c, writer_otf2.c) reports beyond
+ * struct trace_format: counts from its last write, and where it put the archive.
  */
 #ifndef HCLOCK_ALIGN_OTF2_READER_H
 #define HCLOCK_ALIGN_OTF2_READER_H

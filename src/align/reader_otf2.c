@@ -1,6 +1,7 @@
 /*
  * reader_otf2.c - OTF2 archives as traces: MPI point-to-point records matched between
- * processes, and the archive written back with every timestamp converted.
+ * processes. The archive is written back with every timestamp converted by writer_otf2.c;
+ * the state both share is struct otf2_set (otf2_set.h).
  *
  * Input: one archive, given as its anchor file (NAME.otf2) or the directory holding it.
  *
@@ -23,20 +24,11 @@
  * Cancelled sends, messages within one process and messages on communicators that cannot be
  * resolved (inter-communicators) are carried as TRACE_OTHER. A channel with more sends than
  * receives (or fewer) is an error: first-in first-out pairing would go wrong from there on.
- *
- * Output: OUTDIR/D/NAME.otf2 where D is the name of the directory of the input anchor; all
- * definitions, local and global, copied through the OTF2 API (otf2_copy.c) except that
- * ClockOffset definitions are dropped (their correction is already in the times) and
- * ClockProperties get the new global offset and trace length; every event time, and every
- * time argument of an event, through the conversion; each location kept monotonic by
- * clamping to its previous time (counted, see trace_otf2_clamps). Written into a temporary
- * directory in OUTDIR, then renamed into place.
  */
-#define _XOPEN_SOURCE 700 /* mkdtemp */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,15 +39,10 @@
 #include <otf2/otf2.h>
 
 #include "align/otf2_copy.h"
-#include "align/otf2_reader.h"
+#include "align/otf2_set.h"
 #include "align/format.h"
-#include "align/outset.h"
 #include "align/trace.h"
 #include "util/msgmatch.h"
-
-extern const struct trace_format trace_format_otf2; /* defined at the end */
-
-#define NS_PER_S 1000000000LL
 
 struct str {
 	uint32_t ref;
@@ -78,20 +65,6 @@ struct lgroup {
 	uint32_t ref;
 	uint32_t name;
 	size_t node;
-};
-
-struct loc {
-	uint64_t ref;
-	uint32_t group;  /* location group */
-	uint64_t nev;    /* events announced by the definition */
-	size_t node;
-	long proc;       /* the location its process's messages are matched at: the process's
-	                    member of the COMM_LOCATIONS group (its other threads' ones too);
-	                    -1 not looked up yet */
-	/* writer state */
-	uint64_t last;   /* last event time written, ticks */
-	int started;
-	uint64_t written;
 };
 
 /* one send or receive, until matched */
@@ -120,17 +93,6 @@ struct pending {
 	size_t p2p;
 };
 
-struct otf2_set {
-	char *anchor;   /* path of the anchor file */
-	char *dirname;  /* name of the directory holding it: the output directory's name */
-	char *name;     /* archive name: anchor file name without .otf2 */
-	uint64_t res, goff, tlen, realtime;
-	int have_clock;
-	struct loc *locs;
-	size_t nlocs;
-	uint64_t clamps, clock_offsets;
-};
-
 /* reading state */
 struct rd {
 	struct trace_set *set;
@@ -154,29 +116,6 @@ struct rd {
 	uint32_t cur;       /* location being read */
 	struct otf2_copy copy;
 };
-
-static char otf2_msg[256];
-
-/* libotf2 reports errors on stderr by default; keep the first message for ours instead */
-static OTF2_ErrorCode quiet(void *u, const char *file, uint64_t line, const char *fn,
-                            OTF2_ErrorCode code, const char *fmt, va_list va)
-{
-	(void)u, (void)file, (void)line, (void)fn;
-	if (!otf2_msg[0]) {
-		if (fmt)
-			vsnprintf(otf2_msg, sizeof(otf2_msg), fmt, va);
-		else
-			snprintf(otf2_msg, sizeof(otf2_msg), "%s", OTF2_Error_GetDescription(code));
-	}
-	return code;
-}
-
-static const char *otf2_why(OTF2_ErrorCode e)
-{
-	if (otf2_msg[0])
-		return otf2_msg;
-	return e == OTF2_SUCCESS ? "record rejected" : OTF2_Error_GetDescription(e);
-}
 
 static int grow(void **p, size_t *cap, size_t n, size_t size)
 {
@@ -339,21 +278,6 @@ static const struct grp *find_grp(const struct rd *r, uint32_t ref)
 	return NULL;
 }
 
-static long find_loc(const struct otf2_set *o, uint64_t ref)
-{
-	size_t lo = 0, hi = o->nlocs;
-
-	while (lo < hi) { /* locs are sorted by ref */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (o->locs[mid].ref < ref)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < o->nlocs && o->locs[lo].ref == ref ? (long)lo : -1;
-}
-
 /* location index of rank `rank` of communicator `comm`, or -1 */
 static long rank_loc(const struct rd *r, uint32_t comm, uint32_t rank)
 {
@@ -374,7 +298,7 @@ static long rank_loc(const struct rd *r, uint32_t comm, uint32_t rank)
 		}
 	if (!cl || g->m[rank] >= cl->n)
 		return -1;
-	return find_loc(r->o, cl->m[g->m[rank]]);
+	return otf2_find_loc(r->o, cl->m[g->m[rank]]);
 }
 
 /* the location index messages of location cur are matched at: its process's member of
@@ -390,7 +314,7 @@ static uint32_t proc_loc(struct rd *r, uint32_t cur)
 		if (r->grps[i].type != OTF2_GROUP_TYPE_COMM_LOCATIONS)
 			continue;
 		for (size_t k = 0; k < r->grps[i].n; k++) {
-			long m = find_loc(r->o, r->grps[i].m[k]);
+			long m = otf2_find_loc(r->o, r->grps[i].m[k]);
 			if (m >= 0 && r->o->locs[m].group == l->group) {
 				l->proc = m;
 				return (uint32_t)m;
@@ -398,38 +322,6 @@ static uint32_t proc_loc(struct rd *r, uint32_t cur)
 		}
 	}
 	return cur;
-}
-
-/* ---- time ---- */
-
-static int ticks_to_ns(const struct otf2_set *o, uint64_t t, int64_t *ns)
-{
-	__int128 d = ((__int128)t - (__int128)o->goff) * NS_PER_S;
-	__int128 q = d / (__int128)o->res;
-
-	if (q * (__int128)o->res > d) /* floor for negative values */
-		q--;
-	if (q > INT64_MAX || q < INT64_MIN)
-		return -1;
-	*ns = (int64_t)q;
-	return 0;
-}
-
-static int ns_to_ticks(const struct otf2_set *o, int64_t ns, uint64_t *t)
-{
-	__int128 num = (__int128)ns * (__int128)o->res;
-	__int128 q = num / NS_PER_S, rem = num % NS_PER_S;
-
-	/* round half away from zero: ticks_to_ns(ns_to_ticks(x)) == x when res <= 1 GHz */
-	if (rem * 2 >= NS_PER_S)
-		q++;
-	else if (rem * 2 <= -NS_PER_S)
-		q--;
-	q += o->goff;
-	if (q < 0 || q >= (__int128)OTF2_UNDEFINED_TIMESTAMP)
-		return -1;
-	*t = (uint64_t)q;
-	return 0;
 }
 
 /* ---- events, first pass: collect ---- */
@@ -441,7 +333,7 @@ static int add_tev(struct rd *r, uint64_t ticks, enum trace_kind kind, size_t p2
 	struct tev *t;
 	int64_t ns;
 
-	if (ticks_to_ns(r->o, ticks, &ns))
+	if (otf2_ticks_to_ns(r->o, ticks, &ns))
 		return rd_bad(r, "location %" PRIu64 ", event %" PRIu64 ": time %" PRIu64 " ticks is "
 		              "out of range; expected times near the global offset %" PRIu64, l->ref,
 		              r->copy.position, ticks, r->o->goff);
@@ -483,7 +375,7 @@ static OTF2_CallbackCode p2p_event(struct rd *r, OTF2_TimeStamp time, uint64_t p
 	if (other < 0 || r->o->locs[other].node == r->o->locs[r->cur].node)
 		return add_tev(r, time, TRACE_OTHER, 0) ? OTF2_CALLBACK_INTERRUPT
 		                                        : OTF2_CALLBACK_SUCCESS;
-	if (ticks_to_ns(r->o, time, &ns))
+	if (otf2_ticks_to_ns(r->o, time, &ns))
 		return add_tev(r, time, TRACE_OTHER, 0), OTF2_CALLBACK_INTERRUPT;
 	if (GROW(r->p2p, r->np2p, r->capp2p))
 		return rd_nomem(r);
@@ -565,7 +457,7 @@ static OTF2_CallbackCode ev_irecv_request(OTF2_LocationRef l, OTF2_TimeStamp t, 
 
 	(void)l, (void)a;
 	r->copy.position = pos;
-	if (ticks_to_ns(r->o, t, &ns) == 0) {
+	if (otf2_ticks_to_ns(r->o, t, &ns) == 0) {
 		if (GROW(r->pend, r->npend, r->cappend))
 			return rd_nomem(r);
 		r->pend[r->npend++] = (struct pending){ r->cur, req, ns, 0 };
@@ -1011,16 +903,6 @@ static int read_location(struct rd *r, OTF2_Reader *rdr, OTF2_EvtReaderCallbacks
 	return 0;
 }
 
-/* Select every location of the archive and open its event files (and its local definition
- * files, if any: *defs says whether they opened). */
-static OTF2_ErrorCode open_locations(OTF2_Reader *rdr, const struct otf2_set *o, int *defs)
-{
-	for (size_t i = 0; i < o->nlocs; i++)
-		OTF2_Reader_SelectLocation(rdr, o->locs[i].ref);
-	*defs = OTF2_Reader_OpenDefFiles(rdr) == OTF2_SUCCESS;
-	return OTF2_Reader_OpenEvtFiles(rdr);
-}
-
 /* first pass over every location's events: collect them and the messages */
 static int read_events(struct rd *r, OTF2_Reader *rdr)
 {
@@ -1029,7 +911,7 @@ static int read_events(struct rd *r, OTF2_Reader *rdr)
 	OTF2_ErrorCode e;
 	int defs, ret = 0;
 
-	if ((e = open_locations(rdr, o, &defs)) != OTF2_SUCCESS)
+	if ((e = otf2_open_locations(rdr, o, &defs)) != OTF2_SUCCESS)
 		return read_error(r, e);
 	ecb = OTF2_EvtReaderCallbacks_New();
 	if (!ecb)
@@ -1094,8 +976,7 @@ static int otf2_read(const char *const *paths, size_t npaths, struct trace_set *
 		otf2_release(set);
 		return ret;
 	}
-	otf2_msg[0] = 0;
-	prev = OTF2_Error_RegisterCallback(quiet, NULL);
+	prev = otf2_quiet();
 	rdr = OTF2_Reader_Open(r.o->anchor);
 	if (!rdr)
 		ret = err_set(HCLOCK_EINVAL, "%s: not a readable OTF2 archive (OTF2: %s); "
@@ -1120,398 +1001,6 @@ static int otf2_read(const char *const *paths, size_t npaths, struct trace_set *
 	if (ret)
 		otf2_release(set);
 	return ret;
-}
-
-/* ---- writing ---- */
-
-struct wr {
-	const struct trace_set *set;
-	struct otf2_set *o;
-	trace_convert_fn conv;
-	void *ctx;
-	size_t cur;
-	uint64_t tmin, tmax;
-	int failed;         /* the HCLOCK_E* code of the first failure in a callback, or 0 */
-	struct otf2_copy copy;
-};
-
-static int stamp_convert(struct otf2_copy *c, OTF2_LocationRef ref, OTF2_TimeStamp *t,
-                         int is_event)
-{
-	struct wr *w = c->user;
-	struct loc *l = &w->o->locs[w->cur];
-	int64_t ns, u;
-	uint64_t out;
-
-	(void)ref;
-	if (ticks_to_ns(w->o, *t, &ns))
-		goto range;
-	u = w->conv(w->ctx, l->node, ns);
-	if (ns_to_ticks(w->o, u, &out))
-		goto range;
-	if (is_event) {
-		if (l->started && out < l->last) {
-			out = l->last;
-			w->o->clamps++;
-		}
-		l->last = out;
-		l->started = 1;
-		l->written++;
-		if (out < w->tmin)
-			w->tmin = out;
-		if (out > w->tmax)
-			w->tmax = out;
-	}
-	*t = out;
-	return 0;
-range:
-	if (!w->failed)
-		w->failed = err_set(HCLOCK_EINVAL, "%s: location %" PRIu64
-		                    ", event %" PRIu64 ": time %" PRIu64 " ticks cannot be converted "
-		                    "into the archive's range; choose another reference",
-		                    w->o->anchor, l->ref, c->position, *t);
-	return -1;
-}
-
-static OTF2_CallbackCode wdef_clock(void *u, uint64_t res, uint64_t goff, uint64_t len,
-                                    uint64_t realtime)
-{
-	(void)u, (void)res, (void)goff, (void)len, (void)realtime;
-	return OTF2_CALLBACK_SUCCESS; /* written before the copy, with the new range */
-}
-
-static OTF2_CallbackCode wdef_location(void *u, OTF2_LocationRef self, OTF2_StringRef name,
-                                       OTF2_LocationType type, uint64_t nev,
-                                       OTF2_LocationGroupRef group)
-{
-	struct otf2_copy *c = u;
-	struct wr *w = c->user;
-	long i = find_loc(w->o, self);
-	OTF2_ErrorCode e;
-
-	if (i >= 0)
-		nev = w->o->locs[i].written;
-	e = OTF2_GlobalDefWriter_WriteLocation(c->gdef, self, name, type, nev, group);
-	if (e != OTF2_SUCCESS && c->status == OTF2_SUCCESS)
-		c->status = e;
-	return e == OTF2_SUCCESS ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
-}
-
-static OTF2_FlushType pre_flush(void *u, OTF2_FileType ft, OTF2_LocationRef l, void *cd, bool fin)
-{
-	(void)u, (void)ft, (void)l, (void)cd, (void)fin;
-	return OTF2_FLUSH;
-}
-
-static OTF2_FlushCallbacks flush_cb = { .otf2_pre_flush = pre_flush, .otf2_post_flush = NULL };
-
-/* the error line of a failed copy step ("open", "create", "write", ...) */
-static int copy_error(const struct wr *w, const char *tmp, const char *what, OTF2_ErrorCode e)
-{
-	if (e == OTF2_SUCCESS)
-		e = w->copy.status;
-	if (w->copy.unknown)
-		return err_set(HCLOCK_EINVAL, "%s: a record of a type this OTF2 "
-		               "library cannot write; convert the archive with the OTF2 version "
-		               "that wrote it", w->o->anchor);
-	return err_set(HCLOCK_EIO, "%s: cannot %s the archive %s/%s (OTF2: %s)",
-	               w->o->anchor, what, tmp, w->o->name, otf2_why(e));
-}
-
-/* creator ("ORIGINAL, aligned by hclock"), description and machine name of the copy */
-static void copy_meta(OTF2_Reader *rdr, OTF2_Archive *ar)
-{
-	char *creator = NULL, *desc = NULL, *machine = NULL;
-
-	if (OTF2_Reader_GetCreator(rdr, &creator) == OTF2_SUCCESS && creator) {
-		char *c2 = malloc(strlen(creator) + 32);
-
-		if (c2) {
-			sprintf(c2, "%s, aligned by hclock", creator);
-			OTF2_Archive_SetCreator(ar, c2);
-			free(c2);
-		}
-	} else {
-		OTF2_Archive_SetCreator(ar, "hclock align");
-	}
-	if (OTF2_Reader_GetDescription(rdr, &desc) == OTF2_SUCCESS && desc)
-		OTF2_Archive_SetDescription(ar, desc);
-	if (OTF2_Reader_GetMachineName(rdr, &machine) == OTF2_SUCCESS && machine)
-		OTF2_Archive_SetMachineName(ar, machine);
-	free(creator);
-	free(desc);
-	free(machine);
-}
-
-/* the reader of the input archive and the writer of the copy in tmp */
-static int open_copy(const struct wr *w, const char *tmp, OTF2_Reader **rdr, OTF2_Archive **ar)
-{
-	OTF2_ErrorCode e;
-
-	*rdr = OTF2_Reader_Open(w->o->anchor);
-	if (!*rdr)
-		return copy_error(w, tmp, "open", OTF2_SUCCESS);
-	if ((e = OTF2_Reader_SetSerialCollectiveCallbacks(*rdr)) != OTF2_SUCCESS)
-		return copy_error(w, tmp, "open", e);
-	*ar = OTF2_Archive_Open(tmp, w->o->name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
-	                        OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-	if (!*ar)
-		return copy_error(w, tmp, "create", OTF2_SUCCESS);
-	if ((e = OTF2_Archive_SetFlushCallbacks(*ar, &flush_cb, NULL)) != OTF2_SUCCESS ||
-	    (e = OTF2_Archive_SetSerialCollectiveCallbacks(*ar)) != OTF2_SUCCESS)
-		return copy_error(w, tmp, "create", e);
-	copy_meta(*rdr, *ar);
-	return 0;
-}
-
-/* location i: its local definitions, then its events through the conversion */
-static int copy_location(struct wr *w, const char *tmp, OTF2_Reader *rdr, OTF2_Archive *ar,
-                         OTF2_EvtReaderCallbacks *ecb, OTF2_DefReaderCallbacks *dcb, int defs,
-                         size_t i)
-{
-	struct loc *l = &w->o->locs[i];
-	OTF2_ErrorCode e = OTF2_SUCCESS;
-	OTF2_EvtReader *er;
-	uint64_t nread;
-
-	l->started = 0;
-	l->written = 0;
-	w->cur = i;
-	w->copy.def = OTF2_Archive_GetDefWriter(ar, l->ref);
-	if (!w->copy.def)
-		return copy_error(w, tmp, "write", OTF2_SUCCESS);
-	if (defs) {
-		OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rdr, l->ref);
-
-		if (dr) {
-			OTF2_Reader_RegisterDefCallbacks(rdr, dr, dcb, &w->copy);
-			e = OTF2_Reader_ReadAllLocalDefinitions(rdr, dr, &nread);
-			OTF2_Reader_CloseDefReader(rdr, dr);
-			if (e != OTF2_SUCCESS || w->copy.status != OTF2_SUCCESS || w->copy.unknown)
-				return copy_error(w, tmp, "copy the local definitions of", e);
-		}
-	}
-	OTF2_Archive_CloseDefWriter(ar, w->copy.def);
-	w->copy.def = NULL;
-	er = OTF2_Reader_GetEvtReader(rdr, l->ref);
-	w->copy.evt = OTF2_Archive_GetEvtWriter(ar, l->ref);
-	if (!er || !w->copy.evt)
-		return copy_error(w, tmp, "copy the events of", e);
-	/* copied mapping tables keep their meaning only for unmapped (local) ids */
-	OTF2_EvtReader_ApplyMappingTables(er, false);
-	OTF2_Reader_RegisterEvtCallbacks(rdr, er, ecb, &w->copy);
-	e = OTF2_Reader_ReadAllLocalEvents(rdr, er, &nread);
-	OTF2_Reader_CloseEvtReader(rdr, er);
-	OTF2_Archive_CloseEvtWriter(ar, w->copy.evt);
-	w->copy.evt = NULL;
-	if (w->failed)
-		return w->failed;
-	if (e != OTF2_SUCCESS || w->copy.status != OTF2_SUCCESS || w->copy.unknown)
-		return copy_error(w, tmp, "copy the events of", e);
-	return 0;
-}
-
-/* every location's definitions and events */
-static int copy_locations(struct wr *w, const char *tmp, OTF2_Reader *rdr, OTF2_Archive *ar)
-{
-	struct otf2_set *o = w->o;
-	OTF2_EvtReaderCallbacks *ecb;
-	OTF2_DefReaderCallbacks *dcb;
-	OTF2_ErrorCode e;
-	int defs, ret = 0;
-
-	if ((e = open_locations(rdr, o, &defs)) != OTF2_SUCCESS)
-		return copy_error(w, tmp, "read", e);
-	if ((e = OTF2_Archive_OpenEvtFiles(ar)) != OTF2_SUCCESS ||
-	    (e = OTF2_Archive_OpenDefFiles(ar)) != OTF2_SUCCESS)
-		return copy_error(w, tmp, "write", e);
-	ecb = OTF2_EvtReaderCallbacks_New();
-	dcb = OTF2_DefReaderCallbacks_New();
-	if (!ecb || !dcb) {
-		ret = copy_error(w, tmp, "write", OTF2_SUCCESS);
-	} else {
-		otf2_copy_evt_callbacks(ecb);
-		otf2_copy_def_callbacks(dcb);
-		w->copy.stamp = stamp_convert;
-		w->copy.user = w;
-		w->tmin = UINT64_MAX;
-		w->tmax = 0;
-		o->clamps = 0;
-	}
-	for (size_t i = 0; !ret && i < o->nlocs; i++)
-		ret = copy_location(w, tmp, rdr, ar, ecb, dcb, defs, i);
-	if (ecb)
-		OTF2_EvtReaderCallbacks_Delete(ecb);
-	if (dcb)
-		OTF2_DefReaderCallbacks_Delete(dcb);
-	if (ret)
-		return ret;
-	o->clock_offsets = w->copy.clock_offsets;
-	if (defs)
-		OTF2_Reader_CloseDefFiles(rdr);
-	OTF2_Reader_CloseEvtFiles(rdr);
-	OTF2_Archive_CloseEvtFiles(ar);
-	OTF2_Archive_CloseDefFiles(ar);
-	return 0;
-}
-
-/* ClockProperties of the copy: the timer resolution, the earliest converted time as global
- * offset, the new trace length, and the realtime of the new global offset */
-static OTF2_ErrorCode write_clock(const struct wr *w)
-{
-	const struct otf2_set *o = w->o;
-	uint64_t goff = w->tmin <= w->tmax ? w->tmin : o->goff;
-	uint64_t len = w->tmin <= w->tmax ? w->tmax - w->tmin : 0;
-	uint64_t rt = o->realtime;
-
-	if (rt != OTF2_UNDEFINED_TIMESTAMP) {
-		__int128 d = ((__int128)goff - (__int128)o->goff) * NS_PER_S / (__int128)o->res;
-
-		rt = (uint64_t)((__int128)rt + d);
-	}
-	return OTF2_GlobalDefWriter_WriteClockProperties(w->copy.gdef, o->res, goff, len, rt);
-}
-
-/* the global definitions, written after the events: Location needs their counts */
-static int copy_global_defs(struct wr *w, const char *tmp, OTF2_Reader *rdr, OTF2_Archive *ar)
-{
-	static const char what[] = "copy the global definitions of";
-	OTF2_GlobalDefReaderCallbacks *gcb = OTF2_GlobalDefReaderCallbacks_New();
-	OTF2_GlobalDefReader *gdr;
-	OTF2_ErrorCode e;
-	uint64_t nread;
-	int ret = 0;
-
-	if (!gcb)
-		return copy_error(w, tmp, "write", OTF2_SUCCESS);
-	otf2_copy_global_def_callbacks(gcb);
-	OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gcb, wdef_clock);
-	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, wdef_location);
-	w->copy.gdef = OTF2_Archive_GetGlobalDefWriter(ar);
-	gdr = OTF2_Reader_GetGlobalDefReader(rdr);
-	if (!w->copy.gdef || !gdr) {
-		ret = copy_error(w, tmp, what, OTF2_SUCCESS);
-	} else if ((e = write_clock(w)) != OTF2_SUCCESS) {
-		ret = copy_error(w, tmp, what, e);
-	} else {
-		OTF2_Reader_RegisterGlobalDefCallbacks(rdr, gdr, gcb, &w->copy);
-		e = OTF2_Reader_ReadAllGlobalDefinitions(rdr, gdr, &nread);
-		if (e != OTF2_SUCCESS || w->copy.status != OTF2_SUCCESS || w->copy.unknown)
-			ret = copy_error(w, tmp, what, e);
-	}
-	OTF2_GlobalDefReaderCallbacks_Delete(gcb);
-	return ret;
-}
-
-/* Copy the archive through the conversion into tmp/NAME.otf2. */
-static int copy_archive(struct wr *w, const char *tmp)
-{
-	OTF2_Reader *rdr = NULL;
-	OTF2_Archive *ar = NULL;
-	OTF2_ErrorCode e;
-	int ret = open_copy(w, tmp, &rdr, &ar);
-
-	if (!ret)
-		ret = copy_locations(w, tmp, rdr, ar);
-	if (!ret)
-		ret = copy_global_defs(w, tmp, rdr, ar);
-	if (!ret) {
-		e = OTF2_Archive_Close(ar);
-		ar = NULL;
-		if (e != OTF2_SUCCESS)
-			ret = copy_error(w, tmp, "close", e);
-	}
-	if (ar)
-		OTF2_Archive_Close(ar);
-	if (rdr)
-		OTF2_Reader_Close(rdr);
-	return ret;
-}
-
-/* 1 if dst is the directory that holds the input archive's anchor */
-static int is_input_dir(const struct otf2_set *o, const char *dst)
-{
-	char *a = realpath(o->anchor, NULL), *d = realpath(dst, NULL);
-	char *slash = a ? strrchr(a, '/') : NULL;
-	int same = 0;
-
-	if (slash && d) {
-		*slash = 0;
-		same = !strcmp(a, d);
-	}
-	free(a);
-	free(d);
-	return same;
-}
-
-static int otf2_write(const struct trace_set *set, trace_convert_fn conv, void *ctx,
-                      const char *outdir)
-{
-	struct otf2_set *o = set->priv;
-	struct wr w = {.set = set, .o = o, .conv = conv, .ctx = ctx};
-	OTF2_ErrorCallback prev;
-	size_t n = strlen(outdir) + strlen(o->dirname) + 64;
-	char *tmp = malloc(n), *dst = malloc(n), *old = malloc(n);
-	int ret;
-
-	if (!tmp || !dst || !old) {
-		ret = err_set(HCLOCK_ENOMEM, "%s: out of memory", outdir);
-		goto free;
-	}
-	snprintf(tmp, n, "%s/.%s.XXXXXX", outdir, o->dirname);
-	snprintf(dst, n, "%s/%s", outdir, o->dirname);
-	snprintf(old, n, "%s/.%s.old.XXXXXX", outdir, o->dirname);
-	if (is_input_dir(o, dst)) {
-		ret = err_set(HCLOCK_EINVAL, "%s: is the input archive's directory; "
-		              "choose an output directory other than %s", dst, outdir);
-		goto free;
-	}
-	if (!mkdtemp(tmp)) {
-		ret = err_set(HCLOCK_EIO, "%s: cannot create a directory in it: %s; "
-		              "give a writable directory", outdir, strerror(errno));
-		goto free;
-	}
-	if ((ret = outset_mode(-1, tmp, 1))) {
-		outset_rm_tree(tmp);
-		goto free;
-	}
-	otf2_msg[0] = 0;
-	prev = OTF2_Error_RegisterCallback(quiet, NULL);
-	ret = copy_archive(&w, tmp);
-	OTF2_Error_RegisterCallback(prev, NULL);
-	if (!ret)
-		ret = outset_replace_dir(tmp, dst, old);
-	if (ret)
-		outset_rm_tree(tmp);
-	else if (o->clamps)
-		trace_warn(set, "%s: %" PRIu64 " event times clamped to keep locations monotonic", dst,
-		           o->clamps);
-free:
-	free(tmp);
-	free(dst);
-	free(old);
-	return ret;
-}
-
-uint64_t trace_otf2_clamps(const struct trace_set *set)
-{
-	const struct otf2_set *o = set->priv;
-
-	return set->fmt == &trace_format_otf2 && o ? o->clamps : 0;
-}
-
-uint64_t trace_otf2_clock_offsets_dropped(const struct trace_set *set)
-{
-	const struct otf2_set *o = set->priv;
-
-	return set->fmt == &trace_format_otf2 && o ? o->clock_offsets : 0;
-}
-
-const char *trace_otf2_output_dir(const struct trace_set *set)
-{
-	const struct otf2_set *o = set->priv;
-
-	return set->fmt == &trace_format_otf2 && o ? o->dirname : NULL;
 }
 
 const struct trace_format trace_format_otf2 = {
