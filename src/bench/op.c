@@ -1,5 +1,6 @@
 /*
- * op.c - the operation table of hclock bench: buffers, one call, and --validate patterns.
+ * op.c - the operation table of hclock bench: each operation's buffer sizes and set-up, one
+ * call, and --validate patterns (the buffers themselves: bench/buf.c).
  *
  * Validation patterns are functions of (source rank r, block j, index i) that every rank
  * can compute, so each rank checks its own result without further communication:
@@ -12,11 +13,9 @@
  * a wrong result.
  */
 #include <ctype.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "bench/op.h"
 #include "bench/overlap.h"
@@ -494,12 +493,12 @@ static uint8_t *vat(void *buf, const struct bench_buf *b, int d)
 	return (uint8_t *)buf + (size_t)d * vunit(b);
 }
 
-/* the counts and displacements of b (bench_buf_init): 0 or -1 (no memory) */
+/* the v-variants' init hook: the counts and displacements of b; 0 or HCLOCK_ENOMEM */
 static int vinit(struct bench_buf *b)
 {
 	int p = b->nprocs;
 	if (!(b->vc = malloc(4 * (size_t)p * sizeof(int))))
-		return -1;
+		return err_set(HCLOCK_ENOMEM, "out of memory for the counts of %s", b->op->name);
 	b->vd = b->vc + p;
 	b->ac = b->vd + p;
 	b->ad = b->ac + p;
@@ -697,14 +696,16 @@ const char *bench_topology_name(int topo)
 	return topo == TOPO_GRAPH ? "graph" : "cart";
 }
 
-/* The neighbors of b's rank in its topology (bench.h: enum bench_topology) */
+/* The neighbors of a rank in topology topo (op.h: enum bench_topology), which topo_create
+ * puts in nsrc and ndst; the sizes hooks count them here, since bench_buf_check calls them
+ * without the init hook. */
 static int degree(enum bench_topology topo)
 {
 	return topo == TOPO_GRAPH ? 3 : 4;
 }
 
 /* Collective over b->comm: make b->ncomm and its neighbor lists. An MPI code. */
-static int nbr_init(struct bench_buf *b)
+static int topo_create(struct bench_buf *b)
 {
 	int rc, p = b->nprocs, me = b->rank;
 	b->nsrc = b->ndst = degree(b->topology);
@@ -729,10 +730,18 @@ static int nbr_init(struct bench_buf *b)
 	return rc;
 }
 
+/* the neighborhood collectives' init hook: 0 or HCLOCK_EMPI */
+static int nbr_init(struct bench_buf *b)
+{
+	int rc = topo_create(b);
+	return comm_check(rc, b->topology == TOPO_GRAPH ? "MPI_Dist_graph_create_adjacent"
+	                                                : "MPI_Cart_create");
+}
+
 static void sizes_nallgather(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
 {
 	*s = n;
-	*r = n * (size_t)b->nsrc;
+	*r = n * (size_t)degree(b->topology);
 }
 
 static int nallgather_x(struct bench_buf *b, int nb)
@@ -773,8 +782,7 @@ static int check_nallgather(const struct bench_buf *b, char *msg, size_t len)
 
 static void sizes_nalltoall(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
 {
-	*s = n * (size_t)b->ndst;
-	*r = n * (size_t)b->nsrc;
+	*s = *r = n * (size_t)degree(b->topology);
 }
 
 static int nalltoall_x(struct bench_buf *b, int nb)
@@ -829,7 +837,7 @@ static size_t vsum(const struct bench_buf *b, size_t n, const int *ranks, int k)
 static void sizes_nallgatherv(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
 {
 	*s = vbytes(b, n, b->rank);
-	*r = vsum(b, n, b->srcs, b->nsrc);
+	*r = vsum(b, n, b->srcs, degree(b->topology));
 }
 
 static int nallgatherv_x(struct bench_buf *b, int nb)
@@ -851,8 +859,9 @@ static void fill_nallgatherv(struct bench_buf *b)
 
 static void sizes_nalltoallv(const struct bench_buf *b, size_t n, size_t *s, size_t *r)
 {
-	*s = vsum(b, n, b->dsts, b->ndst);
-	*r = vbytes(b, n, b->rank) * (size_t)b->nsrc;
+	int k = degree(b->topology);
+	*s = vsum(b, n, b->dsts, k);
+	*r = vbytes(b, n, b->rank) * (size_t)k;
 }
 
 static int nalltoallv_x(struct bench_buf *b, int nb)
@@ -873,9 +882,13 @@ static void fill_nalltoallv(struct bench_buf *b)
 		fill8((uint8_t *)b->sbuf + b->nsd[k], (size_t)b->nsc[k], b->rank, b->dsts[k]);
 }
 
-/* b's neighbor counts and displacements from its shares (bench_buf_init, after vinit) */
-static void nbr_vinit(struct bench_buf *b)
+/* the init hook of the neighborhood v-forms: the topology (nbr_init), the shares (vinit),
+ * and from them the neighbor counts and displacements; 0 or a negative HCLOCK_E* */
+static int nbr_vinit(struct bench_buf *b)
 {
+	int rc = nbr_init(b);
+	if (rc || (rc = vinit(b)))
+		return rc;
 	int me = b->vc[b->rank], roff = 0, soff = 0;
 	int allgather = b->op->sizes == sizes_nallgatherv;
 	for (int k = 0; k < b->nsrc; k++) {
@@ -888,6 +901,7 @@ static void nbr_vinit(struct bench_buf *b)
 		b->nsd[k] = soff;
 		soff += b->nsc[k];
 	}
+	return 0;
 }
 
 /* ---- the table ---------------------------------------------------------------------- */
@@ -928,39 +942,43 @@ X8(nalltoall)
 X8(nallgatherv)
 X8(nalltoallv)
 
-#define OPS(name, x, flags, sz, fl, ck)                                                    \
-	{#name, flags, sz, call_##x, fl, ck},                                                  \
-	{"i" #name, (flags) | OP_NONBLOCKING, sz, call_i##x, fl, ck}
+#define OPS(name, x, flags, sz, fl, ck, init)                                              \
+	{#name, flags, sz, call_##x, fl, ck, init},                                            \
+	{"i" #name, (flags) | OP_NONBLOCKING, sz, call_i##x, fl, ck, init}
 
 static const struct bench_op ops[] = {
-	OPS(barrier, barrier, OP_NOSIZE, sizes_none, fill_none, check_none),
-	OPS(bcast, bcast, OP_ROOTED, sizes_bcast, fill_bcast, check_bcast),
+	OPS(barrier, barrier, OP_NOSIZE, sizes_none, fill_none, check_none, NULL),
+	OPS(bcast, bcast, OP_ROOTED, sizes_bcast, fill_bcast, check_bcast, NULL),
 	OPS(reduce, reduce, OP_ROOTED | OP_REDUCE | OP_INPLACE, sizes_reduce, fill_vec,
-	    check_reduce),
-	OPS(allreduce, allreduce, OP_REDUCE | OP_INPLACE, sizes_vec, fill_vec, check_allreduce),
-	OPS(gather, gather, OP_ROOTED | OP_INPLACE, sizes_gather, fill_gather, check_gather),
-	OPS(scatter, scatter, OP_ROOTED | OP_INPLACE, sizes_scatter, fill_scatter, check_scatter),
-	OPS(allgather, allgather, OP_INPLACE, sizes_allgather, fill_allgather, check_allgather),
-	OPS(alltoall, alltoall, OP_INPLACE, sizes_alltoall, fill_alltoall, check_alltoall),
-	OPS(reduce_scatter_block, rsb, OP_REDUCE | OP_INPLACE, sizes_rsb, fill_rsb, check_rsb),
-	OPS(scan, scan, OP_REDUCE | OP_INPLACE, sizes_vec, fill_vec, check_scan),
-	OPS(exscan, exscan, OP_REDUCE | OP_INPLACE, sizes_vec, fill_vec, check_exscan),
+	    check_reduce, NULL),
+	OPS(allreduce, allreduce, OP_REDUCE | OP_INPLACE, sizes_vec, fill_vec, check_allreduce,
+	    NULL),
+	OPS(gather, gather, OP_ROOTED | OP_INPLACE, sizes_gather, fill_gather, check_gather, NULL),
+	OPS(scatter, scatter, OP_ROOTED | OP_INPLACE, sizes_scatter, fill_scatter, check_scatter,
+	    NULL),
+	OPS(allgather, allgather, OP_INPLACE, sizes_allgather, fill_allgather, check_allgather,
+	    NULL),
+	OPS(alltoall, alltoall, OP_INPLACE, sizes_alltoall, fill_alltoall, check_alltoall, NULL),
+	OPS(reduce_scatter_block, rsb, OP_REDUCE | OP_INPLACE, sizes_rsb, fill_rsb, check_rsb,
+	    NULL),
+	OPS(scan, scan, OP_REDUCE | OP_INPLACE, sizes_vec, fill_vec, check_scan, NULL),
+	OPS(exscan, exscan, OP_REDUCE | OP_INPLACE, sizes_vec, fill_vec, check_exscan, NULL),
 	OPS(gatherv, gatherv, OP_V | OP_ROOTED | OP_INPLACE, sizes_gatherv, fill_gatherv,
-	    check_gatherv),
+	    check_gatherv, vinit),
 	OPS(scatterv, scatterv, OP_V | OP_ROOTED | OP_INPLACE, sizes_scatterv, fill_scatterv,
-	    check_scatterv),
+	    check_scatterv, vinit),
 	OPS(allgatherv, allgatherv, OP_V | OP_INPLACE, sizes_allgatherv, fill_allgatherv,
-	    check_vblocks),
-	OPS(alltoallv, alltoallv, OP_V, sizes_alltoallv, fill_alltoallv, check_alltoallv),
-	OPS(reduce_scatter, rs, OP_V | OP_REDUCE | OP_INPLACE, sizes_rs, fill_rs, check_rs),
+	    check_vblocks, vinit),
+	OPS(alltoallv, alltoallv, OP_V, sizes_alltoallv, fill_alltoallv, check_alltoallv, vinit),
+	OPS(reduce_scatter, rs, OP_V | OP_REDUCE | OP_INPLACE, sizes_rs, fill_rs, check_rs, vinit),
 	OPS(neighbor_allgather, nallgather, OP_NEIGHBOR, sizes_nallgather, fill_nallgather,
-	    check_nallgather),
+	    check_nallgather, nbr_init),
 	OPS(neighbor_alltoall, nalltoall, OP_NEIGHBOR, sizes_nalltoall, fill_nalltoall,
-	    check_nalltoall),
+	    check_nalltoall, nbr_init),
 	OPS(neighbor_allgatherv, nallgatherv, OP_NEIGHBOR | OP_V, sizes_nallgatherv,
-	    fill_nallgatherv, check_nallgather),
+	    fill_nallgatherv, check_nallgather, nbr_vinit),
 	OPS(neighbor_alltoallv, nalltoallv, OP_NEIGHBOR | OP_V, sizes_nalltoallv,
-	    fill_nalltoallv, check_nalltoall),
+	    fill_nalltoallv, check_nalltoall, nbr_vinit),
 };
 
 #define NOPS (sizeof(ops) / sizeof(ops[0]))
@@ -1007,202 +1025,6 @@ const char *bench_op_names(void)
 {
 	static char buf[1024];
 	return buf[0] ? buf : bench_op_names_where(0, 0, buf, sizeof(buf));
-}
-
-/* ---- buffers ------------------------------------------------------------------------ */
-
-static void human(char *buf, size_t len, double bytes)
-{
-	const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-	int k = 0;
-	while (bytes >= 1024 && k < 6) {
-		bytes /= 1024;
-		k++;
-	}
-	snprintf(buf, len, "%.4g %s", bytes, u[k]);
-}
-
-/* The send and receive bytes of b at message size n: with a shifting root, the most of
- * being the root and not (b->root is left as it was). */
-static void buf_bytes(struct bench_buf *b, size_t n, size_t *s, size_t *r)
-{
-	b->op->sizes(b, n, s, r);
-	if (b->root_shift && (b->op->flags & OP_ROOTED) && b->nprocs > 1) {
-		int root = b->root;
-		size_t s2, r2;
-		b->root = b->rank == root ? (root + 1) % b->nprocs : b->rank;
-		b->op->sizes(b, n, &s2, &r2);
-		b->root = root;
-		*s = *s > s2 ? *s : s2;
-		*r = *r > r2 ? *r : r2;
-	}
-}
-
-size_t bench_cache_bytes(void)
-{
-	long c = -1;
-#ifdef _SC_LEVEL3_CACHE_SIZE
-	c = sysconf(_SC_LEVEL3_CACHE_SIZE);
-	if (c <= 0)
-		c = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
-	size_t cap = (size_t)64 << 20; /* a VM may report the whole host's cache */
-	return c > 0 && 2 * (size_t)c < cap ? 2 * (size_t)c : cap;
-}
-
-static size_t round_up(size_t n, size_t a)
-{
-	return (n + a - 1) / a * a;
-}
-
-/* The layout of b's buffers under bo at its message size: strides and sets. */
-static void layout(struct bench_buf *b, const struct bench_buf_opts *bo)
-{
-	size_t a = bo->align > 64 ? bo->align : 64; /* sets never share a cache line */
-	buf_bytes(b, b->bytes, &b->sbytes, &b->rbytes);
-	b->sstride = round_up(b->sbytes ? b->sbytes : 1, a);
-	b->rstride = round_up(b->rbytes ? b->rbytes : 1, a);
-	b->nsets = 1;
-	if (bo->mode == BUF_ROTATE && b->sbytes + b->rbytes > 0) {
-		size_t per = b->sstride + b->rstride, want = (bo->mode_bytes + per - 1) / per;
-		b->nsets = want < 2 ? 2 : want > ((size_t)1 << 24) ? (size_t)1 << 24 : want;
-	}
-	b->flush_bytes = bo->mode == BUF_OFFCACHE ? bo->mode_bytes : 0;
-}
-
-int bench_buf_check(const struct bench_op *op, int nprocs, const struct bench_buf_opts *bo,
-                    size_t bytes, size_t max_bytes)
-{
-	if (op->flags & OP_NOSIZE)
-		return 0;
-	const struct bench_dtype *t = bo->type ? bo->type : bench_dtype_find("int32");
-	if ((op->flags & OP_REDUCE) && bytes % t->extent)
-		return err_set(HCLOCK_EINVAL, "%s works on %s elements: size %zu is not a multiple "
-		               "of %zu bytes", op->name, t->name, bytes, t->extent);
-	size_t elems = (op->flags & OP_REDUCE) ? bytes / t->extent : bytes;
-	if ((op->flags & OP_V) && (double)elems * nprocs > INT_MAX)
-		return err_set(HCLOCK_EINVAL, "size %zu of %s on %d ranks puts displacements beyond "
-		               "MPI's int (%d elements in all)", bytes, op->name, nprocs, INT_MAX);
-	/* the largest buffers are the root's, or (alltoallv, skewed) the last rank's: size
-	 * them as if this rank were either */
-	struct bench_buf b = {.op = op, .rank = 0, .root = 0, .nprocs = nprocs,
-	                      .in_place = bo->in_place && (op->flags & OP_INPLACE), .bytes = bytes,
-	                      .root_shift = bo->root_shift && (op->flags & OP_ROOTED), .type = t,
-	                      .counts = bo->counts, .topology = bo->topology,
-	                      .nsrc = degree(bo->topology), .ndst = degree(bo->topology)};
-	/* an upper bound first, before size_t could wrap */
-	double need = (2.0 + BENCH_MAX_DEGREE) * (double)bytes * nprocs +
-	              2.0 * (double)bo->mode_bytes;
-	if (need < (double)max_bytes) {
-		need = 0;
-		for (int k = 0; k < 2; k++, b.rank = nprocs - 1) {
-			layout(&b, bo);
-			double nk = (double)(b.sstride + b.rstride) * (double)b.nsets +
-			            (double)b.flush_bytes;
-			need = nk > need ? nk : need;
-		}
-	}
-	if (need > (double)max_bytes) {
-		char hn[32], hm[32];
-		human(hn, sizeof(hn), need);
-		human(hm, sizeof(hm), (double)max_bytes);
-		return err_set(HCLOCK_EINVAL, "size %zu of %s needs %s of buffers per process on %d "
-		               "ranks, more than the %s of memory each process here can have", bytes,
-		               op->name, hn, nprocs, hm);
-	}
-	if (elems > INT_MAX)
-		return err_set(HCLOCK_EINVAL, "size %zu of %s is beyond MPI's int element count (%d "
-		               "elements)", bytes, op->name, INT_MAX);
-	return 0;
-}
-
-static void *alloc_aligned(size_t align, size_t n)
-{
-	void *p = NULL;
-	if (align < sizeof(void *))
-		return malloc(n);
-	return posix_memalign(&p, align, n) ? NULL : p;
-}
-
-int bench_buf_init(struct bench_buf *b, const struct bench_op *op, MPI_Comm comm,
-                   const struct bench_buf_opts *bo, size_t bytes)
-{
-	memset(b, 0, sizeof(*b));
-	b->op = op;
-	b->comm = comm;
-	PMPI_Comm_rank(comm, &b->rank);
-	PMPI_Comm_size(comm, &b->nprocs);
-	b->root = bo->root;
-	b->in_place = bo->in_place && (op->flags & OP_INPLACE);
-	b->bytes = (op->flags & OP_NOSIZE) ? 0 : bytes;
-	b->type = bo->type ? bo->type : bench_dtype_find("int32");
-	b->rop = bo->rop;
-	if (op->flags & OP_REDUCE) {
-		b->mtype = bench_dtype_mpi(b->type);
-		b->mop = bench_rop_mpi(b->type, b->rop);
-	}
-	b->count = (int)((op->flags & OP_REDUCE) ? b->bytes / b->type->extent : b->bytes);
-	b->root_shift = bo->root_shift && (op->flags & OP_ROOTED);
-	b->counts = bo->counts;
-	b->topology = bo->topology;
-	b->ncomm = MPI_COMM_NULL;
-	if (op->flags & OP_NEIGHBOR) {
-		int rc = nbr_init(b);
-		if (rc != MPI_SUCCESS) {
-			bench_buf_free(b);
-			return comm_check(rc, b->topology == TOPO_GRAPH ? "MPI_Dist_graph_create_adjacent"
-			                                                : "MPI_Cart_create");
-		}
-	}
-	if ((op->flags & OP_V) && vinit(b)) {
-		bench_buf_free(b);
-		return err_set(HCLOCK_ENOMEM, "out of memory for the counts of %s", op->name);
-	}
-	if ((op->flags & OP_V) && (op->flags & OP_NEIGHBOR))
-		nbr_vinit(b);
-	layout(b, bo);
-	size_t a = bo->mode == BUF_CACHED ? bo->align : (bo->align > 64 ? bo->align : 64);
-	/* every set at least one byte, so buffers are valid pointers; touch every page now */
-	b->sbase = b->sbuf = alloc_aligned(a, b->sstride * b->nsets);
-	b->rbase = b->rbuf = alloc_aligned(a, b->rstride * b->nsets);
-	if (b->flush_bytes)
-		b->flush = alloc_aligned(64, b->flush_bytes);
-	if (!b->sbuf || !b->rbuf || (b->flush_bytes && !b->flush)) {
-		bench_buf_free(b);
-		return err_set(HCLOCK_ENOMEM, "out of memory for the buffers of %s at %zu bytes "
-		               "(%zu sets of %zu + %zu bytes)", op->name, bytes, b->nsets, b->sbytes,
-		               b->rbytes);
-	}
-	memset(b->sbase, 1, b->sstride * b->nsets);
-	memset(b->rbase, 0, b->rstride * b->nsets);
-	if (b->flush_bytes)
-		memset(b->flush, 0, b->flush_bytes);
-	return 0;
-}
-
-int bench_buf_prepare(struct bench_buf *b)
-{
-	/* ReproMPI's --clear-cache: write more than the caches hold, so that the operation's
-	 * buffers (and the MPI library's) are evicted; then wait for the others, whose writes
-	 * take different times, so that the next start is not late for the slowest */
-	if (!b->flush_bytes)
-		return 0;
-	memset(b->flush, ++b->flush_val, b->flush_bytes);
-	return comm_check(PMPI_Barrier(b->comm), "MPI_Barrier (after --buffers offcache)");
-}
-
-void bench_buf_free(struct bench_buf *b)
-{
-	free(b->sbase);
-	free(b->rbase);
-	free(b->flush);
-	free(b->vc);
-	b->sbase = b->rbase = b->sbuf = b->rbuf = NULL;
-	b->flush = NULL;
-	b->vc = b->vd = b->ac = b->ad = NULL;
-	/* only a buffer that bench_buf_init made has a topology communicator (collective) */
-	if (b->op && (b->op->flags & OP_NEIGHBOR) && b->ncomm != MPI_COMM_NULL)
-		PMPI_Comm_free(&b->ncomm);
 }
 
 /* ---- validation and errors ---------------------------------------------------------- */

@@ -1,7 +1,7 @@
 /*
  * op.h - the MPI operations hclock bench measures: one table entry per collective, with its
- * buffers, one call (nonblocking forms complete with MPI_Wait), and the result check of
- * --validate.
+ * buffer sizes and set-up, one call (nonblocking forms complete with MPI_Wait), and the
+ * result check of --validate. The buffers themselves (layout, allocation): bench/buf.h.
  *
  * Message size: "size" is the bytes one process contributes to or receives from one other
  * process: the broadcast message, one block of gather/scatter/allgather/alltoall, the
@@ -16,7 +16,8 @@
  * extent. barrier has no message; its size is reported as 0.
  *
  * Adding an operation: its hooks below and one OPS(...) line in the table of op.c; the help
- * texts, the error lines and the --root list are made from the table.
+ * texts, the error lines and the --root list are made from the table, and bench_buf_init
+ * (bench/buf.h) sizes and sets up its buffers through its hooks.
  *
  * Errors: the functions here return 0 or a negative HCLOCK_E* with hclock_last_error()
  * naming what failed (the table's call hook alone returns the MPI code, which
@@ -64,7 +65,10 @@ struct bench_buf;
 struct bench_op {
 	const char *name; /* "allreduce", "iallreduce", ... */
 	unsigned flags;
-	/* Bytes of send and receive buffer this rank needs for message size bytes. */
+	/* Bytes of send and receive buffer this rank needs for message size bytes. Called by
+	 * bench_buf_init after init, and by bench_buf_check without it (b zeroed but for op,
+	 * rank, nprocs, root, root_shift, in_place, bytes, type, counts and topology), where
+	 * an upper bound will do. */
 	void (*sizes)(const struct bench_buf *b, size_t bytes, size_t *sbytes, size_t *rbytes);
 	/* One call of the operation; returns an MPI error code (MPI_SUCCESS). The blocking
 	 * and nonblocking entries of one OPS line share their hooks. */
@@ -73,6 +77,13 @@ struct bench_op {
 	void (*fill)(struct bench_buf *b);
 	/* ... and after one call check this rank's result: 0, or -1 with a message in msg. */
 	int (*check)(const struct bench_buf *b, char *msg, size_t len);
+	/* Optional (NULL: nothing to set up): what the operation needs besides its buffers,
+	 * made by bench_buf_init before it sizes and allocates them, with every argument of
+	 * b already set (the v-variants' vc, vd, ac, ad; the neighborhood collectives' ncomm
+	 * and neighbor lists). May be collective over b->comm. 0, or a negative HCLOCK_E*
+	 * with hclock_last_error() naming what failed; bench_buf_init then calls
+	 * bench_buf_free, which releases what an init may hold (vc, ncomm). */
+	int (*init)(struct bench_buf *b);
 };
 
 /* Buffers and arguments of one operation at one message size on one rank. */
@@ -124,26 +135,6 @@ struct bench_buf {
 	size_t compute_cap, ncompute;
 };
 
-/* How bench_buf_init lays out the buffers. */
-enum bench_buffers { BUF_CACHED, BUF_ROTATE, BUF_OFFCACHE };
-struct bench_buf_opts {
-	int root;
-	int in_place;
-	int root_shift;           /* rooted operations move their root on after every call */
-	enum bench_buffers mode;
-	size_t mode_bytes;        /* rotate: the sets together cover at least this; offcache:
-	                             bytes written before every repetition */
-	size_t align;             /* buffers start at multiples of this (power of two, >= 8;
-	                             0: malloc's) */
-	const struct bench_dtype *type; /* reductions' element type (NULL: int32) */
-	int rop;                  /* and operation (enum bench_rop; 0: sum) */
-	enum bench_counts counts; /* the v-variants' split (0: regular) */
-	enum bench_topology topology; /* the neighborhood collectives' (0: cart) */
-};
-/* 2 x the last-level cache (sysconf), at most 64 MiB (also when unknown), bytes:
- * --buffers' default SIZE */
-size_t bench_cache_bytes(void);
-
 /* The operation called name, or NULL. */
 const struct bench_op *bench_op_find(const char *name);
 /* The same as a library call: 0, or HCLOCK_EINVAL with hclock_last_error() naming the
@@ -156,24 +147,6 @@ const char *bench_op_names_where(unsigned all_of, unsigned none_of, char *buf, s
 /* The table: entry i (0 <= i < bench_op_count()). */
 size_t bench_op_count(void);
 const struct bench_op *bench_op_at(size_t i);
-
-/*
- * Check that op can run with message size bytes on nprocs ranks and that the buffers fit in
- * max_bytes: 0, or HCLOCK_EINVAL with hclock_last_error() saying what is wrong. No
- * allocation, no MPI.
- */
-int bench_buf_check(const struct bench_op *op, int nprocs, const struct bench_buf_opts *bo,
-                    size_t bytes, size_t max_bytes);
-/* Allocate and touch the buffers (collective over comm for the neighborhood collectives,
- * which make their topology communicator here; otherwise not); root_shift: rooted operations move
- * their root on after every call (every rank's buffers fit being the root). 0,
- * HCLOCK_ENOMEM or HCLOCK_EMPI (the topology communicator). */
-int bench_buf_init(struct bench_buf *b, const struct bench_op *op, MPI_Comm comm,
-                   const struct bench_buf_opts *bo, size_t bytes);
-/* Collective under offcache: before a repetition, outside the timed region, write the
- * flush bytes, then MPI_Barrier. 0 or HCLOCK_EMPI (nothing and 0 otherwise). */
-int bench_buf_prepare(struct bench_buf *b);
-void bench_buf_free(struct bench_buf *b);
 
 /* Collective: fill the inputs with the validation pattern, call once, check this rank's
  * result. 0; HCLOCK_EMPI when the call failed or its result is wrong (the line names the

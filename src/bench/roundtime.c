@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench/buf.h"
 #include "bench/scheme.h"
 #include "hclock_api.h"
 #include "util/err.h"

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/buf.h"
 #include "bench/scheme.h"
 #include "hclock_api.h"
 #include "transport/comm.h"

@@ -13,6 +13,7 @@
  */
 #include <stdlib.h>
 
+#include "bench/buf.h"
 #include "bench/scheme.h"
 #include "hclock_api.h"
 #include "transport/comm.h"

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/buf.h"
 #include "bench/collect.h"
 #include "bench/help.h"
 #include "bench/op.h"

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/buf.h"
 #include "bench/help.h"
 #include "bench/op.h"
 #include "bench/report.h"
