@@ -7,10 +7,10 @@
  * bytes8() for the data-movement operations, bench_dtype_val() (bench/dtype.h) for the
  * reductions, whose expected value is bench_dtype_expect() over the contributing ranks.
  *
- * A test build defines HCLOCK_BENCH_BREAK_REDUCE: every reduction then adds 1 to the first
- * value of its result, and the v-variants and neighborhood collectives that move bytes
- * flip the last byte of their receive buffer, so a test can prove that --validate catches
- * a wrong result.
+ * Under the test hook HCLOCK_FAULT=rank=R|all,at=corrupt (util/fault.h) every reduction
+ * adds 1 to the first value of its result, and the v-variants and neighborhood collectives
+ * that move bytes flip the last byte of their receive buffer, so a test can prove that
+ * --validate catches a wrong result.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -22,6 +22,7 @@
 #include "hclock_api.h"
 #include "transport/comm.h"
 #include "util/err.h"
+#include "util/fault.h"
 #include "util/timeutil.h"
 
 #define GARBAGE 0xEE
@@ -33,25 +34,16 @@ static uint8_t bytes8(int r, int j, size_t i)
 
 static void corrupt(const struct bench_buf *b, void *res)
 {
-#ifdef HCLOCK_BENCH_BREAK_REDUCE
-	if (b->count > 0)
+	if (fault_armed && fault_mode(FAULT_CORRUPT) && b->count > 0)
 		bench_dtype_store(b->type, res, 0, (int64_t)bench_dtype_load(b->type, res, 0) + 1);
-#else
-	(void)b;
-	(void)res;
-#endif
 }
 
 /* the same for the data-movement operations added with the v-variants: the last byte of
  * the receive buffer flipped */
 static void corrupt8(const struct bench_buf *b)
 {
-#ifdef HCLOCK_BENCH_BREAK_REDUCE
-	if (b->rbytes > 0)
+	if (fault_armed && fault_mode(FAULT_CORRUPT) && b->rbytes > 0)
 		((uint8_t *)b->rbuf)[b->rbytes - 1] ^= 1;
-#else
-	(void)b;
-#endif
 }
 
 /* the nonblocking forms: after the start, --overlap's compute phase (timed on the local

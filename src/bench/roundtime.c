@@ -20,6 +20,7 @@
 #include "bench/scheme.h"
 #include "hclock_api.h"
 #include "util/err.h"
+#include "util/fault.h"
 #include "util/timeutil.h"
 
 struct roundtime {
@@ -28,25 +29,19 @@ struct roundtime {
 };
 
 /*
- * Test builds define HCLOCK_BENCH_FORCE_LATE=N: the last rank then sleeps the slack plus
- * 10 ms before every N-th round (N-1, 2N-1, ...), so it learns that round's start time
- * late (unless the reference itself is held up longer, which 10 ms makes unlikely even on
- * an oversubscribed machine), and a test can check that those repetitions are invalid.
+ * The test hook HCLOCK_FAULT=rank=R|all,at=late,k=K (util/fault.h): the named process then
+ * sleeps the slack plus 10 ms before every K-th round (K-1, 2K-1, ...), so it learns that
+ * round's start time late (unless the reference itself is held up longer, which 10 ms makes
+ * unlikely even on an oversubscribed machine), and a test can check that those repetitions
+ * are invalid.
  */
-static void force_late(const struct bench_params *p, size_t round, int64_t slack_ns)
+static void force_late(size_t round, int64_t slack_ns)
 {
-#ifdef HCLOCK_BENCH_FORCE_LATE
-	int rank, size;
-	PMPI_Comm_rank(p->comm, &rank);
-	PMPI_Comm_size(p->comm, &size);
-	if (rank == size - 1 && round % HCLOCK_BENCH_FORCE_LATE == HCLOCK_BENCH_FORCE_LATE - 1) {
+	if (!fault_armed || !fault_mode(FAULT_LATE))
+		return;
+	size_t k = (size_t)fault_period();
+	if (round % k == k - 1)
 		real_sleep_ns(slack_ns + 10000000);
-	}
-#else
-	(void)p;
-	(void)round;
-	(void)slack_ns;
-#endif
 }
 
 static int roundtime_measure(struct bench_scheme *s, const struct bench_params *p,
@@ -63,7 +58,7 @@ static int roundtime_measure(struct bench_scheme *s, const struct bench_params *
 	for (int done = 0; !done;) {
 		int64_t common = 0, late = 0, t0, t1, inv, first, last;
 		int prc = bench_buf_prepare(b); /* --buffers offcache, before the start is set */
-		force_late(p, out->n, slack.cur_ns);
+		force_late(out->n, slack.cur_ns);
 		int hrc = hclock_harmonize(p->comm, p->clk, slack.cur_ns, &common, &late);
 		hrc = hrc ? hrc : prc;
 		t0 = hclock_now(p->clk);

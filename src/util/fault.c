@@ -13,7 +13,8 @@
 static const char *const names[FAULT_NPOINTS] = {"alloc", "exchange", "fit", "agree",
                                                     "cont", "op", "store", "collect",
                                                     "mute", "write", "finalize", "freeze",
-                                                    "slack", "burst", "shift", "unbounded"};
+                                                    "slack", "burst", "shift", "unbounded",
+                                                    "corrupt", "late"};
 
 int fault_armed, fault_stall_armed;
 /* at=stall: share of measurements stalled, the stall's range, ns, the sites drawn for (a
@@ -35,6 +36,7 @@ static const unsigned stall_on_sites[] = {
 static int initialised, fired;
 static enum fault_point point;
 static long nth = 1, seen;
+static int have_nth;
 
 int fault_init(int world_rank)
 {
@@ -73,12 +75,12 @@ static int stall_site_set(const char *v, size_t n, unsigned *sites)
 
 static int bad_value(const char *v, const char *item, size_t n)
 {
-	char list[160] = "";
+	char list[256] = "";
 	for (int i = 0; i < FAULT_NPOINTS; i++)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? "|" : "",
 		         names[i]);
 	return err_set(HCLOCK_EINVAL, "HCLOCK_FAULT='%s': bad item '%.*s'; expected "
-	               "rank=R,at=%s[,k=K] or rank=R|all,at=shift|unbounded or "
+	               "rank=R,at=%s[,k=K] or rank=R|all,at=shift|unbounded|corrupt|late[,k=K] or "
 	               "rank=R|all,at=stall[,ms=LO[-HI]][,share=P][,seed=S]"
 	               "[,on=all|oneshot|cont|child|parent] "
 	               "(a test-only hook)", v, (int)n, item, list);
@@ -91,6 +93,7 @@ int fault_configure(const char *v, int world_rank)
 	stall_forced_ns = 0;
 	point = FAULT_ALLOC;
 	nth = 1;
+	have_nth = 0;
 	fault_reset();
 	if (!v || !*v)
 		return 0;
@@ -111,7 +114,7 @@ int fault_configure(const char *v, int world_rank)
 		else if (eq && kn == 4 && !strncmp(p, "rank", 4))
 			ok = !parse_int(val, vn, 0, 1L << 30, &rank);
 		else if (eq && kn == 1 && *p == 'k')
-			ok = !parse_int(val, vn, 1, 1L << 40, &nth);
+			ok = have_nth = !parse_int(val, vn, 1, 1L << 40, &nth);
 		else if (eq && kn == 2 && !strncmp(p, "ms", 2))
 			ok = !parse_ms_range(val, vn, &lo, &hi);
 		else if (eq && kn == 5 && !strncmp(p, "share", 5))
@@ -134,11 +137,14 @@ int fault_configure(const char *v, int world_rank)
 		if (*p == ',')
 			p++;
 	}
-	int mode = !stall && (point == FAULT_SHIFT || point == FAULT_UNBOUNDED);
+	int mode = !stall && (point == FAULT_SHIFT || point == FAULT_UNBOUNDED ||
+	                      point == FAULT_CORRUPT || point == FAULT_LATE);
 	if ((rank < 0 && !all) || !have_point || (all && !stall && !mode) || (have_on && !stall))
 		return err_set(HCLOCK_EINVAL, "HCLOCK_FAULT='%s': needs rank=R and at=POINT (rank=all "
-		               "only with at=stall, shift or unbounded, on= only with at=stall; a "
-		               "test-only hook)", v);
+		               "only with at=stall, shift, unbounded, corrupt or late, on= only with "
+		               "at=stall; a test-only hook)", v);
+	if (point == FAULT_LATE && !have_nth)
+		nth = 5;
 	if (stall) {
 		fault_stall_armed = stall_configured = all || rank == world_rank;
 		stall_share = share;
@@ -156,6 +162,11 @@ int fault_configure(const char *v, int world_rank)
 int fault_mode(enum fault_point p)
 {
 	return fault_armed && point == p;
+}
+
+long fault_period(void)
+{
+	return nth;
 }
 
 void fault_stall_force(int64_t ns)

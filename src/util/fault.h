@@ -40,6 +40,16 @@
  *             every reading outside them)
  *   unbounded hclock trace's OTF2 writer leaves its memory to OTF2's own allocation, which
  *             keeps every chunk until the end (the test of the memory bound must fail)
+ *   corrupt   hclock bench's and imbalance's operations give wrong results: every reduction
+ *             adds 1 to the first value of its result, the v-variants and neighborhood
+ *             collectives that move bytes flip the last byte received (--validate must
+ *             catch each)
+ *
+ *   HCLOCK_FAULT=rank=R|all,at=late[,k=K]
+ *
+ * roundtime (hclock bench) makes the named process(es) late for every K-th round (default 5:
+ * rounds K-1, 2K-1, ... of each pass): it sleeps the slack plus 10 ms before the round, so it
+ * learns the round's start time late and the repetition must be reported invalid.
  *
  *   HCLOCK_FAULT=rank=R|all,at=stall[,ms=LO[-HI]][,share=P][,seed=S][,on=SITES]
  *
@@ -71,7 +81,7 @@
 enum fault_point { FAULT_ALLOC, FAULT_EXCHANGE, FAULT_FIT, FAULT_AGREE, FAULT_CONT, FAULT_OP,
                    FAULT_STORE, FAULT_COLLECT, FAULT_MUTE, FAULT_WRITE, FAULT_FINALIZE,
                    FAULT_FREEZE, FAULT_SLACK, FAULT_BURST, FAULT_SHIFT, FAULT_UNBOUNDED,
-                   FAULT_NPOINTS };
+                   FAULT_CORRUPT, FAULT_LATE, FAULT_NPOINTS };
 
 extern int fault_armed; /* HCLOCK_FAULT names this process (set by fault_init) */
 
@@ -89,8 +99,11 @@ static inline int fault_hit(enum fault_point p)
 {
 	return fault_armed ? fault_hit_slow(p) : 0;
 }
-/* Whether the mode p (shift, unbounded) is on for this process (counts nothing). */
+/* Whether the mode p (shift, unbounded, corrupt, late) is on for this process (counts
+ * nothing). */
 int fault_mode(enum fault_point p);
+/* at=late: its period K, in rounds (k=K, default 5) */
+long fault_period(void);
 /* at=stall: where a stall is drawn */
 enum fault_stall_site {
 	FAULT_STALL_ONESHOT, /* an offset measurement (offset_measure) */

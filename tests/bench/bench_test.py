@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """bench_test.py - tool tests of hclock bench and hclock imbalance.
 
-usage: bench_test.py --mpirun RUN --mpiexec MPIEXEC --hclock HCLOCK --hooks HOOKS
+usage: bench_test.py --mpirun RUN --mpiexec MPIEXEC --hclock HCLOCK --probe PROBE
                      --tables TABLES CASE
 
-RUN is tests/mpi/mpirun.sh (flavor detection, oversubscription, timeout). HOOKS is the
-tool built with the test hooks (every reduction off by one; roundtime makes the last rank
-late for every 5th round; one more scheme, "probe"). TABLES prints the names in the
-tool's scheme and operation tables. Each CASE prints what it checked and exits non-zero on
+RUN is tests/mpi/mpirun.sh (flavor detection, oversubscription, timeout). PROBE is the
+tool built with one more scheme, "probe" (tests/bench/scheme_probe.c). Wrong results and
+late ranks are injected into HCLOCK itself through HCLOCK_FAULT (at=corrupt: every
+reduction off by one, the last byte of a v-variant's or neighborhood collective's result
+flipped; at=late,k=5: the named rank late for every 5th round). TABLES prints the names in
+the tool's scheme and operation tables. Each CASE prints what it checked and exits non-zero on
 failure.
 """
 import argparse
@@ -68,18 +70,25 @@ def check_quiet(cond, what, share):
     return check(cond, what)
 
 
-def run(np, args, tool=None, timeout=120):
+# HCLOCK_FAULT: every operation's result wrong on every rank
+CORRUPT = "rank=all,at=corrupt"
+
+
+def run(np, args, tool=None, timeout=120, fault=None):
     cmd = [A.mpirun, A.mpiexec, str(np), tool or A.hclock] + args
     env = dict(os.environ, HCLOCK_TEST_TIMEOUT=str(timeout))
+    if fault:
+        env["HCLOCK_FAULT"] = fault
     t0 = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     dt = time.monotonic() - t0
-    print("$ " + " ".join(cmd) + "  -> exit %d in %.1f s" % (p.returncode, dt))
+    print(("HCLOCK_FAULT=%s " % fault if fault else "") + "$ " + " ".join(cmd) +
+          "  -> exit %d in %.1f s" % (p.returncode, dt))
     return p.returncode, p.stdout, p.stderr, dt
 
 
-def bench_json(np, args, tool=None):
-    rc, out, err, dt = run(np, ["bench", "--format", "json"] + args, tool)
+def bench_json(np, args, tool=None, fault=None):
+    rc, out, err, dt = run(np, ["bench", "--format", "json"] + args, tool, fault=fault)
     if not check(rc == 0, "bench exits 0"):
         print(err)
         return None, dt
@@ -147,10 +156,12 @@ def case_roundtime_late():
     with tempfile.TemporaryDirectory() as tmp:
         raw = os.path.join(tmp, "raw.csv")
         for np in (2, 4):
-            # one pass: the hook counts rounds within a pass, raw numbers them over passes
+            # one pass: the hook counts rounds within a pass, raw numbers them over passes;
+            # the last rank late for every 5th round
             d, _ = bench_json(np, ["--op", "bcast", "--sizes", "8", "--time-slice", "0.5",
                                    "--raw", raw, "--sync", "hca3/20/skampi/5",
-                                   "--order", "sequential"], A.hooks)
+                                   "--order", "sequential"],
+                              fault="rank=%d,at=late,k=5" % (np - 1))
             if not d:
                 continue
             r = d["results"][0]
@@ -180,14 +191,14 @@ def one_error_line(err):
 def case_validate_catches():
     for op in ["allreduce", "reduce", "reduce_scatter_block", "scan", "exscan", "iallreduce"]:
         rc, out, err, _ = run(2, ["bench", "--op", op, "--sizes", "8", "--validate",
-                                  "--time-slice", "0.05", "--sync", "none"], A.hooks)
+                                  "--time-slice", "0.05", "--sync", "none"], fault=CORRUPT)
         lines = one_error_line(err)
         check(rc != 0 and rc < 124 and len(lines) == 1 and "--validate" in lines[0] and
               op in lines[0], "broken %s: exit %d, %s" % (op, rc, lines))
     # the data-movement operations have no reduction to break: they pass
     rc, _, err, _ = run(2, ["bench", "--op", "bcast,alltoall", "--sizes", "8", "--validate",
-                            "--time-slice", "0.05", "--sync", "none"], A.hooks)
-    check(rc == 0, "unbroken bcast,alltoall validate in the hook build (exit %d) %s" %
+                            "--time-slice", "0.05", "--sync", "none"], fault=CORRUPT)
+    check(rc == 0, "unbroken bcast,alltoall validate under at=corrupt (exit %d) %s" %
           (rc, err.strip()))
 
 
@@ -228,11 +239,11 @@ def case_datatypes():
                 check(d is not None and len(d["results"]) == 4 and d["datatype"] == t and
                       d["reduce_op"] == o,
                       "np %d %s %s %s validated" % (np, t, o, " ".join(extra)))
-    # a wrong result is caught for each type (the hook build breaks every reduction)
+    # a wrong result is caught for each type (at=corrupt breaks every reduction)
     for t in TYPES:
         rc, _, err, _ = run(2, ["bench", "--op", "allreduce", "--sizes", "32", "--datatype",
                                 t, "--reduce-op", "max", "--validate", "--sync", "none"],
-                            A.hooks)
+                            fault=CORRUPT)
         lines = one_error_line(err)
         check(rc != 0 and rc < 124 and len(lines) == 1 and "wrong result: %s value 0" % t
               in lines[0], "broken allreduce on %s caught: exit %d, %s" % (t, rc, lines))
@@ -244,9 +255,9 @@ NBR_OPS = ["neighbor_allgather", "neighbor_alltoall", "neighbor_allgatherv",
 
 
 def broken_caught(np, op, extra, tail):
-    """op of 8 bytes in the hook build (its result broken) fails --validate: one line."""
+    """op of 8 bytes under at=corrupt (its result broken) fails --validate: one line."""
     rc, _, err, _ = run(np, ["bench", "--op", op, "--sizes", "8", "--validate", "--sync",
-                             "none"] + extra, A.hooks)
+                             "none"] + extra, fault=CORRUPT)
     lines = one_error_line(err)
     check(rc != 0 and rc < 124 and len(lines) == 1 and
           "%s of 8 bytes gave a wrong result%s" % (op, tail) in lines[0],
@@ -256,7 +267,7 @@ def broken_caught(np, op, extra, tail):
 def case_vcounts():
     """The v-variants under both splits, every rank's result checked (--validate), on 2, 3
     and 4 ranks, in place and with other roots; the split itself against its definition;
-    a wrong byte or value caught on every operation (the hook build breaks them)."""
+    a wrong byte or value caught on every operation (at=corrupt breaks them)."""
     counts = table_counts()
     for (mode, p, n), c in sorted(counts.items()):
         ok = len(c) == p and sum(c) == n * p
@@ -282,7 +293,7 @@ def case_vcounts():
             check(d is not None and len(d["results"]) == 30 and d["counts"] == mode,
                   "np %d %s %s: 10 operations x 3 sizes validated" % (np, mode,
                                                                      " ".join(extra)))
-    # the check bites: every operation broken in the hook build, under both splits
+    # the check bites: every operation broken (at=corrupt), under both splits
     for mode in ("regular", "skewed"):
         for op in V_OPS + ["ireduce_scatter"]:
             broken_caught(3, op, ["--counts", mode], "")
@@ -812,7 +823,7 @@ def error_list(args, what, tool=None):
 
 def case_tables():
     """--help and the error lines are made from the tables: each lists exactly the table's
-    names, in its order; a scheme added to the table (the hooks build's probe, one file and
+    names, in its order; a scheme added to the table (the probe build's probe, one file and
     one line) appears in both and runs without any other edit."""
     schemes, ops = table_names()
     check(len(schemes) >= 4 and len(ops) >= 22, "tables: %d schemes, %d operations" %
@@ -830,13 +841,13 @@ def case_tables():
           "bench: the unknown-operation line lists every operation")
     check(error_list(["imbalance", "--op", "bogus"], "unknown operation 'bogus'") == ops,
           "imbalance: the unknown-operation line lists every operation")
-    # the probe: one file and one table line in the hooks build, nothing else
-    rc, out, _, _ = run(1, ["bench", "--help"], A.hooks)
-    check(help_schemes(out) == schemes + ["probe"], "hooks --help lists the probe scheme")
-    check(error_list(["bench", "--scheme", "bogus"], "unknown scheme", A.hooks) ==
-          schemes + ["probe"], "hooks: the unknown-scheme line lists the probe")
+    # the probe: one file and one table line in the probe build, nothing else
+    rc, out, _, _ = run(1, ["bench", "--help"], A.probe)
+    check(help_schemes(out) == schemes + ["probe"], "probe build: --help lists the probe")
+    check(error_list(["bench", "--scheme", "bogus"], "unknown scheme", A.probe) ==
+          schemes + ["probe"], "probe build: the unknown-scheme line lists the probe")
     d, _ = bench_json(2, ["--op", "bcast", "--sizes", "8", "--scheme", "probe/n=3",
-                          "--time-slice", "0.05", "--sync", "none"], A.hooks)
+                          "--time-slice", "0.05", "--sync", "none"], A.probe)
     check(d is not None and [r["scheme"] for r in d["results"]] == ["probe/n=3"] and
           d["results"][0]["valid"] > 0, "the probe scheme measures, parsing its argument")
     # the schemes' own arguments
@@ -916,14 +927,10 @@ def case_slack_stall():
         print(err)
 
 
-def run_fault(np, fault, args, expect, tool=None):
-    """A run of the hook build (or another tool) with HCLOCK_FAULT=fault: every rank exits 1
-    in time, and one line, from the failing rank or naming it, says what failed."""
-    os.environ["HCLOCK_FAULT"] = fault
-    try:
-        rc, out, err, dt = run(np, args, tool or A.hooks, timeout=60)
-    finally:
-        del os.environ["HCLOCK_FAULT"]
+def run_fault(np, fault, args, expect):
+    """A run of the tool with HCLOCK_FAULT=fault: every rank exits 1 in time, and one line,
+    from the failing rank or naming it, says what failed."""
+    rc, out, err, dt = run(np, args, timeout=60, fault=fault)
     lines = one_error_line(err)
     check(rc == 1 and len(lines) == 1 and all(e in lines[0] for e in expect),
           "fault %s: %s -> exit %d in %.1f s, %s" % (fault, " ".join(args), rc, dt, lines))
@@ -947,7 +954,6 @@ def case_faults():
                        (scheme, rank)])
         run_fault(3, "rank=1,at=store,k=2", base + ["--scheme", scheme],
                   ["%s of allreduce at 8 bytes: rank 1: out of memory" % scheme])
-    # (allreduce is the hook build's broken reduction: --validate would catch that first)
     run_fault(3, "rank=2,at=op", base + ["--validate", "--op", "bcast"],
               ["--validate: rank 2: bcast of 8 bytes: MPI_Bcast failed"])
     run_fault(3, "rank=1,at=op,k=3", base + ["--op", "iallreduce"],
@@ -960,7 +966,7 @@ def case_faults():
     # the library's own hook (HCLOCK_FAULT) failing the sync under both tools
     for tool, rank, at in [("bench", 1, "exchange"), ("imbalance", 2, "agree")]:
         run_fault(3, "rank=%d,at=%s" % (rank, at), [tool, "--sync", "hca3/10/skampi/5"],
-                  ["sync hca3/10/skampi/5 failed", "rank %d" % rank], A.hclock)
+                  ["sync hca3/10/skampi/5 failed", "rank %d" % rank])
 
 
 def main():
@@ -969,7 +975,7 @@ def main():
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--hclock", required=True)
-    ap.add_argument("--hooks", required=True)
+    ap.add_argument("--probe", required=True)
     ap.add_argument("--tables", required=True)
     ap.add_argument("case")
     A = ap.parse_args()

@@ -1,5 +1,5 @@
 /*
- * scheme_probe.c - scheme "probe", built only into the test tool hclock_bench_hooks, and
+ * scheme_probe.c - scheme "probe", built only into the test tool hclock_bench_probe, and
  * added there exactly as docs/bench.md says a scheme is added: this one file, and one line
  * SCHEME_TYPE(probe) in src/bench/schemes.def (tests/bench/CMakeLists.txt appends it to a
  * copy that the hook build includes). bench_test.py (case tables) finds it in --help and in the

@@ -129,6 +129,24 @@ static void fault_sites(void)
 	TEST_CHECK(fault_stall_draw_at(FAULT_STALL_CHILD) == 0, "stalls after disarming");
 }
 
+/* the modes that make a check bite: on for the named process(es) only, counting nothing;
+ * late's period */
+static void fault_modes(void)
+{
+	TEST_CHECK(fault_configure("rank=all,at=corrupt", 3) == 0 && fault_mode(FAULT_CORRUPT) &&
+	           !fault_mode(FAULT_LATE) && !fault_hit(FAULT_OP), "at=corrupt on rank=all");
+	TEST_CHECK(fault_configure("rank=2,at=corrupt", 3) == 0 && !fault_mode(FAULT_CORRUPT),
+	           "rank 3 corrupted by rank=2");
+	TEST_CHECK(fault_configure("rank=3,at=late", 3) == 0 && fault_mode(FAULT_LATE) &&
+	           fault_period() == 5, "at=late: on, period %ld (5)", fault_period());
+	TEST_CHECK(fault_configure("rank=all,at=late,k=3", 3) == 0 && fault_mode(FAULT_LATE) &&
+	           fault_period() == 3, "at=late,k=3: period %ld", fault_period());
+	TEST_CHECK(fault_configure("rank=all,at=op", 3) == HCLOCK_EINVAL,
+	           "rank=all with a counted point accepted");
+	fault_configure(NULL, 3);
+	TEST_CHECK(!fault_mode(FAULT_CORRUPT) && !fault_mode(FAULT_LATE), "modes after disarming");
+}
+
 int main(void)
 {
 	for (test_seed = 1; test_seed <= 20; test_seed++)
@@ -147,5 +165,6 @@ int main(void)
 	TEST_CHECK(k <= 4, "garbage kept %zu of 4", k);
 	TEST_CHECK(stall_keep(x, y, rtt, 0, xk, yk) == 0, "no points, some kept");
 	fault_sites();
+	fault_modes();
 	return test_end("test_stall");
 }
