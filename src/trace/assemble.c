@@ -383,6 +383,19 @@ static int pass_order(const char *dir, const struct trace_assemble_opts *o,
 	return rc;
 }
 
+/* ---- waits ---------------------------------------------------------------------------------- */
+
+static int pass_waits(const char *dir, const struct trace_assemble_opts *o,
+                      struct trace_summary *s)
+{
+	char path[PATH_MAX + 32];
+	path_fmt(path, sizeof(path), "%s/trace.pftrace", dir);
+	if (!trace_waits_run(dir, s->size, s->pf_ok ? path : NULL, &s->wait_states))
+		return 0;
+	warn(o, "wait states: %s", hclock_last_error());
+	return s->wait_states.done; /* the marks in trace.pftrace failed */
+}
+
 /* ---- profile -------------------------------------------------------------------------------- */
 
 static int pass_profile(const char *dir, const struct trace_assemble_opts *o,
@@ -392,6 +405,8 @@ static int pass_profile(const char *dir, const struct trace_assemble_opts *o,
 	const struct trace_pairing *pr = &s->pairing;
 	if (pr->done && s->prof)
 		profile_order(s->prof, pr->proven, pr->estimated, pr->unknown);
+	if (s->wait_states.done && s->prof)
+		profile_waits(s->prof, &s->wait_states);
 	s->profile_written = s->prof && !profile_write(s->prof, dir);
 	if (s->prof && !s->profile_written)
 		s->profile_errno = errno;
@@ -401,7 +416,8 @@ static int pass_profile(const char *dir, const struct trace_assemble_opts *o,
 /* ---- all of them ---------------------------------------------------------------------------- */
 
 static trace_pass *const passes[] = {
-	pass_parts, pass_pftrace, pass_json, pass_tidy, pass_otf2, pass_order, pass_profile,
+	pass_parts, pass_pftrace, pass_json, pass_tidy, pass_otf2, pass_order, pass_waits,
+	pass_profile,
 };
 
 int trace_assemble(const char *dir, const struct trace_assemble_opts *o,
@@ -428,6 +444,7 @@ int trace_assemble(const char *dir, const struct trace_assemble_opts *o,
 void trace_summary_free(struct trace_summary *s)
 {
 	profile_free(s->prof);
+	trace_waits_free(&s->wait_states);
 	free(s->proc);
 	memset(s, 0, sizeof(*s));
 }

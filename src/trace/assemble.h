@@ -14,7 +14,8 @@
  *   otf2      DIR/traces.otf2: the event files under the definitions (otf2_stream.h)
  *   order     small traces (as json): every message paired in memory (merge.h), its order
  *             checked by the clock's bounds and marked in DIR/trace.pftrace
- *   profile   DIR/profile.txt and profile.json (profile.h)
+ *   waits     the wait states (waitstate.h: the raw records streamed, any size)
+ *   profile   DIR/profile.txt and profile.json (profile.h), the wait states' table in them
  * A pass is one function of the type trace_pass and one line in passes[] (a pass in a file
  * of its own is declared below, `trace_pass pass_NAME;`); what it finds goes into a struct of
  * its own in struct trace_summary (as struct trace_pairing for the order pass), what it
@@ -28,6 +29,7 @@
 #include <stdint.h>
 
 #include "trace/stream.h"
+#include "trace/waitstate.h"
 #include "util/record.h"
 
 struct trace_profile;
@@ -100,6 +102,8 @@ struct trace_summary {
 	int otf2;                 /* this build writes traces.otf2 */
 	/* order */
 	struct trace_pairing pairing;
+	/* waits: the wait states */
+	struct trace_waits wait_states;
 	/* profile */
 	struct trace_profile *prof; /* the profile (NULL: out of memory), owned by the summary */
 	int profile_written;      /* profile.txt and profile.json written; if not, errno (prof

@@ -452,3 +452,126 @@ int pf_write_order(const char *path, int size, struct pf_order *o, size_t n)
 	free(s);
 	return rc;
 }
+
+/* ---- the wait states' marks ---- */
+
+struct pf_waits {
+	struct trace_stream s;   /* its pf output and the process being written (rank) */
+	int size;
+	unsigned char *started;  /* per process: its sequence begun */
+	const char *const *titles; /* the event names: titles[i] is iid i + 1 */
+	int ntitles;
+};
+
+/* the debug annotations' names, interned per sequence */
+enum { WA_PEER = 1, WA_LO, WA_HI, WA_PROVEN };
+
+struct pf_waits *pf_waits_open(const char *path, int size, const char *const *titles,
+                               int ntitles)
+{
+	struct pf_waits *w = calloc(1, sizeof(*w));
+	if (!w || !(w->started = calloc((size_t)(size > 0 ? size : 1), 1)) ||
+	    !(w->s.pf.buf = malloc(OUT_CAP))) {
+		if (w)
+			free(w->started);
+		free(w);
+		err_set(HCLOCK_ENOMEM, "out of memory for the wait states' marks");
+		return NULL;
+	}
+	w->size = size;
+	w->titles = titles;
+	w->ntitles = ntitles;
+	w->s.pf.fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	off_t end = w->s.pf.fd < 0 ? -1 : lseek(w->s.pf.fd, 0, SEEK_END);
+	if (end < 0) {
+		err_set(HCLOCK_EIO, "cannot append to %s: %s", path, strerror(errno));
+		if (w->s.pf.fd >= 0)
+			close(w->s.pf.fd);
+		free(w->s.pf.buf);
+		free(w->started);
+		free(w);
+		return NULL;
+	}
+	/* a failed write takes back all the marks (out_flush cuts to the last safe point) */
+	w->s.pf.bytes = w->s.pf.done = w->s.pf.safe = w->s.pf.safe_done = (uint64_t)end;
+	return w;
+}
+
+static void da_int(struct pb *te, uint64_t name, int64_t v)
+{
+	struct pb da = {.n = 0};
+	pb_uint(&da, DA_NAME_IID, name);
+	pb_uint(&da, DA_INT, (uint64_t)v);
+	pb_msg(te, TE_DEBUG, &da);
+}
+
+void pf_waits_add(struct pf_waits *w, int32_t proc, int title, int64_t at_ns, int64_t est_ns,
+                  int64_t lo_ns, int64_t hi_ns, int64_t peer)
+{
+	if (proc < 0 || proc >= w->size || title < 0 || title >= w->ntitles)
+		return;
+	struct trace_stream *s = &w->s;
+	s->rank = proc;
+	uint64_t track = proc_uuid(s) + 0x40000;
+	uint32_t seq = seq_of(w->size, proc, MAX_THREADS + 1);
+	struct pb p = {.n = 0}, te = {.n = 0};
+	if (!w->started[proc]) {
+		static const char *const names[] = {"waited_for_rank", "lo_ns", "hi_ns", "proven"};
+		struct pb in = {.n = 0};
+		seq_track(s, &p, seq, track, "wait states");
+		for (uint64_t k = 0; k < 4; k++) {
+			struct pb en = {.n = 0};
+			pb_uint(&en, EN_IID, k + 1);
+			pb_str(&en, EN_NAME, names[k]);
+			pb_msg(&in, ID_DEBUG_NAMES, &en);
+		}
+		for (int k = 0; k < w->ntitles; k++) {
+			struct pb en = {.n = 0};
+			pb_uint(&en, EN_IID, (uint64_t)k + 1);
+			pb_str(&en, EN_NAME, w->titles[k]);
+			pb_msg(&in, ID_EVENT_NAMES, &en);
+		}
+		pb_msg(&p, TP_INTERNED, &in);
+		put_packet(s, &p);
+		p.n = 0;
+		w->started[proc] = 1;
+	}
+	pb_uint(&p, TP_TIMESTAMP, (uint64_t)at_ns);
+	pb_uint(&p, TP_TS_CLOCK, CLOCK_ABS);
+	pb_uint(&p, TP_SEQ_ID, seq);
+	pb_uint(&te, TE_TYPE, est_ns > 0 ? SLICE_BEGIN : INSTANT);
+	pb_uint(&te, TE_TRACK_UUID, track);
+	pb_uint(&te, TE_NAME_IID, (uint64_t)title + 1);
+	da_int(&te, WA_PEER, peer);
+	da_int(&te, WA_LO, lo_ns);
+	if (hi_ns < INT64_MAX / 4)
+		da_int(&te, WA_HI, hi_ns);
+	da_int(&te, WA_PROVEN, lo_ns > 0);
+	pb_msg(&p, TP_TRACK_EVENT, &te);
+	put_packet(s, &p);
+	if (est_ns <= 0)
+		return;
+	p.n = te.n = 0;
+	pb_uint(&p, TP_TIMESTAMP, (uint64_t)(at_ns + est_ns));
+	pb_uint(&p, TP_TS_CLOCK, CLOCK_ABS);
+	pb_uint(&p, TP_SEQ_ID, seq);
+	pb_uint(&te, TE_TYPE, SLICE_END);
+	pb_uint(&te, TE_TRACK_UUID, track);
+	pb_msg(&p, TP_TRACK_EVENT, &te);
+	put_packet(s, &p);
+}
+
+int pf_waits_close(struct pf_waits *w)
+{
+	if (!w)
+		return 0;
+	out_flush(&w->s.pf);
+	if (close(w->s.pf.fd) && !w->s.pf.err)
+		w->s.pf.err = errno;
+	int rc = w->s.pf.err ? err_set(HCLOCK_EIO, "appending the wait states to the Perfetto "
+	                               "trace: %s", strerror(w->s.pf.err)) : 0;
+	free(w->s.pf.buf);
+	free(w->started);
+	free(w);
+	return rc;
+}

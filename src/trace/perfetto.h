@@ -57,4 +57,22 @@ struct pf_order {
  * HCLOCK_EIO / HCLOCK_ENOMEM with err_set's line. */
 int pf_write_order(const char *path, int size, struct pf_order *o, size_t n);
 
+/* The wait states found by the launcher (waitstate.h), appended to the Perfetto trace at
+ * path as they come: a track "wait states" per waiting process (of size), a slice per
+ * instance from its call's enter for its estimated waiting time, named by its pattern (the
+ * titles interned once per process), with
+ * the debug annotations waited_for_rank, lo_ns, hi_ns (absent: no upper bound) and proven
+ * (an instant where the estimate is 0). NULL with err_set's line when the file cannot be
+ * opened or memory runs out. */
+struct pf_waits;
+struct pf_waits *pf_waits_open(const char *path, int size, const char *const *titles,
+                               int ntitles);
+/* An instance of pattern title (an index into the titles given to pf_waits_open) of process
+ * proc: from at_ns for est_ns, its interval [lo_ns, hi_ns] and whom it waited for (peer). */
+void pf_waits_add(struct pf_waits *w, int32_t proc, int title, int64_t at_ns, int64_t est_ns,
+                  int64_t lo_ns, int64_t hi_ns, int64_t peer);
+/* Flush and close. Returns 0 or HCLOCK_EIO with err_set's line (a failed write takes back
+ * every mark: the file ends where it ended before). */
+int pf_waits_close(struct pf_waits *w);
+
 #endif

@@ -31,6 +31,11 @@ int profile_add(struct trace_profile *p, const char *path);
 void profile_order(struct trace_profile *p, uint64_t proven, uint64_t estimated,
                    uint64_t unknown);
 
+struct trace_waits;
+/* The wait states (waitstate.h) for the profile's table: tw stays the caller's and must
+ * outlive the profile's writing. Without this call the profile says nothing of them. */
+void profile_waits(struct trace_profile *p, const struct trace_waits *tw);
+
 /* The words of the drift check at MPI_Finalize for the summary and profile.txt, into
  * buf: "largest offset X ns (+-U ns: half the fastest round trip)", with ", not resolved"
  * after X when U >= X (the check's own error hides the clock's); max_ns: the largest |offset|
@@ -42,7 +47,8 @@ void profile_drift_text(char *buf, size_t len, double max_ns, double unc_ns, dou
  * or -1 (errno set). */
 int profile_write(const struct trace_profile *p, const char *dir);
 
-/* The top functions by total time, a line each after a heading, on f ("hclock trace: "
+/* The wait states' line (when analysed: profile_waits), then the top functions by total
+ * time, a line each after a heading, on f ("hclock trace: "
  * prefixed). */
 void profile_summary(const struct trace_profile *p, FILE *f, int top);
 

@@ -419,6 +419,18 @@ static inline struct rec call_rec(const struct trace_call *c, uint8_t flags)
 	                    .t_g = c->t_g, .t_l = c->t_l, .t2_g = c->t2_g, .t2_l = c->t2_l};
 }
 
+/* a call's record gets the clock's bounds at its enter and its leave (REC_F_HW), from the
+ * model now (rec_bounds: the wait-state analysis's intervals need both ends of each call) */
+static void call_bounds(struct rec *r)
+{
+	int64_t lo[2], hi[2];
+	if (!rec_bounds(r->t_g, &lo[0], &hi[0]) || !rec_bounds(r->t2_g, &lo[1], &hi[1]))
+		return;
+	r->tag = (int32_t)rec_hw_pack(rec_hw_code(r->t_g - lo[0]), rec_hw_code(hi[0] - r->t_g),
+	                              rec_hw_code(r->t2_g - lo[1]), rec_hw_code(hi[1] - r->t2_g));
+	r->flags |= REC_F_HW;
+}
+
 void trace_leave(struct trace_call *c)
 {
 	set_cur(c->prev);
@@ -431,6 +443,7 @@ void trace_leave(struct trace_call *c)
 	if (c->func == FILTERED)
 		return;
 	struct rec r = call_rec(c, 0);
+	call_bounds(&r);
 	append(&r);
 }
 
@@ -553,6 +566,7 @@ void trace_coll(const struct trace_call *c, MPI_Comm comm, int root, int count,
 	struct rec r = {.kind = REC_COLL, .func = c->func, .t_g = c->t_g, .t_l = c->t_l,
 	                .bytes = nbytes(count, type)};
 	now2(&r.t2_g, &r.t2_l);
+	call_bounds(&r);
 	trace_comm_peer(comm, root, &r.comm, &r.peer);
 	append(&r);
 }

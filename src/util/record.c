@@ -106,3 +106,32 @@ int rec_read_header(const char *path, struct rec_header *h)
 		fclose(f);
 	return ok ? 0 : -1;
 }
+
+/* code c >= 1 stands for ceil(2^((c - 1) / 8)) ns: 2^e times 2^(k/8) (k < 8) in 16-bit fixed
+ * point, rounded up */
+static const uint64_t octave[8] = {65536, 71468, 77936, 84990, 92682, 101071, 110218, 120194};
+
+int64_t rec_hw_ns(uint8_t code)
+{
+	if (code == REC_HW_NONE)
+		return -1;
+	if (code == 0)
+		return 0;
+	unsigned e = (code - 1u) / 8, k = (code - 1u) % 8;
+	return (int64_t)(((uint64_t)1 << e) * octave[k] + 0xFFFF) >> 16;
+}
+
+uint8_t rec_hw_code(int64_t ns)
+{
+	if (ns < 0 || ns > rec_hw_ns(REC_HW_NONE - 1))
+		return REC_HW_NONE;
+	unsigned lo = 0, hi = REC_HW_NONE - 1; /* the answer lies in [lo, hi] */
+	while (lo < hi) {
+		unsigned mid = (lo + hi) / 2;
+		if (rec_hw_ns((uint8_t)mid) >= ns)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return (uint8_t)lo;
+}

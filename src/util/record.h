@@ -98,7 +98,32 @@ enum {
 	REC_F_STOP = 4, /* REC_DROP that marks where recording stopped (enum rec_stop) */
 	REC_F_TID = 8, /* REC_COLL with REC_F_NB: tag holds the tid of the thread that started
 	                  it (tid is the completing one's; files without the flag: unknown) */
+	REC_F_HW = 16, /* REC_CALL, and REC_COLL without REC_F_NB: tag holds the clock's strict
+	                  bounds at the enter (t_g) and at the leave (t2_g), four half-widths of
+	                  8 bits (rec_hw_ns): the enter's below (bits 0-7) and above (8-15), the
+	                  leave's below (16-23) and above (24-31); the reference's time at t_g
+	                  lay in [t_g - below, t_g + above]. Files without the flag: not known */
 };
+
+/* A half-width, ns, as 8 bits: the smallest code whose value is >= ns (so a bound stays
+ * strict; at most 9 % wider: 8 codes an octave), REC_HW_NONE above 3.3 s or when not known
+ * (ns < 0). */
+#define REC_HW_NONE 255
+uint8_t rec_hw_code(int64_t ns);
+/* The value of a code, ns (-1: REC_HW_NONE). */
+int64_t rec_hw_ns(uint8_t code);
+/* The four codes of REC_F_HW's tag. */
+static inline uint32_t rec_hw_pack(uint8_t enter_below, uint8_t enter_above,
+                                   uint8_t leave_below, uint8_t leave_above)
+{
+	return (uint32_t)enter_below | (uint32_t)enter_above << 8 | (uint32_t)leave_below << 16 |
+	       (uint32_t)leave_above << 24;
+}
+/* code i (0 enter below, 1 enter above, 2 leave below, 3 leave above) of a REC_F_HW tag */
+static inline uint8_t rec_hw_get(int32_t tag, int i)
+{
+	return (uint8_t)((uint32_t)tag >> (8 * i));
+}
 
 struct rec {
 	uint8_t kind;      /* enum rec_kind */

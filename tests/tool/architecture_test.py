@@ -4,8 +4,9 @@
 Each row of the layer table that lists its members "one per file: a, b, c; ..." (sync
 algorithms, offset estimators, base clocks, bench schemes, align's trace formats) names
 files that exist (src/LAYER/NAME.c; a parenthesis after a name is its gloss, not a member),
-and every member of the layer's table file (types.def, schemes.def) that is defined in that
-layer's folder (`const struct X NAME_TYPE_member = {`) is defined in a file the row names.
+and every member of the layer's table file (types.def, schemes.def, patterns.def) that is
+defined in that layer's folder (`const struct X NAME_TYPE_member = {`, or `member_NAME`) is
+defined in a file the row names.
 One line per problem, exit 1; "ok" and exit 0."""
 import os
 import re
@@ -42,7 +43,7 @@ for layer, text in sorted(rows.items()):
         if not os.path.isfile(os.path.join(folder, n + ".c")):
             problems.append(f"docs/architecture.md: the {layer} row names '{n}', but there is no "
                             f"src/{layer}/{n}.c")
-    for d in ("types.def", "schemes.def"):
+    for d in ("types.def", "schemes.def", "patterns.def"):
         path = os.path.join(folder, d)
         if not os.path.isfile(path):
             continue
@@ -51,7 +52,7 @@ for layer, text in sorted(rows.items()):
             where = None
             for f in sorted(os.listdir(folder)):
                 if f.endswith(".c") and re.search(
-                        r"^const struct \w+ \w+_" + mem + r" = \{",
+                        r"^const struct \w+ (\w+_" + mem + r"|" + mem + r"_\w+) = \{",
                         open(os.path.join(folder, f), encoding="utf-8").read(), re.M):
                     where = f[:-2]
             if where is not None and where not in names:

@@ -1,0 +1,489 @@
+/*
+ * waitstate.c - the wait states of a traced run from its raw records (waitstate.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hclock_api.h"
+#include "trace/perfetto.h"
+#include "trace/waitstate.h"
+#include "util/err.h"
+#include "util/path.h"
+#include "util/record.h"
+#include "waits/ktab.h"
+
+#define CHUNK 1024              /* records read at a time per process (64 KiB) */
+#define WINDOW_NS 10000000      /* the processes are read together, 10 ms of global time a
+                                   round */
+#define ISTARTS 64              /* nonblocking collectives' starts remembered per process */
+
+/* ---- what a function's name says ---- */
+
+static int among(const char *n, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(n, *list))
+			return 1;
+	return 0;
+}
+
+static const char *const blocking_sends[] = {"MPI_Send", "MPI_Ssend", "MPI_Rsend",
+                                             "MPI_Sendrecv", "MPI_Sendrecv_replace", NULL};
+static const char *const posting_recvs[] = {"MPI_Recv", "MPI_Sendrecv", "MPI_Sendrecv_replace",
+                                            NULL};
+
+/* a collective's kind by its name (MPI_X or MPI_IX), and whether it is the i-form */
+static enum waits_coll_kind coll_kind(const char *n, int *nb)
+{
+	static const struct {
+		const char *name;
+		enum waits_coll_kind kind;
+	} k[] = {{"Allreduce", WAITS_COLL_NXN}, {"Alltoall", WAITS_COLL_NXN},
+	         {"Alltoallv", WAITS_COLL_NXN}, {"Alltoallw", WAITS_COLL_NXN},
+	         {"Allgather", WAITS_COLL_NXN}, {"Allgatherv", WAITS_COLL_NXN},
+	         {"Reduce_scatter", WAITS_COLL_NXN}, {"Reduce_scatter_block", WAITS_COLL_NXN},
+	         {"Barrier", WAITS_COLL_BARRIER}, {"Bcast", WAITS_COLL_1TON},
+	         {"Scatter", WAITS_COLL_1TON}, {"Scatterv", WAITS_COLL_1TON},
+	         {"Reduce", WAITS_COLL_NTO1}, {"Gather", WAITS_COLL_NTO1},
+	         {"Gatherv", WAITS_COLL_NTO1}};
+	*nb = 0;
+	if (strncmp(n, "MPI_", 4))
+		return WAITS_COLL_OTHER;
+	n += 4;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+			if (!strcmp(n, k[i].name))
+				return k[i].kind;
+		if (n[0] != 'I' || !n[1])
+			break;
+		/* MPI_Iallreduce: the i-form of Allreduce */
+		static __thread char up[64];
+		snprintf(up, sizeof(up), "%c%s", n[1] - 'a' + 'A', n + 2);
+		n = up;
+		*nb = 1;
+	}
+	*nb = 0;
+	return WAITS_COLL_OTHER;
+}
+
+/* what the analysis needs of a function, by its global id */
+struct fclass {
+	unsigned blocking_send : 1, synchronous : 1, posting_recv : 1, istart : 1;
+};
+
+/* ---- one process's raw file, read in chunks ---- */
+
+struct pending {             /* a message record or a completed i-collective, waiting for
+                                the call record of its thread that follows it */
+	struct rec r;
+	struct waits_stamp start;/* an i-collective's start */
+};
+
+struct istart {              /* a nonblocking collective's start: its call's enter */
+	uint32_t tid;
+	struct waits_stamp enter;
+};
+
+struct proc {
+	int rank, fd, done;
+	off_t off;               /* the next chunk's file offset */
+	struct rec chunk[CHUNK];
+	size_t n, k;             /* records in the chunk, the next one */
+	uint32_t *gid;           /* global function id by local index */
+	uint32_t nfuncs;
+	struct pending *pend;
+	size_t npend, pend_cap;
+	struct istart ist[ISTARTS];
+	size_t nist;
+};
+
+struct run {
+	struct trace_waits *tw;
+	struct fclass *fc;       /* by global id */
+	struct ktab comm_size;   /* (id, 0, 0, 0) -> size */
+	struct proc *p;
+	int size;
+};
+
+static uint32_t intern(struct run *x, const char *name)
+{
+	struct trace_waits *tw = x->tw;
+	for (size_t i = 0; i < tw->nfnames; i++)
+		if (!strcmp(tw->fnames[i], name))
+			return (uint32_t)i;
+	char **f = realloc(tw->fnames, (tw->nfnames + 1) * sizeof(*f));
+	struct fclass *c = realloc(x->fc, (tw->nfnames + 1) * sizeof(*c));
+	if (f)
+		tw->fnames = f;
+	if (c)
+		x->fc = c;
+	if (!f || !c || !(f[tw->nfnames] = strdup(name)))
+		return UINT32_MAX;
+	int nb;
+	enum waits_coll_kind k = coll_kind(name, &nb);
+	x->fc[tw->nfnames] = (struct fclass){.blocking_send = among(name, blocking_sends),
+	                                     .synchronous = !strcmp(name, "MPI_Ssend"),
+	                                     .posting_recv = among(name, posting_recvs),
+	                                     .istart = nb && k != WAITS_COLL_OTHER};
+	return (uint32_t)tw->nfnames++;
+}
+
+/* the trailer at the end of a raw file, and the communicators after it, into comm_size */
+static void read_comms(struct run *x, int fd, size_t first)
+{
+	struct stat sb;
+	if (fstat(fd, &sb) || (size_t)sb.st_size < first + sizeof(struct rec_trailer))
+		return;
+	size_t len = (size_t)sb.st_size, tail = len - first > (4u << 20) ? 4u << 20 : len - first;
+	/* read from a record boundary */
+	size_t from = len - tail;
+	from = first + (from - first + sizeof(struct rec) - 1) / sizeof(struct rec) * sizeof(struct rec);
+	if (from >= len)
+		return;
+	size_t n = len - from;
+	char *b = malloc(n);
+	if (!b || pread(fd, b, n, (off_t)from) != (ssize_t)n) {
+		free(b);
+		return;
+	}
+	/* the last record boundary that holds the trailer's magic */
+	for (size_t at = (n - sizeof(struct rec_trailer)) / sizeof(struct rec) * sizeof(struct rec) + 1;
+	     at-- > 0;) {
+		if (at % sizeof(struct rec) || memcmp(b + at, REC_TRAILER_MAGIC, 8))
+			continue;
+		struct rec_trailer tr;
+		memcpy(&tr, b + at, sizeof(tr));
+		size_t o = at + sizeof(tr);
+		for (uint32_t c = 0; c < tr.ncomms && o + sizeof(struct rec_comm) <= n; c++) {
+			struct rec_comm rc;
+			memcpy(&rc, b + o, sizeof(rc));
+			o += sizeof(rc) + ((size_t)(rc.size > 0 ? rc.size : 0) * 4 + 7) / 8 * 8;
+			uint64_t k[4] = {rc.id, 0, 0, 0};
+			if (rc.size > 0 && !rc.inter)
+				ktab_put(&x->comm_size, k, (uint64_t)rc.size);
+		}
+		break;
+	}
+	free(b);
+}
+
+static int proc_open(struct run *x, const char *dir, int r, struct proc *p)
+{
+	char path[4300], head[sizeof(struct rec_header)];
+	path_fmt(path, sizeof(path), "%s/raw/rank.%d", dir, r);
+	p->rank = r;
+	p->done = 1;
+	p->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (p->fd < 0)
+		return 0; /* a process without a file: nothing of it */
+	struct rec_header h;
+	if (pread(p->fd, head, sizeof(head), 0) != (ssize_t)sizeof(head))
+		return 0;
+	memcpy(&h, head, sizeof(h));
+	if (memcmp(h.magic, REC_MAGIC, 8) || h.names_bytes > (1u << 24))
+		return 0;
+	size_t first = sizeof(h) + h.names_bytes;
+	char *all = malloc(first);
+	struct rec_file f = {0};
+	int rc = 0;
+	if (!all)
+		return HCLOCK_ENOMEM;
+	if (pread(p->fd, all, first, 0) == (ssize_t)first && !rec_parse(path, all, first, &f)) {
+		if (r == 0)
+			x->tw->t0_g = f.h.t0_g;
+		if (!(p->gid = malloc((f.h.nfuncs + 1) * sizeof(*p->gid))))
+			rc = HCLOCK_ENOMEM;
+		for (uint32_t i = 0; !rc && i < f.h.nfuncs; i++)
+			if ((p->gid[i] = intern(x, f.names[i])) == UINT32_MAX)
+				rc = HCLOCK_ENOMEM;
+		p->nfuncs = f.h.nfuncs;
+		p->off = (off_t)first;
+		p->done = rc != 0;
+		uint64_t k[4] = {0, 0, 0, 0}; /* MPI_COMM_WORLD */
+		if (!rc && ktab_put(&x->comm_size, k, (uint64_t)f.h.size))
+			rc = HCLOCK_ENOMEM;
+		if (!rc)
+			read_comms(x, p->fd, first);
+	}
+	rec_file_free(&f);
+	free(all);
+	return rc;
+}
+
+/* the next record (NULL at the end: the file's end, its trailer, garbage) */
+static const struct rec *proc_peek(struct proc *p)
+{
+	if (p->done)
+		return NULL;
+	if (p->k == p->n) {
+		ssize_t got = pread(p->fd, p->chunk, sizeof(p->chunk), p->off);
+		if (got < (ssize_t)sizeof(struct rec)) {
+			p->done = 1;
+			return NULL;
+		}
+		p->off += got / (ssize_t)sizeof(struct rec) * (ssize_t)sizeof(struct rec);
+		p->n = (size_t)got / sizeof(struct rec);
+		p->k = 0;
+	}
+	const struct rec *r = &p->chunk[p->k];
+	if (!memcmp(r, REC_TRAILER_MAGIC, 8) || r->kind < REC_CALL || r->kind > REC_KIND_MAX) {
+		p->done = 1;
+		return NULL;
+	}
+	return r;
+}
+
+/* ---- records into the analysis ---- */
+
+static struct waits_stamp stamp(const struct rec *r, int leave, struct run *x)
+{
+	struct waits_stamp s = {.t_ns = leave ? r->t2_g : r->t_g, .below_ns = WAITS_NO_BOUND,
+	                        .above_ns = WAITS_NO_BOUND};
+	if (r->flags & REC_F_HW && !(r->kind == REC_COLL && r->flags & REC_F_NB)) {
+		int64_t b = rec_hw_ns(rec_hw_get(r->tag, leave ? 2 : 0)),
+		        a = rec_hw_ns(rec_hw_get(r->tag, leave ? 3 : 1));
+		if (b >= 0)
+			s.below_ns = b;
+		if (a >= 0)
+			s.above_ns = a;
+	}
+	if (!leave && (s.below_ns == WAITS_NO_BOUND || s.above_ns == WAITS_NO_BOUND))
+		x->tw->unbounded++;
+	return s;
+}
+
+static uint32_t gid(const struct proc *p, uint16_t f)
+{
+	return f < p->nfuncs ? p->gid[f] : UINT32_MAX;
+}
+
+static struct waits_call call_of(struct run *x, const struct proc *p, const struct rec *c)
+{
+	return (struct waits_call){.proc = p->rank, .func = gid(p, c->func), .enter = stamp(c, 0, x),
+	                           .leave = stamp(c, 1, x)};
+}
+
+static int64_t comm_size(struct run *x, uint64_t comm)
+{
+	uint64_t k[4] = {comm, 0, 0, 0}, *v = ktab_find(&x->comm_size, k);
+	return v ? (int64_t)*v : -1;
+}
+
+/* a collective: blocking (its own record is the call) or completed by the call c */
+static int feed_coll(struct run *x, struct proc *p, const struct rec *r,
+                     const struct waits_stamp *start, const struct rec *c)
+{
+	int nb;
+	uint32_t f = gid(p, r->func);
+	enum waits_coll_kind k = coll_kind(f < x->tw->nfnames ? x->tw->fnames[f] : "?", &nb);
+	int64_t size = comm_size(x, r->comm);
+	if (size < 1) {
+		x->tw->colls_unknown++;
+		return 0;
+	}
+	struct waits_coll wc = {.call = call_of(x, p, c), .comm = r->comm, .size = (int32_t)size,
+	                        .root = k == WAITS_COLL_1TON || k == WAITS_COLL_NTO1 ? r->peer : -1,
+	                        .kind = k, .seq = -1};
+	wc.start = start ? *start : wc.call.enter;
+	return waits_add_coll(x->tw->w, &wc);
+}
+
+/* the call record c of p's thread: the message records and i-collectives held for it */
+static int feed_call(struct run *x, struct proc *p, const struct rec *c)
+{
+	x->tw->calls++;
+	uint32_t f = gid(p, c->func);
+	if (f < x->tw->nfnames && x->fc[f].istart) {
+		/* an i-collective started: its enter, for the completion to come */
+		p->ist[p->nist % ISTARTS] = (struct istart){.tid = c->tid, .enter = stamp(c, 0, x)};
+		p->nist++;
+	}
+	int rc = 0;
+	size_t keep = 0;
+	for (size_t i = 0; i < p->npend; i++) {
+		struct pending *q = &p->pend[i];
+		if (q->r.tid != c->tid) {
+			p->pend[keep++] = *q;
+			continue;
+		}
+		if (rc)
+			continue;
+		const struct rec *r = &q->r;
+		if (r->kind == REC_SEND) {
+			struct waits_send s = {.call = call_of(x, p, c), .dst = r->peer, .comm = r->comm,
+			                       .tag = r->tag, .bytes = r->bytes};
+			s.blocking = f < x->tw->nfnames && x->fc[f].blocking_send;
+			s.synchronous = f < x->tw->nfnames && x->fc[f].synchronous;
+			if (r->peer >= 0)
+				rc = waits_add_send(x->tw->w, &s);
+		} else if (r->kind == REC_RECV) {
+			struct waits_recv v = {.call = call_of(x, p, c), .src = r->peer, .comm = r->comm,
+			                       .tag = r->tag};
+			v.posted_in_call = f < x->tw->nfnames && x->fc[f].posting_recv;
+			if (r->peer >= 0)
+				rc = waits_add_recv(x->tw->w, &v);
+		} else {
+			rc = feed_coll(x, p, r, &q->start, c);
+		}
+		if (rc == HCLOCK_EINVAL)
+			rc = 0; /* a peer out of range: left out */
+	}
+	p->npend = keep;
+	return rc;
+}
+
+static int hold(struct proc *p, const struct rec *r, const struct waits_stamp *start)
+{
+	if (p->npend == p->pend_cap) {
+		size_t cap = p->pend_cap ? 2 * p->pend_cap : 16;
+		struct pending *q = realloc(p->pend, cap * sizeof(*q));
+		if (!q)
+			return HCLOCK_ENOMEM;
+		p->pend = q;
+		p->pend_cap = cap;
+	}
+	p->pend[p->npend] = (struct pending){.r = *r};
+	if (start)
+		p->pend[p->npend].start = *start;
+	p->npend++;
+	return 0;
+}
+
+/* an i-collective's start: the enter of the i-call of its starting thread at its t_g */
+static struct waits_stamp istart_of(const struct proc *p, const struct rec *r)
+{
+	uint32_t tid = r->flags & REC_F_TID ? (uint32_t)r->tag : r->tid;
+	size_t n = p->nist < ISTARTS ? p->nist : ISTARTS;
+	for (size_t i = 0; i < n; i++) {
+		const struct istart *s = &p->ist[i];
+		if (s->enter.t_ns == r->t_g && s->tid == tid)
+			return s->enter;
+	}
+	return (struct waits_stamp){.t_ns = r->t_g, .below_ns = WAITS_NO_BOUND,
+	                            .above_ns = WAITS_NO_BOUND};
+}
+
+static int feed_record(struct run *x, struct proc *p, const struct rec *r)
+{
+	switch (r->kind) {
+	case REC_CALL:
+		return feed_call(x, p, r);
+	case REC_SEND:
+	case REC_RECV:
+		return hold(p, r, NULL);
+	case REC_COLL:
+		if (r->flags & REC_F_NB) {
+			struct waits_stamp s = istart_of(p, r);
+			return hold(p, r, &s);
+		}
+		x->tw->calls++;
+		{
+			int rc = feed_coll(x, p, r, NULL, r);
+			return rc == HCLOCK_EINVAL ? 0 : rc;
+		}
+	default:
+		return 0; /* drops, bound samples */
+	}
+}
+
+/* an instance into the Perfetto trace */
+static int mark(void *ctx, const struct waits_instance *in)
+{
+	pf_waits_add(ctx, in->proc, in->pattern, in->at_ns, in->est_ns, in->lo_ns, in->hi_ns,
+	             in->peer);
+	return 0;
+}
+
+int trace_waits_run(const char *dir, int size, const char *pftrace, struct trace_waits *tw)
+{
+	memset(tw, 0, sizeof(*tw));
+	struct waits_opts wo = {.worst = TRACE_WAITS_WORST};
+	struct run x = {.tw = tw, .size = size};
+	int rc = 0, any = 0;
+	const char *titles[16];
+	int nt = waits_pattern_count() < 16 ? waits_pattern_count() : 16;
+	for (int i = 0; i < nt; i++)
+		titles[i] = waits_pattern_title(i);
+	struct pf_waits *pf = pftrace ? pf_waits_open(pftrace, size, titles, nt) : NULL;
+	char pf_why[300] = "";
+	if (pftrace && !pf)
+		snprintf(pf_why, sizeof(pf_why), "%s", hclock_last_error());
+	if (pf) {
+		wo.on_instance = mark;
+		wo.ctx = pf;
+	}
+	if (!(tw->w = waits_create(&wo)) || !(x.p = calloc((size_t)size, sizeof(*x.p)))) {
+		rc = err_set(HCLOCK_ENOMEM, "out of memory for the wait-state analysis");
+		goto out;
+	}
+	for (int r = 0; r < size; r++)
+		x.p[r].fd = -1;
+	for (int r = 0; r < size && !rc; r++) {
+		rc = proc_open(&x, dir, r, &x.p[r]);
+		any |= !x.p[r].done;
+	}
+	if (!rc && !any)
+		rc = err_set(HCLOCK_EIO, "%s/raw: no readable rank.N file", dir);
+	/* all processes together, a window of global time a round */
+	int64_t h = INT64_MIN;
+	while (!rc) {
+		int64_t next = INT64_MAX;
+		for (int r = 0; r < size && !rc; r++) {
+			const struct rec *q;
+			while (!rc && (q = proc_peek(&x.p[r])) && (h == INT64_MIN || q->t_g <= h)) {
+				rc = feed_record(&x, &x.p[r], q);
+				x.p[r].k++;
+				if (h == INT64_MIN)
+					break;
+			}
+			if (q && q->t_g < next)
+				next = q->t_g;
+		}
+		if (next == INT64_MAX)
+			break;
+		h = h != INT64_MIN && next <= h + WINDOW_NS ? h + WINDOW_NS : next;
+	}
+	if (!rc)
+		rc = waits_finish(tw->w);
+	if (rc == HCLOCK_ENOMEM)
+		err_set(rc, "out of memory in the wait-state analysis");
+out:
+	for (int r = 0; x.p && r < size; r++) {
+		if (x.p[r].fd >= 0)
+			close(x.p[r].fd);
+		free(x.p[r].gid);
+		free(x.p[r].pend);
+	}
+	free(x.p);
+	free(x.fc);
+	ktab_free(&x.comm_size);
+	int pf_rc = pf_waits_close(pf);
+	if (pf_why[0])
+		pf_rc = err_set(HCLOCK_EIO, "%s", pf_why); /* the analysis without its marks */
+	if (rc) {
+		trace_waits_free(tw);
+		return rc;
+	}
+	tw->done = 1;
+	return pf_rc;
+}
+
+void trace_waits_free(struct trace_waits *tw)
+{
+	waits_free(tw->w);
+	for (size_t i = 0; i < tw->nfnames; i++)
+		free(tw->fnames[i]);
+	free(tw->fnames);
+	memset(tw, 0, sizeof(*tw));
+}
+
+const char *trace_waits_fname(const struct trace_waits *tw, uint32_t f)
+{
+	return f < tw->nfnames ? tw->fnames[f] : "?";
+}
