@@ -512,7 +512,7 @@ void pf_waits_add(struct pf_waits *w, int32_t proc, int title, int64_t at_ns, in
 		return;
 	struct trace_stream *s = &w->s;
 	s->rank = proc;
-	uint64_t track = proc_uuid(s) + 0x40000;
+	uint64_t track = proc_uuid(s) + 0x50000; /* after the stop track's 0x40000 */
 	uint32_t seq = seq_of(w->size, proc, MAX_THREADS + 1);
 	struct pb p = {.n = 0}, te = {.n = 0};
 	if (!w->started[proc]) {

@@ -1217,8 +1217,11 @@ elif case == "bounds":
             order_tracks = {p_.track_descriptor.uuid: p_.track_descriptor.parent_uuid >> 32
                             for p_ in tr.packet if p_.HasField("track_descriptor") and
                             p_.track_descriptor.name == "message order"}
+            # the names the order marks' sequences intern (the wait states' have their own)
             names = {n.iid: n.name for p_ in tr.packet if p_.HasField("interned_data") and
-                     p_.trusted_packet_sequence_id > 4 * 1024 for n in p_.interned_data.event_names}
+                     p_.HasField("track_descriptor") and
+                     p_.track_descriptor.name == "message order"
+                     for n in p_.interned_data.event_names}
             marks = [(order_tracks.get(p_.track_event.track_uuid),
                       names.get(p_.track_event.name_iid),
                       p_.track_event.debug_annotations[0].int_value)

@@ -113,7 +113,9 @@ def load_pftrace(d):
     at most once, on a slice; an instant event (where recording stopped) named. Returns
     (problems, slices {(pid, name): n}, flows with both ends, events, bytes, instants
     {(pid, name): n}); the counter samples (the clock's bound half-width) in the global
-    counters {pid: [(ts, value)]}, each on a counter track."""
+    counters {pid: [(ts, value)]}, each on a counter track; the launcher's wait-state marks
+    (slices and instants on the tracks "wait states") in the global wait_marks
+    {(pid, pattern title): n}, not among the slices and instants."""
     pb = pftrace_module()
     data = open(os.path.join(d, "trace.pftrace"), "rb").read()
     tr = pb.Trace()
@@ -130,6 +132,11 @@ def load_pftrace(d):
     for td in tracks.values():
         if td.HasField("process"):
             pid_of[td.uuid] = td.process.pid
+    # the launcher's wait-state marks (a track "wait states" per process): the protobuf's
+    # only, kept apart from the slices and instants that trace.json has too
+    global wait_marks
+    wait_marks = {}
+    wait_tracks = {u for u, td in tracks.items() if td.name == "wait states"}
     for td in tracks.values():
         if not td.HasField("process"):
             if td.parent_uuid not in pid_of:
@@ -194,7 +201,8 @@ def load_pftrace(d):
                 if not a.name and a.name_iid not in st["dnames"]:
                     probs.append(f"packet {i}: annotation name {a.name_iid} not interned")
             key = (pid_of.get(tk, -1), iname)
-            instants[key] = instants.get(key, 0) + 1
+            into = wait_marks if tk in wait_tracks else instants
+            into[key] = into.get(key, 0) + 1
         if te.type == 1:
             if te.name_iid not in st["names"]:
                 probs.append(f"packet {i}: name {te.name_iid} not interned on sequence {sid}")
@@ -209,7 +217,8 @@ def load_pftrace(d):
             if typ == 1:
                 stack.append((ts, name))
                 key = (pid_of.get(tk, -1), name)
-                slices_n[key] = slices_n.get(key, 0) + 1
+                into = wait_marks if tk in wait_tracks else slices_n
+                into[key] = into.get(key, 0) + 1
             elif typ == 2:
                 if not stack:
                     probs.append(f"track {tk}: an end at {ts} without a begin")

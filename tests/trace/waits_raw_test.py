@@ -153,13 +153,13 @@ with tempfile.TemporaryDirectory() as tmp:
             txt = f.read()
         check("# wait states" in txt and "late_sender" in txt, "profile.txt has the table")
         # the timeline: a slice per instance on rank 0's track "wait states"
-        probs, slices = tracecheck.load_pftrace(d)[:2]
+        probs = tracecheck.load_pftrace(d)[0]
+        marks = tracecheck.wait_marks
         check(not probs, "trace.pftrace imports cleanly: %s" % probs[:3])
         titles = [p["title"] for p in ws["patterns"] if p["pattern"] in EXPECT]
-        check(all(slices.get((1, t)) == 1 for t in titles) and
-              not any(k[0] == 2 and k[1] in titles for k in slices),
-              "trace.pftrace: one slice per instance on rank 0 (%s)" %
-              {k: v for k, v in slices.items() if k[1] in titles})
+        check(marks == {(1, t): 1 for t in titles},
+              "trace.pftrace: one slice per instance on rank 0's track 'wait states' (%s)" %
+              marks)
 
     d = os.path.join(tmp, "unbounded")
     write(d, None)
