@@ -82,6 +82,9 @@
 #define PROGRESS_MAX_NS 1000000 /* a drive=progress clock is driven when its exchanges have
                                   work (hclock_sync_progress_due), and at least this often */
 #define BOUND_CHECK_NS 1000000    /* the clock's bounds read at most this often (base clock) */
+#define ENABLED_BOUNDS 2          /* T.enabled: the call's record carries its bounds */
+#define DERIVE_MIN_NS 500         /* call_bounds widens an enter's bound by up to this much
+                                     (or an eighth) rather than evaluate the model again */
 #define BOUND_REPEAT_NS 100000000 /* a sample recorded at least this often while they are read */
 
 /* this thread runs the tracer's own work (its set-up, the clock it drives, its finish): an
@@ -100,7 +103,8 @@ static struct {
 	int progress;
 	int map1;                   /* the global clock is a map of T.base's readings */
 	int64_t last_progress_ns;
-	uint8_t *enabled;           /* per function: recorded */
+	uint8_t *enabled;           /* per function: recorded (non-zero), its bounds too
+	                               (ENABLED_BOUNDS) */
 	int fd;
 	/* buffers */
 	recbuf *rb;
@@ -419,16 +423,55 @@ static inline struct rec call_rec(const struct trace_call *c, uint8_t flags)
 	                    .t_g = c->t_g, .t_l = c->t_l, .t2_g = c->t2_g, .t2_l = c->t2_l};
 }
 
-/* a call's record gets the clock's bounds at its enter and its leave (REC_F_HW), from the
- * model now (rec_bounds: the wait-state analysis's intervals need both ends of each call) */
+/* this thread's last leave whose bounds were computed: its reading and lower half-width, ns */
+static TLS int64_t prev_t2 = INT64_MIN, prev_below;
+
+/* A call's record gets the clock's bounds at its enter and its leave (REC_F_HW: the
+ * wait-state analysis's intervals need both ends of each call that sends, receives, completes
+ * or takes part in a collective; T.enabled's ENABLED_BOUNDS). The leave's come from the model
+ * now (rec_bounds, a few tens of ns); the enter's too unless two facts give them within an
+ * eighth of the half-widths or DERIVE_MIN_NS, strictly and for free: the reference's time
+ * never goes back, so
+ * at the enter it was at most the leave's latest (the leave's upper half-width plus the
+ * call's duration), and at least the previous leave's earliest (that one's lower half-width
+ * plus the gap since). A short call right after another (a loop of them, the costly case)
+ * takes one model evaluation instead of two. */
+static int64_t derive_max(int64_t hw)
+{
+	return hw / 8 > DERIVE_MIN_NS ? hw / 8 : DERIVE_MIN_NS;
+}
+
 static void call_bounds(struct rec *r)
 {
-	int64_t lo[2], hi[2];
-	if (!rec_bounds(r->t_g, &lo[0], &hi[0]) || !rec_bounds(r->t2_g, &lo[1], &hi[1]))
+	int64_t lo1, hi1, lo2, hi2;
+	if (!(T.enabled[r->func] & ENABLED_BOUNDS) || !rec_bounds(r->t2_g, &lo2, &hi2))
 		return;
-	r->tag = (int32_t)rec_hw_pack(rec_hw_code(r->t_g - lo[0]), rec_hw_code(hi[0] - r->t_g),
-	                              rec_hw_code(r->t2_g - lo[1]), rec_hw_code(hi[1] - r->t2_g));
+	int64_t b2 = r->t2_g - lo2, a2 = hi2 - r->t2_g, d = r->t2_g - r->t_g,
+	        gap = prev_t2 == INT64_MIN ? -1 : r->t_g - prev_t2;
+	if (d >= 0 && d <= derive_max(a2) && gap >= 0 && gap <= derive_max(prev_below)) {
+		lo1 = r->t_g - (prev_below + gap);
+		hi1 = r->t_g + (a2 + d);
+	} else if (!rec_bounds(r->t_g, &lo1, &hi1)) {
+		return;
+	}
+	prev_t2 = r->t2_g;
+	prev_below = b2;
+	r->tag = (int32_t)rec_hw_pack(rec_hw_code(r->t_g - lo1), rec_hw_code(hi1 - r->t_g),
+	                              rec_hw_code(b2), rec_hw_code(a2));
 	r->flags |= REC_F_HW;
+}
+
+/* whether the wait-state analysis uses the bounds of a call of this name: one that sends,
+ * receives, completes a request or is a collective (MPI_Comm_rank and its like are not) */
+static int wants_bounds(const char *name)
+{
+	static const char *const words[] = {"send", "recv", "wait", "test", "start", "barrier",
+	                                    "bcast", "reduce", "gather", "scatter", "alltoall",
+	                                    "scan"};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcasestr(name, words[i]))
+			return 1;
+	return 0;
 }
 
 void trace_leave(struct trace_call *c)
@@ -789,6 +832,9 @@ void trace_init(void)
 	}
 	if (ok) {
 		trace_filter_apply(set.filter, trace_func_names, TF_COUNT, T.enabled, NULL, 0);
+		for (int f = 0; f < TF_COUNT; f++)
+			if (T.enabled[f] && wants_bounds(trace_func_names[f]))
+				T.enabled[f] |= ENABLED_BOUNDS;
 		ok = raw_header(path);
 		reserve_hold(dir);
 	}
