@@ -67,6 +67,7 @@
 #include "trace/crash.h"
 #include "trace/filter.h"
 #include "trace/finish.h"
+#include "trace/mpiclass.h"
 #include "trace/recbuf.h"
 #include "trace/settings.h"
 #include "trace/stream.h"
@@ -461,19 +462,6 @@ static void call_bounds(struct rec *r)
 	r->flags |= REC_F_HW;
 }
 
-/* whether the wait-state analysis uses the bounds of a call of this name: one that sends,
- * receives, completes a request or is a collective (MPI_Comm_rank and its like are not) */
-static int wants_bounds(const char *name)
-{
-	static const char *const words[] = {"send", "recv", "wait", "test", "start", "barrier",
-	                                    "bcast", "reduce", "gather", "scatter", "alltoall",
-	                                    "scan"};
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (strcasestr(name, words[i]))
-			return 1;
-	return 0;
-}
-
 void trace_leave(struct trace_call *c)
 {
 	set_cur(c->prev);
@@ -833,7 +821,7 @@ void trace_init(void)
 	if (ok) {
 		trace_filter_apply(set.filter, trace_func_names, TF_COUNT, T.enabled, NULL, 0);
 		for (int f = 0; f < TF_COUNT; f++)
-			if (T.enabled[f] && wants_bounds(trace_func_names[f]))
+			if (T.enabled[f] && mpiclass_of(trace_func_names[f]).bounds)
 				T.enabled[f] |= ENABLED_BOUNDS;
 		ok = raw_header(path);
 		reserve_hold(dir);

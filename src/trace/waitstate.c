@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "hclock_api.h"
+#include "trace/mpiclass.h"
 #include "trace/perfetto.h"
 #include "trace/waitstate.h"
 #include "util/err.h"
@@ -22,60 +23,6 @@
 #define WINDOW_NS 10000000      /* the processes are read together, 10 ms of global time a
                                    round */
 #define ISTARTS 64              /* nonblocking collectives' starts remembered per process */
-
-/* ---- what a function's name says ---- */
-
-static int among(const char *n, const char *const *list)
-{
-	for (; *list; list++)
-		if (!strcmp(n, *list))
-			return 1;
-	return 0;
-}
-
-static const char *const blocking_sends[] = {"MPI_Send", "MPI_Ssend", "MPI_Rsend",
-                                             "MPI_Sendrecv", "MPI_Sendrecv_replace", NULL};
-static const char *const posting_recvs[] = {"MPI_Recv", "MPI_Sendrecv", "MPI_Sendrecv_replace",
-                                            NULL};
-
-/* a collective's kind by its name (MPI_X or MPI_IX), and whether it is the i-form */
-static enum waits_coll_kind coll_kind(const char *n, int *nb)
-{
-	static const struct {
-		const char *name;
-		enum waits_coll_kind kind;
-	} k[] = {{"Allreduce", WAITS_COLL_NXN}, {"Alltoall", WAITS_COLL_NXN},
-	         {"Alltoallv", WAITS_COLL_NXN}, {"Alltoallw", WAITS_COLL_NXN},
-	         {"Allgather", WAITS_COLL_NXN}, {"Allgatherv", WAITS_COLL_NXN},
-	         {"Reduce_scatter", WAITS_COLL_NXN}, {"Reduce_scatter_block", WAITS_COLL_NXN},
-	         {"Barrier", WAITS_COLL_BARRIER}, {"Bcast", WAITS_COLL_1TON},
-	         {"Scatter", WAITS_COLL_1TON}, {"Scatterv", WAITS_COLL_1TON},
-	         {"Reduce", WAITS_COLL_NTO1}, {"Gather", WAITS_COLL_NTO1},
-	         {"Gatherv", WAITS_COLL_NTO1}};
-	*nb = 0;
-	if (strncmp(n, "MPI_", 4))
-		return WAITS_COLL_OTHER;
-	n += 4;
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
-			if (!strcmp(n, k[i].name))
-				return k[i].kind;
-		if (n[0] != 'I' || !n[1])
-			break;
-		/* MPI_Iallreduce: the i-form of Allreduce */
-		static __thread char up[64];
-		snprintf(up, sizeof(up), "%c%s", n[1] - 'a' + 'A', n + 2);
-		n = up;
-		*nb = 1;
-	}
-	*nb = 0;
-	return WAITS_COLL_OTHER;
-}
-
-/* what the analysis needs of a function, by its global id */
-struct fclass {
-	unsigned blocking_send : 1, synchronous : 1, posting_recv : 1, istart : 1;
-};
 
 /* ---- one process's raw file, read in chunks ---- */
 
@@ -105,37 +52,36 @@ struct proc {
 
 struct run {
 	struct trace_waits *tw;
-	struct fclass *fc;       /* by global id */
+	struct mpiclass *fc;     /* by global id */
 	struct ktab comm_size;   /* (id, 0, 0, 0) -> size */
 	struct proc *p;
 	int size;
 };
 
-static uint32_t intern(struct run *x, const char *name)
+/* the global id of function name, local index `at` in its process's list (every process of
+ * one build lists the same names in the same order: tried first) */
+static uint32_t intern(struct run *x, const char *name, uint32_t at)
 {
 	struct trace_waits *tw = x->tw;
+	if (at < tw->nfnames && !strcmp(tw->fnames[at], name))
+		return at;
 	for (size_t i = 0; i < tw->nfnames; i++)
 		if (!strcmp(tw->fnames[i], name))
 			return (uint32_t)i;
 	char **f = realloc(tw->fnames, (tw->nfnames + 1) * sizeof(*f));
-	struct fclass *c = realloc(x->fc, (tw->nfnames + 1) * sizeof(*c));
+	struct mpiclass *c = realloc(x->fc, (tw->nfnames + 1) * sizeof(*c));
 	if (f)
 		tw->fnames = f;
 	if (c)
 		x->fc = c;
 	if (!f || !c || !(f[tw->nfnames] = strdup(name)))
 		return UINT32_MAX;
-	int nb;
-	enum waits_coll_kind k = coll_kind(name, &nb);
-	x->fc[tw->nfnames] = (struct fclass){.blocking_send = among(name, blocking_sends),
-	                                     .synchronous = !strcmp(name, "MPI_Ssend"),
-	                                     .posting_recv = among(name, posting_recvs),
-	                                     .istart = nb && k != WAITS_COLL_OTHER};
+	x->fc[tw->nfnames] = mpiclass_of(name);
 	return (uint32_t)tw->nfnames++;
 }
 
 /* the trailer at the end of a raw file, and the communicators after it, into comm_size */
-static void read_comms(struct run *x, int fd, size_t first)
+static void read_comms(struct run *x, int fd, size_t first, int world)
 {
 	struct stat sb;
 	if (fstat(fd, &sb) || (size_t)sb.st_size < first + sizeof(struct rec_trailer))
@@ -165,7 +111,7 @@ static void read_comms(struct run *x, int fd, size_t first)
 			memcpy(&rc, b + o, sizeof(rc));
 			o += sizeof(rc) + ((size_t)(rc.size > 0 ? rc.size : 0) * 4 + 7) / 8 * 8;
 			uint64_t k[4] = {rc.id, 0, 0, 0};
-			if (rc.size > 0 && !rc.inter)
+			if (rc.size > 0 && rc.size <= world && !rc.inter) /* else: a corrupt entry */
 				ktab_put(&x->comm_size, k, (uint64_t)rc.size);
 		}
 		break;
@@ -200,7 +146,7 @@ static int proc_open(struct run *x, const char *dir, int r, struct proc *p)
 		if (!(p->gid = malloc((f.h.nfuncs + 1) * sizeof(*p->gid))))
 			rc = HCLOCK_ENOMEM;
 		for (uint32_t i = 0; !rc && i < f.h.nfuncs; i++)
-			if ((p->gid[i] = intern(x, f.names[i])) == UINT32_MAX)
+			if ((p->gid[i] = intern(x, f.names[i], i)) == UINT32_MAX)
 				rc = HCLOCK_ENOMEM;
 		p->nfuncs = f.h.nfuncs;
 		p->off = (off_t)first;
@@ -209,7 +155,7 @@ static int proc_open(struct run *x, const char *dir, int r, struct proc *p)
 		if (!rc && ktab_put(&x->comm_size, k, (uint64_t)f.h.size))
 			rc = HCLOCK_ENOMEM;
 		if (!rc)
-			read_comms(x, p->fd, first);
+			read_comms(x, p->fd, first, f.h.size);
 	}
 	rec_file_free(&f);
 	free(all);
@@ -279,9 +225,8 @@ static int64_t comm_size(struct run *x, uint64_t comm)
 static int feed_coll(struct run *x, struct proc *p, const struct rec *r,
                      const struct waits_stamp *start, const struct rec *c)
 {
-	int nb;
 	uint32_t f = gid(p, r->func);
-	enum waits_coll_kind k = coll_kind(f < x->tw->nfnames ? x->tw->fnames[f] : "?", &nb);
+	enum waits_coll_kind k = f < x->tw->nfnames ? x->fc[f].coll : WAITS_COLL_OTHER;
 	int64_t size = comm_size(x, r->comm);
 	if (size < 1) {
 		x->tw->colls_unknown++;
