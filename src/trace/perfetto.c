@@ -392,19 +392,47 @@ static int order_cmp(const void *a, const void *b)
 	return x->t_ns < y->t_ns ? -1 : x->t_ns > y->t_ns;
 }
 
+/* The launcher's marks: o opened for appending to path, the file's end its last safe point
+ * (a failed write takes back every mark: out_flush cuts to it). Returns 0, or HCLOCK_EIO
+ * with err_set's line (o->fd then -1, its buffer freed). */
+static int append_open(struct out *o, const char *path)
+{
+	o->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	o->buf = malloc(OUT_CAP);
+	off_t end = o->fd < 0 ? -1 : lseek(o->fd, 0, SEEK_END);
+	if (end < 0 || !o->buf) {
+		int e = o->buf ? errno : ENOMEM;
+		if (o->fd >= 0)
+			close(o->fd);
+		o->fd = -1;
+		free(o->buf);
+		o->buf = NULL;
+		return err_set(HCLOCK_EIO, "cannot append to %s: %s", path, strerror(e));
+	}
+	o->bytes = o->done = o->safe = o->safe_done = (uint64_t)end;
+	return 0;
+}
+
+/* ... flushed and closed (if open). Returns 0 or HCLOCK_EIO with err_set's line naming what
+ * (the marks). */
+static int append_close(struct out *o, const char *what)
+{
+	if (o->fd < 0)
+		return 0;
+	out_flush(o);
+	if (close(o->fd) && !o->err)
+		o->err = errno;
+	free(o->buf);
+	return o->err ? err_set(HCLOCK_EIO, "appending %s to the Perfetto trace: %s", what,
+	                        strerror(o->err)) : 0;
+}
+
 int pf_write_order(const char *path, int size, struct pf_order *o, size_t n)
 {
 	struct trace_stream *s = calloc(1, sizeof(*s));
 	if (!s)
 		return err_set(HCLOCK_ENOMEM, "out of memory for the message order marks");
-	s->pf.fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	s->pf.buf = malloc(OUT_CAP);
-	int rc = 0;
-	off_t end = s->pf.fd < 0 ? -1 : lseek(s->pf.fd, 0, SEEK_END);
-	if (end < 0 || !s->pf.buf)
-		rc = err_set(HCLOCK_EIO, "cannot append to %s: %s", path, strerror(errno));
-	/* a failed write takes back all the marks (out_flush cuts to the last safe point) */
-	s->pf.bytes = s->pf.done = s->pf.safe = s->pf.safe_done = end < 0 ? 0 : (uint64_t)end;
+	int rc = append_open(&s->pf, path);
 	qsort(o, n, sizeof(*o), order_cmp);
 	for (size_t i = 0; !rc && i < n; i++) {
 		/* the receiver's process track and a sequence of its own after every process's
@@ -441,16 +469,9 @@ int pf_write_order(const char *path, int size, struct pf_order *o, size_t n)
 		pb_msg(&p, TP_TRACK_EVENT, &te);
 		put_packet(s, &p);
 	}
-	if (s->pf.fd >= 0) {
-		out_flush(&s->pf);
-		if (close(s->pf.fd) && !s->pf.err)
-			s->pf.err = errno;
-		if (!rc && s->pf.err)
-			rc = err_set(HCLOCK_EIO, "appending to %s: %s", path, strerror(s->pf.err));
-	}
-	free(s->pf.buf);
+	int crc = append_close(&s->pf, "the message order marks");
 	free(s);
-	return rc;
+	return rc ? rc : crc;
 }
 
 /* ---- the wait states' marks ---- */
@@ -470,10 +491,7 @@ struct pf_waits *pf_waits_open(const char *path, int size, const char *const *ti
                                int ntitles)
 {
 	struct pf_waits *w = calloc(1, sizeof(*w));
-	if (!w || !(w->started = calloc((size_t)(size > 0 ? size : 1), 1)) ||
-	    !(w->s.pf.buf = malloc(OUT_CAP))) {
-		if (w)
-			free(w->started);
+	if (!w || !(w->started = calloc((size_t)(size > 0 ? size : 1), 1))) {
 		free(w);
 		err_set(HCLOCK_ENOMEM, "out of memory for the wait states' marks");
 		return NULL;
@@ -481,19 +499,11 @@ struct pf_waits *pf_waits_open(const char *path, int size, const char *const *ti
 	w->size = size;
 	w->titles = titles;
 	w->ntitles = ntitles;
-	w->s.pf.fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	off_t end = w->s.pf.fd < 0 ? -1 : lseek(w->s.pf.fd, 0, SEEK_END);
-	if (end < 0) {
-		err_set(HCLOCK_EIO, "cannot append to %s: %s", path, strerror(errno));
-		if (w->s.pf.fd >= 0)
-			close(w->s.pf.fd);
-		free(w->s.pf.buf);
+	if (append_open(&w->s.pf, path)) {
 		free(w->started);
 		free(w);
 		return NULL;
 	}
-	/* a failed write takes back all the marks (out_flush cuts to the last safe point) */
-	w->s.pf.bytes = w->s.pf.done = w->s.pf.safe = w->s.pf.safe_done = (uint64_t)end;
 	return w;
 }
 
@@ -565,12 +575,7 @@ int pf_waits_close(struct pf_waits *w)
 {
 	if (!w)
 		return 0;
-	out_flush(&w->s.pf);
-	if (close(w->s.pf.fd) && !w->s.pf.err)
-		w->s.pf.err = errno;
-	int rc = w->s.pf.err ? err_set(HCLOCK_EIO, "appending the wait states to the Perfetto "
-	                               "trace: %s", strerror(w->s.pf.err)) : 0;
-	free(w->s.pf.buf);
+	int rc = append_close(&w->s.pf, "the wait states' marks");
 	free(w->started);
 	free(w);
 	return rc;
