@@ -531,8 +531,8 @@ static void waits_summary(const struct trace_profile *p, FILE *f)
 	int best = -1;
 	for (int i = 0; i < waits_pattern_count(); i++) {
 		struct waits_total t = waits_pattern_total(p->tw->w, i);
-		if (!strcmp(waits_pattern_name(i), "wrong_order"))
-			continue; /* its time is Late Sender's too */
+		if (waits_pattern_also_counted(i))
+			continue;
 		est += t.est_ns;
 		lo += t.lo_ns;
 		if (t.est_ns > best_ns)

@@ -17,6 +17,8 @@ struct waits_pattern {
 	const char *name;        /* the key in outputs: "late_sender" */
 	const char *title;       /* for people: "Late Sender" */
 	const char *what;        /* one line: who waits for whom */
+	int also_counted;        /* 1: its waiting time is another pattern's too (a total over
+	                            the patterns leaves it out) */
 	/* a message, both ends known (may be NULL) */
 	int (*on_message)(waits *w, int self, const struct waits_send *s,
 	                  const struct waits_recv *r);

@@ -457,6 +457,11 @@ const char *waits_pattern_title(int p)
 	return p >= 0 && p < waits_npatterns ? waits_patterns[p]->title : "?";
 }
 
+int waits_pattern_also_counted(int p)
+{
+	return p >= 0 && p < waits_npatterns && waits_patterns[p]->also_counted;
+}
+
 struct waits_total waits_pattern_total(const waits *w, int p)
 {
 	return p >= 0 && p < waits_npatterns ? w->tot[p] : (struct waits_total){0};

@@ -157,6 +157,9 @@ int waits_finish(waits *w);
 int waits_pattern_count(void);
 const char *waits_pattern_name(int p);
 const char *waits_pattern_title(int p);
+/* Whether pattern p's waiting time is another pattern's too (Wrong Order: a Late Sender's),
+ * so that a total over the patterns leaves it out. */
+int waits_pattern_also_counted(int p);
 
 /* The totals of pattern p (0 .. waits_pattern_count() - 1). */
 struct waits_total waits_pattern_total(const waits *w, int p);

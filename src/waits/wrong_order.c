@@ -67,5 +67,6 @@ const struct waits_pattern wrong_order_pattern = {
 	.name = "wrong_order",
 	.title = "Wrong Order",
 	.what = "a message was received before one sent to the same process earlier",
+	.also_counted = 1, /* its receive's waiting is a Late Sender's */
 	.on_message = on_message,
 };
