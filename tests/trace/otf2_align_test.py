@@ -12,8 +12,13 @@ otf2-print as align pairs them (first in, first out per sender, receiver, tag), 
     Align's bounds assume each node's times a line of the truth; the tracer's global clock
     follows it only within E, so they can miss by up to 2E (26-89 us for E = 231 us beside
     busy processes);
+  - align's quality is hull for every node, or fallback (with its warning) on a hop whose
+    input already holds a message received at or before its send, by at most 2E: the tracer's
+    clock may invert a message within its error, and then no line separates the two hulls
+    (seen once on a busy machine: E = 2.3 us, a hop's latency -0.9 us);
   - no inversion on a message between a node and the node it is converted through (a hop of
-    align's tree: the hull's constraints hold every such message); a message between nodes
+    align's tree: the hull's constraints hold every such message; fallback hops excepted,
+    their bounds are not strict); a message between nodes
     that no hop joins (rank 3 converted through rank 2 and rank 2 through rank 0, a message
     from rank 0 to rank 3) may invert inside the two ends' bounds: printed, allowed;
   - the truth: the tracer's global clock follows the emulated reference within its own true
@@ -96,10 +101,32 @@ for seed in (4, 5, 8):
         nodes = {nd["node"]: nd for nd in rep["nodes"]}
     except ValueError:
         rep, nodes = {}, {}
+    msgs, _ = messages(otf2) if al.returncode == 0 else ([], 0)
+    rank = {n: int(n.rsplit("_", 1)[1]) for n in nodes}
+    fallback = {rank[n]: rank[nd["via"]] for n, nd in nodes.items()
+                if nd["quality"] == "fallback" and nd["via"] in rank}
+    # a hop's hulls intersect only if the input itself holds a message of that pair received
+    # at or before its send (the identity line separates them otherwise): the tracer's global
+    # clock inverted it, which its true error E allows (by at most 2E); align then says
+    # "fallback" with a warning, as it should
+    why = {}
+    for a, v in fallback.items():
+        lat = [tr - ts for s, r, ts, tr in msgs if {s, r} == {a, v}]
+        why[a] = min(lat) if lat else None
+    explained = all(w is not None and -tol <= w <= 0 and f"MPI_Rank_{a}" in al.stderr and
+                    "hulls intersect" in al.stderr for a, w in why.items())
     check(al.returncode == 0 and len(nodes) == 4 and
-          all(nd["quality"] in ("hull", "reference") for nd in nodes.values()),
-          f"seed {seed}: hclock align: exit {al.returncode}, 4 nodes, quality hull "
-          f"({[(n, nd['quality'], nd['via']) for n, nd in nodes.items()]}) {al.stderr.strip()[-300:]}")
+          all(nd["quality"] in ("hull", "reference", "fallback") for nd in nodes.values())
+          and explained,
+          f"seed {seed}: hclock align: exit {al.returncode}, 4 nodes, quality hull, or fallback "
+          f"only on a hop whose input holds an inversion within 2E = {tol} ns (the tracer's "
+          f"own) and with align's warning "
+          f"({[(n, nd['quality'], nd['via']) for n, nd in nodes.items()]}; smallest latency on "
+          f"fallback hops, ns: {why}) {al.stderr.strip()[-300:]}")
+    if fallback:
+        print(f"note seed {seed}: fallback on hops {sorted(fallback.items())}: the tracer's "
+              f"global clock inverted a message there (latency {why} ns, within 2E = {tol} ns),"
+              f" so no line fits; their inversions are not checked below")
     if not nodes:
         continue
     b = {}
@@ -107,7 +134,6 @@ for seed in (4, 5, 8):
         for row in csv.DictReader(f):
             b[(int(row["node"].rsplit("_", 1)[1]), int(row["time_ns"]))] = (
                 int(row["corrected_ns"]), int(row["delta_minus_ns"]), int(row["delta_plus_ns"]))
-    msgs, _ = messages(otf2)
     check(len(msgs) == paired == sum(nd["recv"] for nd in nodes.values()),
           f"seed {seed}: every message matched ({len(msgs)} here, "
           f"{sum(nd['recv'] for nd in nodes.values())} by align, {paired} by the tracer)")
@@ -128,7 +154,7 @@ for seed in (4, 5, 8):
               "the check finds a receive moved before its send by its bounds' width and the "
               "2E allowance")
     via = {int(n.rsplit("_", 1)[1]): nd["via"] for n, nd in nodes.items()}
-    hop = {(a, int(v.rsplit("_", 1)[1])) for a, v in via.items() if v}
+    hop = {(a, int(v.rsplit("_", 1)[1])) for a, v in via.items() if v and a not in fallback}
     on_hops = [x for x in inv if (x[0], x[1]) in hop or (x[1], x[0]) in hop]
     check(not on_hops, f"seed {seed}: no inversion on a hop of align's tree ({on_hops[:3]})")
     if inv:
