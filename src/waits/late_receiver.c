@@ -13,6 +13,19 @@
  */
 #include "waits/patterns.h"
 
+/* a send that may have been taken eagerly: the interval [*lo, *hi] of its waiting from
+ * the bounds of the post p and the send's leave l */
+static void eager(const struct waits_stamp *p, const struct waits_stamp *l, int64_t *lo,
+                  int64_t *hi)
+{
+	if (!(waits_hi(p) < waits_lo(l)) || p->above_ns >= WAITS_NO_BOUND ||
+	    l->below_ns >= WAITS_NO_BOUND)
+		*lo = 0; /* not proven posted before the send's end */
+	if (waits_lo(p) >= waits_hi(l) && p->below_ns < WAITS_NO_BOUND &&
+	    l->above_ns < WAITS_NO_BOUND)
+		*hi = 0; /* proven posted after it: taken eagerly */
+}
+
 static int on_message(waits *w, int self, const struct waits_send *s, const struct waits_recv *r)
 {
 	if (!s->blocking || !r->posted_in_call)
@@ -24,12 +37,11 @@ static int on_message(waits *w, int self, const struct waits_send *s, const stru
 	if (!s->synchronous) {
 		if (p->t_ns >= l->t_ns)
 			in.est_ns = 0;
-		if (!(waits_hi(p) < waits_lo(l)) || p->above_ns >= WAITS_NO_BOUND ||
-		    l->below_ns >= WAITS_NO_BOUND)
-			in.lo_ns = 0; /* not proven posted before the send's end */
-		if (waits_lo(p) >= waits_hi(l) && p->below_ns < WAITS_NO_BOUND &&
-		    l->above_ns < WAITS_NO_BOUND)
-			in.hi_ns = 0; /* proven posted after it: taken eagerly */
+		eager(p, l, &in.lo_ns, &in.hi_ns);
+		if (in.has_truth) {
+			struct waits_stamp pt = waits_truth_stamp(p), lt = waits_truth_stamp(l);
+			eager(&pt, &lt, &in.true_lo_ns, &in.true_hi_ns);
+		}
 	}
 	if (in.est_ns > 0 || in.lo_ns > 0)
 		return waits_emit(w, &in);

@@ -6,7 +6,7 @@
  *
  * A call that completes several messages (MPI_Waitall) waited once: its instance is the
  * largest of its messages' (the true wait is the largest of theirs, so its interval is
- * [max lo, max hi]); the messages of one call come one after the other in its process's
+ * [max lo, max hi], and so is its truth's); the messages of one call come one after the other in its process's
  * receives, and the instance is held until the process's next receive in another call (or
  * waits_finish).
  */
@@ -48,6 +48,11 @@ static int on_message(waits *w, int self, const struct waits_send *s, const stru
 			h->in.lo_ns = in.lo_ns;
 		if (in.hi_ns > h->in.hi_ns)
 			h->in.hi_ns = in.hi_ns;
+		h->in.has_truth = h->in.has_truth && in.has_truth;
+		if (in.true_lo_ns > h->in.true_lo_ns)
+			h->in.true_lo_ns = in.true_lo_ns;
+		if (in.true_hi_ns > h->in.true_hi_ns)
+			h->in.true_hi_ns = in.true_hi_ns;
 		return 0;
 	}
 	int rc = flush(w, h);

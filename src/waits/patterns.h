@@ -58,4 +58,8 @@ int waits_interval(const struct waits_stamp *t, const struct waits_call *c,
 int64_t waits_lo(const struct waits_stamp *s);
 int64_t waits_hi(const struct waits_stamp *s);
 
+/* A stamp whose bounds are s's truth (s->has_truth): for a pattern that computes an interval
+ * from stamps itself, to compute the true one the same way. */
+struct waits_stamp waits_truth_stamp(const struct waits_stamp *s);
+
 #endif

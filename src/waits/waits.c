@@ -147,6 +147,29 @@ static int64_t clip(int64_t x, int64_t lo, int64_t hi)
 	return x < lo ? lo : x > hi ? hi : x;
 }
 
+/* the strict interval of clip(T - B, 0, L - B) from the three stamps' bounds, ns */
+static void interval(const struct waits_stamp *t, const struct waits_stamp *b,
+                     const struct waits_stamp *l, int64_t *lo, int64_t *hi)
+{
+	/* the call's true duration lies in [d_lo, d_hi] */
+	int64_t d_lo = unbounded(l->below_ns) || unbounded(b->above_ns) ? 0 :
+	               clip(waits_lo(l) - waits_hi(b), 0, WAITS_NO_BOUND);
+	int64_t d_hi = unbounded(l->above_ns) || unbounded(b->below_ns) ? WAITS_NO_BOUND :
+	               clip(waits_hi(l) - waits_lo(b), 0, WAITS_NO_BOUND);
+	*lo = unbounded(t->below_ns) || unbounded(b->above_ns) ? 0 :
+	      clip(waits_lo(t) - waits_hi(b), 0, d_lo);
+	*hi = unbounded(t->above_ns) || unbounded(b->below_ns) ? d_hi :
+	      clip(waits_hi(t) - waits_lo(b), 0, d_hi);
+}
+
+struct waits_stamp waits_truth_stamp(const struct waits_stamp *s)
+{
+	return (struct waits_stamp){.t_ns = s->true_lo_ns, .below_ns = 0,
+	                            .above_ns = s->true_hi_ns - s->true_lo_ns,
+	                            .has_truth = 1, .true_lo_ns = s->true_lo_ns,
+	                            .true_hi_ns = s->true_hi_ns};
+}
+
 int waits_interval(const struct waits_stamp *t, const struct waits_call *c,
                    struct waits_instance *in)
 {
@@ -154,15 +177,14 @@ int waits_interval(const struct waits_stamp *t, const struct waits_call *c,
 	int64_t d = l->t_ns - b->t_ns;
 	in->at_ns = b->t_ns;
 	in->est_ns = clip(t->t_ns - b->t_ns, 0, d > 0 ? d : 0);
-	/* the call's true duration lies in [d_lo, d_hi] */
-	int64_t d_lo = unbounded(l->below_ns) || unbounded(b->above_ns) ? 0 :
-	               clip(waits_lo(l) - waits_hi(b), 0, WAITS_NO_BOUND);
-	int64_t d_hi = unbounded(l->above_ns) || unbounded(b->below_ns) ? WAITS_NO_BOUND :
-	               clip(waits_hi(l) - waits_lo(b), 0, WAITS_NO_BOUND);
-	in->lo_ns = unbounded(t->below_ns) || unbounded(b->above_ns) ? 0 :
-	            clip(waits_lo(t) - waits_hi(b), 0, d_lo);
-	in->hi_ns = unbounded(t->above_ns) || unbounded(b->below_ns) ? d_hi :
-	            clip(waits_hi(t) - waits_lo(b), 0, d_hi);
+	interval(t, b, l, &in->lo_ns, &in->hi_ns);
+	/* the truth, the same way from the truth's intervals */
+	in->has_truth = t->has_truth && b->has_truth && l->has_truth;
+	if (in->has_truth) {
+		struct waits_stamp tt = waits_truth_stamp(t), bt = waits_truth_stamp(b),
+		                   lt = waits_truth_stamp(l);
+		interval(&tt, &bt, &lt, &in->true_lo_ns, &in->true_hi_ns);
+	}
 	return in->est_ns > 0 || in->lo_ns > 0;
 }
 
@@ -180,6 +202,12 @@ static void total_add(struct waits_total *t, const struct waits_instance *in)
 	t->est_ns += in->est_ns;
 	t->lo_ns += in->lo_ns;
 	t->hi_ns = sat_add(t->hi_ns, in->hi_ns);
+	if (in->has_truth) {
+		t->truth_n++;
+		t->truth_outside += in->true_hi_ns < in->lo_ns || in->true_lo_ns > in->hi_ns;
+		t->true_lo_ns += in->true_lo_ns;
+		t->true_hi_ns += in->true_hi_ns;
+	}
 }
 
 static int row_add(waits *w, const struct waits_instance *in)

@@ -39,6 +39,11 @@ struct waits_stamp {
 	int64_t t_ns;      /* the trace's time, ns (global clock) */
 	int64_t below_ns;  /* the true time is >= t_ns - below_ns (>= 0, WAITS_NO_BOUND) */
 	int64_t above_ns;  /* ... and <= t_ns + above_ns (>= 0, WAITS_NO_BOUND) */
+	/* the truth itself, where the caller knows it (emulated clocks; 0: not known): the true
+	   time lies in [true_lo_ns, true_hi_ns] (the truth's own read uncertainty), ns. It
+	   checks the bounds: an instance made of such stamps carries its true waiting time. */
+	int has_truth;
+	int64_t true_lo_ns, true_hi_ns;
 };
 
 /* the call in which a process waited or could have: its enter and leave */
@@ -107,6 +112,10 @@ struct waits_instance {
 	int64_t est_ns;          /* the waiting time from the timestamps, ns (>= 0) */
 	int64_t lo_ns, hi_ns;    /* the true waiting time lies in [lo_ns, hi_ns], ns (0 <= lo;
 	                            hi may be WAITS_NO_BOUND) */
+	int has_truth;           /* 1: every stamp it is made of had its truth, and then */
+	int64_t true_lo_ns, true_hi_ns; /* the true waiting time computed from the truth lies in
+	                            [true_lo_ns, true_hi_ns] (the truth's read uncertainty), ns:
+	                            it must meet [lo_ns, hi_ns] */
 };
 
 /* the sum of a set of instances */
@@ -116,6 +125,10 @@ struct waits_total {
 	int64_t est_ns;          /* waiting time summed: estimate, ns */
 	int64_t lo_ns, hi_ns;    /* ... the sums of the intervals' ends, ns (hi: saturated at
 	                            WAITS_NO_BOUND) */
+	uint64_t truth_n;        /* instances with their truth (has_truth) */
+	uint64_t truth_outside;  /* ... whose true interval misses [lo_ns, hi_ns]: the bounds
+	                            were wrong (0 in every test) */
+	int64_t true_lo_ns, true_hi_ns; /* the true waiting time of those, summed, ns */
 };
 
 /* one row of the table: the instances of one pattern in one function, communicator and

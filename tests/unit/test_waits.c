@@ -12,7 +12,11 @@
  *   - every case whose estimate is above 0 has its instance (none missed);
  *   - the totals are the instances' sums, the rows' sums are the totals;
  *   - fed in another interleaving of the processes, the same totals;
- *   - with half-widths cut below the errors, some interval misses its truth (the check bites);
+ *   - with the stamps' truths (as an emulation gives them, within up to 100 ns, now and then
+ *     none), every instance's true interval holds its case's waiting time and is no wider
+ *     than two stamps' truths, and none misses its bounds' interval;
+ *   - with half-widths cut below the errors, some interval misses its truth (the check bites),
+ *     and the analysis's own truth check counts it;
  *   - a call completing two messages is one instance; a message received before an earlier
  *     sent one is a Wrong Order; a lone end and an incomplete collective are counted left.
  */
@@ -55,6 +59,12 @@ static struct waits_stamp stamp(int64_t truth)
 		s.below_ns = WAITS_NO_BOUND;
 	if (no_bounds_share && urand(0, no_bounds_share) == 0)
 		s.above_ns = WAITS_NO_BOUND;
+	/* the truth as an emulation gives it: within a read's uncertainty, now and then not */
+	if (urand(0, 20)) {
+		s.has_truth = 1;
+		s.true_lo_ns = truth - urand(0, 101);
+		s.true_hi_ns = truth + urand(0, 101);
+	}
 	return s;
 }
 
@@ -248,6 +258,7 @@ static void coll_estimates(void)
 
 struct seen {
 	int bad, bad_truth, checked;
+	int with_truth, outside; /* instances with their truth; ... whose truth misses */
 };
 
 static int on_instance(void *ctx, const struct waits_instance *in)
@@ -256,6 +267,10 @@ static int on_instance(void *ctx, const struct waits_instance *in)
 	if (in->func >= (uint32_t)ncases)
 		return 0;
 	struct truth *c = &cases[in->func];
+	if (in->has_truth) {
+		s->with_truth++;
+		s->outside += in->true_hi_ns < in->lo_ns || in->true_lo_ns > in->hi_ns;
+	}
 	if (c->pattern != in->pattern)
 		return 0; /* another pattern's look at the same call (wrong order) */
 	c->found++;
@@ -263,6 +278,21 @@ static int on_instance(void *ctx, const struct waits_instance *in)
 	int ok = in->lo_ns <= c->w_ns && c->w_ns <= in->hi_ns;
 	if (!ok)
 		s->bad_truth++;
+	if (in->has_truth) {
+		/* the truth the analysis computed from the stamps' truths holds the case's */
+		TEST_CHECK(in->true_lo_ns <= c->w_ns && c->w_ns <= in->true_hi_ns,
+		           "%s on process %d: true wait %lld ns outside its truth's [%lld, %lld]",
+		           waits_pattern_name(in->pattern), in->proc, (long long)c->w_ns,
+		           (long long)in->true_lo_ns, (long long)in->true_hi_ns);
+		/* and is no wider than two stamps' truths (up to 200 ns each): a wider one would
+		 * hold the case's by luck (a Late Receiver's post and the send's end closer than
+		 * their truths tell apart: [0, the wait had it been posted in time]) */
+		TEST_CHECK(in->true_hi_ns - in->true_lo_ns <= 400 ||
+		           (in->pattern == pat("late_receiver") && in->true_lo_ns == 0),
+		           "%s on process %d: its truth's interval [%lld, %lld] wider than two "
+		           "stamps' truths", waits_pattern_name(in->pattern), in->proc,
+		           (long long)in->true_lo_ns, (long long)in->true_hi_ns);
+	}
 	if (!ok && shrink >= 1) {
 		TEST_CHECK(0, "%s on process %d: true wait %lld ns outside [%lld, %lld] (est %lld)",
 		           waits_pattern_name(in->pattern), in->proc, (long long)c->w_ns,
@@ -369,8 +399,14 @@ static void run_case(unsigned long long seed)
 		TEST_CHECK(i == 0 || rows[i - 1].t.est_ns >= rows[i].t.est_ns, "rows not sorted");
 	}
 	struct waits_total tot[16];
+	uint64_t truth_n = 0, outside = 0;
 	for (int p = 0; p < waits_pattern_count(); p++) {
 		tot[p] = waits_pattern_total(w, p);
+		truth_n += tot[p].truth_n;
+		outside += tot[p].truth_outside;
+		TEST_CHECK(tot[p].true_lo_ns <= tot[p].true_hi_ns, "%s: true total [%lld, %lld]",
+		           waits_pattern_name(p), (long long)tot[p].true_lo_ns,
+		           (long long)tot[p].true_hi_ns);
 		TEST_CHECK(sum[p].n == tot[p].n && sum[p].est_ns == tot[p].est_ns &&
 		           sum[p].lo_ns == tot[p].lo_ns, "%s: rows sum to %llu / %lld ns, total %llu / "
 		           "%lld ns", waits_pattern_name(p), (unsigned long long)sum[p].n,
@@ -390,6 +426,11 @@ static void run_case(unsigned long long seed)
 			       (unsigned long long)tot[p].proven, (long long)tot[p].est_ns,
 			       (long long)tot[p].lo_ns, (long long)tot[p].hi_ns);
 	}
+	/* the totals' truth: the instances' (of every pattern: wrong order's too) */
+	TEST_CHECK(truth_n == (uint64_t)s.with_truth && truth_n > 0 && outside == 0 &&
+	           s.outside == 0, "truth in the totals: %llu instances (%d seen), %llu outside "
+	           "(%d seen)", (unsigned long long)truth_n, s.with_truth,
+	           (unsigned long long)outside, s.outside);
 	size_t nw;
 	const struct waits_instance *worst = waits_worst(w, &nw);
 	TEST_CHECK(nw == 5 || nw == (size_t)s.checked, "%zu worst", nw);
@@ -442,6 +483,9 @@ static void bites(unsigned long long seed)
 		printf("bites seed %llu: %d of %d intervals missed\n", seed, s.bad_truth, s.checked);
 	TEST_CHECK(s.bad_truth > 0, "bounds cut to a fifth of the errors: every one of %d "
 	           "intervals still held its truth", s.checked);
+	/* and the analysis's own check by the stamps' truths says so */
+	TEST_CHECK(s.outside > 0, "bounds cut to a fifth of the errors: the truth of every one "
+	           "of %d instances (%d with truth) met its interval", s.checked, s.with_truth);
 	shrink = 1;
 	no_bounds_share = 10;
 }
