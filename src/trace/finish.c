@@ -1,16 +1,22 @@
 /*
  * finish.c - what the tracer tells of its clock at MPI_Finalize (finish.h): the drift check
- * and the summary of --event-truth, whose histogram each reading adds to as it is made.
+ * and the summary of --event-truth, whose histogram each reading adds to as it is made, and
+ * the truth of every reading kept for DIR/raw/truth.R (truthfile.h).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "clock/clock.h"
 #include "hclock.h"
 #include "trace/finish.h"
+#include "trace/truthfile.h"
 #include "transport/yield.h"
 #include "util/err.h"
 #include "util/pmpi.h"
@@ -30,11 +36,18 @@ static struct {
 	                                 records carry (tracer.c's rec_bounds), by more than the
 	                                 truth's own uncertainty */
 	_Atomic int64_t out_max_ns;   /* ... the most by which, ns */
+	/* every reading's truth for DIR/raw/truth.R (truthfile.h): entry i is claimed by
+	 * the add on next, written, its true_hi_ns last (release: non-zero once complete, a
+	 * truth of 0 being unreadable); next may pass TRUTH_FILE_CAP, the excess is lost */
+	struct truth_entry *kept;
+	atomic_uint_fast64_t next, unread; /* unread: ref1 or ref2 0, or ref2 < ref1 */
 } TT;
 
 void finish_truth_start(hclock_clock *base)
 {
 	TT.base = base;
+	/* 48 MiB of address space, its pages touched only as readings fill them */
+	TT.kept = calloc(TRUTH_FILE_CAP, sizeof(*TT.kept));
 }
 
 int64_t finish_truth_ref(void)
@@ -69,10 +82,26 @@ static void atomic_max(_Atomic int64_t *m, int64_t v)
 		;
 }
 
+/* the reading g (ns) kept with its truth [ref1, ref2] (ns), or counted */
+static void keep(int64_t g, int64_t ref1, int64_t ref2)
+{
+	if (!ref1 || !ref2 || ref2 < ref1) {
+		atomic_fetch_add_explicit(&TT.unread, 1, memory_order_relaxed);
+		return;
+	}
+	uint64_t i = atomic_fetch_add_explicit(&TT.next, 1, memory_order_relaxed);
+	if (i >= TRUTH_FILE_CAP || !TT.kept)
+		return; /* counted by next */
+	TT.kept[i].t_g = g;
+	TT.kept[i].true_lo_ns = ref1;
+	__atomic_store_n(&TT.kept[i].true_hi_ns, ref2, __ATOMIC_RELEASE);
+}
+
 void finish_truth_note(int64_t g, int64_t ref1,
                        int (*bounds)(int64_t g, int64_t *lo_g, int64_t *hi_g))
 {
 	int64_t ref2 = finish_truth_ref(), gap = ref2 - ref1;
+	keep(g, ref1, ref2);
 	if (gap < 0 || gap > TRUTH_GAP_NS) {
 		atomic_fetch_add_explicit(&TT.skipped, 1, memory_order_relaxed);
 		return;
@@ -136,6 +165,72 @@ void finish_truth_report(hclock_emu *emu)
 	         at[1], at[2], (long long)gmx[0], (unsigned long long)sum[TRUTH_BINS],
 	         (unsigned long long)sum[TRUTH_BINS + 1], (long long)gmx[1]);
 	err_line("hclock trace", "%s", line);
+}
+
+static int by_reading(const void *a, const void *b)
+{
+	int64_t x = ((const struct truth_entry *)a)->t_g, y = ((const struct truth_entry *)b)->t_g;
+	return (x > y) - (x < y);
+}
+
+/* The entries kept, new ones stopped (a reading from here on is not kept); into *n those
+ * complete, *lost the readings not kept. An entry a thread is still writing is waited for,
+ * up to 100 ms; past that the complete ones are copied out and the array is left allocated
+ * (that thread writes into it yet). NULL when none (or out of memory: all lost). */
+static struct truth_entry *kept_entries(size_t *n, uint64_t *lost)
+{
+	/* TT.kept itself stays as it is: a thread that claimed an entry before reads it */
+	uint64_t next = atomic_exchange(&TT.next, (uint64_t)1 << 62);
+	struct truth_entry *e = TT.kept;
+	size_t m = e ? (size_t)(next < TRUTH_FILE_CAP ? next : TRUTH_FILE_CAP) : 0, done = 0;
+	*lost = atomic_load(&TT.unread) + (next - m);
+	for (int i = 0; i < 100; i++) {
+		while (done < m && __atomic_load_n(&e[done].true_hi_ns, __ATOMIC_ACQUIRE))
+			done++;
+		if (done == m)
+			break;
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	}
+	*n = m;
+	if (done == m)
+		return e;
+	struct truth_entry *c = malloc(m * sizeof(*c));
+	*n = 0;
+	for (size_t i = 0; c && i < m; i++)
+		if (__atomic_load_n(&e[i].true_hi_ns, __ATOMIC_ACQUIRE))
+			c[(*n)++] = e[i];
+	*lost += m - *n;
+	return c;
+}
+
+int finish_truth_write(const char *dir, int rank)
+{
+	size_t n;
+	uint64_t lost;
+	struct truth_entry *e = kept_entries(&n, &lost);
+	if (!dir) {
+		free(e);
+		return 0;
+	}
+	if (e)
+		qsort(e, n, sizeof(*e), by_reading);
+	struct truth_header h = {.rank = rank, .count = n, .lost = lost};
+	memcpy(h.magic, TRUTH_FILE_MAGIC, 8);
+	char path[4300], who[64];
+	snprintf(path, sizeof(path), "%s/raw/truth.%d", dir, rank);
+	FILE *f = fopen(path, "wb");
+	int bad = !f || fwrite(&h, sizeof(h), 1, f) != 1 || (n && fwrite(e, sizeof(*e), n, f) != n);
+	int why = bad ? errno : 0;
+	if (f && fclose(f) && !bad)
+		bad = 1, why = errno;
+	free(e);
+	if (!bad)
+		return 0;
+	if (f)
+		unlink(path); /* whole or not at all */
+	snprintf(who, sizeof(who), "hclock trace (rank %d)", rank);
+	err_line(who, "cannot write %s: %s", path, strerror(why ? why : EIO));
+	return -1;
 }
 
 /* The drift check at MPI_Finalize, on hclock's public calls: Check-Global-Clock (Hunold &

@@ -711,6 +711,9 @@ static int raw_open(const char *dir, char *path, size_t len)
 		        path, strerror(errno));
 		return 0;
 	}
+	/* an earlier run's truth (finish.h) would pass for this one's */
+	snprintf(path, len, "%s/raw/truth.%d", dir, T.rank);
+	unlink(path);
 	snprintf(path, len, "%s/raw/rank.%d", dir, T.rank);
 	if ((T.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
 		fprintf(stderr, "hclock trace (rank %d): cannot write %s: %s; tracing off\n", T.rank,
@@ -942,7 +945,7 @@ void trace_finalize(void)
 		return;
 	in_tracer = 1;
 	int64_t t0 = real_now_ns();
-	int was_on = T.on;
+	int was_on = T.on, truth = T.truth; /* clock_down ends the truth's notes */
 	T.on = 0;
 	crash_handlers_remove();
 	struct rec_trailer tr = {.magic = REC_TRAILER_MAGIC, .drift_max_ns = NAN,
@@ -953,12 +956,18 @@ void trace_finalize(void)
 	if (was_on) {
 		records_out();
 		trailer_out(&tr, t0);
+		/* every reading's truth, DIR/raw/truth.R (a failure is one line: the trace goes
+		 * on); after the records, whose disk held back it may use */
+		if (truth)
+			(void)finish_truth_write(T.dir, T.rank);
 		/* this process's part of each output, from its raw file a chunk at a time, in
 		 * parallel with the other processes (a failure leaves the raw file, from which the
 		 * launcher or --convert writes them); its trailer as written here, should the file
 		 * have none (a full disk) */
 		if (stream_convert_raw(T.dir, T.rank, T.json_limit, &tr, have_clk ? &clk : NULL))
 			fprintf(stderr, "hclock trace (rank %d): %s\n", T.rank, hclock_last_error());
+	} else if (truth) {
+		(void)finish_truth_write(NULL, T.rank); /* nothing recorded: nothing written */
 	}
 	comms_free();
 	hclock_sync_free(T.s);
