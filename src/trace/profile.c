@@ -337,6 +337,35 @@ static double us(int64_t ns)
 	return ns >= WAITS_NO_BOUND ? INFINITY : ns * 1e-3;
 }
 
+/* the truth of every instance (emulated clocks, --event-truth): how many missed */
+static struct waits_total truth_total(const struct trace_waits *tw)
+{
+	struct waits_total a = {0};
+	for (int i = 0; i < waits_pattern_count(); i++) {
+		struct waits_total t = waits_pattern_total(tw->w, i);
+		a.truth_n += t.truth_n;
+		a.truth_outside += t.truth_outside;
+	}
+	return a;
+}
+
+static void truth_txt(const struct trace_waits *tw, FILE *f)
+{
+	if (!tw->truth_procs)
+		return;
+	struct waits_total a = truth_total(tw);
+	fprintf(f, "# truth (emulated clocks): %" PRIu64 " instances with the truth of their "
+	        "timestamps, %" PRIu64 " of them outside their interval\n", a.truth_n,
+	        a.truth_outside);
+	for (size_t i = 0; i < tw->noutside; i++) {
+		const struct waits_instance *o = &tw->outside[i];
+		fprintf(f, "# outside: %s rank %d peer %lld %s at %.9f s: [%.3f, %.3f] us, true "
+		        "[%.3f, %.3f] us\n", waits_pattern_name(o->pattern), o->proc,
+		        (long long)o->peer, trace_waits_fname(tw, o->func), (o->at_ns - tw->t0_g) * 1e-9,
+		        us(o->lo_ns), us(o->hi_ns), us(o->true_lo_ns), us(o->true_hi_ns));
+	}
+}
+
 static void waits_txt(const struct trace_profile *p, FILE *f)
 {
 	const struct trace_waits *tw = p->tw;
@@ -372,6 +401,7 @@ static void waits_txt(const struct trace_profile *p, FILE *f)
 		        waits_pattern_name(w[i].pattern), w[i].proc, (long long)w[i].peer,
 		        trace_waits_fname(tw, w[i].func), (w[i].at_ns - tw->t0_g) * 1e-9,
 		        us(w[i].est_ns), us(w[i].lo_ns), us(w[i].hi_ns), w[i].lo_ns > 0 ? "yes" : "no");
+	truth_txt(tw, f);
 	struct waits_left l;
 	waits_left(tw->w, &l);
 	fprintf(f, "# analysed: %" PRIu64 " messages, %" PRIu64 " collectives, %" PRIu64 " calls (%"
@@ -401,7 +431,12 @@ static void waits_json(const struct trace_profile *p, FILE *f)
 		        i ? "," : "", waits_pattern_name(i), waits_pattern_title(i), t.n, t.proven,
 		        t.est_ns, t.lo_ns);
 		json_ns(f, "upper_ns", t.hi_ns);
-		fprintf(f, ",\"mpi_share\":%.6g}", mpi > 0 ? (double)t.est_ns / mpi : 0.0);
+		fprintf(f, ",\"mpi_share\":%.6g", mpi > 0 ? (double)t.est_ns / mpi : 0.0);
+		if (tw->truth_procs)
+			fprintf(f, ",\"truth\":{\"instances\":%" PRIu64 ",\"outside\":%" PRIu64
+			        ",\"true_lo_ns\":%" PRId64 ",\"true_hi_ns\":%" PRId64 "}", t.truth_n,
+			        t.truth_outside, t.true_lo_ns, t.true_hi_ns);
+		fprintf(f, "}");
 	}
 	size_t n;
 	const struct waits_row *r = waits_rows(tw->w, &n);
@@ -424,6 +459,9 @@ static void waits_json(const struct trace_profile *p, FILE *f)
 		        w[i].proc, (long long)w[i].peer, trace_waits_fname(tw, w[i].func), w[i].comm,
 		        w[i].at_ns - tw->t0_g, w[i].est_ns, w[i].lo_ns);
 		json_ns(f, "hi_ns", w[i].hi_ns);
+		if (w[i].has_truth)
+			fprintf(f, ",\"true_lo_ns\":%" PRId64 ",\"true_hi_ns\":%" PRId64,
+			        w[i].true_lo_ns, w[i].true_hi_ns);
 		fprintf(f, ",\"proven\":%s}", w[i].lo_ns > 0 ? "true" : "false");
 	}
 	struct waits_left l;
@@ -431,8 +469,27 @@ static void waits_json(const struct trace_profile *p, FILE *f)
 	fprintf(f, "],\n\"messages\":%" PRIu64 ",\"collectives\":%" PRIu64 ",\"calls\":%" PRIu64
 	        ",\"calls_without_bounds\":%" PRIu64 ",\"unpaired_sends\":%" PRIu64
 	        ",\"unpaired_receives\":%" PRIu64 ",\"incomplete_collectives\":%" PRIu64
-	        ",\"collectives_of_unknown_size\":%" PRIu64 "}", l.messages, l.colls, tw->calls,
+	        ",\"collectives_of_unknown_size\":%" PRIu64, l.messages, l.colls, tw->calls,
 	        tw->unbounded, l.sends, l.recvs, l.colls_open, tw->colls_unknown);
+	if (tw->truth_procs || tw->truth_unreadable) {
+		struct waits_total a = truth_total(tw);
+		fprintf(f, ",\n\"truth\":{\"processes\":%d,\"unreadable\":%d,\"instances\":%"
+		        PRIu64 ",\"outside\":%" PRIu64 ",\"first_outside\":[", tw->truth_procs,
+		        tw->truth_unreadable, a.truth_n, a.truth_outside);
+		for (size_t i = 0; i < tw->noutside; i++) {
+			const struct waits_instance *o = &tw->outside[i];
+			fprintf(f, "%s{\"pattern\":\"%s\",\"rank\":%d,\"peer\":%lld,\"function\":"
+			        "\"%s\",\"at_ns\":%" PRId64 ",\"wait_ns\":%" PRId64 ",\"lo_ns\":%"
+			        PRId64, i ? "," : "", waits_pattern_name(o->pattern), o->proc,
+			        (long long)o->peer, trace_waits_fname(tw, o->func), o->at_ns - tw->t0_g,
+			        o->est_ns, o->lo_ns);
+			json_ns(f, "hi_ns", o->hi_ns);
+			fprintf(f, ",\"true_lo_ns\":%" PRId64 ",\"true_hi_ns\":%" PRId64 "}",
+			        o->true_lo_ns, o->true_hi_ns);
+		}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "}");
 }
 
 static void write_json(const struct trace_profile *p, const struct pfunc **s, FILE *f)
@@ -543,6 +600,11 @@ static void waits_summary(const struct trace_profile *p, FILE *f)
 	        mpi_ns(p) > 0 ? 100.0 * est / mpi_ns(p) : 0.0, lo * 1e-9);
 	if (best_ns > 0)
 		fprintf(f, "; most: %s, %.6f s", waits_pattern_title(best), best_ns * 1e-9);
+	if (p->tw->truth_procs) {
+		struct waits_total a = truth_total(p->tw);
+		fprintf(f, "; truth: %" PRIu64 " of %" PRIu64 " instances outside their interval",
+		        a.truth_outside, a.truth_n);
+	}
 	fprintf(f, "\n");
 }
 

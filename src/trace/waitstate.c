@@ -13,6 +13,7 @@
 #include "hclock_api.h"
 #include "trace/mpiclass.h"
 #include "trace/perfetto.h"
+#include "trace/truthfile.h"
 #include "trace/waitstate.h"
 #include "util/err.h"
 #include "util/path.h"
@@ -48,6 +49,9 @@ struct proc {
 	size_t npend, pend_cap;
 	struct istart ist[ISTARTS];
 	size_t nist;
+	truthfile *truth;        /* the truth of its timestamps (--event-truth), or NULL */
+	struct rec *last;        /* per thread (tid): its last call record (kind 0: none) */
+	size_t nlast;
 };
 
 struct run {
@@ -187,10 +191,19 @@ static const struct rec *proc_peek(struct proc *p)
 
 /* ---- records into the analysis ---- */
 
-static struct waits_stamp stamp(const struct rec *r, int leave, struct run *x)
+/* the truth of a timestamp of p, if known */
+static void truth_of(const struct proc *p, struct waits_stamp *s)
+{
+	if (p->truth)
+		s->has_truth = truthfile_at(p->truth, s->t_ns, &s->true_lo_ns, &s->true_hi_ns);
+}
+
+static struct waits_stamp stamp(const struct rec *r, int leave, struct run *x,
+                                const struct proc *p)
 {
 	struct waits_stamp s = {.t_ns = leave ? r->t2_g : r->t_g, .below_ns = WAITS_NO_BOUND,
 	                        .above_ns = WAITS_NO_BOUND};
+	truth_of(p, &s);
 	if (r->flags & REC_F_HW && !(r->kind == REC_COLL && r->flags & REC_F_NB)) {
 		int64_t b = rec_hw_ns(rec_hw_get(r->tag, leave ? 2 : 0)),
 		        a = rec_hw_ns(rec_hw_get(r->tag, leave ? 3 : 1));
@@ -211,8 +224,8 @@ static uint32_t gid(const struct proc *p, uint16_t f)
 
 static struct waits_call call_of(struct run *x, const struct proc *p, const struct rec *c)
 {
-	return (struct waits_call){.proc = p->rank, .func = gid(p, c->func), .enter = stamp(c, 0, x),
-	                           .leave = stamp(c, 1, x)};
+	return (struct waits_call){.proc = p->rank, .func = gid(p, c->func), .enter = stamp(c, 0, x, p),
+	                           .leave = stamp(c, 1, x, p)};
 }
 
 static int64_t comm_size(struct run *x, uint64_t comm)
@@ -239,45 +252,63 @@ static int feed_coll(struct run *x, struct proc *p, const struct rec *r,
 	return waits_add_coll(x->tw->w, &wc);
 }
 
-/* the call record c of p's thread: the message records and i-collectives held for it */
+/* a message record or a completed i-collective r (start: an i-collective's) with the call c
+ * that sent, received or completed it */
+static int feed_part(struct run *x, struct proc *p, const struct rec *r,
+                     const struct waits_stamp *start, const struct rec *c)
+{
+	uint32_t f = gid(p, c->func);
+	int rc = 0;
+	if (r->kind == REC_SEND) {
+		struct waits_send s = {.call = call_of(x, p, c), .dst = r->peer, .comm = r->comm,
+		                       .tag = r->tag, .bytes = r->bytes};
+		s.blocking = f < x->tw->nfnames && x->fc[f].blocking_send;
+		s.synchronous = f < x->tw->nfnames && x->fc[f].synchronous;
+		if (r->peer >= 0)
+			rc = waits_add_send(x->tw->w, &s);
+	} else if (r->kind == REC_RECV) {
+		struct waits_recv v = {.call = call_of(x, p, c), .src = r->peer, .comm = r->comm,
+		                       .tag = r->tag};
+		v.posted_in_call = f < x->tw->nfnames && x->fc[f].posting_recv;
+		if (r->peer >= 0)
+			rc = waits_add_recv(x->tw->w, &v);
+	} else {
+		rc = feed_coll(x, p, r, start, c);
+	}
+	return rc == HCLOCK_EINVAL ? 0 : rc; /* a peer out of range: left out */
+}
+
+/* the call record c of p's thread: the sends held for it (a send's record comes before its
+ * call's), and c kept as the thread's last (a receive's and a completion's come after) */
 static int feed_call(struct run *x, struct proc *p, const struct rec *c)
 {
 	x->tw->calls++;
 	uint32_t f = gid(p, c->func);
 	if (f < x->tw->nfnames && x->fc[f].istart) {
 		/* an i-collective started: its enter, for the completion to come */
-		p->ist[p->nist % ISTARTS] = (struct istart){.tid = c->tid, .enter = stamp(c, 0, x)};
+		p->ist[p->nist % ISTARTS] = (struct istart){.tid = c->tid, .enter = stamp(c, 0, x, p)};
 		p->nist++;
 	}
+	if (c->tid >= p->nlast) {
+		size_t n = p->nlast ? p->nlast : 4;
+		while (n <= c->tid)
+			n *= 2;
+		struct rec *l = realloc(p->last, n * sizeof(*l));
+		if (!l)
+			return HCLOCK_ENOMEM;
+		memset(l + p->nlast, 0, (n - p->nlast) * sizeof(*l));
+		p->last = l;
+		p->nlast = n;
+	}
+	p->last[c->tid] = *c;
 	int rc = 0;
 	size_t keep = 0;
 	for (size_t i = 0; i < p->npend; i++) {
 		struct pending *q = &p->pend[i];
-		if (q->r.tid != c->tid) {
+		if (q->r.tid != c->tid)
 			p->pend[keep++] = *q;
-			continue;
-		}
-		if (rc)
-			continue;
-		const struct rec *r = &q->r;
-		if (r->kind == REC_SEND) {
-			struct waits_send s = {.call = call_of(x, p, c), .dst = r->peer, .comm = r->comm,
-			                       .tag = r->tag, .bytes = r->bytes};
-			s.blocking = f < x->tw->nfnames && x->fc[f].blocking_send;
-			s.synchronous = f < x->tw->nfnames && x->fc[f].synchronous;
-			if (r->peer >= 0)
-				rc = waits_add_send(x->tw->w, &s);
-		} else if (r->kind == REC_RECV) {
-			struct waits_recv v = {.call = call_of(x, p, c), .src = r->peer, .comm = r->comm,
-			                       .tag = r->tag};
-			v.posted_in_call = f < x->tw->nfnames && x->fc[f].posting_recv;
-			if (r->peer >= 0)
-				rc = waits_add_recv(x->tw->w, &v);
-		} else {
-			rc = feed_coll(x, p, r, &q->start, c);
-		}
-		if (rc == HCLOCK_EINVAL)
-			rc = 0; /* a peer out of range: left out */
+		else if (!rc)
+			rc = feed_part(x, p, &q->r, &q->start, c);
 	}
 	p->npend = keep;
 	return rc;
@@ -310,8 +341,10 @@ static struct waits_stamp istart_of(const struct proc *p, const struct rec *r)
 		if (s->enter.t_ns == r->t_g && s->tid == tid)
 			return s->enter;
 	}
-	return (struct waits_stamp){.t_ns = r->t_g, .below_ns = WAITS_NO_BOUND,
-	                            .above_ns = WAITS_NO_BOUND};
+	struct waits_stamp s = {.t_ns = r->t_g, .below_ns = WAITS_NO_BOUND,
+	                        .above_ns = WAITS_NO_BOUND};
+	truth_of(p, &s);
+	return s;
 }
 
 static int feed_record(struct run *x, struct proc *p, const struct rec *r)
@@ -320,11 +353,18 @@ static int feed_record(struct run *x, struct proc *p, const struct rec *r)
 	case REC_CALL:
 		return feed_call(x, p, r);
 	case REC_SEND:
-	case REC_RECV:
 		return hold(p, r, NULL);
+	case REC_RECV:
+		/* after the call that completed it, at its leave */
+		if (r->tid < p->nlast && p->last[r->tid].kind && p->last[r->tid].t2_g == r->t_g)
+			return feed_part(x, p, r, NULL, &p->last[r->tid]);
+		return hold(p, r, NULL); /* another order: the next call's */
 	case REC_COLL:
 		if (r->flags & REC_F_NB) {
 			struct waits_stamp s = istart_of(p, r);
+			if (r->tid < p->nlast && p->last[r->tid].kind &&
+			    p->last[r->tid].t2_g == r->t2_g)
+				return feed_part(x, p, r, &s, &p->last[r->tid]);
 			return hold(p, r, &s);
 		}
 		x->tw->calls++;
@@ -337,11 +377,22 @@ static int feed_record(struct run *x, struct proc *p, const struct rec *r)
 	}
 }
 
-/* an instance into the Perfetto trace */
-static int mark(void *ctx, const struct waits_instance *in)
+/* an instance as it is found: into the Perfetto trace; kept when its truth misses its
+ * interval */
+struct seen {
+	struct pf_waits *pf;
+	struct trace_waits *tw;
+};
+
+static int on_instance(void *ctx, const struct waits_instance *in)
 {
-	pf_waits_add(ctx, in->proc, in->pattern, in->at_ns, in->est_ns, in->lo_ns, in->hi_ns,
-	             in->peer);
+	struct seen *s = ctx;
+	if (s->pf)
+		pf_waits_add(s->pf, in->proc, in->pattern, in->at_ns, in->est_ns, in->lo_ns,
+		             in->hi_ns, in->peer);
+	if (in->has_truth && (in->true_hi_ns < in->lo_ns || in->true_lo_ns > in->hi_ns) &&
+	    s->tw->noutside < TRACE_WAITS_WORST)
+		s->tw->outside[s->tw->noutside++] = *in;
 	return 0;
 }
 
@@ -359,10 +410,9 @@ int trace_waits_run(const char *dir, int size, const char *pftrace, struct trace
 	char pf_why[300] = "";
 	if (pftrace && !pf)
 		snprintf(pf_why, sizeof(pf_why), "%s", hclock_last_error());
-	if (pf) {
-		wo.on_instance = mark;
-		wo.ctx = pf;
-	}
+	struct seen seen = {.pf = pf, .tw = tw};
+	wo.on_instance = on_instance;
+	wo.ctx = &seen;
 	if (!(tw->w = waits_create(&wo)) || !(x.p = calloc((size_t)size, sizeof(*x.p)))) {
 		rc = err_set(HCLOCK_ENOMEM, "out of memory for the wait-state analysis");
 		goto out;
@@ -372,6 +422,15 @@ int trace_waits_run(const char *dir, int size, const char *pftrace, struct trace
 	for (int r = 0; r < size && !rc; r++) {
 		rc = proc_open(&x, dir, r, &x.p[r]);
 		any |= !x.p[r].done;
+		if (rc || x.p[r].done)
+			continue;
+		int trc = truthfile_load(dir, r, &x.p[r].truth);
+		if (trc == HCLOCK_ENOMEM)
+			rc = trc;
+		else if (trc)
+			tw->truth_unreadable++; /* cut or not one: the analysis without it */
+		else if (x.p[r].truth)
+			tw->truth_procs++;
 	}
 	if (!rc && !any)
 		rc = err_set(HCLOCK_EIO, "%s/raw: no readable rank.N file", dir);
@@ -404,6 +463,8 @@ out:
 			close(x.p[r].fd);
 		free(x.p[r].gid);
 		free(x.p[r].pend);
+		free(x.p[r].last);
+		truthfile_free(x.p[r].truth);
 	}
 	free(x.p);
 	free(x.fc);

@@ -8,9 +8,15 @@
  * global time, so that memory holds the messages in flight and the collectives not yet
  * entered by every member, not the trace. Each call's bounds come from its record (record.h's
  * REC_F_HW: the clock's bounds at its enter and leave); a message's start is its sending
- * call's enter, its receive the call that completed it (the record after it of the same
- * thread). Communicators' sizes come from the trailers (a process that died leaves none: a
- * collective of a communicator no trailer describes is not analysed, and counted).
+ * call's enter (the send's record comes just before that call's, in the recording thread),
+ * its receive the call that completed it (the receive's record, and a nonblocking
+ * collective's completion, come just after that call's, at its leave). Communicators'
+ * sizes come from the trailers (a process that died leaves none: a collective of a
+ * communicator no trailer describes is not analysed, and counted).
+ *
+ * With the truth of the timestamps (--event-truth under emulated clocks writes it beside the
+ * raw files), every instance carries its true waiting time too and the totals count those
+ * whose truth missed their interval: the analysis checks its own proof.
  */
 #ifndef HCLOCK_TRACE_WAITSTATE_H
 #define HCLOCK_TRACE_WAITSTATE_H
@@ -32,6 +38,12 @@ struct trace_waits {
 	uint64_t calls;          /* calls read */
 	uint64_t unbounded;      /* ... of them without bounds (REC_F_HW missing or unknown) */
 	uint64_t colls_unknown;  /* collectives on a communicator whose size no trailer gives */
+	/* the truth (--event-truth under emulated clocks: DIR/raw/truth.R, truthfile.h): the
+	   processes that had it; the first instances whose true waiting time missed their
+	   interval (the totals count them all: waits_total's truth_outside) */
+	int truth_procs, truth_unreadable;
+	struct waits_instance outside[TRACE_WAITS_WORST];
+	size_t noutside;
 };
 
 /* Analyse DIR/raw/rank.0 .. size-1 into *tw; with pftrace (not NULL), every instance is

@@ -93,13 +93,14 @@ def msg(kind, func, t, peer, tag=5):
 
 def write(d, hw, cut=False):
     os.makedirs(os.path.join(d, "raw"), exist_ok=True)
-    r0 = [msg(RECV, "MPI_Recv", 1300 * US, 1), call("MPI_Recv", 1000 * US, 1300 * US, hw),
+    # as the tracer writes them: a send's record before its call's, a receive's after
+    r0 = [call("MPI_Recv", 1000 * US, 1300 * US, hw), msg(RECV, "MPI_Recv", 1300 * US, 1),
           coll("MPI_Barrier", 2000 * US, 2510 * US, hw),
           msg(SEND, "MPI_Ssend", 3000 * US, 1), call("MPI_Ssend", 3000 * US, 3110 * US, hw),
           coll("MPI_Bcast", 4000 * US, 4060 * US, hw, root=1)]
     r1 = [msg(SEND, "MPI_Send", 1200 * US, 0), call("MPI_Send", 1200 * US, 1210 * US, hw),
           coll("MPI_Barrier", 2500 * US, 2510 * US, hw),
-          msg(RECV, "MPI_Recv", 3110 * US, 0), call("MPI_Recv", 3100 * US, 3110 * US, hw),
+          call("MPI_Recv", 3100 * US, 3110 * US, hw), msg(RECV, "MPI_Recv", 3110 * US, 0),
           coll("MPI_Bcast", 4050 * US, 4055 * US, hw, root=1)]
     if cut:
         r1 = r1[:2]

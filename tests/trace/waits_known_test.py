@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""waits_known_test.py HCLOCK RUN MPIEXEC WAITS_MINI [FC F90] - the wait-state analysis's known
+answers: examples/waits_mini.c (and its Fortran twin examples/waits_mini.f90, built here with
+the MPI's Fortran wrapper FC) make every pattern wait D = 40 ms on purpose, 2 rounds, on 4 ranks
+as 2 emulated nodes (1 s offsets, 100 ppm skews), traced with --event-truth: the tracer writes
+the truth of every timestamp beside the raw files, and the analysis computes every instance's
+true waiting time from it the same way it computes the interval from the bounds. Checked, for
+seeds 1-3 (C) and 1 (Fortran):
+  - every instance's true waiting time lies inside its reported interval (truth.outside 0,
+    over every process's truth: truth.processes 4);
+  - each pattern has at least its injected instances (waits_mini's count), each with the
+    truth; proven ones are exactly those whose lower end is above 0 (the worst list);
+  - the injected waits: each pattern's true total is at least half of its late parts times
+    D (a waiting process preempted for D/2 in every one would be needed to miss it), and lies
+    inside the totals' [proven, upper] (how much is proven depends on the clock's bounds: a
+    process starved beside busy ones may have none for a while; printed);
+  - Perfetto: one mark on the "wait states" tracks per instance;
+  - the check bites: rank 1's timestamps moved past their bounds (HCLOCK_FAULT at=shift)
+    give instances whose truth lies outside their interval.
+Exits 1 if any check failed (files kept), 77 when the program is not there."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tracecheck  # noqa: E402
+from tracecheck import check  # noqa: E402
+
+hc, run, mpiexec, mini = sys.argv[1:5]
+fc, f90 = (sys.argv[5], sys.argv[6]) if len(sys.argv) > 6 else (None, None)
+D_MS, ROUNDS, NP = 40, 2, 4
+# waits_mini's late parts per round, each waiting D (4 ranks)
+INJECTED = {"late_sender": 3, "late_receiver": 1, "wait_nxn": 2 * (NP - 1),
+            "wait_barrier": NP - 1, "late_broadcast": NP - 1, "early_reduce": 1,
+            "wrong_order": 1}
+EMU = "offset=1,skew=100e-6,ranks-per-node=2,seed={}"
+
+
+def profile(d):
+    try:
+        with open(os.path.join(d, "profile.json")) as f:
+            return json.load(f).get("wait_states")
+    except (OSError, ValueError):
+        return None
+
+
+def known(d, what):
+    ws = profile(d)
+    check(ws is not None and "truth" in ws, f"{what}: profile.json has wait_states with truth")
+    if not ws or "truth" not in ws:
+        return
+    t = ws["truth"]
+    check(t["processes"] == NP and t["unreadable"] == 0 and t["instances"] > 0 and
+          t["outside"] == 0,
+          f"{what}: every instance's true waiting time inside its interval: {t['instances']} "
+          f"instances with the truth of {t['processes']} processes, {t['outside']} outside "
+          f"{t['first_outside'][:3]}")
+    pats = {p["pattern"]: p for p in ws["patterns"]}
+    d_ns = D_MS * 1e6
+    for name, k in INJECTED.items():
+        p = pats.get(name)
+        if p is None:
+            check(False, f"{what}: pattern {name} in the profile")
+            continue
+        n = k * ROUNDS
+        tr = p.get("truth", {})
+        check(p["instances"] >= n and tr.get("instances") == p["instances"],
+              f"{what}: {name}: {p['instances']} instances (>= {n} injected), "
+              f"{tr.get('instances')} with their truth")
+        upper = p["upper_ns"] if p["upper_ns"] is not None else float("inf")
+        # (how much of it is proven depends on the clock's bounds, which a starved process
+        # may lose for a while: printed, not asserted)
+        ok = (tr.get("true_lo_ns", -1) >= 0.5 * n * d_ns
+              and tr.get("true_hi_ns", -1) >= p["proven_ns"] and tr.get("true_lo_ns", 0) <= upper)
+        check(ok, f"{what}: {name}: true total [{tr.get('true_lo_ns', 0) / 1e6:.3f}, "
+              f"{tr.get('true_hi_ns', 0) / 1e6:.3f}] ms, proven {p['proven_ns'] / 1e6:.3f} ms, "
+              f"upper {upper / 1e6:.3f} ms, for {n} injected waits of {D_MS} ms (at least half "
+              f"of {n * D_MS} ms, inside [proven, upper])")
+    bad = [w for w in ws["worst"] if w["proven"] != (w["lo_ns"] > 0) or
+           not (w["lo_ns"] <= w.get("true_hi_ns", -1) and
+                (w["hi_ns"] is None or w.get("true_lo_ns", 1 << 62) <= w["hi_ns"]))]
+    check(ws["worst"] and not bad, f"{what}: the worst instances proven exactly when lo > 0, "
+          f"each with its truth inside ({bad[:2]})")
+    if os.path.exists(os.path.join(d, "trace.pftrace")):
+        tracecheck.load_pftrace(d)
+        marks = sum(tracecheck.wait_marks.values())
+        total = sum(p["instances"] for p in ws["patterns"])
+        check(marks == total, f"{what}: {marks} marks on the wait-state tracks, one per "
+              f"instance ({total})")
+
+
+def traced(prog, d, seed, what, env=None):
+    p = tracecheck.launch(run, mpiexec, NP, [hc, "trace", "-o", d, "--emulate", EMU.format(seed),
+                                             "--event-truth", "--"] + prog, 180, env=env)
+    check(p.returncode == 0 and "waits_mini: " in p.stdout,
+          f"{what}: traced run, exit {p.returncode} {p.stdout.strip()[-200:]}"
+          + ("" if p.returncode == 0 else p.stderr[-400:]))
+    return p
+
+
+if not os.access(mini, os.X_OK):
+    print(f"skip: {mini} not built")
+    sys.exit(77)
+tmp = tempfile.mkdtemp(prefix="hclock-waits-known.")
+prog = [mini, str(D_MS), str(ROUNDS)]
+for seed in (1, 2, 3):
+    d = os.path.join(tmp, f"c{seed}")
+    traced(prog, d, seed, f"C seed {seed}")
+    known(d, f"C seed {seed}")
+
+# the check bites: rank 1's timestamps past their bounds
+d = os.path.join(tmp, "shift")
+traced(prog, d, 1, "shifted", {"HCLOCK_FAULT": "rank=1,at=shift"})
+ws = profile(d)
+t = (ws or {}).get("truth", {})
+check(t.get("outside", 0) > 0, f"the check bites: rank 1's timestamps moved past their bounds, "
+      f"{t.get('outside')} of {t.get('instances')} instances with their truth outside")
+
+if fc and f90:
+    exe = os.path.join(tmp, "waits_mini_f")
+    cc = subprocess.run([fc, "-O1", "-o", exe, f90], capture_output=True, text=True)
+    check(cc.returncode == 0, f"{fc} builds {f90} ({cc.stderr.strip()[-300:]})")
+    if cc.returncode == 0:
+        d = os.path.join(tmp, "f1")
+        traced([exe, str(D_MS), str(ROUNDS)], d, 1, "Fortran seed 1")
+        known(d, "Fortran seed 1")
+tracecheck.finish(tmp)
