@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "hclock_api.h"
+#include "util/err.h"
 #include "util/path.h"
 
 int path_mkdirs(const char *dir)
@@ -42,4 +44,27 @@ int path_fmt(char *out, size_t len, const char *fmt, ...)
 	int n = vsnprintf(out, len, fmt, ap);
 	va_end(ap);
 	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int path_write(const char *path, int (*fn)(void *ctx, FILE *f), void *ctx)
+{
+	char tmp[4096];
+	if (path_fmt(tmp, sizeof(tmp), "%s.part", path))
+		return err_set(HCLOCK_EIO, "%s: the path is too long", path);
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return err_set(HCLOCK_EIO, "cannot write %s: %s", tmp, strerror(errno));
+	errno = 0;
+	int rc = fn(ctx, f), e = 0;
+	if (ferror(f) || fflush(f))
+		e = errno ? errno : EIO;
+	if (fclose(f) && !e)
+		e = errno;
+	if (!rc && e)
+		rc = err_set(HCLOCK_EIO, "writing %s failed: %s", tmp, strerror(e));
+	if (!rc && rename(tmp, path))
+		rc = err_set(HCLOCK_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+	if (rc)
+		remove(tmp);
+	return rc;
 }
