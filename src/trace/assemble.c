@@ -22,6 +22,7 @@
 #include "trace/otf2_stream.h"
 #include "trace/perfetto.h"
 #include "trace/profile.h"
+#include "trace/waitplot.h"
 #include "util/err.h"
 #include "util/path.h"
 
@@ -390,10 +391,20 @@ static int pass_waits(const char *dir, const struct trace_assemble_opts *o,
 {
 	char path[PATH_MAX + 32];
 	path_fmt(path, sizeof(path), "%s/trace.pftrace", dir);
-	if (!trace_waits_run(dir, s->size, s->pf_ok ? path : NULL, &s->wait_states))
-		return 0;
-	warn(o, "wait states: %s", hclock_last_error());
-	return s->wait_states.done; /* the marks in trace.pftrace failed */
+	int failed = 0;
+	if (trace_waits_run(dir, s->size, s->pf_ok ? path : NULL, &s->wait_states)) {
+		warn(o, "wait states: %s", hclock_last_error());
+		failed = s->wait_states.done; /* the marks in trace.pftrace failed */
+	}
+	/* the two plots: comm_matrix.svg, wait_states.svg */
+	const struct trace_waits *tw = &s->wait_states;
+	if (tw->done && tw->plot &&
+	    waitplot_write(tw->plot, tw->w, s->t_last > s->t_first ? s->t_last - s->t_first : 0,
+	                   dir)) {
+		warn(o, "plots: %s", hclock_last_error());
+		failed = 1;
+	}
+	return failed;
 }
 
 /* ---- profile -------------------------------------------------------------------------------- */

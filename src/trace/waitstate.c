@@ -14,6 +14,7 @@
 #include "trace/mpiclass.h"
 #include "trace/perfetto.h"
 #include "trace/truthfile.h"
+#include "trace/waitplot.h"
 #include "trace/waitstate.h"
 #include "util/err.h"
 #include "util/path.h"
@@ -266,6 +267,8 @@ static int feed_part(struct run *x, struct proc *p, const struct rec *r,
 		s.synchronous = f < x->tw->nfnames && x->fc[f].synchronous;
 		if (r->peer >= 0)
 			rc = waits_add_send(x->tw->w, &s);
+		if (r->peer >= 0 && x->tw->plot)
+			waitplot_message(x->tw->plot, p->rank, (int)r->peer, r->bytes);
 	} else if (r->kind == REC_RECV) {
 		struct waits_recv v = {.call = call_of(x, p, c), .src = r->peer, .comm = r->comm,
 		                       .tag = r->tag};
@@ -413,6 +416,7 @@ int trace_waits_run(const char *dir, int size, const char *pftrace, struct trace
 	struct seen seen = {.pf = pf, .tw = tw};
 	wo.on_instance = on_instance;
 	wo.ctx = &seen;
+	tw->plot = waitplot_create(size); /* NULL: no plot of the messages */
 	if (!(tw->w = waits_create(&wo)) || !(x.p = calloc((size_t)size, sizeof(*x.p)))) {
 		rc = err_set(HCLOCK_ENOMEM, "out of memory for the wait-state analysis");
 		goto out;
@@ -483,6 +487,7 @@ out:
 void trace_waits_free(struct trace_waits *tw)
 {
 	waits_free(tw->w);
+	waitplot_free(tw->plot);
 	for (size_t i = 0; i < tw->nfnames; i++)
 		free(tw->fnames[i]);
 	free(tw->fnames);

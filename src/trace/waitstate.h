@@ -42,6 +42,8 @@ struct trace_waits {
 	   processes that had it; the first instances whose true waiting time missed their
 	   interval (the totals count them all: waits_total's truth_outside) */
 	int truth_procs, truth_unreadable;
+	struct waitplot *plot;   /* the messages per pair, for comm_matrix.svg (waitplot.h;
+	                            NULL: none) */
 	struct waits_instance outside[TRACE_WAITS_WORST];
 	size_t noutside;
 };

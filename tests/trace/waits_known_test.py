@@ -20,9 +20,11 @@ seeds 1-3 (C) and 1 (Fortran):
 Exits 1 if any check failed (files kept), 77 when the program is not there."""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tracecheck  # noqa: E402
@@ -83,6 +85,21 @@ def known(d, what):
                 (w["hi_ns"] is None or w.get("true_lo_ns", 1 << 62) <= w["hi_ns"]))]
     check(ws["worst"] and not bad, f"{what}: the worst instances proven exactly when lo > 0, "
           f"each with its truth inside ({bad[:2]})")
+    # the plots: every pair that sent (0->1, 1->0, 2->0, 3->2) a cell of the matrix, and the
+    # waiting per process drawn
+    svgs = {}
+    for name in ("comm_matrix.svg", "wait_states.svg"):
+        try:
+            svgs[name] = ET.parse(os.path.join(d, name)).getroot()
+        except (OSError, ET.ParseError) as e:
+            check(False, f"{what}: {name} parses ({e})")
+    if "comm_matrix.svg" in svgs:
+        titles = [t.text or "" for t in svgs["comm_matrix.svg"].iter("{http://www.w3.org/2000/svg}title")]
+        pairs = {(int(a), int(b)) for a, b in
+                 (re.match(r"\D*(\d+)\D+(\d+)", t).groups() for t in titles
+                  if re.match(r"\D*\d+\D+\d+.*message", t))}
+        check({(1, 0), (0, 1), (2, 0), (3, 2)} <= pairs,
+              f"{what}: comm_matrix.svg has a cell for each pair that sent ({sorted(pairs)})")
     if os.path.exists(os.path.join(d, "trace.pftrace")):
         tracecheck.load_pftrace(d)
         marks = sum(tracecheck.wait_marks.values())

@@ -19,6 +19,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tracecheck  # noqa: E402 - load_pftrace
@@ -116,6 +117,12 @@ def convert(d):
     if not check(p.returncode == 0, "hclock trace --convert exits 0 (%d)" % p.returncode):
         print(p.stderr)
         return None
+    for name in ("comm_matrix.svg", "wait_states.svg"):
+        try:
+            ok = ET.parse(os.path.join(d, name)).getroot().tag.endswith("svg")
+        except (OSError, ET.ParseError):
+            ok = False
+        check(ok, f"--convert wrote {name}, an SVG that parses")
     with open(os.path.join(d, "profile.json")) as f:
         return json.load(f)["wait_states"]
 
