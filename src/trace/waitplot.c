@@ -390,6 +390,9 @@ static int waits_svg(void *ctx, FILE *f)
 		fprintf(f, "; run %.6g s", b->run_ns * 1e-9);
 	fputs("</text>\n", f);
 
+	/* the axis in s, ms or us, whichever keeps its numbers from 1 up */
+	double unit = max >= 1000000000 ? 1e9 : max >= 1000000 ? 1e6 : 1e3;
+	const char *uname = unit == 1e9 ? "s" : unit == 1e6 ? "ms" : "us";
 	double top = 1;
 	if (max > 0) {
 		double st = tick_step((double)max);
@@ -398,7 +401,7 @@ static int waits_svg(void *ctx, FILE *f)
 			double y = WS_BASE - WS_PH * k * st / top;
 			fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.2f\" y2=\"%.2f\" stroke=\"#ddd\"/>"
 			        "<text x=\"%d\" y=\"%.2f\" text-anchor=\"end\">%g</text>\n", WS_LEFT,
-			        WS_LEFT + WS_PW, y, y, WS_LEFT - 6, y + 4, k * st * 1e-9);
+			        WS_LEFT + WS_PW, y, y, WS_LEFT - 6, y + 4, k * st / unit);
 		}
 	} else {
 		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">no wait states "
@@ -419,7 +422,7 @@ static int waits_svg(void *ctx, FILE *f)
 		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">process (rank)</text>\n",
 		        WS_LEFT + WS_PW / 2, WS_BASE + 36);
 	fprintf(f, "<text x=\"24\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 24 %d)\">"
-	        "waiting time (s)</text>\n", WS_TOP + WS_PH / 2, WS_TOP + WS_PH / 2);
+	        "waiting time (%s)</text>\n", WS_TOP + WS_PH / 2, WS_TOP + WS_PH / 2, uname);
 	legend(f, b);
 	fputs("</svg>\n", f);
 	return 0;
