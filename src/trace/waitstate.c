@@ -52,6 +52,7 @@ struct proc {
 	size_t nist;
 	truthfile *truth;        /* the truth of its timestamps (--event-truth), or NULL */
 	struct rec *last;        /* per thread (tid): its last call record (kind 0: none) */
+	uint64_t *last_id;       /* ... and its id (call_id) */
 	size_t nlast;
 };
 
@@ -223,10 +224,17 @@ static uint32_t gid(const struct proc *p, uint16_t f)
 	return f < p->nfuncs ? p->gid[f] : UINT32_MAX;
 }
 
-static struct waits_call call_of(struct run *x, const struct proc *p, const struct rec *c)
+/* the id of the record being fed (the next of proc_peek): its place in the file, from 1 */
+static uint64_t call_id(const struct proc *p)
 {
-	return (struct waits_call){.proc = p->rank, .func = gid(p, c->func), .enter = stamp(c, 0, x, p),
-	                           .leave = stamp(c, 1, x, p)};
+	return (uint64_t)p->off / sizeof(struct rec) - p->n + p->k + 1;
+}
+
+static struct waits_call call_of(struct run *x, const struct proc *p, const struct rec *c,
+                                 uint64_t id)
+{
+	return (struct waits_call){.proc = p->rank, .func = gid(p, c->func), .id = id,
+	                           .enter = stamp(c, 0, x, p), .leave = stamp(c, 1, x, p)};
 }
 
 static int64_t comm_size(struct run *x, uint64_t comm)
@@ -237,7 +245,7 @@ static int64_t comm_size(struct run *x, uint64_t comm)
 
 /* a collective: blocking (its own record is the call) or completed by the call c */
 static int feed_coll(struct run *x, struct proc *p, const struct rec *r,
-                     const struct waits_stamp *start, const struct rec *c)
+                     const struct waits_stamp *start, const struct rec *c, uint64_t cid)
 {
 	uint32_t f = gid(p, r->func);
 	enum waits_coll_kind k = f < x->tw->nfnames ? x->fc[f].coll : WAITS_COLL_OTHER;
@@ -246,7 +254,7 @@ static int feed_coll(struct run *x, struct proc *p, const struct rec *r,
 		x->tw->colls_unknown++;
 		return 0;
 	}
-	struct waits_coll wc = {.call = call_of(x, p, c), .comm = r->comm, .size = (int32_t)size,
+	struct waits_coll wc = {.call = call_of(x, p, c, cid), .comm = r->comm, .size = (int32_t)size,
 	                        .root = k == WAITS_COLL_1TON || k == WAITS_COLL_NTO1 ? r->peer : -1,
 	                        .kind = k, .seq = -1};
 	wc.start = start ? *start : wc.call.enter;
@@ -256,12 +264,12 @@ static int feed_coll(struct run *x, struct proc *p, const struct rec *r,
 /* a message record or a completed i-collective r (start: an i-collective's) with the call c
  * that sent, received or completed it */
 static int feed_part(struct run *x, struct proc *p, const struct rec *r,
-                     const struct waits_stamp *start, const struct rec *c)
+                     const struct waits_stamp *start, const struct rec *c, uint64_t cid)
 {
 	uint32_t f = gid(p, c->func);
 	int rc = 0;
 	if (r->kind == REC_SEND) {
-		struct waits_send s = {.call = call_of(x, p, c), .dst = r->peer, .comm = r->comm,
+		struct waits_send s = {.call = call_of(x, p, c, cid), .dst = r->peer, .comm = r->comm,
 		                       .tag = r->tag, .bytes = r->bytes};
 		s.blocking = f < x->tw->nfnames && x->fc[f].blocking_send;
 		s.synchronous = f < x->tw->nfnames && x->fc[f].synchronous;
@@ -270,13 +278,13 @@ static int feed_part(struct run *x, struct proc *p, const struct rec *r,
 		if (r->peer >= 0 && x->tw->plot)
 			waitplot_message(x->tw->plot, p->rank, (int)r->peer, r->bytes);
 	} else if (r->kind == REC_RECV) {
-		struct waits_recv v = {.call = call_of(x, p, c), .src = r->peer, .comm = r->comm,
+		struct waits_recv v = {.call = call_of(x, p, c, cid), .src = r->peer, .comm = r->comm,
 		                       .tag = r->tag};
 		v.posted_in_call = f < x->tw->nfnames && x->fc[f].posting_recv;
 		if (r->peer >= 0)
 			rc = waits_add_recv(x->tw->w, &v);
 	} else {
-		rc = feed_coll(x, p, r, start, c);
+		rc = feed_coll(x, p, r, start, c, cid);
 	}
 	return rc == HCLOCK_EINVAL ? 0 : rc; /* a peer out of range: left out */
 }
@@ -297,13 +305,19 @@ static int feed_call(struct run *x, struct proc *p, const struct rec *c)
 		while (n <= c->tid)
 			n *= 2;
 		struct rec *l = realloc(p->last, n * sizeof(*l));
-		if (!l)
+		if (l)
+			p->last = l;
+		uint64_t *li = realloc(p->last_id, n * sizeof(*li));
+		if (li)
+			p->last_id = li;
+		if (!l || !li)
 			return HCLOCK_ENOMEM;
 		memset(l + p->nlast, 0, (n - p->nlast) * sizeof(*l));
-		p->last = l;
 		p->nlast = n;
 	}
+	uint64_t cid = call_id(p);
 	p->last[c->tid] = *c;
+	p->last_id[c->tid] = cid;
 	int rc = 0;
 	size_t keep = 0;
 	for (size_t i = 0; i < p->npend; i++) {
@@ -311,7 +325,7 @@ static int feed_call(struct run *x, struct proc *p, const struct rec *c)
 		if (q->r.tid != c->tid)
 			p->pend[keep++] = *q;
 		else if (!rc)
-			rc = feed_part(x, p, &q->r, &q->start, c);
+			rc = feed_part(x, p, &q->r, &q->start, c, cid);
 	}
 	p->npend = keep;
 	return rc;
@@ -360,19 +374,19 @@ static int feed_record(struct run *x, struct proc *p, const struct rec *r)
 	case REC_RECV:
 		/* after the call that completed it, at its leave */
 		if (r->tid < p->nlast && p->last[r->tid].kind && p->last[r->tid].t2_g == r->t_g)
-			return feed_part(x, p, r, NULL, &p->last[r->tid]);
+			return feed_part(x, p, r, NULL, &p->last[r->tid], p->last_id[r->tid]);
 		return hold(p, r, NULL); /* another order: the next call's */
 	case REC_COLL:
 		if (r->flags & REC_F_NB) {
 			struct waits_stamp s = istart_of(p, r);
 			if (r->tid < p->nlast && p->last[r->tid].kind &&
 			    p->last[r->tid].t2_g == r->t2_g)
-				return feed_part(x, p, r, &s, &p->last[r->tid]);
+				return feed_part(x, p, r, &s, &p->last[r->tid], p->last_id[r->tid]);
 			return hold(p, r, &s);
 		}
 		x->tw->calls++;
 		{
-			int rc = feed_coll(x, p, r, NULL, r);
+			int rc = feed_coll(x, p, r, NULL, r, call_id(p));
 			return rc == HCLOCK_EINVAL ? 0 : rc;
 		}
 	default:
@@ -468,6 +482,7 @@ out:
 		free(x.p[r].gid);
 		free(x.p[r].pend);
 		free(x.p[r].last);
+		free(x.p[r].last_id);
 		truthfile_free(x.p[r].truth);
 	}
 	free(x.p);

@@ -6,9 +6,10 @@
  *
  * A call that completes several messages (MPI_Waitall) waited once: its instance is the
  * largest of its messages' (the true wait is the largest of theirs, so its interval is
- * [max lo, max hi], and so is its truth's); the messages of one call come one after the other in its process's
- * receives, and the instance is held until the process's next receive in another call (or
- * waits_finish).
+ * [max lo, max hi], and so is its truth's). The messages of one call come one after the
+ * other in its process's receives, told apart from the next call's by the call's id (or,
+ * without one, by its enter time and function), and the instance is held until the
+ * process's next receive in another call (or waits_finish).
  */
 #include "hclock_api.h"
 #include "waits/patterns.h"
@@ -16,8 +17,18 @@
 /* per process: the instance of its last receiving call, held back */
 struct held {
 	int have;
+	uint64_t id;             /* its call's id (waits_call's; 0: none) */
 	struct waits_instance in;
 };
+
+/* whether receive r completed in the call held */
+static int same_call(const struct held *h, const struct waits_recv *r,
+                     const struct waits_instance *in)
+{
+	if (h->id || r->call.id)
+		return h->id == r->call.id;
+	return h->in.at_ns == in->at_ns && h->in.func == in->func;
+}
 
 static int flush(waits *w, struct held *h)
 {
@@ -35,7 +46,7 @@ static int on_message(waits *w, int self, const struct waits_send *s, const stru
 	if (!h)
 		return HCLOCK_ENOMEM;
 	int is = waits_interval(&s->call.enter, &r->call, &in);
-	if (h->have && h->in.at_ns == in.at_ns && h->in.func == in.func) {
+	if (h->have && same_call(h, r, &in)) {
 		/* the same call: the largest */
 		if (!is)
 			return 0;
@@ -59,6 +70,7 @@ static int on_message(waits *w, int self, const struct waits_send *s, const stru
 	if (rc || !is)
 		return rc;
 	h->in = in;
+	h->id = r->call.id;
 	h->have = 1;
 	return 0;
 }

@@ -50,6 +50,9 @@ struct waits_stamp {
 struct waits_call {
 	int32_t proc;            /* the process (rank or location index, >= 0) */
 	uint32_t func;           /* the caller's id of the function (names are the caller's) */
+	uint64_t id;             /* the call's number on its process, any value unique there
+	                            (a counter); 0: not known (calls are then told apart by their
+	                            enter time and function, which a coarse clock may repeat) */
 	struct waits_stamp enter, leave;
 };
 

@@ -17,7 +17,8 @@
  *     than two stamps' truths, and none misses its bounds' interval;
  *   - with half-widths cut below the errors, some interval misses its truth (the check bites),
  *     and the analysis's own truth check counts it;
- *   - a call completing two messages is one instance; a message received before an earlier
+ *   - a call completing two messages is one instance, two calls entered at the same time
+ *     two (told apart by their ids); a message received before an earlier
  *     sent one is a Wrong Order; a lone end and an incomplete collective are counted left.
  */
 #include <stdint.h>
@@ -562,6 +563,37 @@ static void special(void)
 	waits_free(w);
 }
 
+/* two receiving calls of one process with the same enter time and function (a coarse clock):
+ * told apart by their ids, two instances; without ids, one (the rule they replace) */
+static void same_enter(void)
+{
+	for (int ids = 0; ids < 2; ids++) {
+		struct waits_opts o = {.on_instance = keep};
+		waits *w = waits_create(&o);
+		ngot = 0;
+		struct waits_call c1 = {.proc = 0, .func = 1, .id = ids ? 7 : 0, .enter = exact(1000),
+		                        .leave = exact(4000)};
+		struct waits_call c2 = c1;
+		c2.id = ids ? 8 : 0;
+		c2.leave = exact(6000);
+		for (int k = 0; k < 2; k++) {
+			struct waits_send sd = {.call = {.proc = 1, .func = 2, .enter = exact(3000 + 2000 * k),
+			                                 .leave = exact(3100 + 2000 * k)},
+			                        .dst = 0, .comm = 1, .tag = 1};
+			struct waits_recv rv = {.call = k ? c2 : c1, .src = 1, .comm = 1, .tag = 1};
+			waits_add_send(w, &sd);
+			waits_add_recv(w, &rv);
+		}
+		waits_finish(w);
+		int ls = 0;
+		for (int i = 0; i < ngot; i++)
+			ls += got[i].pattern == pat("late_sender");
+		TEST_CHECK(ls == (ids ? 2 : 1), "two calls entered at the same time, %s ids: %d Late "
+		           "Sender instances, expected %d", ids ? "with" : "without", ls, ids ? 2 : 1);
+		waits_free(w);
+	}
+}
+
 /* garbage: random items, no crash, no leak (the sanitizer build runs this too) */
 static void garbage(void)
 {
@@ -612,6 +644,7 @@ int main(void)
 	for (unsigned long long seed = 1; seed <= 3; seed++)
 		bites(seed);
 	special();
+	same_enter();
 	garbage();
 	return test_end("test_waits");
 }
