@@ -83,8 +83,10 @@ void waitreport_txt(const struct trace_waits *tw, int64_t mpi, FILE *f)
 	fprintf(f, "# analysed: %" PRIu64 " messages, %" PRIu64 " collectives, %" PRIu64 " calls (%"
 	        PRIu64 " without bounds); not analysed: %" PRIu64 " sends and %" PRIu64
 	        " receives without their partner, %" PRIu64 " collectives not entered by every "
-	        "member, %" PRIu64 " on communicators of unknown size\n", l.messages, l.colls,
-	        tw->calls, tw->unbounded, l.sends, l.recvs, l.colls_open, tw->colls_unknown);
+	        "member, %" PRIu64 " whose members disagree (kind, root, size), %" PRIu64
+	        " on communicators of unknown size\n", l.messages, l.colls, tw->calls,
+	        tw->unbounded, l.sends, l.recvs, l.colls_open, l.colls_mismatched,
+	        tw->colls_unknown);
 }
 
 static void json_ns(FILE *f, const char *key, int64_t ns)
@@ -143,8 +145,9 @@ void waitreport_json(const struct trace_waits *tw, int64_t mpi, FILE *f)
 	fprintf(f, "],\n\"messages\":%" PRIu64 ",\"collectives\":%" PRIu64 ",\"calls\":%" PRIu64
 	        ",\"calls_without_bounds\":%" PRIu64 ",\"unpaired_sends\":%" PRIu64
 	        ",\"unpaired_receives\":%" PRIu64 ",\"incomplete_collectives\":%" PRIu64
-	        ",\"collectives_of_unknown_size\":%" PRIu64, l.messages, l.colls, tw->calls,
-	        tw->unbounded, l.sends, l.recvs, l.colls_open, tw->colls_unknown);
+	        ",\"mismatched_collectives\":%" PRIu64 ",\"collectives_of_unknown_size\":%"
+	        PRIu64, l.messages, l.colls, tw->calls, tw->unbounded, l.sends, l.recvs,
+	        l.colls_open, l.colls_mismatched, tw->colls_unknown);
 	if (tw->truth_procs || tw->truth_unreadable) {
 		struct waits_total a = truth_total(tw);
 		fprintf(f, ",\n\"truth\":{\"processes\":%d,\"unreadable\":%d,\"instances\":%"

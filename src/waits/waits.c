@@ -403,6 +403,16 @@ static int collective(waits *w, const struct waits_coll *m, size_t n)
 	return 0;
 }
 
+/* whether the members of one place in the sequence are one collective: the same kind,
+ * root and size (nonblocking collectives completed out of their start order are not) */
+static int agree(const struct waits_coll *m, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (m[i].kind != m[0].kind || m[i].root != m[0].root || m[i].size != m[0].size)
+			return 0;
+	return 1;
+}
+
 int waits_add_coll(waits *w, const struct waits_coll *c)
 {
 	if (!call_ok(&c->call) || c->size < 1 || (unsigned)c->kind > WAITS_COLL_OTHER)
@@ -451,8 +461,10 @@ int waits_add_coll(waits *w, const struct waits_coll *c)
 	p->u.coll.m = NULL;
 	p->kind = -1;
 	int rc = pend_release(w, i);
-	if (!rc)
+	if (!rc && agree(m, size))
 		rc = collective(w, m, size);
+	else if (!rc)
+		w->left.colls_mismatched++;
 	free(m);
 	return rc;
 }

@@ -192,6 +192,9 @@ struct waits_left {
 	uint64_t messages, colls;/* messages paired, collectives complete */
 	uint64_t sends, recvs;   /* message ends without their partner */
 	uint64_t colls_open;     /* collectives not entered by every member */
+	uint64_t colls_mismatched; /* collectives whose members disagree on kind, root or size
+	                            (nonblocking ones completed out of their start order, fed
+	                            with seq -1): not analysed */
 };
 void waits_left(const waits *w, struct waits_left *l);
 

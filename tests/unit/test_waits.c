@@ -18,7 +18,8 @@
  *   - with half-widths cut below the errors, some interval misses its truth (the check bites),
  *     and the analysis's own truth check counts it;
  *   - a call completing two messages is one instance, two calls entered at the same time
- *     two (told apart by their ids); a message received before an earlier
+ *     two (told apart by their ids); collectives whose members disagree are counted, not
+ *     analysed; a message received before an earlier
  *     sent one is a Wrong Order; a lone end and an incomplete collective are counted left.
  */
 #include <stdint.h>
@@ -594,6 +595,34 @@ static void same_enter(void)
 	}
 }
 
+/* two processes whose nonblocking collectives completed in different orders (a barrier and
+ * a broadcast, fed in completion order): the members of each place disagree, counted as
+ * mismatched, not analysed */
+static void mismatch(void)
+{
+	struct waits_opts o = {.on_instance = keep};
+	waits *w = waits_create(&o);
+	ngot = 0;
+	enum waits_coll_kind order[2][2] = {{WAITS_COLL_BARRIER, WAITS_COLL_1TON},
+	                                    {WAITS_COLL_1TON, WAITS_COLL_BARRIER}};
+	for (int p = 0; p < 2; p++)
+		for (int k = 0; k < 2; k++) {
+			struct waits_coll c = {.call = {.proc = p, .func = 5, .enter = exact(1000 + 500 * p),
+			                                .leave = exact(3000)},
+			                       .comm = 9, .size = 2, .kind = order[p][k], .seq = -1};
+			c.root = c.kind == WAITS_COLL_1TON ? 0 : -1;
+			c.start = c.call.enter;
+			waits_add_coll(w, &c);
+		}
+	waits_finish(w);
+	struct waits_left l;
+	waits_left(w, &l);
+	TEST_CHECK(l.colls_mismatched == 2 && l.colls == 0 && ngot == 0,
+	           "collectives out of order: %llu mismatched (2), %llu analysed (0), %d instances "
+	           "(0)", (unsigned long long)l.colls_mismatched, (unsigned long long)l.colls, ngot);
+	waits_free(w);
+}
+
 /* garbage: random items, no crash, no leak (the sanitizer build runs this too) */
 static void garbage(void)
 {
@@ -645,6 +674,7 @@ int main(void)
 		bites(seed);
 	special();
 	same_enter();
+	mismatch();
 	garbage();
 	return test_end("test_waits");
 }
