@@ -146,8 +146,8 @@ void waitreport_json(const struct trace_waits *tw, int64_t mpi, FILE *f)
 	        ",\"calls_without_bounds\":%" PRIu64 ",\"unpaired_sends\":%" PRIu64
 	        ",\"unpaired_receives\":%" PRIu64 ",\"incomplete_collectives\":%" PRIu64
 	        ",\"mismatched_collectives\":%" PRIu64 ",\"collectives_of_unknown_size\":%"
-	        PRIu64, l.messages, l.colls, tw->calls, tw->unbounded, l.sends, l.recvs,
-	        l.colls_open, l.colls_mismatched, tw->colls_unknown);
+	        PRIu64 ",\"analysis_ns\":%" PRId64, l.messages, l.colls, tw->calls, tw->unbounded,
+	        l.sends, l.recvs, l.colls_open, l.colls_mismatched, tw->colls_unknown, tw->took_ns);
 	if (tw->truth_procs || tw->truth_unreadable) {
 		struct waits_total a = truth_total(tw);
 		fprintf(f, ",\n\"truth\":{\"processes\":%d,\"unreadable\":%d,\"instances\":%"
@@ -194,6 +194,6 @@ void waitreport_line(const struct trace_waits *tw, int64_t mpi, FILE *f)
 		fprintf(f, "; truth: %" PRIu64 " of %" PRIu64 " instances outside their interval",
 		        a.truth_outside, a.truth_n);
 	}
-	fprintf(f, "\n");
+	fprintf(f, " (analysed in %.3f s)\n", tw->took_ns * 1e-9);
 }
 

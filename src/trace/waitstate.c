@@ -19,6 +19,7 @@
 #include "util/err.h"
 #include "util/path.h"
 #include "util/record.h"
+#include "util/timeutil.h"
 #include "waits/ktab.h"
 
 #define CHUNK 1024              /* records read at a time per process (64 KiB) */
@@ -416,6 +417,7 @@ static int on_instance(void *ctx, const struct waits_instance *in)
 int trace_waits_run(const char *dir, int size, const char *pftrace, struct trace_waits *tw)
 {
 	memset(tw, 0, sizeof(*tw));
+	int64_t t0 = real_now_ns();
 	struct waits_opts wo = {.worst = TRACE_WAITS_WORST};
 	struct run x = {.tw = tw, .size = size};
 	int rc = 0, any = 0;
@@ -496,6 +498,7 @@ out:
 		return rc;
 	}
 	tw->done = 1;
+	tw->took_ns = real_now_ns() - t0;
 	return pf_rc;
 }
 

@@ -38,6 +38,7 @@ struct trace_waits {
 	uint64_t calls;          /* calls read */
 	uint64_t unbounded;      /* ... of them without bounds (REC_F_HW missing or unknown) */
 	uint64_t colls_unknown;  /* collectives on a communicator whose size no trailer gives */
+	int64_t took_ns;         /* the analysis's wall time, ns (reading the records included) */
 	/* the truth (--event-truth under emulated clocks: DIR/raw/truth.R, truthfile.h): the
 	   processes that had it; the first instances whose true waiting time missed their
 	   interval (the totals count them all: waits_total's truth_outside) */
