@@ -146,8 +146,9 @@ void waitreport_json(const struct trace_waits *tw, int64_t mpi, FILE *f)
 	        ",\"calls_without_bounds\":%" PRIu64 ",\"unpaired_sends\":%" PRIu64
 	        ",\"unpaired_receives\":%" PRIu64 ",\"incomplete_collectives\":%" PRIu64
 	        ",\"mismatched_collectives\":%" PRIu64 ",\"collectives_of_unknown_size\":%"
-	        PRIu64 ",\"analysis_ns\":%" PRId64, l.messages, l.colls, tw->calls, tw->unbounded,
-	        l.sends, l.recvs, l.colls_open, l.colls_mismatched, tw->colls_unknown, tw->took_ns);
+	        PRIu64 ",\"analysis_ns\":%" PRId64 ",\"marked\":%" PRIu64, l.messages, l.colls,
+	        tw->calls, tw->unbounded, l.sends, l.recvs, l.colls_open, l.colls_mismatched,
+	        tw->colls_unknown, tw->took_ns, tw->marked);
 	if (tw->truth_procs || tw->truth_unreadable) {
 		struct waits_total a = truth_total(tw);
 		fprintf(f, ",\n\"truth\":{\"processes\":%d,\"unreadable\":%d,\"instances\":%"

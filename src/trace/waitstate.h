@@ -39,6 +39,7 @@ struct trace_waits {
 	uint64_t unbounded;      /* ... of them without bounds (REC_F_HW missing or unknown) */
 	uint64_t colls_unknown;  /* collectives on a communicator whose size no trailer gives */
 	int64_t took_ns;         /* the analysis's wall time, ns (reading the records included) */
+	uint64_t marked;         /* instances marked in trace.pftrace: those of 1 us or more */
 	/* the truth (--event-truth under emulated clocks: DIR/raw/truth.R, truthfile.h): the
 	   processes that had it; the first instances whose true waiting time missed their
 	   interval (the totals count them all: waits_total's truth_outside) */
@@ -49,9 +50,9 @@ struct trace_waits {
 	size_t noutside;
 };
 
-/* Analyse DIR/raw/rank.0 .. size-1 into *tw; with pftrace (not NULL), every instance is
- * marked in that Perfetto trace too, as it is found (perfetto.h's pf_waits: a track "wait
- * states" per process). Returns 0, HCLOCK_ENOMEM, or HCLOCK_EIO (no readable raw file; or
+/* Analyse DIR/raw/rank.0 .. size-1 into *tw; with pftrace (not NULL), every instance of at
+ * least 1 us (estimate or lower end) is marked in that Perfetto trace too, as it is found
+ * (perfetto.h's pf_waits: a track "wait states" per process). Returns 0, HCLOCK_ENOMEM, or HCLOCK_EIO (no readable raw file; or
  * the marks could not be written: *tw is complete then, done 1), with the line in
  * hclock_last_error(); on the other errors *tw is empty (done 0). */
 int trace_waits_run(const char *dir, int size, const char *pftrace, struct trace_waits *tw);

@@ -43,6 +43,9 @@ struct waits {
 	size_t *free_idx;            /* pool slots free for reuse */
 	size_t nfree, free_cap;
 	struct ktab rowmap;          /* (pattern, func, comm, proc) -> index into rows */
+	uint64_t last_key[4];        /* the row found last (a run of instances of one call site
+	                                 and process is common), and its index + 1 (0: none) */
+	size_t last_row;
 	struct waits_row *rows, *sorted;
 	size_t nrows, rows_cap;
 	int sorted_ok;
@@ -213,6 +216,11 @@ static void total_add(struct waits_total *t, const struct waits_instance *in)
 static int row_add(waits *w, const struct waits_instance *in)
 {
 	uint64_t k[4] = {(uint64_t)in->pattern, in->func, in->comm, (uint64_t)(uint32_t)in->proc};
+	if (w->last_row && !memcmp(k, w->last_key, sizeof(k))) {
+		total_add(&w->rows[w->last_row - 1].t, in);
+		w->sorted_ok = 0;
+		return 0;
+	}
 	uint64_t *have = ktab_find(&w->rowmap, k);
 	if (!have) {
 		if (w->nrows == w->rows_cap) {
@@ -231,6 +239,8 @@ static int row_add(waits *w, const struct waits_instance *in)
 		*have = w->nrows++;
 	}
 	total_add(&w->rows[*have].t, in);
+	memcpy(w->last_key, k, sizeof(k));
+	w->last_row = (size_t)*have + 1;
 	w->sorted_ok = 0;
 	return 0;
 }

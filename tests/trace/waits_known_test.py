@@ -14,7 +14,8 @@ seeds 1-3 (C) and 1 (Fortran):
     D (a waiting process preempted for D/2 in every one would be needed to miss it), and lies
     inside the totals' [proven, upper] (how much is proven depends on the clock's bounds: a
     process starved beside busy ones may have none for a while; printed);
-  - Perfetto: one mark on the "wait states" tracks per instance;
+  - Perfetto: one mark on the "wait states" tracks per instance of 1 us or more (as many as
+    the profile's `marked`, the injected ones among them);
   - the check bites: rank 1's timestamps moved past their bounds (HCLOCK_FAULT at=shift)
     give instances whose truth lies outside their interval.
 Exits 1 if any check failed (files kept), 77 when the program is not there."""
@@ -104,8 +105,11 @@ def known(d, what):
         tracecheck.load_pftrace(d)
         marks = sum(tracecheck.wait_marks.values())
         total = sum(p["instances"] for p in ws["patterns"])
-        check(marks == total, f"{what}: {marks} marks on the wait-state tracks, one per "
-              f"instance ({total})")
+        inj = sum(INJECTED.values()) * ROUNDS
+        check(marks == ws["marked"] and inj <= marks <= total,
+              f"{what}: {marks} marks on the wait-state tracks, as many as the profile says "
+              f"({ws['marked']}: the instances of 1 us or more, of {total}), the {inj} "
+              f"injected among them")
 
 
 def traced(prog, d, seed, what, env=None):
