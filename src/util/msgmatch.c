@@ -59,6 +59,9 @@ struct msgmatch_chan {
 	uint64_t comm;
 	int64_t src, dst, tag;
 	uint64_t n[2];       /* sends and receives so far */
+	size_t head, tail;   /* msgmatch_fifo: the ends waiting, first and last (SIZE_MAX:
+	                        none; all of one side) */
+	int side;            /* ... their side: 0 sends, 1 receives */
 };
 
 static uint64_t chan_key(uint64_t comm, int64_t src, int64_t dst, int64_t tag)
@@ -94,27 +97,70 @@ static int grow(struct msgmatch_chans *cs)
 	return 0;
 }
 
-int64_t msgmatch_next(struct msgmatch_chans *cs, uint64_t comm, int64_t src, int64_t dst,
-                      int64_t tag, int recv)
+/* the channel, made when new (NULL without memory) */
+static struct msgmatch_chan *chan(struct msgmatch_chans *cs, uint64_t comm, int64_t src,
+                                  int64_t dst, int64_t tag)
 {
 	if (2 * (cs->n + 1) > cs->cap && grow(cs))
-		return -1;
+		return NULL;
 	uint64_t k = chan_key(comm, src, dst, tag);
 	size_t j = k & (cs->cap - 1);
 	for (; cs->ch[j].key; j = (j + 1) & (cs->cap - 1)) {
 		struct msgmatch_chan *c = &cs->ch[j];
 		if (c->key == k && c->comm == comm && c->src == src && c->dst == dst && c->tag == tag)
-			return (int64_t)c->n[!!recv]++;
+			return c;
 	}
 	cs->ch[j] = (struct msgmatch_chan){.key = k, .comm = comm, .src = src, .dst = dst,
-	                                   .tag = tag};
-	cs->ch[j].n[!!recv] = 1;
+	                                   .tag = tag, .head = SIZE_MAX, .tail = SIZE_MAX};
 	cs->n++;
-	return 0;
+	return &cs->ch[j];
+}
+
+int64_t msgmatch_next(struct msgmatch_chans *cs, uint64_t comm, int64_t src, int64_t dst,
+                      int64_t tag, int recv)
+{
+	struct msgmatch_chan *c = chan(cs, comm, src, dst, tag);
+	return c ? (int64_t)c->n[!!recv]++ : -1;
+}
+
+int64_t msgmatch_fifo(struct msgmatch_chans *cs, uint64_t comm, int64_t src, int64_t dst,
+                      int64_t tag, int recv, size_t who)
+{
+	recv = !!recv;
+	if (who >= cs->next_cap) {
+		size_t cap = cs->next_cap ? cs->next_cap : 256;
+		while (cap <= who)
+			cap *= 2;
+		size_t *nx = realloc(cs->next, cap * sizeof(*nx));
+		if (!nx)
+			return MSGMATCH_NOMEM;
+		cs->next = nx;
+		cs->next_cap = cap;
+	}
+	struct msgmatch_chan *c = chan(cs, comm, src, dst, tag);
+	if (!c)
+		return MSGMATCH_NOMEM;
+	c->n[recv]++;
+	if (c->head != SIZE_MAX && c->side != recv) {
+		size_t h = c->head;
+		c->head = cs->next[h];
+		if (c->head == SIZE_MAX)
+			c->tail = SIZE_MAX;
+		return (int64_t)h;
+	}
+	cs->next[who] = SIZE_MAX;
+	if (c->tail != SIZE_MAX)
+		cs->next[c->tail] = who;
+	else
+		c->head = who;
+	c->tail = who;
+	c->side = recv;
+	return MSGMATCH_QUEUED;
 }
 
 void msgmatch_chans_free(struct msgmatch_chans *cs)
 {
 	free(cs->ch);
+	free(cs->next);
 	*cs = (struct msgmatch_chans){0};
 }

@@ -34,8 +34,8 @@ struct pend {
 
 struct waits {
 	struct waits_opts o;
-	struct msgmatch_chans chans; /* the n-th send and receive of each channel */
-	struct ktab msgs;            /* (comm, src:dst, tag, n) -> pool index */
+	struct msgmatch_chans chans; /* the message ends waiting, per channel (msgmatch_fifo:
+	                                their pool indices) */
 	struct ktab colls;           /* (comm, ~0, 0, seq) -> pool index */
 	struct ktab seqs;            /* (comm, proc, 1, 0) -> next seq of the process on comm */
 	struct pend *pool;
@@ -89,7 +89,6 @@ void waits_free(waits *w)
 		if (w->pool[i].kind == 2)
 			free(w->pool[i].u.coll.m);
 	msgmatch_chans_free(&w->chans);
-	ktab_free(&w->msgs);
 	ktab_free(&w->colls);
 	ktab_free(&w->seqs);
 	ktab_free(&w->rowmap);
@@ -339,45 +338,45 @@ static int message(waits *w, const struct waits_send *s, const struct waits_recv
 }
 
 /* the end of a message: paired with its partner if that came, else kept */
+/* one end of a message: paired with the first waiting end of the other side on its channel
+ * (MPI's non-overtaking rule, util/msgmatch.h), or kept in the pool until its partner comes */
 static int msg_end(waits *w, int recv, uint64_t comm, int64_t src, int64_t dst, int64_t tag,
                    const struct waits_send *s, const struct waits_recv *r)
 {
 	if (w->stopped)
 		return w->stopped;
-	int64_t n = msgmatch_next(&w->chans, comm, src, dst, tag, recv);
-	if (n < 0)
-		return HCLOCK_ENOMEM;
-	uint64_t k[4] = {comm, (uint64_t)(uint32_t)src << 32 | (uint32_t)dst, (uint64_t)tag,
-	                 (uint64_t)n};
-	uint64_t *have = ktab_find(&w->msgs, k);
-	if (have) {
-		size_t i = (size_t)*have;
-		struct pend *p = &w->pool[i];
-		struct waits_send sc = recv ? p->u.send : *s;
-		struct waits_recv rc = recv ? *r : p->u.recv;
-		ktab_del(&w->msgs, k);
-		if (recv)
-			w->left.sends--;
-		else
-			w->left.recvs--;
-		int e = pend_release(w, i);
-		return e ? e : message(w, &sc, &rc);
-	}
 	long i = pend_new(w);
-	if (i < 0 || ktab_put(&w->msgs, k, (uint64_t)i)) {
-		if (i >= 0)
-			pend_release(w, (size_t)i);
+	if (i < 0)
+		return HCLOCK_ENOMEM;
+	int64_t h = msgmatch_fifo(&w->chans, comm, src, dst, tag, recv, (size_t)i);
+	if (h == MSGMATCH_NOMEM) {
+		pend_release(w, (size_t)i);
 		return HCLOCK_ENOMEM;
 	}
-	w->pool[i].kind = recv;
-	if (recv) {
-		w->pool[i].u.recv = *r;
-		w->left.recvs++;
-	} else {
-		w->pool[i].u.send = *s;
-		w->left.sends++;
+	if (h == MSGMATCH_QUEUED) {
+		struct pend *p = &w->pool[i];
+		p->kind = recv;
+		if (recv) {
+			p->u.recv = *r;
+			w->left.recvs++;
+		} else {
+			p->u.send = *s;
+			w->left.sends++;
+		}
+		return 0;
 	}
-	return 0;
+	struct pend *p = &w->pool[h];
+	struct waits_send sc = recv ? p->u.send : *s;
+	struct waits_recv rc = recv ? *r : p->u.recv;
+	if (recv)
+		w->left.sends--;
+	else
+		w->left.recvs--;
+	w->pool[i].kind = -1;
+	int e = pend_release(w, (size_t)h);
+	if (!e)
+		e = pend_release(w, (size_t)i);
+	return e ? e : message(w, &sc, &rc);
 }
 
 static int call_ok(const struct waits_call *c)

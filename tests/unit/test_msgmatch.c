@@ -10,6 +10,8 @@
  *     counts, and none of them paired;
  *   - the online form (msgmatch_next, msgmatch_id) gives the send and the receive of every
  *     message the same id, and different messages different ids;
+ *   - the streaming form (msgmatch_fifo) pairs every send with the receive of the same
+ *     message, the sends and the receives interleaved at random;
  *   - a callback's non-zero result stops the pairing and comes back.
  * 20 seeds; a failing check prints its seed.
  */
@@ -169,6 +171,39 @@ static void one_case(void)
 	msgmatch_chans_free(&cs);
 	free(sid);
 	free(rid);
+
+	/* the streaming pairing (msgmatch_fifo): sends in message order and receives in their
+	 * completion order, the two streams interleaved at random; every pair it makes is one
+	 * message, and every message not cut is paired */
+	struct msgmatch_chans fs = {0};
+	static size_t rorder[MAXM];
+	size_t nr = 0;
+	for (size_t i = 0; i < nm; i++)
+		if (!m[i].cut)
+			rorder[nr++] = i;
+	/* completion order: by i + 7 * tag, as the ends above (each channel's stays in order) */
+	for (size_t a = 1; a < nr; a++)
+		for (size_t b = a; b > 0 && rorder[b - 1] + 7 * (size_t)m[rorder[b - 1]].tag >
+		                                rorder[b] + 7 * (size_t)m[rorder[b]].tag; b--) {
+			size_t t = rorder[b];
+			rorder[b] = rorder[b - 1];
+			rorder[b - 1] = t;
+		}
+	size_t si = 0, ri = 0, paired = 0, wrong = 0;
+	while (si < nm || ri < nr) {
+		int recv = si == nm || (ri < nr && rng_uniform(&r) < 0.5);
+		size_t i = recv ? rorder[ri++] : si++;
+		size_t who = handle[2 * i + (size_t)recv];
+		int64_t h = msgmatch_fifo(&fs, m[i].comm, m[i].src, m[i].dst, m[i].tag, recv, who);
+		TEST_CHECK(h != MSGMATCH_NOMEM, "msgmatch_fifo: no memory");
+		if (h >= 0) {
+			paired++;
+			wrong += whose[(size_t)h] != whose[who];
+		}
+	}
+	TEST_CHECK(paired == nm - ncut && wrong == 0, "msgmatch_fifo: %zu pairs of %zu messages, "
+	           "%zu of two different messages", paired, nm - ncut, wrong);
+	msgmatch_chans_free(&fs);
 }
 
 int main(void)
