@@ -75,10 +75,19 @@ struct hclock_align_opts {
 	                           an error (HCLOCK_EINVAL naming it); 0: skipped, and counted per
 	                           pair in the report (real traces are cut at both ends) */
 	int estimate;           /* enum hclock_align_estimate */
+	int repair_order;       /* nonzero: after the alignment, move events forward in time,
+	                           each at most to its latest time (corrected + delta_plus), so
+	                           that every matched message is received at or after its send
+	                           (plus min_latency_ns if >= 0, else plus 0) and every node keeps
+	                           its order; the least such moves (docs/align.md, "Repairing
+	                           message order"). The corrected times, bounds, report and
+	                           written traces are then the repaired ones. A move past a bound,
+	                           or a pairing of messages that no order allows, fails the run
+	                           with HCLOCK_EINVAL naming the message. */
 };
 
 /* Defaults: reference NULL, mode hull, no segments, min_latency_ns -1, unmatched skipped,
- * estimate bisector. */
+ * estimate bisector, no repair of message order. */
 HCLOCK_API void hclock_align_opts_init(struct hclock_align_opts *o);
 
 /*
@@ -97,9 +106,10 @@ HCLOCK_API const char *hclock_align_format(size_t i, const char **usage);
 HCLOCK_API int hclock_align_open(const char *const *inputs, size_t n, hclock_align **out,
                                  char *err, size_t errlen);
 
-/* Fit, choose the reference, compose conversions, compute bounds and metrics; o is copied
- * (o->reference only used during the call). May be called again with other options.
- * Warnings (e.g. hulls intersect, fallback used) replace those of an earlier run. */
+/* Fit, choose the reference, compose conversions, compute bounds, repair the message order
+ * if asked (o->repair_order), compute the metrics; o is copied (o->reference only used
+ * during the call). May be called again with other options. Warnings (e.g. hulls
+ * intersect, fallback used) replace those of an earlier run. */
 HCLOCK_API int hclock_align_run(hclock_align *a, const struct hclock_align_opts *o, char *err,
                                 size_t errlen);
 
@@ -125,6 +135,8 @@ HCLOCK_API size_t hclock_align_reference(const hclock_align *a);
 /*
  * Convert local time local_ns of node to the reference timeline: *ref_ns, with the true
  * reference time in [*ref_ns - *dminus_ns, *ref_ns + *dplus_ns] (strict for quality hull).
+ * This is the alignment's conversion: the moves of a repair of message order, which belong
+ * to events, not to local times, are not in it.
  * Any output pointer may be NULL. Returns 0, or HCLOCK_EINVAL if node is out of range, |local_ns|
  * >= 2^62, or no run has succeeded.
  */
@@ -148,6 +160,12 @@ HCLOCK_API int hclock_align_report(const hclock_align *a, FILE *f, int json);
 /* CSV node,time_ns,corrected_ns,delta_minus_ns,delta_plus_ns at every event (errors as the
  * report, and HCLOCK_ENOMEM). */
 HCLOCK_API int hclock_align_bounds_csv(const hclock_align *a, FILE *f);
+/* CSV node,time_ns,corrected_ns,repaired_ns,shift_ns of every event the repair of message
+ * order moved (time_ns the input's local time; corrected_ns the alignment's time, repaired_ns
+ * the time after the repair, shift_ns their difference > 0; nodes in input order, events in
+ * the node's order). Errors as hclock_align_bounds_csv, and HCLOCK_EINVAL if the run had no
+ * repair_order. */
+HCLOCK_API int hclock_align_moved_csv(const hclock_align *a, FILE *f);
 /* SVG plot of the accuracy band and broadcast differential delays over time (Fig. 6); errors
  * as the report. */
 HCLOCK_API int hclock_align_plot_svg(const hclock_align *a, FILE *f);

@@ -8,6 +8,10 @@
  * by hop, each hop evaluated at the previous hop's converted time (not at t). The bounds add:
  * if the true time on p lies in [c - m, c + p] and every valid conversion p -> q has slope at
  * most s, the true time on q lies in [C(c) - (D2(c) + s m), C(c) + (D1(c) + s p)].
+ *
+ * With repair_order, the corrected times then go through repair.c (events moved forward
+ * within their bounds until no message is received before its send); the moved events keep
+ * their interval, so their deltas are taken again from the new time.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -163,6 +167,8 @@ static void results_free(struct hclock_align *a)
 		free(a->node[v].dplus);
 		a->node[v].corr = NULL;
 		a->node[v].dminus = a->node[v].dplus = NULL;
+		a->node[v].moved = 0;
+		a->node[v].moved_max = 0;
 	}
 	free(a->bc);
 	a->bc = NULL;
@@ -386,6 +392,7 @@ static int64_t conv_cb(void *ctx, size_t node, int64_t local_ns)
 	struct conv_ctx *c = ctx;
 	const struct trace_node *tn = &c->a->set.nodes[node];
 	size_t k = c->node == node ? c->k : 0, l, r;
+	int64_t u;
 
 	/* a few steps forward from the previous event, else a binary search */
 	for (int step = 0; step < 8 && k < tn->nev && tn->ev[k].time_ns < local_ns; step++)
@@ -407,7 +414,11 @@ static int64_t conv_cb(void *ctx, size_t node, int64_t local_ns)
 	c->k = k;
 	if (k < tn->nev && tn->ev[k].time_ns == local_ns)
 		return c->a->node[node].corr[k];
-	return compose(c->a, node, local_ns, NULL, NULL, NULL);
+	u = compose(c->a, node, local_ns, NULL, NULL, NULL);
+	/* after a repair, a time between events never precedes the event before it */
+	if (c->a->node[node].moved && k > 0 && c->a->node[node].corr[k - 1] > u)
+		u = c->a->node[node].corr[k - 1];
+	return u;
 }
 
 
@@ -600,40 +611,207 @@ static void node_line(const struct hclock_align *a, size_t v)
 	}
 }
 
+/* bound_min, _max, _mean of node v: max(dminus, dplus) over its events; and a->t0 */
+static void node_bounds(struct hclock_align *a, size_t v)
+{
+	struct anode *n = &a->node[v];
+	size_t ne = a->set.nodes[v].nev;
+	long double bsum = 0;
+
+	n->bound_min = n->bound_max = 0;
+	for (size_t k = 0; k < ne; k++) {
+		double b = n->dminus[k] > n->dplus[k] ? n->dminus[k] : n->dplus[k];
+		if (!k || b < n->bound_min)
+			n->bound_min = b;
+		if (!k || b > n->bound_max)
+			n->bound_max = b;
+		bsum += b;
+		if (n->corr[k] < a->t0)
+			a->t0 = n->corr[k];
+	}
+	n->bound_mean = ne ? (double)(bsum / ne) : 0;
+}
+
 /* every event of node v on the reference timeline, with bounds; cur: nnodes + 1 cursors */
 static int convert_node(struct hclock_align *a, size_t v, struct pair_cursor *cur)
 {
 	struct anode *n = &a->node[v];
 	const struct trace_node *tn = &a->set.nodes[v];
 	size_t ne = tn->nev ? tn->nev : 1;
-	long double bsum = 0;
 
 	n->corr = malloc(ne * sizeof(*n->corr));
 	n->dminus = malloc(ne * sizeof(*n->dminus));
 	n->dplus = malloc(ne * sizeof(*n->dplus));
 	if (!n->corr || !n->dminus || !n->dplus)
 		return HCLOCK_ENOMEM;
-	n->bound_min = n->bound_max = 0;
 	for (size_t h = 0; h <= a->set.nnodes; h++)
 		cur[h] = PAIR_CURSOR_INIT;
 	for (size_t k = 0; k < tn->nev; k++) {
-		long double m, p, b;
+		long double m, p;
 		n->corr[k] = compose(a, v, tn->ev[k].time_ns, &m, &p, cur);
 		n->dminus[k] = (double)m;
 		n->dplus[k] = (double)p;
-		b = m > p ? m : p;
-		if (!k || b < n->bound_min)
-			n->bound_min = (double)b;
-		if (!k || b > n->bound_max)
-			n->bound_max = (double)b;
-		bsum += b;
-		if (n->corr[k] < a->t0)
-			a->t0 = n->corr[k];
 	}
-	n->bound_mean = tn->nev ? (double)(bsum / tn->nev) : 0;
+	node_bounds(a, v);
 	node_line(a, v);
 	n->nrecv = n->inversions = n->too_fast = 0;
 	return 0;
+}
+
+/* ---- the repair of message order (--repair-order, repair.c) ----------------------------- */
+
+/* repair_moved_fn: a moved event keeps its interval, its deltas are taken from the new time
+ * (called once per event, after the repair has read its delta_plus) */
+static int take_deltas(void *ctx, size_t node, size_t ev, int64_t from_ns, int64_t to_ns)
+{
+	struct anode *n = &((struct hclock_align *)ctx)->node[node];
+
+	n->dminus[ev] += (double)(to_ns - from_ns);
+	n->dplus[ev] -= (double)(to_ns - from_ns);
+	return 0;
+}
+
+int align_each_moved(const struct hclock_align *a, align_moved_fn fn, void *ctx)
+{
+	struct pair_cursor *cur = malloc((a->set.nnodes + 1) * sizeof(*cur));
+	int r = 0;
+
+	if (!cur)
+		return HCLOCK_ENOMEM;
+	for (size_t v = 0; !r && v < a->set.nnodes; v++) {
+		const struct trace_node *tn = &a->set.nodes[v];
+		if (!a->node[v].moved)
+			continue;
+		for (size_t h = 0; h <= a->set.nnodes; h++)
+			cur[h] = PAIR_CURSOR_INIT;
+		/* the alignment's time again, as convert_node computed it (bit for bit) */
+		for (size_t k = 0; !r && k < tn->nev; k++) {
+			int64_t c = compose(a, v, tn->ev[k].time_ns, NULL, NULL, cur);
+			if (c != a->node[v].corr[k])
+				r = fn(ctx, v, k, c);
+		}
+	}
+	free(cur);
+	return r;
+}
+
+/* "FILE:LINE" of event k of node v, into buf */
+static const char *where(const struct hclock_align *a, size_t v, size_t k, char *buf,
+                         size_t len)
+{
+	snprintf(buf, len, "%s:%u", a->set.nodes[v].path, a->set.nodes[v].ev[k].line);
+	return buf;
+}
+
+/* the error line of a repair that needs a move past a bound */
+static int bound_error(const struct hclock_align *a, const struct repair_fail *f, int64_t lat)
+{
+	const struct trace_node *tn = &a->set.nodes[f->node], *sn, *rn;
+	const struct anode *n = &a->node[f->node];
+	const struct repair_msg *m = f->msg < a->nmsg ? &a->msg[f->msg] : NULL;
+	double room = isfinite(n->dplus[f->ev]) ? n->dplus[f->ev] : 0;
+	int64_t latest = n->corr[f->ev] + (int64_t)floor(room), sc, rc, earliest;
+	double past = ceil((double)(f->need_ns - n->corr[f->ev]) - room);
+	char w1[600], w2[600], what[800], why[300], moved[64] = "";
+	long double dm, dp;
+
+	if (!m)
+		return err_set(HCLOCK_EINVAL, "%s: --repair-order: %s's event at local %" PRId64
+		               " ns (corrected %" PRId64 " ns) would have to move to %" PRId64 " ns "
+		               "to keep its node's order, %.0f ns past its latest time (%" PRId64
+		               " ns): its conversion goes backwards there",
+		               where(a, f->node, f->ev, w1, sizeof(w1)), tn->name,
+		               tn->ev[f->ev].time_ns, n->corr[f->ev], f->need_ns, past, latest);
+	/* both ends as the alignment put them, before any move; the send's earliest time */
+	sn = &a->set.nodes[m->src];
+	rn = &a->set.nodes[m->dst];
+	sc = compose(a, m->src, sn->ev[m->se].time_ns, &dm, &dp, NULL);
+	rc = compose(a, m->dst, rn->ev[m->re].time_ns, NULL, NULL, NULL);
+	earliest = sc - (int64_t)ceill(dm);
+	if (a->node[m->src].corr[m->se] != sc)
+		snprintf(moved, sizeof(moved), ", repaired %" PRId64 " ns",
+		         a->node[m->src].corr[m->se]);
+	if (f->ev == m->re)
+		snprintf(what, sizeof(what), "the receive would have to move to %" PRId64 " ns",
+		         f->need_ns);
+	else
+		snprintf(what, sizeof(what), "%s's event at local %" PRId64 " ns (%s, corrected %"
+		         PRId64 " ns), which may not precede the receive, would have to move to %"
+		         PRId64 " ns",
+		         tn->name, tn->ev[f->ev].time_ns, where(a, f->node, f->ev, w2, sizeof(w2)),
+		         n->corr[f->ev], f->need_ns);
+	if (earliest > latest || earliest + lat > latest)
+		snprintf(why, sizeof(why), "the bounds%s were wrong: even the send's earliest time "
+		         "(corrected - delta_minus, %" PRId64 " ns)%s is after that",
+		         earliest > latest ? "" : ", or --min-latency,", earliest,
+		         earliest > latest ? "" : " plus --min-latency");
+	else
+		snprintf(why, sizeof(why), "the send's earliest time (%" PRId64 " ns)%s is not "
+		         "after it, but the repair never moves an event back: the send lies too "
+		         "late in its bounds for this order", earliest,
+		         lat ? " plus --min-latency" : "");
+	return err_set(HCLOCK_EINVAL, "%s: --repair-order: message from %s (%s, send at local %"
+	               PRId64 " ns, corrected %" PRId64 " ns%s) to %s (receive at local %" PRId64
+	               " ns, corrected %" PRId64 " ns): %s, %.0f ns past its latest time (%" PRId64
+	               " ns); %s", where(a, m->dst, m->re, w1, sizeof(w1)), sn->name,
+	               where(a, m->src, m->se, w2, sizeof(w2)), sn->ev[m->se].time_ns, sc, moved,
+	               rn->name, rn->ev[m->re].time_ns, rc, what, past, latest, why);
+}
+
+/* the error line of a repair that found no order of the events */
+static int cycle_error(const struct hclock_align *a, const struct repair_fail *f)
+{
+	const struct repair_msg *m = &a->msg[f->msg];
+	char w1[600], w2[600];
+
+	where(a, m->dst, m->re, w1, sizeof(w1));
+	where(a, m->src, m->se, w2, sizeof(w2));
+	if (f->why == REPAIR_TIE)
+		return err_set(HCLOCK_EINVAL, "%s: --repair-order: the receive of the message from "
+		               "%s (%s) waits, through events that share one local time on a node, "
+		               "for itself (a round trip within one tick of that clock): the repair "
+		               "moves such events together and cannot order them; align without "
+		               "--repair-order", w1, a->set.nodes[m->src].name, w2);
+	return err_set(HCLOCK_EINVAL, "%s: --repair-order: the receive of the message from %s "
+	               "(%s) comes, through the order of events on the nodes and other messages, "
+	               "before its own send: no run can pair its messages so; check how the "
+	               "trace's sends and receives are matched", w1, a->set.nodes[m->src].name, w2);
+}
+
+/* repair the order of the corrected times (repair.c); the moved events' deltas taken again
+ * from their new times, the nodes' bounds and a->t0 recomputed */
+static int repair(struct hclock_align *a)
+{
+	size_t nn = a->set.nnodes;
+	int64_t lat = a->opts.min_latency_ns >= 0 ? a->opts.min_latency_ns : 0;
+	struct repair_node *rn = calloc(nn ? nn : 1, sizeof(*rn));
+	struct repair_fail f;
+	int r;
+
+	if (!rn)
+		return HCLOCK_ENOMEM;
+	for (size_t v = 0; v < nn; v++) {
+		const struct trace_node *tn = &a->set.nodes[v];
+		rn[v] = (struct repair_node){tn->nev, a->node[v].corr, a->node[v].dplus,
+		                             tn->nev ? &tn->ev[0].time_ns : NULL,
+		                             sizeof(struct trace_event), 0, 0};
+	}
+	r = repair_order(rn, nn, a->msg, a->nmsg, lat, take_deltas, a, &f);
+	if (r == HCLOCK_EINVAL)
+		r = f.why == REPAIR_BOUND ? bound_error(a, &f, lat) : f.why ? cycle_error(a, &f) :
+		    err_set(r, "--repair-order: --min-latency %" PRId64 " ns: expected less than "
+		            "2^62 ns", lat);
+	for (size_t v = 0; !r && v < nn; v++) {
+		a->node[v].moved = rn[v].moved;
+		a->node[v].moved_max = rn[v].moved_max_ns;
+	}
+	if (!r) {
+		a->t0 = INT64_MAX;
+		for (size_t v = 0; v < nn; v++)
+			node_bounds(a, v);
+	}
+	free(rn);
+	return r;
 }
 
 static int align_run(hclock_align *a, const struct hclock_align_opts *o)
@@ -666,6 +844,8 @@ static int align_run(hclock_align *a, const struct hclock_align_opts *o)
 	a->t0 = INT64_MAX;
 	for (size_t v = 0; !r && v < nn; v++)
 		r = convert_node(a, v, cur);
+	if (!r && o->repair_order)
+		r = repair(a);
 	if (!r)
 		r = align_metrics(a);
 	if (r == HCLOCK_ENOMEM)
@@ -713,6 +893,8 @@ static int line_cb(void *ctx, size_t node, int64_t x0, int64_t x1, struct trace_
 	long double f0, f1, m, p;
 	size_t v = node;
 
+	if (a->node[node].moved) /* its events no longer follow one conversion */
+		return -1;
 	for (size_t guard = 0; v != a->ref; guard++) {
 		const struct pair_fit *f = a->node[v].hop;
 		if (guard > a->set.nnodes || !f || f->nseg != 1 || f->quality == PAIR_UNBOUNDED ||

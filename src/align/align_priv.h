@@ -1,7 +1,7 @@
 /*
- * align_priv.h - the engine's state, shared by align.c (fitting, composition), input.c (the
- * input files), match.c (messages), metrics.c and report.c (table, JSON, bounds CSV, SVG).
- * Not installed.
+ * align_priv.h - the engine's state, shared by align.c (fitting, composition, the repair of
+ * message order through repair.c), input.c (the input files), match.c (messages), metrics.c
+ * and report.c (table, JSON, bounds CSV, moved CSV, SVG). Not installed.
  */
 #ifndef HCLOCK_ALIGN_PRIV_H
 #define HCLOCK_ALIGN_PRIV_H
@@ -11,14 +11,10 @@
 
 #include "hclock_align.h"
 #include "numerics/pair.h"
+#include "align/repair.h"
 #include "align/trace.h"
 
 #define NODE_REFERENCE (-1) /* anode.quality of the reference node */
-
-struct amsg {
-	uint32_t src, dst; /* node indexes */
-	size_t se, re;     /* event indexes on src (send) and dst (recv) */
-};
 
 struct anode {
 	int64_t *mate;          /* per event: the other side's local time (send/recv), else unused */
@@ -38,6 +34,8 @@ struct anode {
 	                           unrounded (the conversion's slope for a single line) */
 	double bound_min, bound_max, bound_mean; /* max(dminus, dplus) over events, ns */
 	size_t nrecv, inversions, too_fast;      /* over messages received by this node */
+	size_t moved;           /* events moved by the repair of message order */
+	int64_t moved_max;      /* the largest of those moves, ns (0 if none) */
 };
 
 struct bcast_pt {
@@ -49,7 +47,7 @@ struct bcast_pt {
 struct hclock_align {
 	struct trace_set set;
 	struct anode *node;
-	struct amsg *msg;
+	struct repair_msg *msg; /* the matched messages: send (src, se), receive (dst, re) */
 	size_t nmsg;
 	struct pair_fit **fit;  /* [x * nnodes + y]: conversion x -> y, NULL without messages */
 	size_t ref;
@@ -90,5 +88,14 @@ int align_match(struct hclock_align *a);
 /* Inversions, too-fast messages and broadcast differential delays from the corrected
  * times. Returns 0 or HCLOCK_ENOMEM. */
 int align_metrics(struct hclock_align *a);
+
+/* called for event k of node v that the repair of message order moved, with the time the
+ * alignment gave it (ns; its repaired time is a->node[v].corr[k]); non-zero stops */
+typedef int (*align_moved_fn)(void *ctx, size_t v, size_t k, int64_t corrected_ns);
+
+/* Every event the repair moved, nodes in input order, events in the node's order: the
+ * alignment's times computed again (no memory kept per moved event). Returns 0, what fn
+ * returned, or HCLOCK_ENOMEM. */
+int align_each_moved(const struct hclock_align *a, align_moved_fn fn, void *ctx);
 
 #endif

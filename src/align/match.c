@@ -150,7 +150,7 @@ static int claim_recvs(struct hclock_align *a, struct matcher *m, size_t nr)
 				mkey_min(&m->dup, &key);
 				continue;
 			}
-			a->msg[a->nmsg++] = (struct amsg){t->src, t->dst, t->se, k};
+			a->msg[a->nmsg++] = (struct repair_msg){t->src, t->dst, t->se, k};
 			src->mate[t->se] = e->time_ns;
 			src->matched[t->se] = 1;
 			a->node[v].mate[k] = s->nodes[t->src].ev[t->se].time_ns;

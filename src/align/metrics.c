@@ -20,13 +20,13 @@ static int message_metrics(struct hclock_align *a)
 	for (size_t i = 0; i < nn * nn; i++)
 		minlat[i] = INFINITY;
 	for (size_t i = 0; i < a->nmsg; i++) {
-		const struct amsg *m = &a->msg[i];
+		const struct repair_msg *m = &a->msg[i];
 		double l = (double)(a->node[m->dst].corr[m->re] - a->node[m->src].corr[m->se]);
 		if (l < minlat[m->src * nn + m->dst])
 			minlat[m->src * nn + m->dst] = l;
 	}
 	for (size_t i = 0; i < a->nmsg; i++) {
-		const struct amsg *m = &a->msg[i];
+		const struct repair_msg *m = &a->msg[i];
 		struct anode *d = &a->node[m->dst];
 		double l = (double)(d->corr[m->re] - a->node[m->src].corr[m->se]), tau;
 		d->nrecv++;

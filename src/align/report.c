@@ -1,8 +1,8 @@
 /*
  * report.c - what hclock align tells: the per-node table or JSON object, the bounds at every
- * event as CSV, and an SVG plot of the accuracy band and broadcast differential delays over
- * time (like Fig. 6 of Poirier, Roy & Dagenais). Reads the engine's results, computes
- * nothing new.
+ * event as CSV, the events the repair of message order moved as CSV, and an SVG plot of the
+ * accuracy band and broadcast differential delays over time (like Fig. 6 of Poirier, Roy &
+ * Dagenais). Reads the engine's results, computes nothing new.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -99,6 +99,20 @@ static size_t unmatched_total(const hclock_align *a)
 	return t;
 }
 
+/* the repair's totals: events moved, largest move (ns) */
+static size_t moved_total(const hclock_align *a, int64_t *max_ns)
+{
+	size_t t = 0;
+
+	*max_ns = 0;
+	for (size_t v = 0; v < a->set.nnodes; v++) {
+		t += a->node[v].moved;
+		if (a->node[v].moved_max > *max_ns)
+			*max_ns = a->node[v].moved_max;
+	}
+	return t;
+}
+
 static const char *estimate_name(const hclock_align *a)
 {
 	return a->opts.mode == HCLOCK_ALIGN_REGRESSION ? "regression" :
@@ -118,6 +132,11 @@ static int report_json(const hclock_align *a, FILE *f)
 	fprintf(f, ",\"mode\":\"%s\",\"estimate\":\"%s\",\"messages\":%zu,\"unmatched\":%zu",
 	        a->opts.mode == HCLOCK_ALIGN_REGRESSION ? "regression" : "hull", estimate_name(a),
 	        a->nmsg, unmatched_total(a));
+	if (a->opts.repair_order) {
+		int64_t mx;
+		size_t t = moved_total(a, &mx);
+		fprintf(f, ",\"moved\":%zu,\"moved_max_ns\":%" PRId64, t, mx);
+	}
 	fputs(",\"nodes\":[", f);
 	for (size_t v = 0; v < a->set.nnodes; v++) {
 		const struct anode *n = &a->node[v];
@@ -145,8 +164,11 @@ static int report_json(const hclock_align *a, FILE *f)
 		json_num(f, n->bound_mean, 3);
 		fputs(",\"bound_max_ns\":", f);
 		json_num(f, n->bound_max, 3);
-		fprintf(f, ",\"recv\":%zu,\"inversions\":%zu,\"too_fast\":%zu}", n->nrecv,
+		fprintf(f, ",\"recv\":%zu,\"inversions\":%zu,\"too_fast\":%zu", n->nrecv,
 		        n->inversions, n->too_fast);
+		if (a->opts.repair_order)
+			fprintf(f, ",\"moved\":%zu,\"moved_max_ns\":%" PRId64, n->moved, n->moved_max);
+		fputc('}', f);
 	}
 	fputs("],\"pairs\":[", f);
 	for (size_t i = 0; i < np; i++) {
@@ -189,7 +211,8 @@ static int report_csv(const hclock_align *a, FILE *f)
 	if (bad)
 		return HCLOCK_ENOMEM;
 	fputs("node,via,reference,quality,hops,x0_ns,offset_ns,slope,a0_ns,a1,bound_best_ns,"
-	      "bound_mean_ns,bound_max_ns,recv,inversions,too_fast,mode,estimate\n", f);
+	      "bound_mean_ns,bound_max_ns,recv,inversions,too_fast,mode,estimate", f);
+	fputs(a->opts.repair_order ? ",moved,moved_max_ns\n" : "\n", f);
 	for (size_t v = 0; v < a->set.nnodes; v++) {
 		const struct anode *n = &a->node[v];
 		fprintf(f, "%s,%s,%s,%s,%zu,%" PRId64, a->set.nodes[v].name,
@@ -205,9 +228,12 @@ static int report_csv(const hclock_align *a, FILE *f)
 		csv_num(f, n->bound_min, 3);
 		csv_num(f, n->bound_mean, 3);
 		csv_num(f, n->bound_max, 3);
-		fprintf(f, ",%zu,%zu,%zu,%s,%s\n", n->nrecv, n->inversions, n->too_fast,
+		fprintf(f, ",%zu,%zu,%zu,%s,%s", n->nrecv, n->inversions, n->too_fast,
 		        a->opts.mode == HCLOCK_ALIGN_REGRESSION ? "regression" : "hull",
 		        estimate_name(a));
+		if (a->opts.repair_order)
+			fprintf(f, ",%zu,%" PRId64, n->moved, n->moved_max);
+		fputc('\n', f);
 	}
 	fputs("\nfrom,to,messages,unmatched_sends,unmatched_recvs\n", f);
 	for (size_t i = 0; i < np; i++)
@@ -219,6 +245,11 @@ static int report_csv(const hclock_align *a, FILE *f)
 	csv_num(f, a->bc_mean, 3);
 	csv_num(f, a->bc_std, 3);
 	fputc('\n', f);
+	if (a->opts.repair_order) {
+		int64_t mx;
+		size_t t = moved_total(a, &mx);
+		fprintf(f, "\nmoved,moved_max_ns\n%zu,%" PRId64 "\n", t, mx);
+	}
 	free(pc);
 	return 0;
 }
@@ -238,16 +269,20 @@ static int report_table(const hclock_align *a, FILE *f)
 	        a->set.nodes[a->ref].name,
 	        a->opts.mode == HCLOCK_ALIGN_REGRESSION ? "regression" : "hull", estimate_name(a),
 	        a->nmsg, unmatched_total(a));
-	fprintf(f, "%-*s %-*s %-10s %4s %20s %16s %20s %12s %12s %12s %8s %10s %8s\n", (int)w,
+	fprintf(f, "%-*s %-*s %-10s %4s %20s %16s %20s %12s %12s %12s %8s %10s %8s", (int)w,
 	        "node", (int)w, "via", "quality", "hops", "x0_ns", "offset_ns", "slope",
 	        "bound_best", "bound_mean", "bound_worst", "recv", "inversions", "too_fast");
+	fputs(a->opts.repair_order ? "    moved moved_max\n" : "\n", f);
 	for (size_t v = 0; v < a->set.nnodes; v++) {
 		const struct anode *n = &a->node[v];
 		fprintf(f, "%-*s %-*s %-10s %4zu %20" PRId64 " %16.3Lf %20.17Lg %12.1f %12.1f %12.1f "
-		        "%8zu %10zu %8zu\n", (int)w, a->set.nodes[v].name, (int)w,
+		        "%8zu %10zu %8zu", (int)w, a->set.nodes[v].name, (int)w,
 		        v == a->ref ? "-" : a->set.nodes[n->parent].name, quality(n), n->hops, n->x0,
 		        n->offset, n->slope, n->bound_min, n->bound_mean, n->bound_max, n->nrecv,
 		        n->inversions, n->too_fast);
+		if (a->opts.repair_order)
+			fprintf(f, " %8zu %9" PRId64, n->moved, n->moved_max);
+		fputc('\n', f);
 	}
 	fprintf(f, "relation: corrected = local + offset_ns + (slope - 1) (local - x0_ns)%s\n",
 	        a->opts.segments_ns ? " (segments: slope over the whole trace)" : "");
@@ -265,6 +300,12 @@ static int report_table(const hclock_align *a, FILE *f)
 	fprintf(f, "bounds: the true reference time of an event lies within +-bound of its "
 	        "corrected time%s\n", a->opts.min_latency_ns >= 0 ? "" :
 	        "; too_fast uses half the smallest corrected round trip per pair");
+	if (a->opts.repair_order) {
+		int64_t mx;
+		size_t t = moved_total(a, &mx);
+		fprintf(f, "repaired order: %zu events moved forward, at most %" PRId64 " ns, each "
+		        "within its bounds; times, bounds and inversions after the repair\n", t, mx);
+	}
 	free(pc);
 	return 0;
 }
@@ -319,6 +360,57 @@ int hclock_align_bounds_csv(const hclock_align *a, FILE *f)
 	r = outbuf_flush(o);
 	free(o);
 	return r ? err_set(r, "hclock_align_bounds_csv: write error") : 0;
+}
+
+struct moved_out {
+	const hclock_align *a;
+	struct outbuf *o;
+};
+
+/* one row of the moved CSV (align_moved_fn) */
+static int moved_row(void *ctx, size_t v, size_t k, int64_t corrected_ns)
+{
+	const hclock_align *a = ((struct moved_out *)ctx)->a;
+	struct outbuf *o = ((struct moved_out *)ctx)->o;
+	const struct trace_node *tn = &a->set.nodes[v];
+	int64_t t = a->node[v].corr[k];
+
+	outbuf_put(o, tn->name, strlen(tn->name));
+	outbuf_put(o, ",", 1);
+	outbuf_i64(o, tn->ev[k].time_ns);
+	outbuf_put(o, ",", 1);
+	outbuf_i64(o, corrected_ns);
+	outbuf_put(o, ",", 1);
+	outbuf_i64(o, t);
+	outbuf_put(o, ",", 1);
+	outbuf_i64(o, t - corrected_ns);
+	outbuf_put(o, "\n", 1);
+	return 0;
+}
+
+int hclock_align_moved_csv(const hclock_align *a, FILE *f)
+{
+	static const char head[] = "node,time_ns,corrected_ns,repaired_ns,shift_ns\n";
+	struct outbuf *o;
+	int r;
+
+	if (!a->ran || !a->opts.repair_order)
+		return err_set(HCLOCK_EINVAL, "hclock_align_moved_csv: %s", !a->ran ?
+		               "the alignment has not run" : "the run did not repair the order "
+		               "(repair_order)");
+	o = malloc(sizeof(*o));
+	if (!o)
+		return err_set(HCLOCK_ENOMEM, "hclock_align_moved_csv: out of memory");
+	outbuf_init(o, f);
+	outbuf_put(o, head, sizeof(head) - 1);
+	r = align_each_moved(a, moved_row, &(struct moved_out){a, o});
+	if (r) {
+		free(o);
+		return err_set(r, "hclock_align_moved_csv: out of memory");
+	}
+	r = outbuf_flush(o);
+	free(o);
+	return r ? err_set(r, "hclock_align_moved_csv: write error") : 0;
 }
 
 /* ---- SVG ------------------------------------------------------------------------------ */

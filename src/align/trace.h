@@ -68,14 +68,17 @@ struct trace_set {
 
 /*
  * Conversion of one node's local timestamps to the reference timeline, supplied by the
- * engine to the writers. Must be monotonic non-decreasing in t for a valid alignment.
+ * engine to the writers. Must be monotonic non-decreasing in t for a valid alignment. After
+ * a repair of message order, an event's local time gives its repaired time (events of one
+ * local time share it), and a time between events never precedes the event before it.
  */
 typedef int64_t (*trace_convert_fn)(void *ctx, size_t node, int64_t local_ns);
 
 /*
  * set->line(set->line_ctx, node, x0_ns, x1_ns, &l): node's conversion as one line anchored at
  * x0_ns (the slope measured over [x0_ns, x1_ns], the range of times the writer cares about);
- * 0, or -1 when it is no line (piecewise segments, no fit). Exact to long double precision:
+ * 0, or -1 when it is no line (piecewise segments, no fit, or events of the node moved one
+ * by one by the repair of message order). Exact to long double precision:
  * the rounded conversion (trace_convert_fn) differs from it by at most 1/2 ns.
  */
 

@@ -118,7 +118,8 @@ static int write_corrected_ctf(const struct trace_set *set, const struct ctf_nod
 		return 0;
 	if (!set->line || set->line(set->line_ctx, v, c->tmin_ns, c->tmax_ns, &l)) {
 		trace_note(set, "%s: no corrected CTF trace: its conversion is not one line (segments, "
-		           "or no fit); %s.csv has its packets corrected", host, host);
+		           "no fit, or events moved by --repair-order); %s.csv has its packets "
+		           "corrected", host, host);
 		return 0;
 	}
 	if ((size_t)snprintf(dst, sizeof(dst), "%s/%s.ctf", outdir, host) >= sizeof(dst) ||

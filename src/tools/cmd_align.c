@@ -26,7 +26,7 @@ static void usage(FILE *f)
 	      "                    [--format table|json|csv] [--bounds FILE] [--plot FILE.svg]\n"
 	      "                    [--segments auto|DURATION] [--mode hull|regression]\n"
 	      "                    [--estimate bisector|mean] [--min-latency DURATION]\n"
-	      "                    [--unmatched skip|fail]\n"
+	      "                    [--unmatched skip|fail] [--repair-order [--moved FILE]]\n"
 	      "\n"
 	      "Put per-node traces on the timeline of one reference node, by the accuracy-\n"
 	      "reporting convex hull algorithm: no message is shown arriving before it left, and\n"
@@ -56,6 +56,12 @@ static void usage(FILE *f)
 	      "  --min-latency D     minimum one-way latency for 'too fast' messages, a DURATION\n"
 	      "                      (e.g. 20us); default: half the smallest corrected round trip\n"
 	      "                      of each pair\n"
+	      "  --repair-order      after the alignment, move events forward, each within its\n"
+	      "                      bounds, until no message is received before its send (plus\n"
+	      "                      --min-latency if given) and every node keeps its order;\n"
+	      "                      fails naming the message if a bound does not allow it\n"
+	      "  --moved FILE        with --repair-order: CSV node,time_ns,corrected_ns,\n"
+	      "                      repaired_ns,shift_ns of every event moved\n"
 	      "\n"
 	      "DURATION: a number with a unit ns, us, ms, s, m or h; a bare number is seconds.\n",
 	      f);
@@ -72,13 +78,13 @@ struct args {
 	size_t nin;
 	const char *outdir;
 	int json; /* HCLOCK_ALIGN_REPORT_* */
-	struct outpath bounds, plot;
+	struct outpath bounds, plot, moved;
 	struct hclock_align_opts o;
 };
 
 static const char *const options[] = {"--out", "--reference", "--format", "--bounds", "--plot",
                                       "--segments", "--mode", "--min-latency", "--estimate",
-                                      "--unmatched"};
+                                      "--unmatched", "--moved"};
 
 /* one option's value into g; returns 0, or 2 after one line on stderr */
 static int set_option(struct args *g, const char *name, const char *val)
@@ -100,6 +106,8 @@ static int set_option(struct args *g, const char *name, const char *val)
 		g->bounds.path = val;
 	} else if (!strcmp(name, "--plot")) {
 		g->plot.path = val;
+	} else if (!strcmp(name, "--moved")) {
+		g->moved.path = val;
 	} else if (!strcmp(name, "--segments")) {
 		if (!strcmp(val, "auto"))
 			g->o.segments_ns = HCLOCK_ALIGN_SEGMENTS_AUTO;
@@ -159,6 +167,15 @@ static int parse_args(int argc, char **argv, struct args *g)
 			g->inputs[g->nin++] = arg;
 			continue;
 		}
+		if (!strncmp(arg, "--repair-order", len) && len == strlen("--repair-order")) {
+			if (eq) {
+				fprintf(stderr, "hclock align: --repair-order takes no value; see "
+				        "hclock align --help\n");
+				return 2;
+			}
+			g->o.repair_order = 1;
+			continue;
+		}
 		while (k < sizeof(options) / sizeof(*options) &&
 		       (strlen(options[k]) != len || strncmp(options[k], arg, len)))
 			k++;
@@ -180,6 +197,11 @@ static int parse_args(int argc, char **argv, struct args *g)
 	}
 	if (!g->outdir) {
 		fprintf(stderr, "hclock align: --out DIR is required (where the corrected traces go)\n");
+		return 2;
+	}
+	if (g->moved.path && !g->o.repair_order) {
+		fprintf(stderr, "hclock align: --moved %s lists the events --repair-order moves; add "
+		        "--repair-order, or drop --moved\n", g->moved.path);
 		return 2;
 	}
 	return 0;
@@ -274,12 +296,14 @@ static int write_outputs(struct args *g, hclock_align *a, size_t *warned, size_t
 		return 1;
 	if (g->plot.path && out_prepare(&g->plot, a, hclock_align_plot_svg))
 		return 1;
+	if (g->moved.path && out_prepare(&g->moved, a, hclock_align_moved_csv))
+		return 1;
 	r = hclock_align_write(a, g->outdir, err, sizeof(err));
 	print_lines(hclock_align_notes(a) + noted, ""); /* what the writer said */
 	print_warnings(a, warned);
 	if (r)
 		return fail(r, err);
-	return out_commit(&g->bounds) || out_commit(&g->plot);
+	return out_commit(&g->bounds) || out_commit(&g->plot) || out_commit(&g->moved);
 }
 
 /* read, align, write, report; returns the exit status */
@@ -307,6 +331,7 @@ static int run(struct args *g)
 	}
 	out_discard(&g->bounds);
 	out_discard(&g->plot);
+	out_discard(&g->moved);
 	hclock_align_free(a);
 	return r;
 }

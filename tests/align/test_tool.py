@@ -2,7 +2,7 @@
 """test_tool.py - tool tests of `hclock align` on generated traces of known clocks.
 
 usage: test_tool.py HCLOCK GROUP   (GROUP: synthetic, nonlinear, golden, badinput, options,
-                                    strict)
+                                    strict, repair)
 Every failure prints the seed of the generated traces.
 """
 import json
@@ -383,12 +383,168 @@ def options(hclock, tmp):
         fail(f"unknown reference: {p.stderr!r}")
 
 
+def repair_traces(out, seed, fast=300, slow=300, dur_s=60):
+    """n0 <-> n1 and n0 <-> n2 with 20 us + exp(30 us) latency (align's tree: both via n0),
+    n1 -> n2 only (no hop joins them) with 100-500 ns, far below the two ends' errors: many
+    of those arrive before they left once aligned. After some receives on n2 a local event a
+    few us later, before some an event at the very same local time (it must move with the
+    receive). Returns {(node, local): true time}."""
+    import random
+    rnd = random.Random(seed)
+    os.makedirs(out, exist_ok=True)
+    T0 = 1_700_000_000_000_000_000
+    params = [{"T0": T0, "o": 0 if k == 0 else rnd.randint(-5 * 10**9, 5 * 10**9),
+               "s": 0 if k == 0 else rnd.randint(-80000, 80000), "q": 0} for k in range(3)]
+    ev = [[] for _ in range(3)]
+    dur = int(dur_s * 1e9)
+    mid = 0
+    for a, b in ((0, 1), (0, 2)):
+        for _ in range(slow):
+            src, dst = (a, b) if rnd.random() < 0.5 else (b, a)
+            t = rnd.randrange(0, dur)
+            lat = 20000 + int(rnd.expovariate(1 / 30000))
+            mid += 1
+            ev[src].append((t, "send", mid, f"n{dst}"))
+            ev[dst].append((t + lat, "recv", mid, f"n{src}"))
+    for i in range(fast):
+        t = rnd.randrange(0, dur)
+        lat = rnd.randrange(100, 500)
+        mid += 1
+        ev[1].append((t, "send", mid, "n2"))
+        ev[2].append((t + lat, "recv", mid, "n1"))
+        if i % 3 == 0:
+            ev[2].append((t + lat + rnd.randrange(1, 3000), "compute", mid, "after"))
+        elif i % 3 == 1:  # sorts before the receive: the same time, the line before
+            ev[2].append((t + lat, "compute", mid, "tied"))
+    truth = {}
+    for k in range(3):
+        ev[k].sort()
+        with open(f"{out}/n{k}.csv", "w") as f:
+            f.write("event,id,peer,time_ns\n")
+            for t, name, i, peer in ev[k]:
+                lt = gen_traces.clock(params[k], t)
+                f.write(f"{name},{i},{peer},{lt}\n")
+                truth[(f"n{k}", lt)] = gen_traces.clock(params[0], t)
+    return truth
+
+
+def repair(hclock, tmp):
+    """--repair-order on traces whose alignment holds inversions: none after it, every move
+    within the bounds and listed in --moved, the intervals kept, the truth inside them, the
+    corrected traces in order; failures that name the pair and write nothing; bad options."""
+    seed = 51
+    d = os.path.join(tmp, "rep")
+    truth = repair_traces(d + "/in", seed)
+    base = [d + "/in", "--reference", "n0", "--format", "json"]
+    p0 = run(hclock, base + ["--out", d + "/o0", "--bounds", d + "/b0.csv"])
+    p1 = run(hclock, base + ["--out", d + "/o1", "--bounds", d + "/b1.csv", "--repair-order",
+                             "--moved", d + "/m.csv"])
+    if p0.returncode or p1.returncode:
+        return
+    tag = f"repair seed {seed}"
+    r0, r1 = json.loads(p0.stdout), json.loads(p1.stdout)
+    inv0 = sum(n["inversions"] for n in r0["nodes"])
+    if not inv0 or "moved" in r0 or "moved" in r0["nodes"][0]:
+        fail(f"{tag}: the premise: {inv0} inversions without --repair-order, keys {sorted(r0)}")
+    if any(n["inversions"] for n in r1["nodes"]):
+        fail(f"{tag}: inversions after the repair: {[n['inversions'] for n in r1['nodes']]}")
+    moved = {n["node"]: (n["moved"], n["moved_max_ns"]) for n in r1["nodes"]}
+    if r1["moved"] != sum(m for m, x in moved.values()) or \
+            r1["moved_max_ns"] != max(x for m, x in moved.values()) or not r1["moved"] or \
+            moved["n0"] != (0, 0) or moved["n1"] != (0, 0):
+        fail(f"{tag}: moved {r1['moved']} max {r1['moved_max_ns']}, per node {moved}")
+    # the bounds files row by row: what moved, by how much, the interval kept
+    b0, b1 = read_csv(d + "/b0.csv")[1:], read_csv(d + "/b1.csv")[1:]
+    diff, outside = [], 0
+    for x, y in zip(b0, b1):
+        node, lt = x[0], int(x[1])
+        c0, dm0, dp0 = map(int, x[2:])
+        c1, dm1, dp1 = map(int, y[2:])
+        if y[:2] != x[:2] or not c0 <= c1 <= c0 + dp0:
+            fail(f"{tag}: {node} {lt}: repaired {c1} outside [{c0}, {c0 + dp0}]")
+        if c1 - dm1 != c0 - dm0 or c1 + dp1 != c0 + dp0:
+            fail(f"{tag}: {node} {lt}: interval [{c0 - dm0}, {c0 + dp0}] became "
+                 f"[{c1 - dm1}, {c1 + dp1}]")
+        if c1 != c0:
+            diff.append([node, str(lt), str(c0), str(c1), str(c1 - c0)])
+        # 1 ns: the integer rounding of the true time
+        if not c1 - dm1 - 1 <= truth[(node, lt)] <= c1 + dp1 + 1:
+            outside += 1
+    if outside:
+        fail(f"{tag}: {outside} events with the truth outside the repaired bounds")
+    m = read_csv(d + "/m.csv")
+    if m[0] != ["node", "time_ns", "corrected_ns", "repaired_ns", "shift_ns"] or \
+            m[1:] != diff or len(diff) != r1["moved"]:
+        fail(f"{tag}: --moved lists {len(m) - 1} events, the bounds files differ in "
+             f"{len(diff)}, the report says {r1['moved']}")
+    # the corrected traces: the repaired times, in order; every receive at or after its send
+    sent, got, lines = {}, {}, {}
+    for k in range(3):
+        rows = read_csv(f"{d}/o1/n{k}.csv")[1:]
+        times = [int(x[3]) for x in rows]
+        if times != [int(y[2]) for y in b1 if y[0] == f"n{k}"]:
+            fail(f"{tag}: n{k}.csv times are not the repaired ones")
+        if any(b < a for a, b in zip(times, times[1:])):
+            fail(f"{tag}: n{k}.csv out of order")
+        for x, t in zip(rows, times):
+            if x[0] in ("send", "recv"):
+                (sent if x[0] == "send" else got)[x[1]] = t
+            lines.setdefault((f"n{k}", x[1]), []).append((x[2], t))
+    late = [i for i in got if i in sent and got[i] < sent[i]]
+    if late:
+        fail(f"{tag}: {len(late)} receives before their sends in the output, e.g. id {late[0]}")
+    tied = [v for (node, i), v in lines.items() if any(p == "tied" for p, t in v)]
+    if not tied or any(len({t for p, t in v if p in ("tied", "n1")}) != 1 for v in tied):
+        fail(f"{tag}: events of one local time parted in the output")
+    # moved together: a receive moved with the event of its local time before it
+    pairs = sum(1 for x, y in zip(diff, diff[1:]) if x[:2] == y[:2])
+    if not pairs:
+        fail(f"{tag}: no receive moved with an event of its local time")
+    t = run(hclock, base[:-2] + ["--out", d + "/o2", "--repair-order"]).stdout
+    c = run(hclock, base[:-1] + ["csv", "--out", d + "/o3", "--repair-order"]).stdout
+    if f"repaired order: {r1['moved']} events moved" not in t or \
+            not c.startswith("node,") or ",moved,moved_max_ns\n" not in c or \
+            f"\nmoved,moved_max_ns\n{r1['moved']},{r1['moved_max_ns']}\n" not in c:
+        fail(f"{tag}: table or CSV report without the repair's figures")
+    print(f"ok {tag}: {inv0} inversions before, 0 after; {r1['moved']} events moved, at most "
+          f"{r1['moved_max_ns']} ns; {pairs} of them with an event of their local time")
+
+    # failures: one line naming the pair, exit 1, nothing written
+    f2 = os.path.join(tmp, "rep-fail")
+    os.makedirs(f2)
+    q = os.path.join(tmp, "rep-q")
+    gen_traces.generate(q, nodes=2, msgs=2000, seed=21, duration_s=4 * 3600,
+                        quadratic=4000000, bcast=0)
+    os.remove(q + "/truth.json")
+    for name, args, want in (
+            ("latency", [d + "/in", "--reference", "n0", "--min-latency", "60us"],
+             ["message from n", ") to n", "past its latest time", "--min-latency, were wrong"]),
+            # hulls intersect: a receive on the reference (no room at all) inverted
+            ("fallback", [q, "--reference", "n0"],
+             ["message from n1 (", "to n0 (", "past its latest time", "never moves an event back"])):
+        p = run(hclock, args + ["--out", f2 + "/out", "--bounds", f2 + "/b.csv", "--moved",
+                                f2 + "/m.csv", "--repair-order"], expect_rc=1)
+        lines = p.stderr.strip().splitlines()
+        if len([x for x in lines if "warning:" not in x]) != 1 or \
+                not all(w in lines[-1] for w in want):
+            fail(f"{tag}: {name}: stderr {p.stderr!r}, expected one line with {want}")
+        if os.listdir(f2):
+            fail(f"{tag}: {name}: failed repair wrote {os.listdir(f2)}")
+        print(f"ok repair fails ({name}): {lines[-1][:160]}...")
+    # bad command lines
+    for args, want in ((["--moved", f2 + "/m.csv"], "--repair-order"),
+                       (["--repair-order=yes"], "--repair-order")):
+        p = run(hclock, [d + "/in", "--out", f2 + "/out"] + args, expect_rc=2)
+        if want not in p.stderr or len(p.stderr.strip().splitlines()) != 1 or os.listdir(f2):
+            fail(f"{args}: stderr {p.stderr!r}")
+
+
 def main():
     hclock, group = sys.argv[1], sys.argv[2]
     tmp = tempfile.mkdtemp(prefix="hclock-align-")
     try:
         {"synthetic": synthetic, "nonlinear": nonlinear, "golden": golden, "strict": strict,
-         "badinput": badinput, "options": options}[group](hclock, tmp)
+         "badinput": badinput, "options": options, "repair": repair}[group](hclock, tmp)
     finally:
         if not failures:
             shutil.rmtree(tmp)
