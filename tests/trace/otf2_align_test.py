@@ -21,6 +21,8 @@ otf2-print as align pairs them (first in, first out per sender, receiver, tag), 
     their bounds are not strict); a message between nodes
     that no hop joins (rank 3 converted through rank 2 and rank 2 through rank 0, a message
     from rank 0 to rank 3) may invert inside the two ends' bounds: printed, allowed;
+  - --repair-order: no inversion left, every event it moved by at most its upper bound (an
+    inversion into the reference, whose receive cannot move, fails with the pair named);
   - the truth: the tracer's global clock follows the emulated reference within its own true
     error E (the --event-truth line's max), and rank 0's times are align's reference
     timeline, so every event's time lies within [corrected - delta_minus - 2E,
@@ -162,6 +164,26 @@ for seed in (4, 5, 8):
         print(f"note seed {seed}: {len(inv)} inversions on messages between nodes no hop "
               f"joins ({sorted({(s, r) for s, r, _, _ in inv})}; tree {sorted(hop)}), by "
               f"{gap[0]}-{gap[-1]} ns, inside both ends' bounds")
+    # --repair-order: no inversion left, every moved event within its bounds (a receive on the
+    # reference cannot move: an inversion into it is an error naming the pair, accepted)
+    mv = os.path.join(tmp, f"mv{seed}.csv")
+    rp = subprocess.run([hc, "align", otf2, "--reference", "MPI_Rank_0", "--out",
+                         os.path.join(tmp, f"rp{seed}"), "--repair-order", "--moved", mv,
+                         "--format", "json"], capture_output=True, text=True)
+    if rp.returncode == 0:
+        rrep = json.loads(rp.stdout)
+        moved = list(csv.DictReader(open(mv)))
+        far = [m for m in moved if not 0 < int(m["shift_ns"]) <= b[(int(m["node"].rsplit("_", 1)[1]),
+                                                                  int(m["time_ns"]))][2] + 1]
+        check(sum(nd["inversions"] for nd in rrep["nodes"]) == 0 and not far and
+              len(moved) == sum(nd["moved"] for nd in rrep["nodes"]),
+              f"seed {seed}: --repair-order: 0 inversions, {len(moved)} events moved (the "
+              f"report's {sum(nd['moved'] for nd in rrep['nodes'])}), none beyond its bound "
+              f"({far[:3]})")
+    else:
+        check(rp.returncode == 1 and "MPI_Rank_0" in rp.stderr and len(inv) > 0,
+              f"seed {seed}: --repair-order failed only where an inversion reaches the "
+              f"reference (exit {rp.returncode}: {rp.stderr.strip()[-300:]})")
     out = [(k, v) for k, v in b.items() if not -v[1] - tol <= k[1] - v[0] <= v[2] + tol]
     check(not out, f"seed {seed}: every event's global time within align's bounds + {tol} ns "
           f"(2 x the tracer's true error) of its corrected time ({len(out)} of {len(b)} not: "
