@@ -13,6 +13,11 @@
  *   early reduce     every rank but the root (rank 0) sleeps, then MPI_Reduce;
  *   wrong order      rank 2 sends to rank 0 at once, rank 1 after sleeping; rank 0 receives
  *                    rank 1's message first (it waits D for it while rank 2's is there).
+ * Each round also begins, right after its first barrier, with an exchange between neighbours
+ * (MPI_Sendrecv with rank - 1 and rank + 1, tag 100): messages both ways between every pair of
+ * consecutive ranks, so that hclock align finds a path of them from every process to every
+ * other (hclock waits --align puts the times on one timeline with it); nobody waits in it for
+ * long.
  *
  *   mpirun -np 4 waits_mini [D_MS [ROUNDS]]     (4 ranks or more; default 50 ms, 2 rounds)
  *
@@ -23,6 +28,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+/* messages both ways with rank - 1 and rank + 1: the even ranks with the next first, then the
+ * odd ones with theirs, so that no rank waits for a chain */
+static void exchange(int rank, int size)
+{
+	int x = rank, y;
+	for (int step = 0; step < 2; step++) {
+		int peer = (rank % 2 == step) ? rank + 1 : rank - 1;
+		if (peer >= 0 && peer < size)
+			MPI_Sendrecv(&x, 1, MPI_INT, peer, 100, &y, 1, MPI_INT, peer, 100, MPI_COMM_WORLD,
+			             MPI_STATUS_IGNORE);
+	}
+}
 
 static void nap(double ms)
 {
@@ -49,8 +67,10 @@ int main(int argc, char **argv)
 	int x = rank, y = 0;
 	MPI_Request q;
 	for (int round = 0; round < rounds; round++) {
-		/* late sender: blocking, and through MPI_Irecv + MPI_Wait */
+		/* late sender: blocking, and through MPI_Irecv + MPI_Wait (after the neighbours'
+		   exchange) */
 		MPI_Barrier(MPI_COMM_WORLD);
+		exchange(rank, size);
 		if (rank == 1) {
 			nap(d);
 			MPI_Send(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);

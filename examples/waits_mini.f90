@@ -1,6 +1,7 @@
 ! waits_mini.f90 - examples/waits_mini.c in Fortran (use mpi): waiting made on purpose, each
 ! wait-state pattern once a round, the late process sleeping D before its part; the known
-! answers of the wait-state analysis for a Fortran program.
+! answers of the wait-state analysis for a Fortran program. Each round begins, after its first
+! barrier, with the same exchange between neighbours (messages both ways, for hclock align).
 !
 !   mpif90 -o waits_mini_f waits_mini.f90
 !   mpirun -np 4 waits_mini_f [D_MS [ROUNDS]]      (4 ranks or more; default 50 ms, 2 rounds)
@@ -34,6 +35,7 @@ program waits_mini
   do round = 1, rounds
     ! late sender: blocking, and through MPI_Irecv + MPI_Wait
     call MPI_Barrier(MPI_COMM_WORLD, ierr)
+    call exchange()
     if (rank == 1) then
       call nap(d)
       call MPI_Send(x, 1, MPI_INTEGER, 0, 1, MPI_COMM_WORLD, ierr)
@@ -90,6 +92,21 @@ program waits_mini
   call MPI_Finalize(ierr)
 
 contains
+
+  ! messages both ways with rank - 1 and rank + 1: the even ranks with the next first, then
+  ! the odd ones with theirs
+  subroutine exchange()
+    integer :: step, peer, z
+    do step = 0, 1
+      if (mod(rank, 2) == step) then
+        peer = rank + 1
+      else
+        peer = rank - 1
+      end if
+      if (peer >= 0 .and. peer < nproc) call MPI_Sendrecv(x, 1, MPI_INTEGER, peer, 100, z, &
+        1, MPI_INTEGER, peer, 100, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+    end do
+  end subroutine exchange
 
   ! sleeps ms milliseconds (the core given away a millisecond at a time)
   subroutine nap(ms)

@@ -1,53 +1,14 @@
 /*
  * otf2_set.c - what the OTF2 trace format's reader and writer share (otf2_set.h): the
  * conversion between the archive's ticks and ns, the lookup of a location, the opening of
- * every location's files, and libotf2's error messages caught for the error lines.
+ * every location's files (libotf2's error messages are caught in otf2_defs.c).
  */
-#include <stdarg.h>
-#include <stdio.h>
 
 #include "align/otf2_set.h"
 
-static char otf2_msg[256];
-
-/* libotf2 reports errors on stderr by default; keep the first message for ours instead */
-static OTF2_ErrorCode quiet(void *u, const char *file, uint64_t line, const char *fn,
-                            OTF2_ErrorCode code, const char *fmt, va_list va)
-{
-	(void)u, (void)file, (void)line, (void)fn;
-	if (!otf2_msg[0]) {
-		if (fmt)
-			vsnprintf(otf2_msg, sizeof(otf2_msg), fmt, va);
-		else
-			snprintf(otf2_msg, sizeof(otf2_msg), "%s", OTF2_Error_GetDescription(code));
-	}
-	return code;
-}
-
-const char *otf2_why(OTF2_ErrorCode e)
-{
-	if (otf2_msg[0])
-		return otf2_msg;
-	return e == OTF2_SUCCESS ? "record rejected" : OTF2_Error_GetDescription(e);
-}
-
-OTF2_ErrorCallback otf2_quiet(void)
-{
-	otf2_msg[0] = 0;
-	return OTF2_Error_RegisterCallback(quiet, NULL);
-}
-
 int otf2_ticks_to_ns(const struct otf2_set *o, uint64_t t, int64_t *ns)
 {
-	__int128 d = ((__int128)t - (__int128)o->goff) * NS_PER_S;
-	__int128 q = d / (__int128)o->res;
-
-	if (q * (__int128)o->res > d) /* floor for negative values */
-		q--;
-	if (q > INT64_MAX || q < INT64_MIN)
-		return -1;
-	*ns = (int64_t)q;
-	return 0;
+	return otf2_defs_ns(o->res, (__int128)t - (__int128)o->goff, ns);
 }
 
 int otf2_ns_to_ticks(const struct otf2_set *o, int64_t ns, uint64_t *t)

@@ -1,7 +1,8 @@
 /*
  * otf2_set.h - the OTF2 trace format's state of a trace set (struct otf2_set, the set's
  * priv), shared by its reader (reader_otf2.c) and its writer (writer_otf2.c), and the helpers
- * both use (otf2_set.c): the archive's clock, its locations, libotf2's error messages.
+ * both use (otf2_set.c): the archive's clock, its locations (libotf2's error messages:
+ * otf2_defs.h).
  * Private to these three files.
  *
  * Who owns what: the reader allocates the struct otf2_set, its strings and its locs[] in
@@ -16,6 +17,7 @@
 
 #include <otf2/otf2.h>
 
+#include "align/otf2_defs.h" /* otf2_quiet, otf2_why */
 #include "align/trace.h"
 
 #define NS_PER_S 1000000000LL
@@ -52,15 +54,6 @@ struct otf2_set {
 	/* the last write's counts (writer) */
 	uint64_t clamps, clock_offsets;
 };
-
-/* Keep libotf2's error messages off stderr from now on (the first one is kept for
- * otf2_why). Returns the callback that was registered, to be registered again when done:
- * OTF2_Error_RegisterCallback(prev, NULL). */
-OTF2_ErrorCallback otf2_quiet(void);
-
-/* Why an OTF2 call failed with e: the first message libotf2 reported since otf2_quiet, else
- * e's description ("record rejected" for OTF2_SUCCESS: a callback refused a record). */
-const char *otf2_why(OTF2_ErrorCode e);
 
 /* Archive time t (ticks) as ns since the global offset, exactly:
  * floor((t - goff) * 1e9 / res). Returns 0, or -1 out of int64_t's range. */

@@ -26,14 +26,11 @@
  * receives (or fewer) is an error: first-in first-out pairing would go wrong from there on.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <otf2/otf2.h>
@@ -43,29 +40,8 @@
 #include "align/format.h"
 #include "align/trace.h"
 #include "util/msgmatch.h"
-
-struct str {
-	uint32_t ref;
-	char *s;
-};
-
-struct grp {
-	uint32_t ref;
-	uint32_t type, paradigm;
-	uint32_t n;
-	uint64_t *m;
-};
-
-struct comm {
-	uint32_t ref;
-	uint32_t group;
-};
-
-struct lgroup {
-	uint32_t ref;
-	uint32_t name;
-	size_t node;
-};
+#include "util/grow.h"
+#include "util/path.h"
 
 /* one send or receive, until matched */
 struct p2p {
@@ -95,17 +71,9 @@ struct pending {
 
 /* reading state */
 struct rd {
+	struct otf2_defs d;  /* first: the global-definition callbacks' user data is rd */
 	struct trace_set *set;
 	struct otf2_set *o;
-	int failed;         /* the HCLOCK_E* code of the first failure in a callback, or 0 */
-	struct str *strs;
-	size_t nstrs, capstrs;
-	struct grp *grps;
-	size_t ngrps, capgrps;
-	struct comm *comms;
-	size_t ncomms, capcomms;
-	struct lgroup *lgs;
-	size_t nlgs, caplgs;
 	size_t caplocs;
 	struct tev **tev;   /* per node */
 	size_t *ntev, *captev;
@@ -117,131 +85,13 @@ struct rd {
 	struct otf2_copy copy;
 };
 
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	if (n < *cap)
-		return 0;
-	{
-		size_t nc = *cap ? *cap * 2 : 64;
-		void *q = realloc(*p, nc * size);
-
-		if (!q)
-			return -1;
-		*p = q;
-		*cap = nc;
-	}
-	return 0;
-}
-#define GROW(arr, n, cap) grow((void **)&(arr), &(cap), (n), sizeof(*(arr)))
-
 static int rd_nomem(struct rd *r)
 {
-	if (!r->failed)
-		r->failed = err_set(HCLOCK_ENOMEM, "%s: out of memory",
-		                    r->o->anchor);
-	return OTF2_CALLBACK_INTERRUPT;
+	return otf2_defs_nomem(&r->d);
 }
 
-static int rd_bad(struct rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int rd_bad(struct rd *r, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (!r->failed)
-		r->failed = err_set(HCLOCK_EINVAL, "%s: %s", r->o->anchor, msg);
-	return OTF2_CALLBACK_INTERRUPT;
-}
-
-/* ---- global definitions needed to resolve messages and name nodes ---- */
-
-static OTF2_CallbackCode def_clock(void *u, uint64_t res, uint64_t goff, uint64_t len,
-                                   uint64_t realtime)
-{
-	struct rd *r = u;
-
-	if (res == 0)
-		return rd_bad(r, "ClockProperties with a timer resolution of 0 ticks per second; "
-		              "expected a positive resolution");
-	r->o->res = res;
-	r->o->goff = goff;
-	r->o->tlen = len;
-	r->o->realtime = realtime;
-	r->o->have_clock = 1;
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_string(void *u, OTF2_StringRef self, const char *s)
-{
-	struct rd *r = u;
-
-	if (GROW(r->strs, r->nstrs, r->capstrs))
-		return rd_nomem(r);
-	r->strs[r->nstrs].ref = self;
-	r->strs[r->nstrs].s = strdup(s ? s : "");
-	if (!r->strs[r->nstrs].s)
-		return rd_nomem(r);
-	r->nstrs++;
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_group(void *u, OTF2_GroupRef self, OTF2_StringRef name,
-                                   OTF2_GroupType type, OTF2_Paradigm paradigm,
-                                   OTF2_GroupFlag flags, uint32_t n, const uint64_t *m)
-{
-	struct rd *r = u;
-	struct grp *g;
-
-	(void)name, (void)flags;
-	if (GROW(r->grps, r->ngrps, r->capgrps))
-		return rd_nomem(r);
-	g = &r->grps[r->ngrps];
-	g->ref = self;
-	g->type = type;
-	g->paradigm = paradigm;
-	g->n = n;
-	g->m = malloc((n ? n : 1) * sizeof(*g->m));
-	if (!g->m)
-		return rd_nomem(r);
-	if (n)
-		memcpy(g->m, m, n * sizeof(*m));
-	r->ngrps++;
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_comm(void *u, OTF2_CommRef self, OTF2_StringRef name,
-                                  OTF2_GroupRef group, OTF2_CommRef parent, OTF2_CommFlag flags)
-{
-	struct rd *r = u;
-
-	(void)name, (void)parent, (void)flags;
-	if (GROW(r->comms, r->ncomms, r->capcomms))
-		return rd_nomem(r);
-	r->comms[r->ncomms].ref = self;
-	r->comms[r->ncomms].group = group;
-	r->ncomms++;
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_lgroup(void *u, OTF2_LocationGroupRef self, OTF2_StringRef name,
-                                    OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent,
-                                    OTF2_LocationGroupRef creator)
-{
-	struct rd *r = u;
-
-	(void)type, (void)parent, (void)creator;
-	if (GROW(r->lgs, r->nlgs, r->caplgs))
-		return rd_nomem(r);
-	r->lgs[r->nlgs].ref = self;
-	r->lgs[r->nlgs].name = name;
-	r->lgs[r->nlgs].node = SIZE_MAX;
-	r->nlgs++;
-	return OTF2_CALLBACK_SUCCESS;
-}
+/* ---- global definitions needed to resolve messages and name nodes (otf2_defs.h), and the
+ * locations ---- */
 
 static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef self, OTF2_StringRef name,
                                       OTF2_LocationType type, uint64_t nev,
@@ -262,40 +112,14 @@ static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef self, OTF2_Strin
 	return OTF2_CALLBACK_SUCCESS;
 }
 
-static const char *find_str(const struct rd *r, uint32_t ref)
-{
-	for (size_t i = 0; i < r->nstrs; i++)
-		if (r->strs[i].ref == ref)
-			return r->strs[i].s;
-	return NULL;
-}
-
-static const struct grp *find_grp(const struct rd *r, uint32_t ref)
-{
-	for (size_t i = 0; i < r->ngrps; i++)
-		if (r->grps[i].ref == ref)
-			return &r->grps[i];
-	return NULL;
-}
-
 /* location index of rank `rank` of communicator `comm`, or -1 */
 static long rank_loc(const struct rd *r, uint32_t comm, uint32_t rank)
 {
-	const struct grp *g = NULL, *cl = NULL;
+	const struct otf2_grp *g = otf2_defs_comm_group(&r->d, comm), *cl;
 
-	for (size_t i = 0; i < r->ncomms; i++)
-		if (r->comms[i].ref == comm) {
-			g = find_grp(r, r->comms[i].group);
-			break;
-		}
 	if (!g || g->type != OTF2_GROUP_TYPE_COMM_GROUP || rank >= g->n)
 		return -1;
-	for (size_t i = 0; i < r->ngrps; i++)
-		if (r->grps[i].type == OTF2_GROUP_TYPE_COMM_LOCATIONS &&
-		    r->grps[i].paradigm == g->paradigm) {
-			cl = &r->grps[i];
-			break;
-		}
+	cl = otf2_defs_comm_locations(&r->d, g->paradigm);
 	if (!cl || g->m[rank] >= cl->n)
 		return -1;
 	return otf2_find_loc(r->o, cl->m[g->m[rank]]);
@@ -310,11 +134,11 @@ static uint32_t proc_loc(struct rd *r, uint32_t cur)
 	if (l->proc >= 0)
 		return (uint32_t)l->proc;
 	l->proc = cur;
-	for (size_t i = 0; i < r->ngrps; i++) {
-		if (r->grps[i].type != OTF2_GROUP_TYPE_COMM_LOCATIONS)
+	for (size_t i = 0; i < r->d.ngrps; i++) {
+		if (r->d.grps[i].type != OTF2_GROUP_TYPE_COMM_LOCATIONS)
 			continue;
-		for (size_t k = 0; k < r->grps[i].n; k++) {
-			long m = otf2_find_loc(r->o, r->grps[i].m[k]);
+		for (size_t k = 0; k < r->d.grps[i].n; k++) {
+			long m = otf2_find_loc(r->o, r->d.grps[i].m[k]);
 			if (m >= 0 && r->o->locs[m].group == l->group) {
 				l->proc = m;
 				return (uint32_t)m;
@@ -334,9 +158,9 @@ static int add_tev(struct rd *r, uint64_t ticks, enum trace_kind kind, size_t p2
 	int64_t ns;
 
 	if (otf2_ticks_to_ns(r->o, ticks, &ns))
-		return rd_bad(r, "location %" PRIu64 ", event %" PRIu64 ": time %" PRIu64 " ticks is "
-		              "out of range; expected times near the global offset %" PRIu64, l->ref,
-		              r->copy.position, ticks, r->o->goff);
+		return otf2_defs_bad(&r->d, "location %" PRIu64 ", event %" PRIu64 ": time %" PRIu64
+		                     " ticks is out of range; expected times near the global offset %"
+		                     PRIu64, l->ref, r->copy.position, ticks, r->o->goff);
 	if (GROW(r->tev[n], r->ntev[n], r->captev[n]))
 		return rd_nomem(r);
 	t = &r->tev[n][r->ntev[n]++];
@@ -575,38 +399,7 @@ static int match(struct rd *r)
 /* the anchor file of path (itself, or the one NAME.otf2 inside the directory), malloc'd */
 static char *find_anchor(const char *path)
 {
-	struct stat st;
-	DIR *d;
-	struct dirent *de;
-	char *found = NULL;
-	int n = 0;
-
-	if (stat(path, &st))
-		return NULL;
-	if (S_ISREG(st.st_mode))
-		return strdup(path);
-	if (!S_ISDIR(st.st_mode))
-		return NULL;
-	d = opendir(path);
-	if (!d)
-		return NULL;
-	while ((de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-
-		if (l > 5 && !strcmp(de->d_name + l - 5, ".otf2") && de->d_name[0] != '.') {
-			n++;
-			free(found);
-			found = malloc(strlen(path) + l + 2);
-			if (found)
-				sprintf(found, "%s/%s", path, de->d_name);
-		}
-	}
-	closedir(d);
-	if (n != 1) {
-		free(found);
-		return NULL;
-	}
-	return found;
+	return path_find_one(path, ".otf2");
 }
 
 static int otf2_probe(const char *path)
@@ -633,14 +426,7 @@ static int otf2_probe(const char *path)
 
 static void free_rd(struct rd *r)
 {
-	for (size_t i = 0; i < r->nstrs; i++)
-		free(r->strs[i].s);
-	free(r->strs);
-	for (size_t i = 0; i < r->ngrps; i++)
-		free(r->grps[i].m);
-	free(r->grps);
-	free(r->comms);
-	free(r->lgs);
+	otf2_defs_free(&r->d);
 	if (r->tev)
 		for (size_t n = 0; n < r->set->nnodes; n++)
 			free(r->tev[n]);
@@ -680,30 +466,15 @@ static int loc_cmp(const void *a, const void *b)
 	return x->ref < y->ref ? -1 : x->ref > y->ref;
 }
 
-/* the node name of location group g: its name with every character outside [A-Za-z0-9._-]
- * replaced by '_', "groupN" if it has none, "_N" appended if another node has it (malloc'd) */
-static char *group_name(const struct rd *r, size_t g)
+/* whether a node made so far has the name */
+static int name_taken(const void *ctx, const char *name)
 {
-	const char *s = find_str(r, r->lgs[g].name);
-	char *name = malloc((s ? strlen(s) : 0) + 24);
+	const struct trace_set *set = ctx;
 
-	if (!name)
-		return NULL;
-	if (s && *s) {
-		strcpy(name, s);
-		for (char *p = name; *p; p++)
-			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			      (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' || *p == '_'))
-				*p = '_';
-	} else {
-		sprintf(name, "group%" PRIu32, r->lgs[g].ref);
-	}
-	for (size_t k = 0; k < r->set->nnodes; k++)
-		if (!strcmp(r->set->nodes[k].name, name)) {
-			sprintf(name + strlen(name), "_%" PRIu32, r->lgs[g].ref);
-			break;
-		}
-	return name;
+	for (size_t k = 0; k < set->nnodes; k++)
+		if (!strcmp(set->nodes[k].name, name))
+			return 1;
+	return 0;
 }
 
 /* every location to its node; the per-node event lists of the first pass */
@@ -714,9 +485,9 @@ static int assign_locations(struct rd *r)
 
 	for (size_t i = 0; i < o->nlocs; i++) {
 		o->locs[i].node = SIZE_MAX;
-		for (size_t g = 0; g < r->nlgs; g++)
-			if (r->lgs[g].ref == o->locs[i].group)
-				o->locs[i].node = r->lgs[g].node;
+		for (size_t g = 0; g < r->d.nlgs; g++)
+			if (r->d.lgs[g].ref == o->locs[i].group)
+				o->locs[i].node = r->d.lgs[g].node;
 		if (o->locs[i].node == SIZE_MAX)
 			return err_set(HCLOCK_EINVAL, "%s: location %" PRIu64
 			               " belongs to location group %" PRIu32 ", which is not defined; "
@@ -748,23 +519,23 @@ static int make_nodes(struct rd *r)
 			return err_set(HCLOCK_EINVAL, "%s: location %" PRIu64
 			               " defined twice; expected one definition per location",
 			               o->anchor, o->locs[i].ref);
-	set->nodes = calloc(r->nlgs + 1, sizeof(*set->nodes));
+	set->nodes = calloc(r->d.nlgs + 1, sizeof(*set->nodes));
 	if (!set->nodes)
 		return err_set(HCLOCK_ENOMEM, "%s: out of memory", o->anchor);
-	for (size_t g = 0; g < r->nlgs; g++) {
+	for (size_t g = 0; g < r->d.nlgs; g++) {
 		struct trace_node *nd;
 		int used = 0;
 
 		for (size_t i = 0; i < o->nlocs; i++)
-			used |= o->locs[i].group == r->lgs[g].ref;
+			used |= o->locs[i].group == r->d.lgs[g].ref;
 		if (!used)
 			continue;
 		nd = &set->nodes[set->nnodes];
-		nd->name = group_name(r, g);
+		nd->name = otf2_defs_node_name(&r->d, g, name_taken, set);
 		if (!nd->name)
 			return err_set(HCLOCK_ENOMEM, "%s: out of memory", o->anchor);
 		nd->path = strdup(o->anchor);
-		r->lgs[g].node = set->nnodes++;
+		r->d.lgs[g].node = set->nnodes++;
 		if (!nd->path)
 			return err_set(HCLOCK_ENOMEM, "%s: out of memory", o->anchor);
 	}
@@ -829,39 +600,26 @@ static int read_error(const struct rd *r, OTF2_ErrorCode e)
 	               "%s); give a complete archive", r->o->anchor, otf2_why(e));
 }
 
-/* the global definitions that name the nodes and resolve messages */
+static void more_defs(OTF2_GlobalDefReaderCallbacks *cb)
+{
+	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, def_location);
+}
+
+/* the global definitions that name the nodes and resolve messages; the clock's into the set */
 static int read_global_defs(struct rd *r, OTF2_Reader *rdr)
 {
-	OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(rdr);
-	OTF2_GlobalDefReaderCallbacks *gcb = OTF2_GlobalDefReaderCallbacks_New();
-	OTF2_ErrorCode e;
-	uint64_t nread;
-	int ret = 0;
+	struct otf2_set *o = r->o;
+	int ret;
 
-	if (!gdr || !gcb) {
-		ret = err_set(HCLOCK_EINVAL, "%s: cannot read the global "
-		              "definitions (OTF2: %s)", r->o->anchor, otf2_why(OTF2_SUCCESS));
-	} else {
-		OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gcb, def_clock);
-		OTF2_GlobalDefReaderCallbacks_SetStringCallback(gcb, def_string);
-		OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, def_group);
-		OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
-		OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(gcb, def_lgroup);
-		OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_location);
-		OTF2_Reader_RegisterGlobalDefCallbacks(rdr, gdr, gcb, r);
-		e = OTF2_Reader_ReadAllGlobalDefinitions(rdr, gdr, &nread);
-		if (r->failed)
-			ret = r->failed;
-		else if (e != OTF2_SUCCESS)
-			ret = read_error(r, e);
-		else if (!r->o->have_clock)
-			ret = err_set(HCLOCK_EINVAL, "%s: no ClockProperties "
-			              "definition; expected the timer resolution and global offset of "
-			              "the archive", r->o->anchor);
-	}
-	if (gcb)
-		OTF2_GlobalDefReaderCallbacks_Delete(gcb);
-	return ret;
+	r->d.anchor = o->anchor;
+	if ((ret = otf2_defs_read(rdr, &r->d, more_defs, r)))
+		return ret;
+	o->res = r->d.res;
+	o->goff = r->d.goff;
+	o->tlen = r->d.tlen;
+	o->realtime = r->d.realtime;
+	o->have_clock = r->d.have_clock;
+	return 0;
 }
 
 /* the events of location i, after its local definitions (mapping tables, clock offsets) */
@@ -891,8 +649,8 @@ static int read_location(struct rd *r, OTF2_Reader *rdr, OTF2_EvtReaderCallbacks
 	OTF2_Reader_RegisterEvtCallbacks(rdr, er, ecb, &r->copy);
 	e = OTF2_Reader_ReadAllLocalEvents(rdr, er, &nread);
 	OTF2_Reader_CloseEvtReader(rdr, er);
-	if (r->failed)
-		return r->failed;
+	if (r->d.failed)
+		return r->d.failed;
 	if (r->copy.unknown)
 		return err_set(HCLOCK_EINVAL, "%s: location %" PRIu64 ": event %"
 		               PRIu64 " of a type this OTF2 library does not know; read it with the "

@@ -16,6 +16,7 @@ int cmd_specs(int argc, char **argv);
 int cmd_drift(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_gantt(int argc, char **argv);
+int cmd_waits(int argc, char **argv);
 
 /* This process's rank as its launcher (mpirun, mpiexec, srun) put it in the environment
  * (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK), -1 without a launcher: who reports bad input

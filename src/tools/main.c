@@ -20,6 +20,9 @@ static const struct cmd cmds[] = {
 	{"trace", cmd_trace, "run an unmodified MPI program traced on the global clock"},
 	{"gantt", cmd_gantt, "per-rank bars of one MPI call from a trace (global and raw clocks)"},
 #endif
+#if defined(HCLOCK_HAVE_TRACE) && defined(HCLOCK_HAVE_OTF2)
+	{"waits", cmd_waits, "wait states (late sender, wait at barrier, ...) of any OTF2 archive"},
+#endif
 #ifdef HCLOCK_HAVE_ALIGN
 	{"align", cmd_align, "put traces recorded on separate machines on one timeline"},
 #endif

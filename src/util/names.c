@@ -1,4 +1,4 @@
-/* names.c - "a, b or c" (names.h). */
+/* names.c - "a, b or c", and names safe for a node (names.h). */
 #include <stdio.h>
 
 #include "util/names.h"
@@ -13,4 +13,13 @@ const char *names_join(char *buf, size_t len, const char *const *names, size_t n
 		pos += (size_t)snprintf(buf + pos, len - pos, "%s%s", names[i],
 		                        i + 2 < n ? ", " : i + 1 < n ? " or " : "");
 	return buf;
+}
+
+char *names_sanitize(char *s)
+{
+	for (char *p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '.' || *p == '-' || *p == '_'))
+			*p = '_';
+	return s;
 }

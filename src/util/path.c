@@ -1,7 +1,10 @@
 /* path.c - file system helpers (path.h). */
+#define _XOPEN_SOURCE 700 /* strdup */
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -67,4 +70,35 @@ int path_write(const char *path, int (*fn)(void *ctx, FILE *f), void *ctx)
 	if (rc)
 		remove(tmp);
 	return rc;
+}
+
+char *path_find_one(const char *path, const char *ext)
+{
+	struct stat st;
+	if (stat(path, &st))
+		return NULL;
+	if (S_ISREG(st.st_mode))
+		return strdup(path);
+	DIR *d = S_ISDIR(st.st_mode) ? opendir(path) : NULL;
+	if (!d)
+		return NULL;
+	char *found = NULL;
+	int n = 0;
+	size_t le = strlen(ext);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (l <= le || strcmp(de->d_name + l - le, ext) || de->d_name[0] == '.')
+			continue;
+		n++;
+		free(found);
+		if ((found = malloc(strlen(path) + l + 2)))
+			sprintf(found, "%s/%s", path, de->d_name);
+	}
+	closedir(d);
+	if (n != 1) {
+		free(found);
+		return NULL;
+	}
+	return found;
 }

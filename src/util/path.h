@@ -20,4 +20,10 @@ int path_fmt(char *out, size_t len, const char *fmt, ...) __attribute__((format(
  * hclock_last_error() naming the file and the system's reason. */
 int path_write(const char *path, int (*fn)(void *ctx, FILE *f), void *ctx);
 
+/* The one file ending in ext (".otf2") that path names: path itself when it is a regular file,
+ * else the only entry of the directory path whose name ends in ext (and is longer than it) and
+ * does not start with '.'. Returns "DIR/NAME" or a copy of path, malloc'd (the caller frees
+ * it), or NULL: no such path, no such entry or several, or no memory. */
+char *path_find_one(const char *path, const char *ext);
+
 #endif

@@ -578,6 +578,40 @@ def finish(tmp):
     sys.exit(1 if failed else 0)
 
 
+# examples/waits_mini's late parts per round on 4 ranks, each waiting D (its header)
+WAITS_MINI_INJECTED = {"late_sender": 3, "late_receiver": 1, "wait_nxn": 2 * 3, "wait_barrier": 3,
+                       "late_broadcast": 3, "early_reduce": 1, "wrong_order": 1}
+
+
+def waits_injected(ws, d_ms, rounds, what):
+    """the known answers of examples/waits_mini D_MS ROUNDS on 4 ranks in WS (a wait_states
+    object with the truth: profile.json's, or hclock waits --json's): each pattern with at
+    least its injected instances, each with its truth, and a true total of at least half its
+    late parts times D (a waiting process preempted for D/2 in every one would be needed to
+    miss it) inside the totals' [proven, upper] (how much is proven depends on the clock's
+    bounds, which a starved process may lose for a while: printed, not asserted)"""
+    pats = {p["pattern"]: p for p in ws["patterns"]}
+    d_ns = d_ms * 1e6
+    for name, k in WAITS_MINI_INJECTED.items():
+        p = pats.get(name)
+        if p is None:
+            check(False, f"{what}: pattern {name} in the report")
+            continue
+        n = k * rounds
+        tr = p.get("truth", {})
+        check(p["instances"] >= n and tr.get("instances") == p["instances"],
+              f"{what}: {name}: {p['instances']} instances (>= {n} injected), {p['proven']} "
+              f"proven, {tr.get('instances')} with their truth")
+        upper = p["upper_ns"] if p["upper_ns"] is not None else float("inf")
+        ok = (tr.get("true_lo_ns", -1) >= 0.5 * n * d_ns
+              and tr.get("true_hi_ns", -1) >= p["proven_ns"] and tr.get("true_lo_ns", 0) <= upper)
+        check(ok, f"{what}: {name}: true total [{tr.get('true_lo_ns', 0) / 1e6:.3f}, "
+              f"{tr.get('true_hi_ns', 0) / 1e6:.3f}] ms, proven {p['proven_ns'] / 1e6:.3f} ms, "
+              f"estimate {p['time_ns'] / 1e6:.3f} ms, upper {upper / 1e6:.3f} ms, for {n} "
+              f"injected waits of {d_ms} ms (at least half of {n * d_ms} ms, inside "
+              f"[proven, upper])")
+
+
 def check_profile(d, ev, err):
     """DIR/profile.json (summed from the counters) against the trace's events ev: per function
     and process the calls equal the slices and the total their durations (within rounding),

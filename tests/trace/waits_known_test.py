@@ -34,10 +34,6 @@ from tracecheck import check  # noqa: E402
 hc, run, mpiexec, mini = sys.argv[1:5]
 fc, f90 = (sys.argv[5], sys.argv[6]) if len(sys.argv) > 6 else (None, None)
 D_MS, ROUNDS, NP = 40, 2, 4
-# waits_mini's late parts per round, each waiting D (4 ranks)
-INJECTED = {"late_sender": 3, "late_receiver": 1, "wait_nxn": 2 * (NP - 1),
-            "wait_barrier": NP - 1, "late_broadcast": NP - 1, "early_reduce": 1,
-            "wrong_order": 1}
 EMU = "offset=1,skew=100e-6,ranks-per-node=2,seed={}"
 
 
@@ -60,27 +56,7 @@ def known(d, what):
           f"{what}: every instance's true waiting time inside its interval: {t['instances']} "
           f"instances with the truth of {t['processes']} processes, {t['outside']} outside "
           f"{t['first_outside'][:3]}")
-    pats = {p["pattern"]: p for p in ws["patterns"]}
-    d_ns = D_MS * 1e6
-    for name, k in INJECTED.items():
-        p = pats.get(name)
-        if p is None:
-            check(False, f"{what}: pattern {name} in the profile")
-            continue
-        n = k * ROUNDS
-        tr = p.get("truth", {})
-        check(p["instances"] >= n and tr.get("instances") == p["instances"],
-              f"{what}: {name}: {p['instances']} instances (>= {n} injected), "
-              f"{tr.get('instances')} with their truth")
-        upper = p["upper_ns"] if p["upper_ns"] is not None else float("inf")
-        # (how much of it is proven depends on the clock's bounds, which a starved process
-        # may lose for a while: printed, not asserted)
-        ok = (tr.get("true_lo_ns", -1) >= 0.5 * n * d_ns
-              and tr.get("true_hi_ns", -1) >= p["proven_ns"] and tr.get("true_lo_ns", 0) <= upper)
-        check(ok, f"{what}: {name}: true total [{tr.get('true_lo_ns', 0) / 1e6:.3f}, "
-              f"{tr.get('true_hi_ns', 0) / 1e6:.3f}] ms, proven {p['proven_ns'] / 1e6:.3f} ms, "
-              f"upper {upper / 1e6:.3f} ms, for {n} injected waits of {D_MS} ms (at least half "
-              f"of {n * D_MS} ms, inside [proven, upper])")
+    tracecheck.waits_injected(ws, D_MS, ROUNDS, what)
     bad = [w for w in ws["worst"] if w["proven"] != (w["lo_ns"] > 0) or
            not (w["lo_ns"] <= w.get("true_hi_ns", -1) and
                 (w["hi_ns"] is None or w.get("true_lo_ns", 1 << 62) <= w["hi_ns"]))]
