@@ -81,7 +81,7 @@ def known(d, what):
         tracecheck.load_pftrace(d)
         marks = sum(tracecheck.wait_marks.values())
         total = sum(p["instances"] for p in ws["patterns"])
-        inj = sum(INJECTED.values()) * ROUNDS
+        inj = sum(tracecheck.WAITS_MINI_INJECTED.values()) * ROUNDS
         check(marks == ws["marked"] and inj <= marks <= total,
               f"{what}: {marks} marks on the wait-state tracks, as many as the profile says "
               f"({ws['marked']}: the instances of 1 us or more, of {total}), the {inj} "
