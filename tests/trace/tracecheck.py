@@ -586,7 +586,7 @@ WAITS_MINI_INJECTED = {"late_sender": 3, "late_receiver": 1, "wait_nxn": 2 * 3, 
 def waits_injected(ws, d_ms, rounds, what):
     """the known answers of examples/waits_mini D_MS ROUNDS on 4 ranks in WS (a wait_states
     object with the truth: profile.json's, or hclock waits --json's): each pattern with at
-    least its injected instances, each with its truth, and a true total of at least half its
+    least half its injected instances, each with its truth, and a true total of at least half its
     late parts times D (a waiting process preempted for D/2 in every one would be needed to
     miss it) inside the totals' [proven, upper] (how much is proven depends on the clock's
     bounds, which a starved process may lose for a while: printed, not asserted)"""
@@ -599,9 +599,11 @@ def waits_injected(ws, d_ms, rounds, what):
             continue
         n = k * rounds
         tr = p.get("truth", {})
-        check(p["instances"] >= n and tr.get("instances") == p["instances"],
-              f"{what}: {name}: {p['instances']} instances (>= {n} injected), {p['proven']} "
-              f"proven, {tr.get('instances')} with their truth")
+        # a waiter itself starved past the late part's D does not wait (once, MPICH at
+        # nice 19 beside a load of 8: 4 Late Broadcasts of 6): at least half of them
+        check(2 * p["instances"] >= n and tr.get("instances") == p["instances"],
+              f"{what}: {name}: {p['instances']} instances (at least half the {n} injected), "
+              f"{p['proven']} proven, {tr.get('instances')} with their truth")
         upper = p["upper_ns"] if p["upper_ns"] is not None else float("inf")
         ok = (tr.get("true_lo_ns", -1) >= 0.5 * n * d_ns
               and tr.get("true_hi_ns", -1) >= p["proven_ns"] and tr.get("true_lo_ns", 0) <= upper)

@@ -8,7 +8,7 @@ true waiting time from it the same way it computes the interval from the bounds.
 seeds 1-3 (C) and 1 (Fortran):
   - every instance's true waiting time lies inside its reported interval (truth.outside 0,
     over every process's truth: truth.processes 4);
-  - each pattern has at least its injected instances (waits_mini's count), each with the
+  - each pattern has at least half its injected instances (waits_mini's count), each with the
     truth; proven ones are exactly those whose lower end is above 0 (the worst list);
   - the injected waits: each pattern's true total is at least half of its late parts times
     D (a waiting process preempted for D/2 in every one would be needed to miss it), and lies

@@ -7,7 +7,7 @@ seed 1), traced with --event-truth as waits_known_test.py does. Then, on D/trace
     tracer's own analysis of the raw records), the estimates equal within 2 ns an instance
     (OTF2 keeps the tracer's ns), the same messages, collectives and calls; none proven, every
     call without bounds, and the note line says so;
-  - --align --reference MPI_Rank_0 --truth D: every pattern has at least its injected
+  - --align --reference MPI_Rank_0 --truth D: every pattern has at least half its injected
     instances, each with its truth; no instance's true waiting time outside its interval
     (truth.outside 0, truth.instances > 0, the truth of 4 processes); each pattern's true
     total at least half of its injected waits and inside the totals' [proven, upper]; the
