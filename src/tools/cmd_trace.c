@@ -4,8 +4,8 @@
  *
  *   mpirun -np P hclock trace [-o DIR] [--sync SPEC] [--emulate SPEC] [--filter LIST]
  *                             [--buffer N] [--max-size SIZE] [--event-truth] [--json]
- *                             -- PROGRAM [ARGS...]
- *   hclock trace --convert DIR
+ *                             [--repair-order [--min-latency D]] -- PROGRAM [ARGS...]
+ *   hclock trace --convert DIR [--repair-order [--min-latency D]]
  *
  * Under mpirun every process is one `hclock trace` launcher: it never calls MPI itself; it
  * checks every setting (trace/settings.h: the options over their HCLOCK_TRACE_* variables)
@@ -25,6 +25,9 @@
  * MPI_Abort, at a signal that ends the program and at exit; only SIGKILL loses the buffer
  * being filled): `hclock trace --convert DIR` writes the outputs from it afterwards. The first
  * of the tracers and launchers to see a program fail says so in one line (DIR/raw/failed).
+ * --repair-order is the launcher's alone (no setting of the tracer): before the outputs, rank
+ * 0's launcher repairs the message order of the raw files (trace/reorder.h) and converts
+ * every rank anew.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -51,6 +54,7 @@
 #include "trace/settings.h"
 #include "trace/stream.h"
 #include "util/err.h"
+#include "util/parse.h"
 #include "util/path.h"
 #include "util/timeutil.h"
 
@@ -62,7 +66,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: mpirun -np P hclock trace [OPTIONS] -- PROGRAM [ARGS...]\n"
-	        "       hclock trace --convert DIR\n"
+	        "       hclock trace --convert DIR [--repair-order [--min-latency D]]\n"
 	        "Run an unmodified MPI program with hclock's PMPI tracer preloaded: every MPI call\n"
 	        "(enter and leave), point-to-point messages, collectives and communicators, on a\n"
 	        "global clock synchronized at MPI_Init and kept right by the program's own MPI\n"
@@ -108,6 +112,18 @@ static void usage(FILE *f)
 	        "                     A full disk stops recording the same way; the program runs\n"
 	        "                     on and the summary says how much was lost and why\n"
 	        "  --convert DIR      write the outputs from DIR/raw (after a program that died)\n"
+	        "  --repair-order     before the outputs, move events forward in time, each\n"
+	        "                     within the clock's bounds its records carry, until no\n"
+	        "                     message is received before its send (each thread's events\n"
+	        "                     in their order): the raw files are repaired in place,\n"
+	        "                     DIR/moved.csv lists every moved enter and leave, every\n"
+	        "                     rank's outputs are written anew from them; a repair\n"
+	        "                     that needs a move past a bound fails with the message\n"
+	        "                     named (exit 1, the raw files unchanged). Holds the whole\n"
+	        "                     trace in memory (about 35 bytes an event)\n"
+	        "  --min-latency D    with --repair-order: no receive less than D after its send\n"
+	        "                     (a number with unit ns, us, ms or s, a bare number seconds;\n"
+	        "                     default 0)\n"
 	        "  -h, --help\n\n"
 	        "Each option's default comes from its variable when set: HCLOCK_TRACE_DIR, _SYNC,\n"
 	        "_EMULATE, _FILTER, _BUFFER, _WHEN_FULL, _MAX_SIZE, _TRUTH (1 or 0). A bad value,\n"
@@ -139,6 +155,12 @@ static int world_size(void)
 }
 
 static int g_rank;
+
+/* the launcher's own options (the tracer has no setting for them) */
+struct launch_opts {
+	int repair;             /* --repair-order */
+	int64_t min_latency_ns; /* --min-latency, ns */
+};
 
 /* one error line, from rank 0's launcher only */
 __attribute__((format(printf, 1, 2))) static void line(const char *fmt, ...)
@@ -329,11 +351,28 @@ static void print_outputs(const char *dir, const struct trace_summary *s)
 	        json_note[0] ? "" : ", trace.json", s->otf2 ? ", traces.otf2" : "", json_note);
 }
 
+/* the repair of the message order, a line of the summary */
+static void print_repair(const struct trace_summary *s)
+{
+	const struct trace_reorder_result *r = &s->repair;
+	if (!s->repaired)
+		return;
+	fprintf(stderr, "hclock trace: repaired order: %llu events moved forward, at most %lld ns; "
+	        "%llu receives were before their send", (unsigned long long)r->moved,
+	        (long long)r->moved_max_ns, (unsigned long long)r->inverted);
+	if (r->unbounded_moved)
+		fprintf(stderr, "; %llu of the moved events had no upper bound (after the last bounded "
+		        "event of their thread: not checked)", (unsigned long long)r->unbounded_moved);
+	fprintf(stderr, " (of %llu messages in the repair; the moved events in moved.csv)\n",
+	        (unsigned long long)r->messages);
+}
+
 /* DIR's outputs (trace/assemble.h) and the summary. Returns 0 or 1 */
-static int convert(const char *dir, int redo, int json_forced)
+static int convert(const char *dir, int redo, int json_forced, const struct launch_opts *lo)
 {
 	struct trace_assemble_opts o = {.redo = redo, .json_forced = json_forced,
-	                                .warn = warn_line};
+	                                .repair_order = lo->repair,
+	                                .min_latency_ns = lo->min_latency_ns, .warn = warn_line};
 	struct trace_summary s;
 	if (trace_assemble(dir, &o, &s)) {
 		trace_summary_free(&s);
@@ -341,6 +380,7 @@ static int convert(const char *dir, int redo, int json_forced)
 	}
 	struct mpitool_cont cont;
 	print_counts(&s);
+	print_repair(&s);
 	print_clock(&s, &cont);
 	print_outputs(dir, &s);
 	mpitool_cont_warn("hclock trace", &cont);
@@ -359,15 +399,43 @@ static int convert(const char *dir, int redo, int json_forced)
 
 /* ---- the launcher --------------------------------------------------------------------------- */
 
-/* the options into given (trace/settings.h's) and *conv; -1, or the exit code */
-static int parse(int argc, char **argv, const char **given, const char **conv)
+/* --repair-order's and --min-latency's values checked into lo; -1, or the exit code */
+static int launch_opts_check(struct launch_opts *lo, const char *min_latency)
+{
+	if (min_latency && !lo->repair) {
+		line("--min-latency %s: it sets the least latency of --repair-order; add "
+		     "--repair-order, or drop --min-latency", min_latency);
+		return 2;
+	}
+	if (min_latency && parse_duration_ns(min_latency, strlen(min_latency), 0,
+	                                     (INT64_C(1) << 62) - 1, &lo->min_latency_ns)) {
+		line("--min-latency %s: expected %s, from 0 to 2^62 ns", min_latency,
+		     PARSE_DURATION_RULE);
+		return 2;
+	}
+#ifndef HCLOCK_HAVE_ALIGN
+	if (lo->repair) {
+		line("--repair-order is not available: this hclock was built without hclock align "
+		     "(cmake -DHCLOCK_ALIGN=ON)");
+		return 2;
+	}
+#endif
+	return -1;
+}
+
+/* the options into given (trace/settings.h's), *conv and lo; -1, or the exit code */
+static int parse(int argc, char **argv, const char **given, const char **conv,
+                 struct launch_opts *lo)
 {
 	static const struct option opts[] = {
 		{"output", required_argument, 0, 'o'}, {"sync", required_argument, 0, 's'},
 		{"emulate", required_argument, 0, 'e'}, {"filter", required_argument, 0, 'f'},
 		{"buffer", required_argument, 0, 'b'}, {"convert", required_argument, 0, 'c'},
 		{"max-size", required_argument, 0, 'm'}, {"when-full", required_argument, 0, 'W'},
-		{"event-truth", no_argument, 0, 't'}, {"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+		{"event-truth", no_argument, 0, 't'}, {"json", no_argument, 0, 'j'},
+		{"repair-order", no_argument, 0, 'R'}, {"min-latency", required_argument, 0, 'L'},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	const char *min_latency = NULL;
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
@@ -382,6 +450,8 @@ static int parse(int argc, char **argv, const char **given, const char **conv)
 		case 'c': *conv = optarg; break;
 		case 't': given[TS_TRUTH] = "1"; break;
 		case 'j': given[TS_JSON] = "1"; break;
+		case 'R': lo->repair = 1; break;
+		case 'L': min_latency = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default:
 			line("%s: unknown option or missing value (hclock trace --help)",
@@ -389,7 +459,7 @@ static int parse(int argc, char **argv, const char **given, const char **conv)
 			return 2;
 		}
 	}
-	return -1;
+	return launch_opts_check(lo, min_latency);
 }
 
 /* the output directory, absolute (the program may change its working directory), made and
@@ -523,33 +593,46 @@ static void say_failure(const char *prog, const char *absdir, int status, int pr
 }
 
 /* the outputs; after a failure (prc) the others' programs may never end (their partner is
- * gone): wait briefly, convert what is there (hclock trace --convert can redo it) */
-static void outputs(const char *absdir, const char *mk, int prc, int json)
+ * gone): wait briefly, convert what is there (hclock trace --convert can redo it). Returns
+ * what convert returned (rank 0), else 0 */
+static int outputs(const char *absdir, const char *mk, int prc, int json,
+                   const struct launch_opts *lo)
 {
+	int rc = 0, all = 0;
 	mark(absdir, mk, 0);
 	int size = world_size(), limit_ms = prc ? 2000 : 60000;
 	if (g_rank == 0) {
-		for (int waited = 0; waited < limit_ms; waited += 20) {
-			int all = 1;
+		for (int waited = 0; waited < limit_ms && !all; waited += 20) {
+			all = 1;
 			for (int r = 0; r < size && all; r++) {
 				char d[32];
 				snprintf(d, sizeof(d), "done.%d", r);
 				all = marked(absdir, d);
 			}
-			if (all)
-				break;
-			real_delay_ns(20000000);
+			if (!all)
+				real_delay_ns(20000000);
 		}
-		convert(absdir, 0, json);
+		/* a program still running may still write its raw file: no repair in place */
+		struct launch_opts now = *lo;
+		if (lo->repair && !all) {
+			line("--repair-order: not done, the programs of some ranks had not ended; once "
+			     "they have, hclock trace --convert %s --repair-order repairs the order",
+			     absdir);
+			now.repair = 0;
+		}
+		rc = convert(absdir, now.repair, json, &now) || (lo->repair && !now.repair);
 		mark(absdir, "merged", 0);
 	} else if (!prc) {
 		for (int waited = 0; waited < 120000 && !marked(absdir, "merged"); waited += 20)
 			real_delay_ns(20000000);
 	}
+	return rc;
 }
 
-/* the program prog run traced with settings set. Returns its exit code, or 2 */
-static int launch(struct trace_settings *set, char **prog)
+/* the program prog run traced with settings set. Returns its exit code, or 2; with
+ * --repair-order, 1 from rank 0 when the program exited 0 but its outputs failed (the repair
+ * among them) */
+static int launch(struct trace_settings *set, char **prog, const struct launch_opts *lo)
 {
 	char absdir[PATH_MAX], raw[PATH_MAX + 8], lib[PATH_MAX];
 	int rc = out_dir(set->dir, absdir, sizeof(absdir), raw, sizeof(raw));
@@ -575,19 +658,20 @@ static int launch(struct trace_settings *set, char **prog)
 	say_failure(prog[0], absdir, status, prc);
 	if (reserve[0])
 		remove(reserve);
-	outputs(absdir, mk, prc, set->json);
-	return prc;
+	int orc = outputs(absdir, mk, prc, set->json, lo);
+	return prc ? prc : lo->repair && orc ? 1 : 0;
 }
 
 int cmd_trace(int argc, char **argv)
 {
 	const char *given[TS_COUNT] = {0}, *conv = NULL;
+	struct launch_opts lo = {0};
 	g_rank = my_rank();
-	int rc = parse(argc, argv, given, &conv);
+	int rc = parse(argc, argv, given, &conv, &lo);
 	if (rc >= 0)
 		return rc;
 	if (conv)
-		return convert(conv, 1, given[TS_JSON] != NULL);
+		return convert(conv, 1, given[TS_JSON] != NULL, &lo);
 	if (optind >= argc) {
 		line("no program to run: hclock trace [OPTIONS] -- PROGRAM [ARGS...]");
 		return 2;
@@ -599,5 +683,5 @@ int cmd_trace(int argc, char **argv)
 		line("%s", why);
 		return 2;
 	}
-	return launch(&set, argv + optind);
+	return launch(&set, argv + optind, &lo);
 }

@@ -418,10 +418,34 @@ static int pass_profile(const char *dir, const struct trace_assemble_opts *o,
 		profile_order(s->prof, pr->proven, pr->estimated, pr->unknown);
 	if (s->wait_states.done && s->prof)
 		profile_waits(s->prof, &s->wait_states);
+	if (s->repaired && s->prof)
+		profile_repair(s->prof, s->repair.moved, s->repair.moved_max_ns, s->repair.messages,
+		               s->repair.unbounded_moved);
 	s->profile_written = s->prof && !profile_write(s->prof, dir);
 	if (s->prof && !s->profile_written)
 		s->profile_errno = errno;
 	return 0;
+}
+
+/* ---- the repair of the message order, before all of them ------------------------------------ */
+
+static int repair(const char *dir, const struct trace_assemble_opts *o, struct trace_summary *s)
+{
+#ifdef HCLOCK_HAVE_ALIGN
+	int rc = trace_reorder(dir, s->size, o->min_latency_ns, &s->repair);
+	if (rc == HCLOCK_EINVAL)
+		warn(o, "%s (the raw files are unchanged; without --repair-order, hclock trace "
+		     "--convert %s writes the outputs)", hclock_last_error(), dir);
+	else if (rc)
+		warn(o, "%s", hclock_last_error());
+	s->repaired = !rc;
+	return rc;
+#else
+	(void)s;
+	warn(o, "--repair-order: not available in this build (hclock align is needed: "
+	     "-DHCLOCK_ALIGN=ON)");
+	return err_set(HCLOCK_EUNSUPP, "%s: --repair-order not available in this build", dir);
+#endif
 }
 
 /* ---- all of them ---------------------------------------------------------------------------- */
@@ -447,8 +471,17 @@ int trace_assemble(const char *dir, const struct trace_assemble_opts *o,
 		return err_set(HCLOCK_ENOMEM, "out of memory for the counters of %d processes", size);
 	}
 	s->size = size;
+	struct trace_assemble_opts oo = *o;
+	if (o->repair_order) {
+		int rc = repair(dir, o, s);
+		if (rc) {
+			trace_summary_free(s);
+			return rc;
+		}
+		oo.redo = 1; /* the processes' parts hold the times before the repair */
+	}
 	for (size_t i = 0; i < sizeof(passes) / sizeof(passes[0]); i++)
-		s->failed += passes[i](dir, o, s);
+		s->failed += passes[i](dir, &oo, s);
 	return 0;
 }
 

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "trace/stream.h"
+#include "trace/reorder.h"
 #include "trace/waitstate.h"
 #include "util/record.h"
 
@@ -37,6 +38,10 @@ struct trace_profile;
 struct trace_assemble_opts {
 	int redo;        /* every rank converted from its raw file anew (--convert) */
 	int json_forced; /* trace.json and the order pass whatever the size (--json) */
+	int repair_order; /* first the raw files' message order repaired within the clock's
+	                     bounds (reorder.h; builds with hclock align only), then every rank
+	                     converted anew (redo) */
+	int64_t min_latency_ns; /* ... the least time from a send to its receive, ns (>= 0) */
 	/* one line (no newline, no "hclock trace: ") per failure, as it happens; NULL: dropped */
 	void (*warn)(void *ctx, const char *line);
 	void *warn_ctx;
@@ -110,16 +115,21 @@ struct trace_summary {
 	                             there) */
 	int profile_errno;
 	int failed;               /* outputs that failed, a warn line each (the profile aside) */
+	/* the repair of the message order (opts->repair_order) */
+	int repaired;             /* it ran and succeeded */
+	struct trace_reorder_result repair;
 };
 
 /* One pass (see the top): 0, or 1 when an output failed (after its line through o->warn). */
 typedef int trace_pass(const char *dir, const struct trace_assemble_opts *o,
                        struct trace_summary *s);
 
-/* DIR's outputs from DIR/parts and DIR/raw, all passes. Returns 0 with *s filled (s->failed
- * and s->profile_written say whether an output failed), or HCLOCK_EIO (no readable raw file:
- * nothing to assemble) or HCLOCK_ENOMEM, after a line through o->warn; *s is then empty.
- * Free *s with trace_summary_free either way. */
+/* DIR's outputs from DIR/parts and DIR/raw, all passes (with o->repair_order, after the
+ * repair). Returns 0 with *s filled (s->failed and s->profile_written say whether an output
+ * failed), or HCLOCK_EIO (no readable raw file: nothing to assemble), HCLOCK_ENOMEM, or the
+ * repair's failure (reorder.h: nothing written then; HCLOCK_EUNSUPP in a build without hclock
+ * align), after a line through o->warn; *s is then empty. Free *s with trace_summary_free
+ * either way. */
 int trace_assemble(const char *dir, const struct trace_assemble_opts *o,
                    struct trace_summary *s);
 void trace_summary_free(struct trace_summary *s);

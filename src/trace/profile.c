@@ -39,6 +39,10 @@ struct trace_profile {
 	uint64_t hist[HIST_BINS], msg_bytes;
 	int have_order;
 	uint64_t order[3];            /* proven, estimated, without bounds */
+	int have_repair;              /* the repair of the message order: */
+	uint64_t repair_moved, repair_msgs, repair_unbounded; /* events moved, messages, moved
+	                                 without an upper bound */
+	int64_t repair_max_ns;        /* ... the largest move, ns */
 	/* the drift check at MPI_Finalize (the process whose counters have it: rank 0), ns;
 	 * NAN: none */
 	double drift_max_ns, drift_unc_ns, drift_true_ns;
@@ -62,6 +66,16 @@ void profile_order(struct trace_profile *p, uint64_t proven, uint64_t estimated,
 	p->order[0] = proven;
 	p->order[1] = estimated;
 	p->order[2] = unknown;
+}
+
+void profile_repair(struct trace_profile *p, uint64_t moved, int64_t moved_max_ns,
+                    uint64_t messages, uint64_t unbounded_moved)
+{
+	p->have_repair = 1;
+	p->repair_moved = moved;
+	p->repair_max_ns = moved_max_ns;
+	p->repair_msgs = messages;
+	p->repair_unbounded = unbounded_moved;
 }
 
 struct trace_profile *profile_create(void)
@@ -315,6 +329,10 @@ static void write_txt(const struct trace_profile *p, const struct pfunc **s, FIL
 		fprintf(f, "# their order (send before receive): proven by the clock's bounds %" PRIu64
 		        ", by the estimate only %" PRIu64 ", without bounds %" PRIu64 "\n", p->order[0],
 		        p->order[1], p->order[2]);
+	if (p->have_repair)
+		fprintf(f, "# repaired order: %" PRIu64 " events moved forward, at most %" PRId64
+		        " ns (%" PRIu64 " messages; %" PRIu64 " moved without an upper bound)\n",
+		        p->repair_moved, p->repair_max_ns, p->repair_msgs, p->repair_unbounded);
 	fprintf(f, "%-12s %-12s %12s\n", "from", "below", "messages");
 	for (int b = 0; b < HIST_BINS; b++)
 		if (p->hist[b])
@@ -358,6 +376,10 @@ static void write_json(const struct trace_profile *p, const struct pfunc **s, FI
 		fprintf(f, ",\"order\":{\"proven\":%" PRIu64 ",\"estimated\":%" PRIu64
 		        ",\"without_bounds\":%" PRIu64 "}", p->order[0], p->order[1], p->order[2]);
 	fprintf(f, "}");
+	if (p->have_repair)
+		fprintf(f, ",\n\"repair\":{\"moved\":%" PRIu64 ",\"moved_max_ns\":%" PRId64
+		        ",\"messages\":%" PRIu64 ",\"unbounded_moved\":%" PRIu64 "}", p->repair_moved,
+		        p->repair_max_ns, p->repair_msgs, p->repair_unbounded);
 	if (!isnan(p->drift_max_ns)) {
 		fprintf(f, ",\n\"drift_check\":{\"largest_offset_ns\":%.0f", p->drift_max_ns);
 		if (!isnan(p->drift_unc_ns))

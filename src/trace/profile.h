@@ -31,6 +31,12 @@ int profile_add(struct trace_profile *p, const char *path);
 void profile_order(struct trace_profile *p, uint64_t proven, uint64_t estimated,
                    uint64_t unknown);
 
+/* The repair of the message order (hclock trace --repair-order, reorder.h): enters and
+ * leaves moved, the largest move (ns), the messages in the repair, the moved events that had
+ * no upper bound. Without this call the profile says nothing of it. */
+void profile_repair(struct trace_profile *p, uint64_t moved, int64_t moved_max_ns,
+                    uint64_t messages, uint64_t unbounded_moved);
+
 struct trace_waits;
 /* The wait states (waitstate.h) for the profile's table: tw stays the caller's and must
  * outlive the profile's writing. Without this call the profile says nothing of them. */

@@ -15,23 +15,22 @@ Prints one line per check; exits 1 if any failed."""
 import json
 import math
 import os
-import struct
 import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rawfile  # noqa: E402 - the records written by hand
 import tracecheck  # noqa: E402 - load_pftrace
 
 hc = sys.argv[1]
 failures = 0
 US = 1000
-T0 = 1_700_000_000_000_000_000
 FUNCS = ["MPI_Recv", "MPI_Send", "MPI_Barrier", "MPI_Ssend", "MPI_Bcast"]
-REC = struct.Struct("<BBHiiIQqqqqQ")
-CALL, SEND, RECV, COLL = 1, 2, 3, 4
-F_HW = 16
+R = rawfile.Raw(FUNCS)
+call, coll, msg = R.call, R.coll, R.msg
+CALL, SEND, RECV, COLL = rawfile.CALL, rawfile.SEND, rawfile.RECV, rawfile.COLL
 
 
 def check(ok, what):
@@ -39,57 +38,6 @@ def check(ok, what):
     print(("ok   " if ok else "FAIL ") + what)
     failures += not ok
     return ok
-
-
-def hw_code(ns):
-    """record.c's rec_hw_code: the smallest code whose value is >= ns"""
-    octave = [65536, 71468, 77936, 84990, 92682, 101071, 110218, 120194]
-
-    def val(c):
-        if c == 0:
-            return 0
-        e, k = divmod(c - 1, 8)
-        return ((1 << e) * octave[k] + 0xFFFF) >> 16
-    return next(c for c in range(255) if val(c) >= ns), val
-
-
-def header(rank, size):
-    names = b"".join(n.encode() + b"\0" for n in FUNCS)
-    names += b"\0" * (-len(names) % 8)
-    h = struct.pack("<8siiII192s64sqqIIqq", b"HCLKTRC1", rank, size, len(FUNCS), len(names),
-                    b"test", b"test", 0, T0, 0, 0, 0, 0)
-    assert len(h) == 320
-    return h + names
-
-
-def trailer(nrec, size):
-    t = struct.pack("<8sQQqifddIHH", b"HCLKEND1", nrec, 0, 0, 0, float("nan"), float("nan"),
-                    float("nan"), 1, 0, 0)
-    comm = struct.pack("<Qii", 0, size, 0) + struct.pack("<%di" % size, *range(size))
-    comm += b"\0" * (-len(comm) % 8)
-    return t + comm
-
-
-def call(func, t_enter, t_leave, hw):
-    """a call record; hw: the half-width of every bound, ns (None: no bounds)"""
-    flags, tag = 0, 0
-    if hw is not None:
-        c, _ = hw_code(hw)
-        flags, tag = F_HW, c | c << 8 | c << 16 | c << 24
-        tag = struct.unpack("<i", struct.pack("<I", tag))[0]
-    return REC.pack(CALL, flags, FUNCS.index(func), -1, tag, 0, 0, T0 + t_enter, 0,
-                    T0 + t_leave, 0, 0)
-
-
-def coll(func, t_enter, t_leave, hw, root=-1):
-    r = bytearray(call(func, t_enter, t_leave, hw))
-    r[0] = COLL
-    struct.pack_into("<i", r, 4, root)
-    return bytes(r)
-
-
-def msg(kind, func, t, peer, tag=5):
-    return REC.pack(kind, 0, FUNCS.index(func), peer, tag, 0, 0, T0 + t, 0, 0, 0, 8)
 
 
 def write(d, hw, cut=False):
@@ -107,9 +55,7 @@ def write(d, hw, cut=False):
         r1 = r1[:2]
     for rank, recs in ((0, r0), (1, r1)):
         with open(os.path.join(d, "raw", "rank.%d" % rank), "wb") as f:
-            f.write(header(rank, 2) + b"".join(recs))
-            if not (cut and rank == 1):
-                f.write(trailer(len(recs), 2))
+            f.write(R.file(rank, 2, recs, trailer=not (cut and rank == 1)))
 
 
 def convert(d):
@@ -132,8 +78,7 @@ EXPECT = {"late_sender": (0, 1, 200), "wait_barrier": (0, 1, 500),
 
 with tempfile.TemporaryDirectory() as tmp:
     hw = 2000
-    _, val = hw_code(hw)
-    wide = val(hw_code(hw)[0])  # the half-width as the 8-bit code stores it
+    wide = rawfile.hw_ns(rawfile.hw_code(hw))  # the half-width as the 8-bit code stores it
     d = os.path.join(tmp, "bounded")
     write(d, hw)
     ws = convert(d)
