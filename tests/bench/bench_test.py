@@ -682,10 +682,15 @@ def case_buffers():
                                   "--max-reps", "30", "--time-slice", "0.05", "--sync", "none"])
             if d:
                 check(d["buffers"] == mode.split("=")[0] and d["buffer_bytes"] == size and
-                      d["align"] == 4096 and len(d["results"]) == 10 and
-                      all(r["valid"] > 0 for r in d["results"]),
-                      "--buffers %s --align 4K, %s: every measurement validated and measured"
+                      d["align"] == 4096 and len(d["results"]) == 10,
+                      "--buffers %s --align 4K, %s: every operation and size validated"
                       % (mode, scheme))
+                # beside busy processes a 0.05 s slice of Round-Time rounds can have none
+                # valid (every round late: a quiet machine's figure), as in case_subsets
+                check_quiet(all(r["valid"] > 0 for r in d["results"]),
+                            "--buffers %s --align 4K, %s: every measurement measured (%s valid)"
+                            % (mode, scheme, [r["valid"] for r in d["results"]]),
+                            checkargs.cpu_share())
     d, _ = bench_json(2, ["--op", "bcast", "--sizes", "8", "--buffers", "rotate",
                           "--max-reps", "10", "--sync", "none"])
     if d:
