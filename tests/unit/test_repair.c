@@ -37,6 +37,8 @@ struct tcase {
 	int64_t corr[MAXN][MAXE];  /* corrected times, ns */
 	int64_t local[MAXN][MAXE]; /* local times, ns */
 	double dplus[MAXN][MAXE];  /* ns */
+	double dminus[MAXN][MAXE]; /* ns (0: forward only) */
+	int null_dminus;           /* pass dminus_ns NULL */
 	int64_t t[MAXN][MAXE];     /* repaired, ns */
 	struct repair_msg m[MAXN * MAXE];
 	int64_t lat;
@@ -55,7 +57,7 @@ static int on_moved(void *ctx, size_t node, size_t ev, int64_t from_ns, int64_t 
 
 	c->ncalls++;
 	if (node >= c->nn || ev >= c->nev[node] || from_ns != c->corr[node][ev] ||
-	    to_ns <= from_ns || c->to[node][ev] != INT64_MIN)
+	    to_ns == from_ns || c->to[node][ev] != INT64_MIN)
 		c->bad_call++;
 	else
 		c->to[node][ev] = to_ns;
@@ -72,6 +74,7 @@ static int run(struct tcase *c)
 			c->to[v][k] = INT64_MIN;
 		}
 		c->rn[v] = (struct repair_node){c->nev[v], c->t[v], c->dplus[v],
+		                                c->null_dminus ? NULL : c->dminus[v],
 		                                c->ties ? c->local[v] : NULL, sizeof(int64_t), 7, 7};
 	}
 	return repair_order(c->rn, c->nn, c->m, c->nm, c->lat, on_moved, c, &c->fail);
