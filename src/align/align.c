@@ -9,8 +9,8 @@
  * if the true time on p lies in [c - m, c + p] and every valid conversion p -> q has slope at
  * most s, the true time on q lies in [C(c) - (D2(c) + s m), C(c) + (D1(c) + s p)].
  *
- * With repair_order, the corrected times then go through repair.c (events moved forward
- * within their bounds until no message is received before its send); the moved events keep
+ * With repair_order, the corrected times then go through repair.c (events moved, forward or
+ * back, within their bounds until no message is received before its send); the moved events keep
  * their interval, so their deltas are taken again from the new time.
  */
 #include <errno.h>
