@@ -9,8 +9,8 @@
  * if the true time on p lies in [c - m, c + p] and every valid conversion p -> q has slope at
  * most s, the true time on q lies in [C(c) - (D2(c) + s m), C(c) + (D1(c) + s p)].
  *
- * With repair_order, the corrected times then go through repair.c (events moved forward
- * within their bounds until no message is received before its send); the moved events keep
+ * With repair_order, the corrected times then go through repair.c (events moved, forward or
+ * back, within their bounds until no message is received before its send); the moved events keep
  * their interval, so their deltas are taken again from the new time.
  */
 #include <errno.h>
@@ -661,7 +661,8 @@ static int convert_node(struct hclock_align *a, size_t v, struct pair_cursor *cu
 /* ---- the repair of message order (--repair-order, repair.c) ----------------------------- */
 
 /* repair_moved_fn: a moved event keeps its interval, its deltas are taken from the new time
- * (called once per event, after the repair has read its delta_plus) */
+ * (called once per event, after the repair has read its deltas; to_ns < from_ns: moved
+ * back) */
 static int take_deltas(void *ctx, size_t node, size_t ev, int64_t from_ns, int64_t to_ns)
 {
 	struct anode *n = &((struct hclock_align *)ctx)->node[node];
@@ -747,8 +748,9 @@ static int bound_error(const struct hclock_align *a, const struct repair_fail *f
 		         earliest > latest ? "" : " plus --min-latency");
 	else
 		snprintf(why, sizeof(why), "the send's earliest time (%" PRId64 " ns)%s is not "
-		         "after it, but the repair never moves an event back: the send lies too "
-		         "late in its bounds for this order", earliest,
+		         "after it, but the events that must precede the send (on its node or "
+		         "through other messages) cannot move back far enough to let it go there: "
+		         "their bounds were wrong", earliest,
 		         lat ? " plus --min-latency" : "");
 	return err_set(HCLOCK_EINVAL, "%s: --repair-order: message from %s (%s, send at local %"
 	               PRId64 " ns, corrected %" PRId64 " ns%s) to %s (receive at local %" PRId64
@@ -793,6 +795,7 @@ static int repair(struct hclock_align *a)
 	for (size_t v = 0; v < nn; v++) {
 		const struct trace_node *tn = &a->set.nodes[v];
 		rn[v] = (struct repair_node){tn->nev, a->node[v].corr, a->node[v].dplus,
+		                             a->node[v].dminus,
 		                             tn->nev ? &tn->ev[0].time_ns : NULL,
 		                             sizeof(struct trace_event), 0, 0};
 	}

@@ -303,7 +303,7 @@ static int report_table(const hclock_align *a, FILE *f)
 	if (a->opts.repair_order) {
 		int64_t mx;
 		size_t t = moved_total(a, &mx);
-		fprintf(f, "repaired order: %zu events moved forward, at most %" PRId64 " ns, each "
+		fprintf(f, "repaired order: %zu events moved (either way), at most %" PRId64 " ns, each "
 		        "within its bounds; times, bounds and inversions after the repair\n", t, mx);
 	}
 	free(pc);

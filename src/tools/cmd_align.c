@@ -56,12 +56,13 @@ static void usage(FILE *f)
 	      "  --min-latency D     minimum one-way latency for 'too fast' messages, a DURATION\n"
 	      "                      (e.g. 20us); default: half the smallest corrected round trip\n"
 	      "                      of each pair\n"
-	      "  --repair-order      after the alignment, move events forward, each within its\n"
-	      "                      bounds, until no message is received before its send (plus\n"
+	      "  --repair-order      after the alignment, move events (a receive forward, a send\n"
+	      "                      back if its receive cannot move), each within its bounds,\n"
+	      "                      until no message is received before its send (plus\n"
 	      "                      --min-latency if given) and every node keeps its order;\n"
 	      "                      fails naming the message if a bound does not allow it\n"
 	      "  --moved FILE        with --repair-order: CSV node,time_ns,corrected_ns,\n"
-	      "                      repaired_ns,shift_ns of every event moved\n"
+	      "                      repaired_ns,shift_ns (signed) of every event moved\n"
 	      "\n"
 	      "DURATION: a number with a unit ns, us, ms, s, m or h; a bare number is seconds.\n",
 	      f);

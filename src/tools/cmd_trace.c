@@ -112,7 +112,8 @@ static void usage(FILE *f)
 	        "                     A full disk stops recording the same way; the program runs\n"
 	        "                     on and the summary says how much was lost and why\n"
 	        "  --convert DIR      write the outputs from DIR/raw (after a program that died)\n"
-	        "  --repair-order     before the outputs, move events forward in time, each\n"
+	        "  --repair-order     before the outputs, move events in time (a receive\n"
+	        "                     forward, a send back if its receive cannot move), each\n"
 	        "                     within the clock's bounds its records carry, until no\n"
 	        "                     message is received before its send (each thread's events\n"
 	        "                     in their order): the raw files are repaired in place,\n"
@@ -357,8 +358,8 @@ static void print_repair(const struct trace_summary *s)
 	const struct trace_reorder_result *r = &s->repair;
 	if (!s->repaired)
 		return;
-	fprintf(stderr, "hclock trace: repaired order: %llu events moved forward, at most %lld ns; "
-	        "%llu receives were before their send", (unsigned long long)r->moved,
+	fprintf(stderr, "hclock trace: repaired order: %llu events moved (either way), at most "
+	        "%lld ns; %llu receives were before their send", (unsigned long long)r->moved,
 	        (long long)r->moved_max_ns, (unsigned long long)r->inverted);
 	if (r->unbounded_moved)
 		fprintf(stderr, "; %llu of the moved events had no upper bound (after the last bounded "

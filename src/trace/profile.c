@@ -330,7 +330,7 @@ static void write_txt(const struct trace_profile *p, const struct pfunc **s, FIL
 		        ", by the estimate only %" PRIu64 ", without bounds %" PRIu64 "\n", p->order[0],
 		        p->order[1], p->order[2]);
 	if (p->have_repair)
-		fprintf(f, "# repaired order: %" PRIu64 " events moved forward, at most %" PRId64
+		fprintf(f, "# repaired order: %" PRIu64 " events moved (either way), at most %" PRId64
 		        " ns (%" PRIu64 " messages; %" PRIu64 " moved without an upper bound)\n",
 		        p->repair_moved, p->repair_max_ns, p->repair_msgs, p->repair_unbounded);
 	fprintf(f, "%-12s %-12s %12s\n", "from", "below", "messages");

@@ -8,8 +8,8 @@
  * made, the receives and nonblocking collectives the call completed), and a unit's events
  * are given out, in that order, when the thread's next unit begins. The passes:
  *   collect  each event's time, its own upper bound and its tie; each message record's end;
- *   then     each thread's bounds swept back (an event is no later than any later event of
- *            its thread), the ends paired (util/msgmatch.h), align's repair_order;
+ *   then     each thread's bounds swept (an event is no later than any later event of its
+ *            thread, no earlier than any earlier one), the ends paired (util/msgmatch.h), align's repair_order;
  *   write    the moved events' records patched in place and DIR/moved.csv, once the whole
  *            repair succeeded;
  *   locate   after a failure, the records of the events the error line names.
@@ -52,6 +52,9 @@ struct tnode {
 	int64_t *t;      /* per event: its recorded time, then its repaired one, ns */
 	double *dplus;   /* per event: its own upper bound's distance, then (swept) how far after
 	                    t its true time may lie, ns; +inf: no bound */
+	double *dminus;  /* per event: its own lower bound's distance (+inf: none), then (swept)
+	                    how far before t its true time may lie, ns; 0: no bound known, the
+	                    event never moves back */
 	int64_t *key;    /* per event: its tie, non-decreasing (one key: moved together) */
 	uint64_t tail;   /* enters and leaves since its last event with an upper bound */
 };
@@ -435,14 +438,17 @@ static int collect_end(struct walk *w, const struct rec *r, int recv, int64_t or
 	return 0;
 }
 
-/* an event's time, and how far above it its own upper bound lies (ns; +inf: none) */
-static int64_t event_time(const struct rec *r, int role, double *above)
+/* an event's time, and how far above and below it its own bounds lie (ns; +inf: none) */
+static int64_t event_time(const struct rec *r, int role, double *above, double *below)
 {
-	*above = INFINITY;
+	*above = *below = INFINITY;
 	if (role <= EV_LEAVE && r->flags & REC_F_HW) {
 		int64_t a = rec_hw_ns(rec_hw_get(r->tag, role == EV_ENTER ? 1 : 3));
+		int64_t b = rec_hw_ns(rec_hw_get(r->tag, role == EV_ENTER ? 0 : 2));
 		if (a >= 0)
 			*above = (double)a;
+		if (b >= 0)
+			*below = (double)b;
 	} else if (role == EV_SEND && r->t2_g) {
 		int64_t a;
 		if (!__builtin_sub_overflow(r->t2_g, r->t_g, &a))
@@ -456,16 +462,18 @@ static int collect_event(struct walk *w, uint32_t node, size_t ev, int64_t key, 
 {
 	struct reorder *x = w->x;
 	struct tnode *n = &x->node[node];
-	size_t c1 = n->cap, c2 = n->cap;
-	double above;
+	size_t c1 = n->cap, c2 = n->cap, c3 = n->cap;
+	double above, below;
 
 	if (ev != n->nev)
 		return err_set(HCLOCK_EINVAL, "%s: events out of step (internal error)", w->path);
 	if (room(&n->t, &c1, ev, sizeof(*n->t)) || room(&n->dplus, &c2, ev, sizeof(*n->dplus)) ||
+	    room(&n->dminus, &c3, ev, sizeof(*n->dminus)) ||
 	    room(&n->key, &n->cap, ev, sizeof(*n->key)))
 		return HCLOCK_ENOMEM;
-	n->t[ev] = event_time(&h->r, role, &above);
+	n->t[ev] = event_time(&h->r, role, &above, &below);
 	n->dplus[ev] = above;
+	n->dminus[ev] = below;
 	n->key[ev] = key;
 	n->nev++;
 	if (isfinite(above))
@@ -481,12 +489,25 @@ static int collect_event(struct walk *w, uint32_t node, size_t ev, int64_t key, 
 
 static const struct walk_ops collect_ops = {.end = collect_end, .event = collect_event};
 
-/* each event's latest time: its own bound or any later event's on its thread, the least */
+/* each event's latest time: its own bound or any later event's on its thread, the least;
+ * its earliest: its own or any earlier event's, the largest (none known: 0, no move back) */
 static void sweep(struct reorder *x)
 {
 	for (size_t v = 0; v < x->nn; v++) {
 		struct tnode *n = &x->node[v];
-		int64_t next = INT64_MAX, up, d;
+		int64_t next = INT64_MAX, prev = INT64_MIN, up, lo, d;
+		for (size_t e = 0; e < n->nev; e++) {
+			double own = n->dminus[e]; /* |own| < 2^63 or inf: event_time's */
+			if (!(own < 9e18) || __builtin_sub_overflow(n->t[e], (int64_t)own, &lo))
+				lo = INT64_MIN;
+			if (prev > lo)
+				lo = prev;
+			if (lo == INT64_MIN || __builtin_sub_overflow(n->t[e], lo, &d))
+				n->dminus[e] = 0;
+			else
+				n->dminus[e] = (double)d; /* < 0: repair.c's 0 */
+			prev = lo;
+		}
 		for (size_t e = n->nev; e-- > 0;) {
 			double own = n->dplus[e]; /* |own| < 2^63 or inf: event_time's */
 			if (!(own < 9e18) || __builtin_add_overflow(n->t[e], (int64_t)own, &up))
@@ -632,8 +653,9 @@ static int bound_line(struct reorder *x, const struct repair_fail *f, int64_t la
 			         earliest, lat ? " plus --min-latency" : "");
 		else
 			snprintf(why, sizeof(why), "the send's earliest time (%" PRId64 " ns)%s is not "
-			         "after it, but the repair never moves an event back: the send lies too "
-			         "late in its bounds for this order", earliest,
+			         "after it, but the events that must precede the send (on its thread or "
+			         "through other messages) cannot move back far enough to let it go "
+			         "there: their bounds were wrong", earliest,
 			         lat ? " plus --min-latency" : "");
 	} else {
 		snprintf(why, sizeof(why), "the send's earliest time is not known (no bounds "
@@ -681,7 +703,8 @@ static int run_repair(struct reorder *x, int64_t lat)
 		return HCLOCK_ENOMEM;
 	for (size_t v = 0; v < x->nn; v++) {
 		struct tnode *n = &x->node[v];
-		rn[v] = (struct repair_node){n->nev, n->t, n->dplus, n->key, sizeof(int64_t), 0, 0};
+		rn[v] = (struct repair_node){n->nev, n->t, n->dplus, n->dminus, n->key,
+		                             sizeof(int64_t), 0, 0};
 	}
 	rc = repair_order(rn, x->nn, x->msg, x->nmsg, lat, NULL, NULL, &f);
 	for (size_t v = 0; !rc && v < x->nn; v++)
@@ -744,9 +767,9 @@ static int write_event(struct walk *w, uint32_t node, size_t ev, int64_t key, st
 	if (r->flags & REC_F_HW)
 		r->tag = hw_moved(r->tag, role == EV_LEAVE, from, to);
 	res->moved++;
-	if (to - from > res->moved_max_ns)
-		res->moved_max_ns = to - from;
-	res->unbounded_moved += isinf(n->dplus[ev]);
+	if (llabs(to - from) > res->moved_max_ns)
+		res->moved_max_ns = llabs(to - from);
+	res->unbounded_moved += to > from && isinf(n->dplus[ev]);
 	fprintf(wr->csv, "%d,%" PRIu32 ",%zu,%s,%" PRId64 ",%" PRId64 ",%" PRId64 "\n", n->rank,
 	        n->tid, h->idx, role_name[role], from, to, to - from);
 	return 0;
@@ -828,11 +851,12 @@ int trace_reorder(const char *dir, int size, int64_t min_latency_ns,
 	if (!rc)
 		rc = path_write(path, write_csv, &x);
 	if (rc == HCLOCK_ENOMEM)
-		err_set(rc, "--repair-order: out of memory for the events of %zu threads (about 32 "
+		err_set(rc, "--repair-order: out of memory for the events of %zu threads (about 72 "
 		        "bytes an event, 80 a message record)", x.nn);
 	for (size_t v = 0; v < x.nn; v++) {
 		free(x.node[v].t);
 		free(x.node[v].dplus);
+		free(x.node[v].dminus);
 		free(x.node[v].key);
 	}
 	for (int r = 0; x.node_of && r < size; r++)

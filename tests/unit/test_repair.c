@@ -1,13 +1,16 @@
 /*
- * test_repair.c - src/align/repair.c: message order repaired forward in time within the
- * bounds (hclock align --repair-order), MPI-free and trace-free.
+ * test_repair.c - src/align/repair.c: message order repaired within the bounds, both ways in
+ * time (hclock align --repair-order, hclock trace --repair-order), MPI-free and trace-free.
  *
  * Hand-made cases: a receive before its send moved to the send and the events after it on
  * its node only as far as they would precede it; an exact bound passes, a bound short by a
  * fraction of a ns fails naming the message and the event; a chain across three nodes, with
  * and without a minimum latency; nodes that must interleave (a naive node-by-node pass would
  * wait forever); an impossible pairing (a cycle) and a cycle only through events of one local
- * time; events of one local time moved together.
+ * time; events of one local time moved together; an inversion into a node whose events cannot
+ * move (a reference) repaired by moving the send back within its delta_minus (the events
+ * after it untouched, the one before it moved back only as far as it would follow the send),
+ * and the error when the event before it, or its own lower bound, holds it.
  * Random cases (40 seeds): runs of 2-6 nodes of known happens-before, corrected times off by
  * up to 5 us, bounds that hold the truth with random slack (now and then cut), sometimes
  * messages paired wrongly. Checked against a brute-force least solution and independent
@@ -15,7 +18,15 @@
  * cycle forbids an order; then no receive precedes its send plus the latency, every node
  * keeps its order, every shift lies in [0, delta_plus], and the result is the least: no
  * moved event (group) could be 1 ns earlier without breaking a constraint; a failure names
- * an event that truly needs more than its bound, or a message truly on a cycle.
+ * an event that truly needs more than its bound, or a message truly on a cycle. The same
+ * cases with dminus_ns NULL give the same results. Both ways (the same seeds): bounds below
+ * too, now and then a reference node (no room): the result exists exactly when the
+ * brute-force earliest solution keeps every upper bound (a failure names an event and its
+ * earliest time past its latest); then every time lies in [corrected - delta_minus,
+ * corrected + delta_plus] and between the brute-force earliest and latest solutions, nodes
+ * keep their order, no receive precedes its send plus the latency, the reference never
+ * moves, an event moved forward sits at its earliest or is pushed by the event before it or
+ * its send, an event moved back sits at its latest.
  */
 #include <math.h>
 #include <stdint.h>
@@ -37,6 +48,8 @@ struct tcase {
 	int64_t corr[MAXN][MAXE];  /* corrected times, ns */
 	int64_t local[MAXN][MAXE]; /* local times, ns */
 	double dplus[MAXN][MAXE];  /* ns */
+	double dminus[MAXN][MAXE]; /* ns (0: forward only) */
+	int null_dminus;           /* pass dminus_ns NULL */
 	int64_t t[MAXN][MAXE];     /* repaired, ns */
 	struct repair_msg m[MAXN * MAXE];
 	int64_t lat;
@@ -55,7 +68,7 @@ static int on_moved(void *ctx, size_t node, size_t ev, int64_t from_ns, int64_t 
 
 	c->ncalls++;
 	if (node >= c->nn || ev >= c->nev[node] || from_ns != c->corr[node][ev] ||
-	    to_ns <= from_ns || c->to[node][ev] != INT64_MIN)
+	    to_ns == from_ns || c->to[node][ev] != INT64_MIN)
 		c->bad_call++;
 	else
 		c->to[node][ev] = to_ns;
@@ -72,6 +85,7 @@ static int run(struct tcase *c)
 			c->to[v][k] = INT64_MIN;
 		}
 		c->rn[v] = (struct repair_node){c->nev[v], c->t[v], c->dplus[v],
+		                                c->null_dminus ? NULL : c->dminus[v],
 		                                c->ties ? c->local[v] : NULL, sizeof(int64_t), 7, 7};
 	}
 	return repair_order(c->rn, c->nn, c->m, c->nm, c->lat, on_moved, c, &c->fail);
@@ -286,6 +300,85 @@ static void case_ties(void)
 	           "apart: r %d", r);
 }
 
+static void case_back(void)
+{
+	static struct tcase c;
+	/* node 0 like a reference: its receive cannot move; node 1's send (event 1) is 10 ns
+	 * after it and may lie up to 20 ns earlier */
+	int64_t ref[] = {90, 200}, a[] = {80, 100, 120}, want[] = {80, 90, 120};
+	int r;
+
+	memset(&c, 0, sizeof(c));
+	set_node(&c, 0, ref, 2, 0);
+	set_node(&c, 1, a, 3, 50);
+	for (size_t k = 0; k < 3; k++)
+		c.dminus[1][k] = 20;
+	add_msg(&c, 1, 1, 0, 0);
+	r = run(&c);
+	TEST_CHECK(r == 0 && times_are(&c, 1, want, 3) && c.t[0][0] == 90 &&
+	           c.rn[1].moved == 1 && c.rn[1].moved_max_ns == 10 && c.rn[0].moved == 0 &&
+	           c.ncalls == 1 && !c.bad_call && c.to[1][1] == 90,
+	           "send back: r %d, a %lld %lld %lld, moved %zu max %lld, calls %zu", r,
+	           (long long)c.t[1][0], (long long)c.t[1][1], (long long)c.t[1][2],
+	           c.rn[1].moved, (long long)c.rn[1].moved_max_ns, c.ncalls);
+	/* without delta_minus: the forward repair's error, at the receive */
+	c.null_dminus = 1;
+	r = run(&c);
+	TEST_CHECK(r == HCLOCK_EINVAL && c.fail.why == REPAIR_BOUND && c.fail.msg == 0 &&
+	           c.fail.node == 0 && c.fail.ev == 0 && c.fail.need_ns == 100,
+	           "forward only: r %d why %d need %lld", r, c.fail.why, (long long)c.fail.need_ns);
+	c.null_dminus = 0;
+	/* a latency of 5: the send to 85 */
+	c.lat = 5;
+	r = run(&c);
+	TEST_CHECK(r == 0 && c.t[1][1] == 85 && c.t[1][0] == 80 && c.t[1][2] == 120 &&
+	           c.rn[1].moved_max_ns == 15, "send back, latency 5: r %d, %lld", r,
+	           (long long)c.t[1][1]);
+	/* the event before the send at 95: it would follow the moved send, so it moves back too
+	 * (to 85), and no further */
+	c.corr[1][0] = c.local[1][0] = 95;
+	r = run(&c);
+	TEST_CHECK(r == 0 && c.t[1][0] == 85 && c.t[1][1] == 85 && c.t[1][2] == 120 &&
+	           c.rn[1].moved == 2, "before the send: r %d, %lld %lld", r,
+	           (long long)c.t[1][0], (long long)c.t[1][1]);
+	/* that event cannot move back: the send cannot either; named at the receive */
+	c.dminus[1][0] = 0;
+	r = run(&c);
+	TEST_CHECK(r == HCLOCK_EINVAL && c.fail.why == REPAIR_BOUND && c.fail.msg == 0 &&
+	           c.fail.node == 0 && c.fail.ev == 0 && c.fail.need_ns == 100 && c.t[1][1] == 100,
+	           "held by the event before: r %d why %d need %lld", r, c.fail.why,
+	           (long long)c.fail.need_ns);
+	/* the send's own lower bound too small: exact passes, short by half a ns fails */
+	c.corr[1][0] = c.local[1][0] = 80;
+	c.dminus[1][0] = 20;
+	c.lat = 0;
+	c.dminus[1][1] = 10;
+	r = run(&c);
+	TEST_CHECK(r == 0 && c.t[1][1] == 90, "exact lower bound: r %d", r);
+	c.dminus[1][1] = 9.5;
+	r = run(&c);
+	TEST_CHECK(r == HCLOCK_EINVAL && c.fail.why == REPAIR_BOUND && c.fail.msg == 0 &&
+	           c.fail.node == 0 && c.fail.ev == 0 && c.fail.need_ns == 91,
+	           "lower bound short: r %d why %d need %lld", r, c.fail.why,
+	           (long long)c.fail.need_ns);
+	/* both ways at once: the send back by 4 (its bound), the receive forward by 6 (its) */
+	c.dminus[1][1] = 4;
+	c.dplus[0][0] = 6;
+	r = run(&c);
+	TEST_CHECK(r == 0 && c.t[1][1] == 96 && c.t[0][0] == 96, "4 + 6 ns: r %d, %lld %lld", r,
+	           (long long)c.t[1][1], (long long)c.t[0][0]);
+	c.dplus[0][0] = 5.5;
+	r = run(&c);
+	TEST_CHECK(r == HCLOCK_EINVAL && c.fail.why == REPAIR_BOUND && c.fail.need_ns == 96 &&
+	           c.fail.node == 0 && c.fail.ev == 0, "4 + 5.5 ns < 10 ns: r %d", r);
+	/* room enough ahead of the receive: it moves forward, the send stays */
+	c.dplus[0][0] = 10;
+	r = run(&c);
+	TEST_CHECK(r == 0 && c.t[1][1] == 100 && c.t[0][0] == 100 && c.rn[1].moved == 0,
+	           "room ahead of the receive: %lld %lld",
+	           (long long)c.t[1][1], (long long)c.t[0][0]);
+}
+
 static void case_garbage(void)
 {
 	static struct tcase c;
@@ -457,13 +550,14 @@ static int any_cycle(const struct tcase *c, int grp)
 	return 0;
 }
 
-/* the least solution by brute force (relax every constraint until nothing changes), without
- * bounds; 0 if it does not settle (a cycle with a latency) */
+/* the least solution by brute force (relax every constraint until nothing changes), from
+ * the earliest times (corrected - delta_minus), without upper bounds; 0 if it does not
+ * settle (a cycle with a latency) */
 static int least(const struct tcase *c, int64_t x[MAXN][MAXE])
 {
 	for (size_t v = 0; v < c->nn; v++)
 		for (size_t k = 0; k < c->nev[v]; k++)
-			x[v][k] = c->corr[v][k];
+			x[v][k] = c->corr[v][k] - (int64_t)c->dminus[v][k];
 	for (int pass = 0; pass < MAXN * MAXE + 2; pass++) {
 		int changed = 0;
 		for (size_t i = 0; i < c->nm; i++) {
@@ -549,6 +643,7 @@ static void check_repaired(const struct tcase *c, const char *tag)
 }
 
 static size_t n_repaired, n_moved, n_bound, n_cycle, n_tie;
+static int null_dminus; /* random_case with dminus_ns NULL */
 
 static void random_case(void)
 {
@@ -557,6 +652,7 @@ static void random_case(void)
 	int r, ecyc, gcyc, settled;
 
 	random_run(&c, truth);
+	c.null_dminus = null_dminus;
 	/* now and then pair some receives with other sends of the same two nodes */
 	if (rng_uniform(&g) < 0.3)
 		for (size_t n = 0; n < 3 && c.nm > 1; n++) {
@@ -614,6 +710,139 @@ static void random_case(void)
 		n_moved += c.rn[v].moved;
 }
 
+/* the greatest solution by brute force, from the latest times (corrected + delta_plus),
+ * without lower bounds (no cycle: it settles) */
+static void greatest(const struct tcase *c, int64_t x[MAXN][MAXE])
+{
+	for (size_t v = 0; v < c->nn; v++)
+		for (size_t k = 0; k < c->nev[v]; k++)
+			x[v][k] = c->corr[v][k] + (int64_t)c->dplus[v][k];
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (size_t i = 0; i < c->nm; i++) {
+			const struct repair_msg *m = &c->m[i];
+			if (x[m->src][m->se] > x[m->dst][m->re] - c->lat) {
+				x[m->src][m->se] = x[m->dst][m->re] - c->lat;
+				changed = 1;
+			}
+		}
+		for (size_t v = 0; v < c->nn; v++)
+			for (size_t k = c->nev[v]; k-- > 1;) /* a group takes its least */
+				if (x[v][k - 1] > x[v][k] || (same_group(c, v, k) && x[v][k] > x[v][k - 1])) {
+					x[v][k - 1] = x[v][k] = x[v][k - 1] < x[v][k] ? x[v][k - 1] : x[v][k];
+					changed = 1;
+				}
+	}
+}
+
+static size_t n_both, n_back, n_both_bound;
+static int64_t back_max;
+
+/* both ways: bounds below too (holding the truth, with slack), now and then a node that
+ * cannot move (a reference: its corrected times the truth, no room); checked against the
+ * brute-force earliest and latest solutions */
+static void random_case_both(void)
+{
+	static struct tcase c;
+	static int64_t truth[MAXN * MAXE], lo[MAXN][MAXE], hi[MAXN][MAXE];
+	size_t ref = rng_uniform(&g) < 0.6 ? 0 : NONE;
+	int r;
+
+	random_run(&c, truth);
+	int64_t slack = rng_uniform(&g) < 0.3 ? 3000 : 20000;
+	for (size_t v = 0; v < c.nn; v++)
+		for (size_t k = 0; k < c.nev[v]; k++) {
+			int64_t t = truth[v * MAXE + k];
+			if (v == ref) {
+				c.corr[v][k] = t;
+				c.dplus[v][k] = c.dminus[v][k] = 0;
+				c.local[v][k] = t; /* no ties: each event its own truth */
+				continue;
+			}
+			c.dminus[v][k] = (double)(c.corr[v][k] > t ? c.corr[v][k] - t : 0) +
+			                 (double)urand(0, slack) + rng_uniform(&g);
+		}
+	if (rng_uniform(&g) < 0.3) {
+		size_t v = (size_t)urand(0, (int64_t)c.nn - 1);
+		if (c.nev[v])
+			c.dminus[v][urand(0, (int64_t)c.nev[v] - 1)] = rng_uniform(&g) * 50;
+	}
+	if (any_cycle(&c, 1)) /* a round trip within one tick: case_cycles' */
+		return;
+	TEST_CHECK(least(&c, lo), "both ways: the brute force did not settle");
+	greatest(&c, hi);
+	r = run(&c);
+	int need_more = 0;
+	for (size_t v = 0; v < c.nn; v++)
+		for (size_t k = 0; k < c.nev[v]; k++)
+			need_more |= lo[v][k] > c.corr[v][k] + (int64_t)c.dplus[v][k];
+	if (need_more) {
+		const struct repair_fail *f = &c.fail;
+		n_both_bound++;
+		TEST_CHECK(r == HCLOCK_EINVAL && f->why == REPAIR_BOUND && f->node < c.nn &&
+		           f->ev < c.nev[f->node] && f->need_ns == lo[f->node][f->ev] &&
+		           f->need_ns > c.corr[f->node][f->ev] + (int64_t)c.dplus[f->node][f->ev],
+		           "both ways, a bound too small: r %d why %d at %zu.%zu need %lld", r, f->why,
+		           f->node, f->ev, (long long)f->need_ns);
+		return;
+	}
+	TEST_CHECK(r == 0, "both ways, repairable, yet r %d why %d at %zu.%zu", r, c.fail.why,
+	           c.fail.node, c.fail.ev);
+	if (r)
+		return;
+	n_both++;
+	size_t calls = 0;
+	for (size_t i = 0; i < c.nm; i++) {
+		const struct repair_msg *m = &c.m[i];
+		TEST_CHECK(c.t[m->dst][m->re] >= c.t[m->src][m->se] + c.lat,
+		           "both ways: message %zu received before its send", i);
+	}
+	for (size_t v = 0; v < c.nn; v++) {
+		size_t moved = 0;
+		int64_t mx = 0;
+		for (size_t k = 0; k < c.nev[v]; k++) {
+			int64_t x = c.t[v][k], t = c.corr[v][k], sh = x > t ? x - t : t - x;
+			int pushed = k && c.t[v][k - 1] == x;
+			for (size_t i = 0; i < c.nm; i++)
+				if (c.m[i].dst == v && c.m[i].re == k &&
+				    c.t[c.m[i].src][c.m[i].se] + c.lat == x)
+					pushed = 1;
+			for (size_t j = k + 1; j < c.nev[v] && same_group(&c, v, j); j++)
+				pushed |= 1; /* a group: its members' reasons are checked on the group */
+			TEST_CHECK(x >= t - (int64_t)c.dminus[v][k] && x <= t + (int64_t)c.dplus[v][k],
+			           "both ways: %zu.%zu at %lld outside [%lld - %.1f, + %.1f]", v, k,
+			           (long long)x, (long long)t, c.dminus[v][k], c.dplus[v][k]);
+			TEST_CHECK(!k || x >= c.t[v][k - 1], "both ways: %zu.%zu out of order", v, k);
+			TEST_CHECK(!same_group(&c, v, k) || x == c.t[v][k - 1],
+			           "both ways: %zu.%zu parted from its group", v, k);
+			TEST_CHECK(lo[v][k] <= x && x <= hi[v][k], "both ways: %zu.%zu at %lld outside "
+			           "the solutions' [%lld, %lld]", v, k, (long long)x, (long long)lo[v][k],
+			           (long long)hi[v][k]);
+			/* not forced, not moved: forward only to x_lo or when pushed, back only to x_hi */
+			TEST_CHECK(x <= t || x == lo[v][k] || pushed || same_group(&c, v, k),
+			           "both ways: %zu.%zu moved forward to %lld, nothing forces it", v, k,
+			           (long long)x);
+			TEST_CHECK(x >= t || x == hi[v][k], "both ways: %zu.%zu moved back to %lld, not "
+			           "forced (latest %lld)", v, k, (long long)x, (long long)hi[v][k]);
+			TEST_CHECK((x != t) == (c.to[v][k] != INT64_MIN) && (x == t || c.to[v][k] == x),
+			           "both ways: %zu.%zu callback", v, k);
+			moved += x != t;
+			calls += x != t;
+			mx = sh > mx ? sh : mx;
+			if (x < t) {
+				n_back++;
+				back_max = t - x > back_max ? t - x : back_max;
+			}
+		}
+		TEST_CHECK(c.rn[v].moved == moved && c.rn[v].moved_max_ns == mx,
+		           "both ways: node %zu moved %zu (%zu), max %lld (%lld)", v, c.rn[v].moved,
+		           moved, (long long)c.rn[v].moved_max_ns, (long long)mx);
+		TEST_CHECK(v != ref || !moved, "both ways: the reference moved");
+	}
+	TEST_CHECK(c.ncalls == calls && !c.bad_call, "both ways: %zu calls for %zu moved", c.ncalls,
+	           calls);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long first = 1, last = 40;
@@ -626,17 +855,29 @@ int main(int argc, char **argv)
 	case_interleave();
 	case_cycles();
 	case_ties();
+	case_back();
 	case_garbage();
 	for (test_seed = first; test_seed <= last; test_seed++) {
 		rng_seed(&g, test_seed);
 		fails_before = (size_t)test_failures;
 		for (int i = 0; i < 50 && (size_t)test_failures == fails_before; i++)
 			random_case();
+		/* the same cases with delta_minus NULL: the same results */
+		for (int i = 0; i < 20 && (size_t)test_failures == fails_before; i++) {
+			null_dminus = 1;
+			random_case();
+			null_dminus = 0;
+		}
+		for (int i = 0; i < 50 && (size_t)test_failures == fails_before; i++)
+			random_case_both();
 	}
 	printf("random cases: %zu repaired (%zu events moved), %zu with a bound too small, %zu "
 	       "cycles of events, %zu of local times\n", n_repaired, n_moved, n_bound, n_cycle,
 	       n_tie);
-	TEST_CHECK(n_repaired > 100 && n_bound > 100 && n_cycle > 10 && n_tie > 10,
+	printf("both ways: %zu repaired (%zu events moved back, by up to %lld ns), %zu with a bound "
+	       "too small\n", n_both, n_back, (long long)back_max, n_both_bound);
+	TEST_CHECK(n_repaired > 100 && n_bound > 100 && n_cycle > 10 && n_tie > 10 &&
+	           n_both > 100 && n_back > 100 && n_both_bound > 100,
 	           "every kind of random case seen");
 	return test_end("test_repair");
 }
