@@ -901,10 +901,13 @@ def case_slack_stall():
     # the latency under other jobs' load, and a doubling for every 3 late rounds it had (the
     # adaptation); the stalled figure's is over 3.6 ms
     ok_slack = 8 * max(d["slack_factor"] * lat, 2e-6, c["slack_s"])
-    check(r["slack_s"] <= ok_slack * 2 ** (r["invalid"] // 3),
-          "roundtime's slack %.3g s recovered (at most %.3g s x 2^(%d late / 3), the stalled "
-          "figure's %.3g s)" % (r["slack_s"], ok_slack, r["invalid"],
-                                d["slack_factor"] * d["bcast_latency_s"]))
+    # (beside busy processes the rounds' own latencies are slices too, which give no
+    # evidence that the first figure was a stall: judged where the test got its core, as
+    # imbalance's below)
+    check_quiet(r["slack_s"] <= ok_slack * 2 ** (r["invalid"] // 3),
+                "roundtime's slack %.3g s recovered (at most %.3g s x 2^(%d late / 3), the "
+                "stalled figure's %.3g s)" % (r["slack_s"], ok_slack, r["invalid"],
+                                              d["slack_factor"] * d["bcast_latency_s"]), share)
     base = max(d["slack_factor"] * d["bcast_latency_s"], 2e-6)
     slice_s = d["time_slice_s"]
     # each pass of the slice ends with the first round past its share: slice / slack + passes
