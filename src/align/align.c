@@ -741,17 +741,7 @@ static int bound_error(const struct hclock_align *a, const struct repair_fail *f
 		         PRId64 " ns",
 		         tn->name, tn->ev[f->ev].time_ns, where(a, f->node, f->ev, w2, sizeof(w2)),
 		         n->corr[f->ev], f->need_ns);
-	if (earliest > latest || earliest + lat > latest)
-		snprintf(why, sizeof(why), "the bounds%s were wrong: even the send's earliest time "
-		         "(corrected - delta_minus, %" PRId64 " ns)%s is after that",
-		         earliest > latest ? "" : ", or --min-latency,", earliest,
-		         earliest > latest ? "" : " plus --min-latency");
-	else
-		snprintf(why, sizeof(why), "the send's earliest time (%" PRId64 " ns)%s is not "
-		         "after it, but the events that must precede the send (on its node or "
-		         "through other messages) cannot move back far enough to let it go there: "
-		         "their bounds were wrong", earliest,
-		         lat ? " plus --min-latency" : "");
+	repair_why(why, sizeof(why), earliest, latest, lat, "node");
 	return err_set(HCLOCK_EINVAL, "%s: --repair-order: message from %s (%s, send at local %"
 	               PRId64 " ns, corrected %" PRId64 " ns%s) to %s (receive at local %" PRId64
 	               " ns, corrected %" PRId64 " ns): %s, %.0f ns past its latest time (%" PRId64

@@ -42,6 +42,7 @@
  * over the events around it; here nothing is amortized, the bounds are the limit, and a send
  * may move back within its own to let its receive stay.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -416,4 +417,18 @@ out:
 	free(s.lo);
 	free(s.order);
 	return r;
+}
+
+void repair_why(char *buf, size_t len, int64_t earliest_ns, int64_t latest_ns, int64_t lat_ns,
+                const char *along)
+{
+	if (earliest_ns + lat_ns > latest_ns)
+		snprintf(buf, len, "the bounds%s were wrong: even the send's earliest time (%lld ns)%s "
+		         "is after that", lat_ns && earliest_ns <= latest_ns ? ", or --min-latency," : "",
+		         (long long)earliest_ns, lat_ns ? " plus --min-latency" : "");
+	else
+		snprintf(buf, len, "the send's earliest time (%lld ns)%s is not after it, but the "
+		         "events that must precede the send (on its %s or through other messages) "
+		         "cannot move back far enough to let it go there: their bounds were wrong",
+		         (long long)earliest_ns, lat_ns ? " plus --min-latency" : "", along);
 }

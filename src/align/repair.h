@@ -95,4 +95,11 @@ int repair_order(struct repair_node *nodes, size_t nn, const struct repair_msg *
                  int64_t min_latency_ns, repair_moved_fn moved, void *ctx,
                  struct repair_fail *fail);
 
+/* Why a failed repair of one message cannot hold, as one clause for the caller's error line:
+ * the send's earliest time earliest_ns (its corrected time less its lower slack; ns), the
+ * receive's latest latest_ns, the minimum latency lat_ns (0: none given), and what the
+ * send's predecessors lie along ("node", "thread"). */
+void repair_why(char *buf, size_t len, int64_t earliest_ns, int64_t latest_ns, int64_t lat_ns,
+                const char *along);
+
 #endif

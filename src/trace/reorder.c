@@ -646,17 +646,7 @@ static int bound_line(struct reorder *x, const struct repair_fail *f, int64_t la
 		snprintf(moved, sizeof(moved), ", repaired to %" PRId64 " ns",
 		         x->node[m->src].t[m->se]);
 	if (below >= 0) {
-		int64_t earliest = s[3].r.t_g - below;
-		if (earliest + lat > latest)
-			snprintf(why, sizeof(why), "the bounds%s were wrong: even the send's earliest time "
-			         "(%" PRId64 " ns)%s is after that", lat ? ", or --min-latency," : "",
-			         earliest, lat ? " plus --min-latency" : "");
-		else
-			snprintf(why, sizeof(why), "the send's earliest time (%" PRId64 " ns)%s is not "
-			         "after it, but the events that must precede the send (on its thread or "
-			         "through other messages) cannot move back far enough to let it go "
-			         "there: their bounds were wrong", earliest,
-			         lat ? " plus --min-latency" : "");
+		repair_why(why, sizeof(why), s[3].r.t_g - below, latest, lat, "thread");
 	} else {
 		snprintf(why, sizeof(why), "the send's earliest time is not known (no bounds "
 		         "recorded at its call)");
