@@ -363,8 +363,21 @@ struct hclock_sync_quality {
 	                          clock rests on as a client (the fit points its models kept, its
 	                          offsets), ns: each is off by at most half of its round trip;
 	                          0 where it measured nothing (rank 0, prop) */
+	double planned_s;      /* the real time its spec planned the measurements of this process
+	                          to take (each model's span=, auto's budget; levels summed), s;
+	                          0 when they run back to back. A sync that took far longer was
+	                          slowed by round trips or stalls (hclock check warns) */
 };
 HCLOCK_API void hclock_sync_quality(const hclock_sync *s, struct hclock_sync_quality *q);
+/* The hierarchy the last hclock_sync_run found, the same on every process: h2/h3 find the
+ * nodes by MPI_COMM_TYPE_SHARED (the launcher's hosts; the emulation's virtual nodes under
+ * --emulate) and h3 the sockets by hwloc; inside cont(...) or auto(...) the inner spec's. */
+struct hclock_sync_topology {
+	int levels;  /* 1: flat (every process in one level); 2: h2 (nodes); 3: h3 (sockets) */
+	int nodes;   /* nodes found (one leader each at the upper level); 0 for a flat spec */
+	int sockets; /* h3: sockets found over all nodes; 0 otherwise */
+};
+HCLOCK_API void hclock_sync_topology(const hclock_sync *s, struct hclock_sync_topology *t);
 /* Sequential pairwise rounds of the last run as seen by this process (depth of the
  * critical path in units of LEARN_CLOCK_MODEL / MEASURE_OFFSET calls). */
 HCLOCK_API uint64_t hclock_sync_rounds(const hclock_sync *s);

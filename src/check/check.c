@@ -3,6 +3,7 @@
 
 #include "check/check.h"
 #include "clock/clock.h"
+#include "numerics/stats.h"
 #include "sync/sync.h"
 #include "transport/comm.h"
 #include "transport/yield.h"
@@ -45,6 +46,7 @@ static int check_point(MPI_Comm c, hclock_clock *g, const struct check_opts *o, 
 	double off[2] = {0, 0}, err = 0, terr = 0; /* offset, rtt */
 	if (r == 0) {
 		double sum = 0, max = 0, rtt = INFINITY;
+		double *rtts = malloc((size_t)p * sizeof(*rtts));
 		int n = 0;
 		for (int k = 1; k < p; k++)
 			if (in[k]) {
@@ -54,9 +56,13 @@ static int check_point(MPI_Comm c, hclock_clock *g, const struct check_opts *o, 
 				sum += fabs(off[0]);
 				max = fmax(max, fabs(off[0]));
 				rtt = fmin(rtt, off[1]);
+				if (rtts)
+					rtts[n] = off[1];
 				n++;
 			}
 		res->rtt_min_ns = n ? rtt : 0;
+		res->rtt_median_ns = n && rtts ? stats_middle(rtts, (size_t)n) : res->rtt_min_ns;
+		free(rtts);
 		res->max_abs_offset_ns = max;
 		res->mean_abs_offset_ns = n ? sum / n : 0;
 		res->nmeasured = n;

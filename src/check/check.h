@@ -27,6 +27,8 @@ struct check_point {
 	double mean_abs_offset_ns;   /* mean |offset| over the measured processes, ns */
 	int nmeasured;               /* processes measured */
 	double rtt_min_ns;           /* smallest round trip of the check's exchanges, ns */
+	double rtt_median_ns;        /* the median over the measured processes of their fastest
+	                                round trip, ns (what the network gives a ping-pong) */
 	int have_truth;
 	double true_max_abs_error_ns; /* max over all ranks of |true error|, ns */
 	int have_bounds;             /* some process's clock has error bounds (hull learner) */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock/clock.h"
@@ -28,6 +29,7 @@ void clock_init(struct hclock_clock *c, const struct clock_ops *ops, struct hclo
 	c->source = inner ? inner->source : 0;
 	c->base = inner ? inner->base : c;
 	c->comp = (struct lm){0, 0, 0};
+	c->truth_shift_ns = 0;
 	c->bound = bound_unknown();
 }
 
@@ -179,6 +181,51 @@ uint64_t clock_machine_id(void)
 	return id = h ? h : 1;
 }
 
+uint64_t clock_timens_id(void)
+{
+	static uint64_t id;
+	static int done;
+	if (done)
+		return id;
+	char line[128];
+	FILE *f = fopen("/proc/self/timens_offsets", "r"); /* Linux 5.6 and later */
+	while (f && fgets(line, sizeof(line), f)) {
+		long long sec, nsec;
+		if (sscanf(line, "monotonic %lld %lld", &sec, &nsec) == 2 && (sec || nsec))
+			id = ((uint64_t)sec * 1000000000ull + (uint64_t)nsec) * 0x9e3779b97f4a7c15ull;
+	}
+	if (f)
+		fclose(f);
+	done = 1;
+	return id;
+}
+
+int clock_truth(struct hclock_clock *base, int64_t *mine_ns, int64_t *ref_ns)
+{
+	if (!base->ops->truth || base->ops->truth(base, mine_ns, ref_ns))
+		return HCLOCK_EUNSUPP;
+	*ref_ns += base->truth_shift_ns;
+	return 0;
+}
+
+void clock_realtime_offset(struct hclock_clock *base, int64_t *offset_ns, int64_t *width_ns)
+{
+	*width_ns = INT64_MAX;
+	*offset_ns = 0;
+	for (int i = 0; i < 64; i++) {
+		struct timespec a, b;
+		clock_gettime(CLOCK_REALTIME, &a);
+		int64_t m = base->ops->now(base);
+		clock_gettime(CLOCK_REALTIME, &b);
+		int64_t ra = (int64_t)a.tv_sec * 1000000000 + a.tv_nsec;
+		int64_t rb = (int64_t)b.tv_sec * 1000000000 + b.tv_nsec;
+		if (rb >= ra && rb - ra < *width_ns) {
+			*width_ns = rb - ra;
+			*offset_ns = m - (ra + (rb - ra) / 2);
+		}
+	}
+}
+
 void clock_before_send(hclock_clock *c)
 {
 	struct hclock_clock *b = c->base;
@@ -209,7 +256,7 @@ int hclock_true_error(hclock_clock *clk, hclock_emu *emu, double *err_ns)
 	context_of(clk, &ctx);
 	if (emu && ctx.emu != emu)
 		return err_set(HCLOCK_EUNSUPP, "true error needs a clock built on the emulation");
-	if (!b->ops->truth || b->ops->truth(b, &mine, &ref))
+	if (clock_truth(b, &mine, &ref))
 		return err_set(HCLOCK_EUNSUPP, "--truth needs a system-wide base clock (monotonic or "
 		                               "realtime) read by every rank on one machine, not %s",
 		               b->ops->name);

@@ -106,6 +106,9 @@ struct hclock_clock {
 	struct hclock_clock *base;  /* the base clock at the bottom of the chain (self for one) */
 	struct lm comp;             /* static models: the chain composed, base time -> this
 	                               clock's time (unused by a dynamic one: ops->map) */
+	int64_t truth_shift_ns;     /* base clocks: added to the reference's truth (clock_truth):
+	                               the reference's kernel clock minus this process's, where
+	                               the two differ by a known offset (--truth realtime) */
 	struct bound bound;         /* strict bound of the reference's time at a reading of this
 	                               clock (numerics/bound.h), as the sync that made it learned
 	                               it; unknown (the default) for base clocks and models
@@ -144,6 +147,18 @@ int64_t clock_apply_chain(const struct hclock_clock *c, int64_t base_ns);
 
 /* Identity of this machine and boot, for system-wide clocks. */
 uint64_t clock_machine_id(void);
+/* Identity of this process's time namespace's CLOCK_MONOTONIC offset (0 without one or at
+ * offset 0): processes of one machine and boot read the same CLOCK_MONOTONIC only when these
+ * agree (Linux time namespaces, a host of a cluster on one machine). */
+uint64_t clock_timens_id(void);
+
+/* The truth of a base clock (clock_ops.truth) with its truth_shift_ns applied: this
+ * source's reading and the reference's at one instant, ns; HCLOCK_EUNSUPP where none. */
+int clock_truth(struct hclock_clock *base, int64_t *mine_ns, int64_t *ref_ns);
+/* This base clock minus CLOCK_REALTIME, ns, read in one step: the best of some reads of the
+ * base clock between two of CLOCK_REALTIME, *width_ns the time between those two (the
+ * offset is within +- width / 2). */
+void clock_realtime_offset(struct hclock_clock *base, int64_t *offset_ns, int64_t *width_ns);
 
 /* The hooks, with their defaults (see struct clock_ops). */
 void clock_before_send(hclock_clock *c);

@@ -53,8 +53,11 @@ static int posix_create(uint8_t type, struct hclock_clock **out)
 		clock_init(&p->c, &realtime_ops, NULL);
 		p->id = CLOCK_REALTIME;
 	}
-	/* system-wide clocks: one source per machine and boot */
+	/* system-wide clocks: one source per machine and boot (and, for CLOCK_MONOTONIC, time
+	 * namespace: each has its own offset) */
 	p->c.source = clock_machine_id() ^ type;
+	if (type == CLOCK_T_MONOTONIC)
+		p->c.source ^= clock_timens_id();
 	*out = &p->c;
 	return 0;
 }

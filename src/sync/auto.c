@@ -352,6 +352,7 @@ static int auto_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hcl
 	}
 	s->pingpongs = burst_pp + inner->pingpongs;
 	sync_take_quality(s, inner);
+	s->planned_s = a->budget_s; /* bursts and tree, within the budget */
 	s->rounds = inner->rounds * 2; /* a burst per round of the tree, then the tree */
 	s->parent = inner->parent;
 	s->shares = inner->shares;

@@ -42,6 +42,22 @@ static void free_comms(struct hier *h)
 		}
 }
 
+/* what make_comms found: how many lead a node and a socket */
+static int count_leaders(struct hier *h, MPI_Comm comm, MPI_Comm node, MPI_Comm socket)
+{
+	int r, lead[2] = {0, 0}, all[2] = {0, 0};
+	PMPI_Comm_rank(node, &r);
+	lead[0] = r == 0;
+	if (socket != MPI_COMM_NULL) {
+		PMPI_Comm_rank(socket, &r);
+		lead[1] = r == 0;
+	}
+	int rc = comm_check(PMPI_Allreduce(lead, all, 2, MPI_INT, MPI_SUM, comm),
+	                    "MPI_Allreduce (counting the nodes)");
+	h->s.topo = (struct hclock_sync_topology){h->nlevels, all[0], h->nlevels == 3 ? all[1] : 0};
+	return rc;
+}
+
 static int make_comms(struct hier *h, MPI_Comm comm, hclock_clock *clk)
 {
 	int rc;
@@ -51,14 +67,14 @@ static int make_comms(struct hier *h, MPI_Comm comm, hclock_clock *clk)
 	if (h->nlevels == 2) { /* the intra level is the node communicator itself */
 		h->comm[1] = h->node;
 		h->node = MPI_COMM_NULL;
-		return 0;
+		return count_leaders(h, comm, h->comm[1], MPI_COMM_NULL);
 	}
 	if ((rc = topo_split_socket(h->node, clk, &h->socket)) ||
 	    (rc = topo_leaders(h->node, h->socket, &h->comm[1])))
 		return rc;
 	h->comm[2] = h->socket;
 	h->socket = MPI_COMM_NULL;
-	return 0;
+	return count_leaders(h, comm, h->node, h->comm[2]);
 }
 
 /* the level's parent as a rank of the whole comm */

@@ -290,6 +290,8 @@ int learn_model(struct hclock_sync *s, struct learner *L, MPI_Comm comm, int ref
 	int rc = 0, n = L->nfit + L->ri;
 	pp_link_init(&l, comm, ref, client, clk, &s->pingpongs);
 	l.retakes = &s->retakes;
+	if (l.me == ref || l.me == client) /* the pair's fit points take the span */
+		s->planned_s += L->span_ns * 1e-9;
 	if (l.me == ref)
 		return serve_model(L, &l);
 	if (l.me != client)

@@ -121,6 +121,7 @@ void hclock_sync_quality(const hclock_sync *s, struct hclock_sync_quality *q)
 	q->retakes = s->retakes;
 	q->unclean = s->unclean;
 	q->fit_rtt_max_ns = s->fit_rtt_max_ns;
+	q->planned_s = s->planned_s;
 }
 
 void sync_take_quality(struct hclock_sync *s, const struct hclock_sync *inner)
@@ -128,6 +129,14 @@ void sync_take_quality(struct hclock_sync *s, const struct hclock_sync *inner)
 	s->retakes += inner->retakes;
 	s->unclean += inner->unclean;
 	sync_note_rtt(s, inner->fit_rtt_max_ns);
+	s->planned_s += inner->planned_s; /* levels run one after the other */
+	if (inner->topo.levels > s->topo.levels)
+		s->topo = inner->topo;
+}
+
+void hclock_sync_topology(const hclock_sync *s, struct hclock_sync_topology *t)
+{
+	*t = s->topo;
 }
 
 const char *hclock_sync_warnings(const hclock_sync *s)
@@ -145,6 +154,8 @@ int sync_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clo
 	s->warnings[0] = 0;
 	s->parent = -1;
 	s->shares = 0;
+	s->topo = (struct hclock_sync_topology){1, 0, 0};
+	s->planned_s = 0;
 	*out = NULL;
 	int rc = s->ops->run(s, comm, clk, out);
 	if (!*out) /* every run leaves a clock, a dummy after a failure */

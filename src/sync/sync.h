@@ -69,6 +69,11 @@ struct hclock_sync {
 	                        learning against it (the same tree) */
 	int shares;          /* ... and 1 when it copied that rank's clock (prop): same time
 	                        source, it follows without traffic */
+	double planned_s;    /* the real time the last run's spec planned its measurements to
+	                        take on this process (the fit points' span per model, auto's
+	                        budget; summed over levels), s; 0: back to back */
+	struct hclock_sync_topology topo; /* the hierarchy the last run found (the same on
+	                                     every process; levels 1 for a flat spec) */
 	char warnings[1024]; /* this process's warnings of the last run, one per line */
 };
 

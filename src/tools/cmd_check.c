@@ -10,9 +10,11 @@
 #include <string.h>
 
 #include "check/check.h"
+#include "check/truth.h"
 #include "tools/cmd.h"
 #include "tools/mpitool.h"
 #include "transport/comm.h"
+#include "transport/topo.h"
 #include "transport/yield.h"
 #include "util/err.h"
 #include "util/parse.h"
@@ -46,7 +48,9 @@ static void usage(FILE *f)
 	        "  --emulate SPEC     emulated clocks with known truth, e.g.\n"
 	        "                     skew=100e-6,offset=1,noise=20e-9,nodes=2,seed=7\n"
 	        "                     (also from the environment variable HCLOCK_EMULATE)\n"
-	        "  --truth            report true errors on one machine's shared physical clock\n"
+	        "  --truth [realtime] report true errors without emulation: on one machine's kernel\n"
+	        "                     clock, or (realtime) on hosts with clocks of their own that\n"
+	        "                     share CLOCK_REALTIME (time namespaces, PTP-disciplined hosts)\n"
 	        "  --clock NAME       base clock (default monotonic; all below)\n"
 	        "  --seed N           seed of the process sample (default 1)\n"
 	        "  --format FMT       table (default), json or csv\n"
@@ -60,6 +64,9 @@ struct run {
 	uint64_t pingpongs_max, rounds;
 	uint64_t retakes, unclean; /* summed over the processes (hclock_sync_quality) */
 	double fit_rtt_max_ns;     /* ... and its largest over the processes */
+	double planned_s;          /* ... and the longest its spec planned for (quality) */
+	int slow;                  /* it took far longer than that (a warning) */
+	struct hclock_sync_topology topo; /* the hierarchy it found */
 	struct check_point pt[MAX_WAITS];
 	struct mpitool_cont cont; /* the continuous clock's exchanges (rank 0) */
 	int have_auto;            /* an auto(...) sync: what it chose */
@@ -76,11 +83,12 @@ static int any_bounds(const struct run *runs, int nruns, int nwaits)
 	return 0;
 }
 
-static void print_json(const char *spec, int p, const struct run *runs, int nruns, int nwaits,
-                       int truth)
+static void print_json(const char *spec, int p, int nodes, const struct run *runs, int nruns,
+                       int nwaits, int truth)
 {
 	int bounds = any_bounds(runs, nruns, nwaits);
-	printf("{\"tool\":\"hclock check\",\"sync\":\"%s\",\"nprocs\":%d,\"runs\":[", spec, p);
+	printf("{\"tool\":\"hclock check\",\"sync\":\"%s\",\"nprocs\":%d,\"nodes\":%d,\"runs\":[",
+	       spec, p, nodes);
 	for (int i = 0; i < nruns; i++) {
 		const struct run *r = &runs[i];
 		printf("%s{\"sync_duration_s\":%.9f,\"pingpongs_max\":%llu,\"rounds\":%llu,"
@@ -89,6 +97,9 @@ static void print_json(const char *spec, int p, const struct run *runs, int nrun
 		       i ? "," : "", r->sync_s, (unsigned long long)r->pingpongs_max,
 		       (unsigned long long)r->rounds, (unsigned long long)r->retakes,
 		       (unsigned long long)r->unclean, r->fit_rtt_max_ns * 1e-9);
+		printf("\"planned_s\":%.6g,\"slow_sync\":%s,\"hierarchy\":{\"levels\":%d,"
+		       "\"nodes\":%d,\"sockets\":%d},", r->planned_s, r->slow ? "true" : "false",
+		       r->topo.levels, r->topo.nodes, r->topo.sockets);
 		if (r->cont.have)
 			printf("\"cont\":{\"exchanges_min\":%llu,\"exchanges_max\":%llu,"
 			       "\"timeouts\":%llu,\"failed_processes\":%d,\"thread_cpu_max_s\":%.6f,"
@@ -117,9 +128,11 @@ static void print_json(const char *spec, int p, const struct run *runs, int nrun
 		for (int w = 0; w < nwaits; w++) {
 			const struct check_point *c = &r->pt[w];
 			printf("%s{\"after_s\":%g,\"read_after_s\":%.6f,\"max_abs_offset_s\":%.12g,"
-			       "\"mean_abs_offset_s\":%.12g,\"measured\":%d,\"rtt_min_s\":%.12g",
+			       "\"mean_abs_offset_s\":%.12g,\"measured\":%d,\"rtt_min_s\":%.12g,"
+			       "\"rtt_median_s\":%.12g",
 			       w ? "," : "", c->after_s, c->read_after_ns * 1e-9, c->max_abs_offset_ns * 1e-9,
-			       c->mean_abs_offset_ns * 1e-9, c->nmeasured, c->rtt_min_ns * 1e-9);
+			       c->mean_abs_offset_ns * 1e-9, c->nmeasured, c->rtt_min_ns * 1e-9,
+			       c->rtt_median_ns * 1e-9);
 			if (truth)
 				printf(",\"true_max_abs_error_s\":%.12g", c->true_max_abs_error_ns * 1e-9);
 			if (bounds && isfinite(c->bound_half_width_ns))
@@ -159,12 +172,12 @@ static void print_csv(const struct run *runs, int nruns, int nwaits, int truth)
 		}
 }
 
-static void print_table(const char *spec, int p, const char *clockdesc, const struct run *runs,
-                        int nruns, int nwaits, int truth)
+static void print_table(const char *spec, int p, int nodes, const char *clockdesc,
+                        const struct run *runs, int nruns, int nwaits, int truth)
 {
 	int bounds = any_bounds(runs, nruns, nwaits);
-	printf("hclock check: sync %s on %d process%s, clock %s\n", spec, p, p == 1 ? "" : "es",
-	       clockdesc);
+	printf("hclock check: sync %s on %d process%s (%d node%s), clock %s\n", spec, p,
+	       p == 1 ? "" : "es", nodes, nodes == 1 ? "" : "s", clockdesc);
 	printf("%4s %10s %10s %8s %10s %14s %15s%s%s%s\n", "run", "sync_s", "pingpongs", "after_s",
 	       "rtt_min_ns", "max|off|_ns", "mean|off|_ns", truth ? "  true_max|err|_ns" : "",
 	       bounds ? "  bound_half_ns" : "", bounds && truth ? " in_bounds" : "");
@@ -182,6 +195,12 @@ static void print_table(const char *spec, int p, const char *clockdesc, const st
 				printf(" %10s", c->truth_in_bounds ? "yes" : "NO");
 			printf("\n");
 		}
+	for (int i = 0; i < nruns; i++)
+		if (runs[i].topo.levels > 1)
+			printf("run %d: hierarchy: %d levels, %d nodes%s%.0d%s\n", i + 1,
+			       runs[i].topo.levels, runs[i].topo.nodes, runs[i].topo.levels > 2 ? ", " : "",
+			       runs[i].topo.levels > 2 ? runs[i].topo.sockets : 0,
+			       runs[i].topo.levels > 2 ? " sockets" : "");
 	for (int i = 0; i < nruns; i++)
 		if (runs[i].cont.have)
 			printf("run %d: continuous clock: %llu-%llu exchanges per process, %llu timeouts%s, "
@@ -207,7 +226,8 @@ static void print_table(const char *spec, int p, const char *clockdesc, const st
 /* cmd_check's own options */
 struct check_cli {
 	double waits[MAX_WAITS], sample;
-	int nwaits, truth;
+	int nwaits, truth, nodes;
+	enum truth_mode truth_mode;
 	long repeat, npp, seed;
 };
 
@@ -232,7 +252,7 @@ static const char *check_opt(int c, const char *arg, void *ctx)
 		return opt_seed(arg, &k->seed);
 	case 't':
 		k->truth = 1;
-		return NULL;
+		return truth_mode_parse(arg, &k->truth_mode) ? hclock_last_error() : NULL;
 	}
 	return "internal error: unhandled option";
 }
@@ -245,7 +265,7 @@ static int read_input(struct mpitool *t, int argc, char **argv, struct mpitool_o
 		MPITOOL_LONGOPTS,
 		{"wait", required_argument, 0, 'w'},      {"sample", required_argument, 0, 'S'},
 		{"repeat", required_argument, 0, 'r'},    {"pingpongs", required_argument, 0, 'n'},
-		{"truth", no_argument, 0, 't'},           {"seed", required_argument, 0, 'x'},
+		{"truth", optional_argument, 0, 't'},           {"seed", required_argument, 0, 'x'},
 		{0, 0, 0, 0},
 	};
 	char badbuf[640];
@@ -263,6 +283,22 @@ static int read_input(struct mpitool *t, int argc, char **argv, struct mpitool_o
 	return -1;
 }
 
+/* The nodes the processes are on (as h2 finds them: the launcher's hosts, the emulation's
+ * virtual nodes), into *nodes on every rank; 0 or an agreed error. */
+static int count_nodes(hclock_clock *base, int *nodes)
+{
+	MPI_Comm node;
+	int r = 0, lead, rc = topo_split_node(MPI_COMM_WORLD, base, &node);
+	if (!rc) {
+		PMPI_Comm_rank(node, &r);
+		PMPI_Comm_free(&node);
+	}
+	lead = !rc && r == 0;
+	rc = first_err(rc, comm_check(PMPI_Allreduce(&lead, nodes, 1, MPI_INT, MPI_SUM,
+	                                             MPI_COMM_WORLD), "MPI_Allreduce (nodes)"));
+	return comm_agree(MPI_COMM_WORLD, rc);
+}
+
 /* The sync algorithm, the clock, and (--truth) whether this clock has a truth: 0, or the
  * exit code after one line. */
 static int setup(struct mpitool *t, const struct mpitool_opts *o, struct check_cli *k,
@@ -270,16 +306,45 @@ static int setup(struct mpitool *t, const struct mpitool_opts *o, struct check_c
 {
 	if (mpitool_sync_setup(t, o->sync, o->emulate, o->clock, s))
 		return 2;
+	if (count_nodes(t->base, &k->nodes)) {
+		mpitool_error(t, "%s", hclock_last_error());
+		hclock_sync_free(*s);
+		*s = NULL;
+		return 2;
+	}
 	if (k->truth && t->emu)
 		k->truth = 0; /* the emulation is the truth */
 	double e;
-	if (k->truth && comm_agree(MPI_COMM_WORLD, hclock_true_error(t->base, NULL, &e))) {
+	if (k->truth && (truth_setup(MPI_COMM_WORLD, t->base, k->truth_mode, NULL) ||
+	                 comm_agree(MPI_COMM_WORLD, hclock_true_error(t->base, NULL, &e)))) {
 		mpitool_error(t, "%s", hclock_last_error());
 		hclock_sync_free(*s);
 		*s = NULL;
 		return 2;
 	}
 	return 0;
+}
+
+/* A sync that took far longer than its spec planned (SLOW_FACTOR times, and a second more)
+ * says so, with the check's round trips and the likely cause (rank 0). */
+#define SLOW_FACTOR 5
+#define SLOW_RTT_NS 100e3 /* a ping-pong slower than this is a slow network for MPI */
+static void warn_slow(const struct mpitool *t, struct run *run)
+{
+	const struct check_point *c = &run->pt[0];
+	run->slow = run->planned_s > 0 && run->sync_s > SLOW_FACTOR * run->planned_s &&
+	            run->sync_s > run->planned_s + 1;
+	if (t->rank != 0 || !run->slow)
+		return;
+	fprintf(stderr, "hclock check: warning: the sync took %.1f s, %.0fx the %.2g s its spec "
+	        "planned; the check's round trips: median %.1f us, fastest %.1f us: %s\n",
+	        run->sync_s, run->sync_s / run->planned_s, run->planned_s, c->rtt_median_ns * 1e-3,
+	        c->rtt_min_ns * 1e-3,
+	        c->rtt_median_ns > SLOW_RTT_NS
+	        ? "slow round trips; where ranks busy-poll on few cores they starve the kernel's "
+	          "network processing (Open MPI: --mca mpi_yield_when_idle 1)"
+	        : "the round trips are fast now: processes were stalled during the sync (a busy "
+	          "machine)");
 }
 
 /* Run i: sync (timed, the slowest rank's duration), then check. 0 or an agreed error, whose
@@ -297,6 +362,7 @@ static int run_one(struct mpitool *t, hclock_sync *s, const struct check_cli *k,
 	struct hclock_sync_quality q;
 	hclock_sync_quality(s, &q);
 	uint64_t st[2] = {q.retakes, q.unclean}, st_all[2] = {0, 0};
+	hclock_sync_topology(s, &run->topo);
 	if (!rc) /* a failed sync: its one line */
 		mpitool_warnings(t, s);
 	yield_reduce(&dur, &run->sync_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -305,6 +371,7 @@ static int run_one(struct mpitool *t, hclock_sync *s, const struct check_cli *k,
 	yield_reduce(st, st_all, 2, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 	yield_reduce(&q.fit_rtt_max_ns, &run->fit_rtt_max_ns, 1, MPI_DOUBLE, MPI_MAX, 0,
 	             MPI_COMM_WORLD);
+	yield_reduce(&q.planned_s, &run->planned_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 	run->retakes = st_all[0];
 	run->unclean = st_all[1];
 	if (rc) {
@@ -318,6 +385,8 @@ static int run_one(struct mpitool *t, hclock_sync *s, const struct check_cli *k,
 	co->seed = (uint64_t)k->seed + (uint64_t)i;
 	if ((rc = check_clock(MPI_COMM_WORLD, g, co, run->pt))) /* agreed inside */
 		mpitool_error(t, "check failed: %s", hclock_last_error());
+	else
+		warn_slow(t, run);
 	/* a continuous sync stops here (collective), its clock frozen */
 	int src = hclock_sync_stop(s);
 	if (src && !rc)
@@ -340,12 +409,13 @@ static void report(const struct mpitool *t, const hclock_sync *s, enum tool_form
 	else
 		hclock_clock_describe(t->base, desc, sizeof(desc));
 	if (fmt == FMT_JSON)
-		print_json(hclock_sync_spec(s), t->size, runs, (int)k->repeat, k->nwaits, have_truth);
+		print_json(hclock_sync_spec(s), t->size, k->nodes, runs, (int)k->repeat, k->nwaits,
+		           have_truth);
 	else if (fmt == FMT_CSV)
 		print_csv(runs, (int)k->repeat, k->nwaits, have_truth);
 	else
-		print_table(hclock_sync_spec(s), t->size, desc, runs, (int)k->repeat, k->nwaits,
-		            have_truth);
+		print_table(hclock_sync_spec(s), t->size, k->nodes, desc, runs, (int)k->repeat,
+		            k->nwaits, have_truth);
 	fflush(stdout);
 }
 

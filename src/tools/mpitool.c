@@ -334,6 +334,19 @@ static int same_options(int argc, char **argv, char *buf, size_t len)
 	return -1;
 }
 
+/* optarg; for an option whose value is optional, also the next word when it is not an option
+ * ("--truth realtime" as "--truth=realtime") */
+static const char *optional_value(const struct option *longopts, int c, int argc, char **argv)
+{
+	if (optarg)
+		return optarg;
+	for (const struct option *o = longopts; o->name; o++)
+		if (o->val == c && o->has_arg == optional_argument && optind < argc &&
+		    argv[optind][0] != '-')
+			return argv[optind++];
+	return NULL;
+}
+
 const char *mpitool_parse(int argc, char **argv, const struct mpitool *t, const struct option *longopts,
                           struct mpitool_opts *o, mpitool_optfn own, void *ctx, char *buf,
                           size_t len)
@@ -366,7 +379,7 @@ const char *mpitool_parse(int argc, char **argv, const struct mpitool *t, const 
 			bad = buf;
 			break;
 		default:
-			bad = own(c, optarg, ctx);
+			bad = own(c, optional_value(longopts, c, argc, argv), ctx);
 		}
 	}
 	if (!bad && optind < argc) {

@@ -53,7 +53,7 @@ void finish_truth_start(hclock_clock *base)
 int64_t finish_truth_ref(void)
 {
 	int64_t mine, ref;
-	return TT.base->ops->truth(TT.base, &mine, &ref) ? 0 : ref;
+	return clock_truth(TT.base, &mine, &ref) ? 0 : ref;
 }
 
 static int truth_bin(int64_t err)
