@@ -18,14 +18,15 @@ int drift_nprobes(double duration_s, double interval_s)
 }
 
 /* this process's truth and bounds right now */
-static void my_truth(hclock_clock *clk, hclock_emu *emu, double *err, double *lo, double *hi)
+static void my_truth(hclock_clock *clk, hclock_emu *emu, int truth, double *err, double *lo,
+                     double *hi)
 {
-	if (!emu || hclock_true_error(clk, emu, err))
+	if ((!emu && !truth) || hclock_true_error(clk, emu, err))
 		*err = NAN;
 	hclock_clock_bounds(clk, hclock_now(clk), lo, hi); /* +-inf without bounds */
 }
 
-int drift_run(MPI_Comm comm, hclock_clock *clk, hclock_emu *emu, double duration_s,
+int drift_run(MPI_Comm comm, hclock_clock *clk, hclock_emu *emu, int truth, double duration_s,
               double interval_s, int npp, struct drift_sample *out)
 {
 	MPI_Comm c;
@@ -43,7 +44,7 @@ int drift_run(MPI_Comm comm, hclock_clock *clk, hclock_emu *emu, double duration
 		double v[6] = {0, 0, NAN, -INFINITY, INFINITY, 0};
 		if (r == 0) {
 			int64_t at = hclock_now(clk);
-			my_truth(clk, emu, &v[2], &v[3], &v[4]);
+			my_truth(clk, emu, truth, &v[2], &v[3], &v[4]);
 			out[i] = (struct drift_sample){(double)(at - t0) * 1e-9, 0, 0, v[2], v[3], v[4]};
 			for (int k = 1; k < p; k++) {
 				rc = first_err(rc, measure_offset_on(c, clk, 0, k, npp, NULL, NULL));
@@ -59,7 +60,7 @@ int drift_run(MPI_Comm comm, hclock_clock *clk, hclock_emu *emu, double duration
 			int64_t local = t0;
 			rc = first_err(rc, measure_offset_at(c, clk, 0, r, npp, &v[0], &v[1], &local));
 			v[5] = (double)(local - t0) + v[0];
-			my_truth(clk, emu, &v[2], &v[3], &v[4]);
+			my_truth(clk, emu, truth, &v[2], &v[3], &v[4]);
 			rc = first_err(rc, comm_check(PMPI_Send(v, 6, MPI_DOUBLE, 0, TAG_DRIFT, c),
 			                              "MPI_Send (drift result)"));
 		}

@@ -31,7 +31,7 @@ int drift_nprobes(double duration_s, double interval_s);
  * in every probe whatever failed; returns 0 or the agreed error. A continuous clock with
  * drive=progress is driven while waiting (hclock_wait_until).
  */
-int drift_run(MPI_Comm comm, hclock_clock *clk, hclock_emu *emu, double duration_s,
+int drift_run(MPI_Comm comm, hclock_clock *clk, hclock_emu *emu, int truth, double duration_s,
               double interval_s, int npp, struct drift_sample *out);
 
 #endif

@@ -314,10 +314,7 @@ static int setup(struct mpitool *t, const struct mpitool_opts *o, struct check_c
 	}
 	if (k->truth && t->emu)
 		k->truth = 0; /* the emulation is the truth */
-	double e;
-	if (k->truth && (truth_setup(MPI_COMM_WORLD, t->base, k->truth_mode, NULL) ||
-	                 comm_agree(MPI_COMM_WORLD, hclock_true_error(t->base, NULL, &e)))) {
-		mpitool_error(t, "%s", hclock_last_error());
+	if (k->truth && mpitool_truth_setup(t, k->truth_mode)) {
 		hclock_sync_free(*s);
 		*s = NULL;
 		return 2;

@@ -37,6 +37,7 @@ static void usage(FILE *f)
 	        "  --pingpongs N      SKaMPI-Offset exchanges per probe (default 20)\n"
 	        "  --plot FILE.svg    offsets with their fits, and the residuals, per rank\n"
 	        "  --emulate SPEC     emulated clocks with known truth (true error and bounds too)\n"
+	        "  --truth [realtime] true errors without emulation, as hclock check --truth\n"
 	        "  --clock NAME       base clock (default monotonic)\n"
 	        "  --format FMT       table (default: a line per rank), csv or json (every probe)\n"
 	        "  --help             this text\n"
@@ -47,6 +48,8 @@ struct drift_cli {
 	double duration_s, interval_s;
 	long npp;
 	const char *plot;
+	int truth;
+	enum truth_mode truth_mode;
 };
 
 static const char *drift_opt(int c, const char *arg, void *ctx)
@@ -64,6 +67,9 @@ static const char *drift_opt(int c, const char *arg, void *ctx)
 	case 'P':
 		k->plot = arg;
 		return NULL;
+	case 't':
+		k->truth = 1;
+		return truth_mode_parse(arg, &k->truth_mode) ? hclock_last_error() : NULL;
 	}
 	return "internal error: unhandled option";
 }
@@ -298,6 +304,7 @@ int cmd_drift(int argc, char **argv)
 		MPITOOL_LONGOPTS,
 		{"duration", required_argument, 0, 'D'}, {"interval", required_argument, 0, 'I'},
 		{"pingpongs", required_argument, 0, 'n'}, {"plot", required_argument, 0, 'P'},
+		{"truth", optional_argument, 0, 't'},
 		{0, 0, 0, 0},
 	};
 	struct mpitool t;
@@ -323,6 +330,10 @@ int cmd_drift(int argc, char **argv)
 	}
 	if (mpitool_sync_setup(&t, o.sync, o.emulate, o.clock, &s))
 		return mpitool_finish(&t, 2);
+	if (k.truth && !t.emu && mpitool_truth_setup(&t, k.truth_mode)) {
+		hclock_sync_free(s);
+		return mpitool_finish(&t, 2);
+	}
 	int n = drift_nprobes(k.duration_s, k.interval_s);
 	struct drift_sample *smp = NULL;
 	struct series *e = NULL;
@@ -340,7 +351,7 @@ int cmd_drift(int argc, char **argv)
 		} else {
 			if (t.rank == 0 && k.duration_s >= 2)
 				fprintf(stderr, "hclock drift: measuring for %g s\n", k.duration_s);
-			if ((rc = drift_run(MPI_COMM_WORLD, g, t.emu, k.duration_s, k.interval_s,
+			if ((rc = drift_run(MPI_COMM_WORLD, g, t.emu, k.truth, k.duration_s, k.interval_s,
 			                    (int)k.npp, smp)))
 				mpitool_error(&t, "drift measurement failed: %s", hclock_last_error());
 		}

@@ -3,7 +3,7 @@
  * then turn the raw records into the outputs.
  *
  *   mpirun -np P hclock trace [-o DIR] [--sync SPEC] [--emulate SPEC] [--filter LIST]
- *                             [--buffer N] [--max-size SIZE] [--event-truth] [--json]
+ *                             [--buffer N] [--max-size SIZE] [--event-truth[=realtime]] [--json]
  *                             [--repair-order [--min-latency D]] -- PROGRAM [ARGS...]
  *   hclock trace --convert DIR [--repair-order [--min-latency D]]
  *
@@ -94,7 +94,9 @@ static void usage(FILE *f)
 	        "  --emulate SPEC     emulated clocks with known truth, as hclock check --emulate\n"
 	        "  --event-truth      with --emulate: the true error of every timestamp, summarized\n"
 	        "                     at MPI_Finalize (median, p99, p99.9, max), and how many\n"
-	        "                     had the truth outside the clock's bounds\n"
+	        "                     had the truth outside the clock's bounds;\n"
+	        "                     --event-truth=realtime: the same on real clocks of hosts\n"
+	        "                     that share CLOCK_REALTIME (hclock check --truth realtime)\n"
 	        "  --filter LIST      record only these calls: names or shell patterns (case\n"
 	        "                     folded), comma separated, !ITEM excludes (e.g.\n"
 	        "                     MPI_Allreduce,MPI_*send or !MPI_Comm_rank,!MPI_Comm_size)\n"
@@ -433,7 +435,7 @@ static int parse(int argc, char **argv, const char **given, const char **conv,
 		{"emulate", required_argument, 0, 'e'}, {"filter", required_argument, 0, 'f'},
 		{"buffer", required_argument, 0, 'b'}, {"convert", required_argument, 0, 'c'},
 		{"max-size", required_argument, 0, 'm'}, {"when-full", required_argument, 0, 'W'},
-		{"event-truth", no_argument, 0, 't'}, {"json", no_argument, 0, 'j'},
+		{"event-truth", optional_argument, 0, 't'}, {"json", no_argument, 0, 'j'},
 		{"repair-order", no_argument, 0, 'R'}, {"min-latency", required_argument, 0, 'L'},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	const char *min_latency = NULL;
@@ -449,7 +451,7 @@ static int parse(int argc, char **argv, const char **given, const char **conv,
 		case 'm': given[TS_MAX_SIZE] = optarg; break;
 		case 'W': given[TS_WHEN_FULL] = optarg; break;
 		case 'c': *conv = optarg; break;
-		case 't': given[TS_TRUTH] = "1"; break;
+		case 't': given[TS_TRUTH] = optarg ? optarg : "1"; break;
 		case 'j': given[TS_JSON] = "1"; break;
 		case 'R': lo->repair = 1; break;
 		case 'L': min_latency = optarg; break;

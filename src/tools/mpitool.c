@@ -165,6 +165,17 @@ int mpitool_clock(struct mpitool *t, const char *emulate, const char *clock)
 	return rc;
 }
 
+int mpitool_truth_setup(struct mpitool *t, enum truth_mode mode)
+{
+	double e;
+	if (truth_setup(MPI_COMM_WORLD, t->base, mode, NULL) ||
+	    comm_agree(MPI_COMM_WORLD, hclock_true_error(t->base, NULL, &e))) {
+		mpitool_error(t, "%s", hclock_last_error());
+		return 2;
+	}
+	return 0;
+}
+
 int mpitool_sync_setup(struct mpitool *t, const char *spec, const char *emulate,
                        const char *clock, hclock_sync **s)
 {

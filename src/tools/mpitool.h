@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 
+#include "check/truth.h"
 #include "hclock.h"
 
 struct mpitool {
@@ -65,6 +66,9 @@ int mpitool_clock(struct mpitool *t, const char *emulate, const char *clock);
  * failure one line on rank 0, nothing left allocated, and non-zero. */
 int mpitool_sync_setup(struct mpitool *t, const char *spec, const char *emulate,
                        const char *clock, hclock_sync **s);
+/* Collective, after mpitool_clock without emulation: the truth of the base clock (--truth
+ * [realtime], check/truth.h) set up and tried once; on failure one line and non-zero. */
+int mpitool_truth_setup(struct mpitool *t, enum truth_mode mode);
 /* Free the clock and emulation, MPI_Finalize, and return the exit code. */
 int mpitool_finish(struct mpitool *t, int code);
 

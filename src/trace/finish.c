@@ -126,9 +126,11 @@ void finish_truth_report(hclock_emu *emu)
 {
 	uint64_t h[TRUTH_BINS + 2], sum[TRUTH_BINS + 2];
 	int64_t mx[2] = {atomic_load(&TT.max_ns), atomic_load(&TT.out_max_ns)}, gmx[2] = {0, 0};
-	int n0 = hclock_emu_node(emu), off, noff = 0;
-	PMPI_Bcast(&n0, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	off = hclock_emu_node(emu) != n0;
+	/* a node is a time source: an emulated node, or a host's kernel clock */
+	uint64_t n0 = TT.base->source;
+	int off, noff = 0;
+	PMPI_Bcast(&n0, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	off = TT.base->source != n0;
 	PMPI_Allreduce(&off, &noff, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	int mine = off || !noff;
 	for (int i = 0; i < TRUTH_BINS; i++)
@@ -157,11 +159,12 @@ void finish_truth_report(hclock_emu *emu)
 	}
 	char line[600];
 	snprintf(line, sizeof(line),
-	         "true error of %llu global readings on the processes %s (emulation): median <= "
+	         "true error of %llu global readings on the processes %s (%s): median <= "
 	         "%lld ns, p99 <= %lld ns, p99.9 <= %lld ns, max %lld ns; %llu readings left out "
 	         "(preempted between the truth's two reads); %llu outside the bounds their "
 	         "message records would carry (by up to %lld ns)",
-	         (unsigned long long)n, noff ? "off the reference's node" : "(one node)", at[0],
+	         (unsigned long long)n, noff ? "off the reference's node" : "(one node)",
+	         emu ? "emulation" : "truth from CLOCK_REALTIME", at[0],
 	         at[1], at[2], (long long)gmx[0], (unsigned long long)sum[TRUTH_BINS],
 	         (unsigned long long)sum[TRUTH_BINS + 1], (long long)gmx[1]);
 	err_line("hclock trace", "%s", line);
@@ -257,7 +260,8 @@ void finish_drift_check(hclock_clock *g, hclock_emu *emu, double *max_ns, float 
 		mine[0] = fabs(mine[0]);
 		mine[3] = rtt / 2;
 	}
-	if (emu) {
+	int truth = emu || TT.base; /* the emulation's, or --event-truth=realtime's */
+	if (truth) {
 		rc = first_err(rc, hclock_true_error(g, emu, &mine[1]));
 		mine[1] = fabs(mine[1]);
 	}
@@ -267,6 +271,6 @@ void finish_drift_check(hclock_clock *g, hclock_emu *emu, double *max_ns, float 
 		return;
 	*max_ns = all[0];
 	*unc_ns = (float)all[3];
-	if (emu)
+	if (truth)
 		*true_ns = all[1];
 }

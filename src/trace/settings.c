@@ -119,9 +119,10 @@ static int set_buffer(struct trace_settings *s, const char *v, const char *name,
 static int set_truth(struct trace_settings *s, const char *v, const char *name, char *err,
                      size_t len)
 {
-	if (strcmp(v, "0") && strcmp(v, "1"))
-		return say(err, len, "%s '%.100s': expected 1 (on) or 0 (off)", name, v);
-	s->event_truth = v[0] == '1';
+	if (strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "realtime"))
+		return say(err, len, "%s '%.100s': expected 1 (on: the emulation's truth), realtime "
+		           "(the hosts' shared CLOCK_REALTIME) or 0 (off)", name, v);
+	s->event_truth = v[0] == '1' ? 1 : v[0] == 'r' ? TRACE_TRUTH_REALTIME : 0;
 	return 0;
 }
 
@@ -211,7 +212,7 @@ int trace_settings_load(struct trace_settings *s, const char *const *given, char
 		if (v && (*v || opt[f]) && fields[f].set(s, v, name, err, errlen))
 			return -1;
 	}
-	if (s->event_truth && !s->emulate)
+	if (s->event_truth == 1 && !s->emulate)
 		return say(err, errlen, "%s needs %s (the truth comes from emulated clocks)",
 		           opt[TS_TRUTH] ? "--event-truth" : "HCLOCK_TRACE_TRUTH=1",
 		           opt[TS_TRUTH] ? "--emulate SPEC" : "HCLOCK_TRACE_EMULATE");
@@ -237,7 +238,7 @@ int trace_settings_to_env(const struct trace_settings *s)
 	snprintf(us, sizeof(us), "%lld", (long long)(s->slow_writer_ns / 1000));
 	int rc = put(TS_DIR, s->dir) | put(TS_SYNC, s->sync) | put(TS_EMULATE, s->emulate) |
 	         put(TS_FILTER, s->filter) | put(TS_BUFFER, buf) |
-	         put(TS_TRUTH, s->event_truth ? "1" : NULL) |
+	         put(TS_TRUTH, s->event_truth == 1 ? "1" : s->event_truth ? "realtime" : NULL) |
 	         put(TS_SLOW_WRITER, s->slow_writer_ns ? us : NULL) |
 	         put(TS_JSON, s->json ? "1" : NULL) | put(TS_MAX_SIZE, s->max_size ? ms : NULL) |
 	         put(TS_WHEN_FULL, s->when_full_wait ? "wait" : NULL) |

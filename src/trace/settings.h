@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define TRACE_TRUTH_REALTIME 2 /* event_truth: --event-truth=realtime */
+
 struct trace_settings {
 	const char *dir;     /* output directory: records in DIR/raw, outputs in DIR */
 	const char *sync;    /* sync spec as given; NULL: the default (trace_settings_sync) */
@@ -27,7 +29,8 @@ struct trace_settings {
 	int json;            /* 1: DIR/trace.json whatever the trace's size (--json); 0: only
 	                        for a trace of at most STREAM_JSON_LIMIT records (stream.h) */
 	int event_truth;     /* 1: the true error of every reading, summarized at MPI_Finalize
-	                        (emulated clocks only) */
+	                        (emulated clocks); TRACE_TRUTH_REALTIME: the same on real
+	                        clocks, the truth from the shared CLOCK_REALTIME; 0: off */
 	uint64_t max_size;   /* bytes of records a process writes at most (its raw file, header
 	                        included); recording stops there; 0: no limit */
 	int64_t slow_writer_ns; /* tests only: the writer thread sleeps this long before each

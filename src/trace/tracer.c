@@ -61,6 +61,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check/truth.h"
 #include "clock/clock.h"
 #include "hclock.h"
 #include "trace/comms.h"
@@ -696,7 +697,13 @@ static int clock_up(const struct trace_settings *set, const char *spec)
 		PMPI_Allreduce(&t0_mine, &T.t0_g, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
 	}
 	T.progress = !all && strstr(hclock_sync_spec(T.s), "drive=progress") != NULL;
-	T.truth = !all && T.emu && set->event_truth && T.base->ops->truth; /* alike everywhere */
+	/* the truth of real clocks on hosts of their own (agreed: alike everywhere) */
+	int real = !all && !T.emu && set->event_truth == TRACE_TRUTH_REALTIME;
+	if (real && truth_setup(MPI_COMM_WORLD, T.base, TRUTH_REALTIME, NULL)) {
+		warn_line("--event-truth=realtime: %s; no truth", hclock_last_error());
+		real = 0;
+	}
+	T.truth = !all && (T.emu || real) && set->event_truth && T.base->ops->truth;
 	if (T.truth)
 		finish_truth_start(T.base);
 	return all;
