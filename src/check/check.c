@@ -82,7 +82,9 @@ static int check_point(MPI_Comm c, hclock_clock *g, const struct check_opts *o, 
 	double lo, hi;
 	int known = hclock_clock_bounds(g, hclock_now(g), &lo, &hi) == 0;
 	/* max over the ranks of: |true error|, half-width, truth outside, bounds known, when read */
-	double a[5] = {fabs(err), fmax(-lo, hi), truth && known && !(-err >= lo && -err <= hi),
+	double u = o->truth_slack_ns;
+	double a[5] = {fabs(err), fmax(-lo, hi),
+	               truth && known && !(-err >= lo - u && -err <= hi + u),
 	               known, (double)read_ns}, m[5] = {0, 0, 0, 0, 0};
 	/* ranks done early must not take the cores of those measuring */
 	rc = first_err(rc, comm_check(yield_reduce(a, m, 5, MPI_DOUBLE, MPI_MAX, 0, c),
@@ -95,6 +97,12 @@ static int check_point(MPI_Comm c, hclock_clock *g, const struct check_opts *o, 
 	res->truth_in_bounds = m[2] == 0;
 	res->read_after_ns = m[4];
 	return first_err(rc, trc);
+}
+
+int64_t check_start_on(int64_t start_ns, int64_t now_ns)
+{
+	int64_t d = start_ns - now_ns;
+	return d > CHECK_UNSYNCED_NS || d < -CHECK_UNSYNCED_NS ? now_ns : start_ns;
 }
 
 int check_clock(MPI_Comm comm, hclock_clock *g, const struct check_opts *o,
@@ -121,10 +129,11 @@ int check_clock(MPI_Comm comm, hclock_clock *g, const struct check_opts *o,
 	}
 	int64_t ts = hclock_now(g);
 	rc = comm_check(yield_bcast(&ts, 1, MPI_INT64_T, 0, c), "MPI_Bcast (check start)");
+	int64_t from = check_start_on(ts, hclock_now(g));
 	for (int w = 0; w < o->nwaits; w++) {
 		struct check_point pt;
-		hclock_wait_until(g, ts + (int64_t)llround(o->waits_s[w] * 1e9));
-		rc = first_err(rc, check_point(c, g, o, in, measured, ts, &pt));
+		hclock_wait_until(g, from + (int64_t)llround(o->waits_s[w] * 1e9));
+		rc = first_err(rc, check_point(c, g, o, in, measured, from, &pt));
 		pt.after_s = o->waits_s[w];
 		if (r == 0)
 			res[w] = pt;

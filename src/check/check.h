@@ -18,7 +18,9 @@ struct check_opts {
 	uint64_t seed;         /* which processes are sampled */
 	int npingpongs;        /* SKaMPI-Offset exchanges per measurement */
 	hclock_emu *emu;       /* truth from the emulation, or NULL */
-	int truth;             /* truth from one shared physical clock (no emulation) */
+	int truth;             /* truth from real clocks (no emulation; check/truth.h) */
+	double truth_slack_ns; /* the truth's own uncertainty, ns: the truth counts as inside
+	                          bounds widened by it (--truth realtime's read step) */
 };
 
 struct check_point {
@@ -42,6 +44,13 @@ struct check_point {
 };
 
 /* Collective over comm. res has opts->nwaits entries, filled on rank 0. */
+/* The time a process waits from when rank 0 broadcast start_ns and its own clock reads now_ns:
+ * start_ns, unless the two are more than CHECK_UNSYNCED_NS apart (clocks that were not
+ * synchronized, --sync none on hosts with their own clocks: waiting for rank 0's time could
+ * take hours), then now_ns (the waits then run on each process's own time). */
+#define CHECK_UNSYNCED_NS 1000000000
+int64_t check_start_on(int64_t start_ns, int64_t now_ns);
+
 int check_clock(MPI_Comm comm, hclock_clock *g, const struct check_opts *opts,
                 struct check_point *res);
 

@@ -38,8 +38,9 @@ int drift_run(MPI_Comm comm, hclock_clock *clk, hclock_emu *emu, int truth, doub
 	int n = drift_nprobes(duration_s, interval_s);
 	int64_t t0 = hclock_now(clk);
 	rc = comm_check(PMPI_Bcast(&t0, 1, MPI_INT64_T, 0, c), "MPI_Bcast (drift start)");
+	int64_t from = check_start_on(t0, hclock_now(clk));
 	for (int i = 0; i < n; i++) {
-		hclock_wait_until(clk, t0 + (int64_t)llround(i * interval_s * 1e9));
+		hclock_wait_until(clk, from + (int64_t)llround(i * interval_s * 1e9));
 		/* offset, rtt, err, lo, hi, when on rank 0's clock since t0 (ns) */
 		double v[6] = {0, 0, NAN, -INFINITY, INFINITY, 0};
 		if (r == 0) {

@@ -53,12 +53,14 @@ int truth_setup(MPI_Comm comm, hclock_clock *base, enum truth_mode m, int64_t *w
 	if (!rc)
 		clock_realtime_offset(b, &mine[0], &mine[1]);
 	ref[0] = mine[0];
-	int mrc = comm_check(PMPI_Bcast(ref, 1, MPI_INT64_T, 0, comm), "MPI_Bcast (truth)");
+	ref[1] = (int64_t)b->source;
+	int mrc = comm_check(PMPI_Bcast(ref, 2, MPI_INT64_T, 0, comm), "MPI_Bcast (truth)");
 	int64_t w = 0;
 	mrc = first_err(mrc, comm_check(PMPI_Allreduce(&mine[1], &w, 1, MPI_INT64_T, MPI_MAX, comm),
 	                                "MPI_Allreduce (truth)"));
 	if (!rc && !mrc) {
-		b->truth_shift_ns = r == 0 ? 0 : ref[0] - mine[0];
+		/* the reference's own kernel clock (its host): exactly no shift */
+		b->truth_shift_ns = r == 0 || (uint64_t)ref[1] == b->source ? 0 : ref[0] - mine[0];
 		if (width_ns)
 			*width_ns = w;
 	}

@@ -10,7 +10,8 @@
  *           each process reads its base clock minus CLOCK_REALTIME in one step, rank 0's
  *           is broadcast, and the reference's truth at a reading is the reading shifted by
  *           the difference. As exact as the realtime clocks agree, plus each process's read
- *           step (*width_ns: the most of the processes' widths, ns).
+ *           step (*width_ns: the most of the processes' widths, ns); none for the processes
+ *           on the reference's host (the same time source).
  */
 #ifndef HCLOCK_CHECK_TRUTH_H
 #define HCLOCK_CHECK_TRUTH_H

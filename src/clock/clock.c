@@ -363,7 +363,10 @@ int clock_unflatten_like(const void *buf, size_t len, const hclock_clock *like, 
 {
 	struct clock_ctx ctx;
 	context_of(like, &ctx);
-	return unflatten(buf, len, &ctx, out);
+	int rc = unflatten(buf, len, &ctx, out);
+	if (!rc) /* the same time source (unflatten checked): the same truth */
+		(*out)->base->truth_shift_ns = like->base->truth_shift_ns;
+	return rc;
 }
 
 static int unflatten(const void *buf, size_t len, const struct clock_ctx *ctx, hclock_clock **out)

@@ -227,6 +227,7 @@ static void print_table(const char *spec, int p, int nodes, const char *clockdes
 struct check_cli {
 	double waits[MAX_WAITS], sample;
 	int nwaits, truth, nodes;
+	int64_t truth_width_ns; /* --truth realtime: the truth's own uncertainty (truth.h) */
 	enum truth_mode truth_mode;
 	long repeat, npp, seed;
 };
@@ -314,7 +315,7 @@ static int setup(struct mpitool *t, const struct mpitool_opts *o, struct check_c
 	}
 	if (k->truth && t->emu)
 		k->truth = 0; /* the emulation is the truth */
-	if (k->truth && mpitool_truth_setup(t, k->truth_mode)) {
+	if (k->truth && mpitool_truth_setup(t, k->truth_mode, &k->truth_width_ns)) {
 		hclock_sync_free(*s);
 		*s = NULL;
 		return 2;
@@ -433,7 +434,7 @@ int cmd_check(int argc, char **argv)
 	if ((rc = comm_agree(MPI_COMM_WORLD, runs ? 0 : err_set(HCLOCK_ENOMEM, "out of memory"))))
 		mpitool_error(&t, "%s", hclock_last_error());
 	struct check_opts co = {k.waits, k.nwaits, k.sample, (uint64_t)k.seed, (int)k.npp, t.emu,
-	                        k.truth};
+	                        k.truth, (double)k.truth_width_ns};
 	for (long i = 0; i < k.repeat && !rc; i++)
 		rc = run_one(&t, s, &k, &co, i, &runs[i]);
 	if (!rc)

@@ -330,7 +330,7 @@ int cmd_drift(int argc, char **argv)
 	}
 	if (mpitool_sync_setup(&t, o.sync, o.emulate, o.clock, &s))
 		return mpitool_finish(&t, 2);
-	if (k.truth && !t.emu && mpitool_truth_setup(&t, k.truth_mode)) {
+	if (k.truth && !t.emu && mpitool_truth_setup(&t, k.truth_mode, NULL)) {
 		hclock_sync_free(s);
 		return mpitool_finish(&t, 2);
 	}

@@ -165,10 +165,10 @@ int mpitool_clock(struct mpitool *t, const char *emulate, const char *clock)
 	return rc;
 }
 
-int mpitool_truth_setup(struct mpitool *t, enum truth_mode mode)
+int mpitool_truth_setup(struct mpitool *t, enum truth_mode mode, int64_t *width_ns)
 {
 	double e;
-	if (truth_setup(MPI_COMM_WORLD, t->base, mode, NULL) ||
+	if (truth_setup(MPI_COMM_WORLD, t->base, mode, width_ns) ||
 	    comm_agree(MPI_COMM_WORLD, hclock_true_error(t->base, NULL, &e))) {
 		mpitool_error(t, "%s", hclock_last_error());
 		return 2;

@@ -68,7 +68,7 @@ int mpitool_sync_setup(struct mpitool *t, const char *spec, const char *emulate,
                        const char *clock, hclock_sync **s);
 /* Collective, after mpitool_clock without emulation: the truth of the base clock (--truth
  * [realtime], check/truth.h) set up and tried once; on failure one line and non-zero. */
-int mpitool_truth_setup(struct mpitool *t, enum truth_mode mode);
+int mpitool_truth_setup(struct mpitool *t, enum truth_mode mode, int64_t *width_ns);
 /* Free the clock and emulation, MPI_Finalize, and return the exit code. */
 int mpitool_finish(struct mpitool *t, int code);
 

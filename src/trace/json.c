@@ -42,7 +42,7 @@ static const char *fname(const struct trace_stream *s, unsigned f)
 void js_process(struct trace_stream *s)
 {
 	js_printf(s, ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"tid\":0,"
-	          "\"args\":{\"name\":\"rank %d\"}}", s->rank, s->rank);
+	          "\"args\":{\"name\":\"%s\"}}", s->rank, s->name);
 	js_printf(s, ",\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%d,\"tid\":0,"
 	          "\"args\":{\"sort_index\":%d}}", s->rank, s->rank);
 }

@@ -285,11 +285,8 @@ void pf_stop_tail(struct trace_stream *s, const char *what)
 	uint32_t seq = seq_id(s, MAX_THREADS + 1);
 	o->err = 0;
 	o->n = 0;
-	if (at < s->proc_at) {
-		char name[32];
-		snprintf(name, sizeof(name), "rank %d", s->rank);
-		track_desc(s, 0, proc_uuid(s), name, 0);
-	}
+	if (at < s->proc_at)
+		track_desc(s, 0, proc_uuid(s), s->name, 0);
 	struct pb p = {.n = 0}, te = {.n = 0};
 	seq_track(s, &p, seq, uuid, "recording");
 	put_packet(s, &p);
@@ -376,9 +373,7 @@ void pf_message(struct thr *h, const struct rec *r, uint64_t id, int send)
 
 void pf_process(struct trace_stream *s)
 {
-	char name[32];
-	snprintf(name, sizeof(name), "rank %d", s->rank);
-	track_desc(s, 0, proc_uuid(s), name, 0);
+	track_desc(s, 0, proc_uuid(s), s->name, 0);
 	s->proc_at = s->pf.bytes;
 }
 

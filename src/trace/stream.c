@@ -11,6 +11,7 @@
  * before that instant can have it again at the cut (pf_stop_tail) whoever else filled the
  * disk.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -195,6 +196,21 @@ static int part_path(char *out, size_t len, const char *dir, int rank, const cha
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
+/* "rank R (HOST)", or "rank R" where the host is not known; the host's name kept to
+ * letters, digits, '.', '-' and '_' (it goes into JSON and protobuf strings as it is) */
+static void proc_name(char *buf, size_t len, int rank, const char *host)
+{
+	char h[40];
+	size_t n = 0;
+	for (const char *c = host; c && *c && n + 1 < sizeof(h); c++)
+		h[n++] = isalnum((unsigned char)*c) || strchr(".-_", *c) ? *c : '_';
+	h[n] = 0;
+	if (n)
+		snprintf(buf, len, "rank %d (%s)", rank, h);
+	else
+		snprintf(buf, len, "rank %d", rank);
+}
+
 int stream_open(const struct stream_opts *o, struct trace_stream **out)
 {
 	*out = NULL;
@@ -202,6 +218,7 @@ int stream_open(const struct stream_opts *o, struct trace_stream **out)
 	if (!s)
 		return err_set(HCLOCK_ENOMEM, "out of memory for the trace's outputs");
 	s->rank = o->rank;
+	proc_name(s->name, sizeof(s->name), o->rank, o->host);
 	s->size = o->size;
 	s->nfuncs = o->nfuncs;
 	s->t0 = o->t0_g;
@@ -390,7 +407,10 @@ int stream_convert_raw(const char *dir, int rank, uint64_t json_limit,
 		rc = err_set(HCLOCK_EINVAL, "%s: the header says rank %d", path, (int)f.h.rank);
 		goto out;
 	}
-	struct stream_opts o = {.dir = dir, .rank = rank, .size = f.h.size, .nfuncs = f.h.nfuncs,
+	char host[sizeof(f.h.host) + 1] = {0};
+	memcpy(host, f.h.host, sizeof(f.h.host));
+	struct stream_opts o = {.dir = dir, .rank = rank, .size = f.h.size, .host = host,
+	                        .nfuncs = f.h.nfuncs,
 	                        .names = f.names, .t0_g = f.h.t0_g, .json_limit = json_limit};
 	if ((rc = stream_open(&o, &s)))
 		goto out;

@@ -45,6 +45,7 @@ struct trace_stream;
 struct stream_opts {
 	const char *dir;          /* the trace's directory: outputs go to DIR/parts */
 	int rank, size;
+	const char *host;         /* the process's host ("" or NULL: not known) */
 	uint32_t nfuncs;
 	const char *const *names; /* nfuncs function names (copied) */
 	int64_t t0_g;             /* the job's common origin of JSON times, ns (global clock) */

@@ -745,6 +745,9 @@ static int raw_header(const char *path)
 	memcpy(h.magic, REC_MAGIC, 8);
 	snprintf(h.sync, sizeof(h.sync), "%s", hclock_sync_spec(T.s));
 	hclock_clock_describe(T.base, h.clock, sizeof(h.clock));
+	if (gethostname(h.host, sizeof(h.host) - 1))
+		h.host[0] = 0;
+	h.host[sizeof(h.host) - 1] = 0;
 	char *nb = calloc(1, padded);
 	ok = nb != NULL;
 	for (int i = 0, o = 0; nb && i < TF_COUNT; i++) {

@@ -60,6 +60,7 @@ struct fprof {
 
 struct trace_stream {
 	int rank, size;
+	char name[64];             /* the process's name in the outputs: "rank R (HOST)" */
 	uint32_t nfuncs;
 	char **names;
 	int64_t t0;

@@ -32,7 +32,9 @@ struct rec_header {
 	                        padded with NULs to a multiple of 8 bytes (names_bytes) */
 	uint32_t names_bytes;
 	char sync[192];      /* the sync spec the global clock came from */
-	char clock[64];      /* the base clock's description */
+	char clock[32];      /* the base clock's description */
+	char host[32];       /* the host the process ran on (gethostname, cut to 31 bytes); files
+	                        from before it: "" */
 	int64_t sync_ns;     /* time the sync at MPI_Init took (global clock), ns */
 	int64_t t0_g;        /* the job's origin for relative times: the least global clock
 	                        reading over the processes right after the sync, ns (0: none) */
