@@ -46,6 +46,7 @@ struct part {
 	uint64_t *cid;         /* communicator id by local ref */
 	size_t nc;
 	uint64_t nbound;       /* its Metric events (the clock's bound samples) */
+	char host[40];         /* the process's host ("": not known) */
 };
 
 struct names {
@@ -116,6 +117,7 @@ static int read_part(const char *dir, int r, struct part *p, struct names *regs,
 			head = 1;
 		} else if (sscanf(line, "bound %" SCNu64, &nev) == 1) {
 			p->nbound = nev;
+		} else if (sscanf(line, "host %39s", p->host) == 1) {
 		} else if (sscanf(line, "loc %d %" SCNu64 " %" SCNd64 " %" SCNu64, &tid, &nev, &tf,
 		                  &tl) == 4) {
 			if (grow((void **)&p->loc, p->nloc, &lcap, sizeof(*p->loc)))
@@ -235,6 +237,24 @@ static int global_defs(OTF2_Archive *ar, int size, const struct part *ps,
 	CK(OTF2_GlobalDefWriter_WriteParadigm(gw, OTF2_PARADIGM_MPI, 3,
 	                                      OTF2_PARADIGM_CLASS_PROCESS));
 	CK(OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, 1, 2, OTF2_UNDEFINED_SYSTEM_TREE_NODE));
+	/* a node of the machine per host the processes ran on (1, 2, ... in order of the ranks) */
+	uint32_t *tree = calloc((size_t)size, sizeof(*tree)), nhost = 0;
+	if (!tree)
+		return err_set(HCLOCK_ENOMEM, "out of memory writing the OTF2 archive");
+	for (int r = 0; r < size && !rc; r++) {
+		if (!ps[r].host[0])
+			continue;
+		int q = 0;
+		while (q < r && strcmp(ps[q].host, ps[r].host))
+			q++;
+		if (q < r) {
+			tree[r] = tree[q];
+			continue;
+		}
+		tree[r] = ++nhost;
+		CK(OTF2_GlobalDefWriter_WriteString(gw, s, ps[r].host));
+		CK(OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, nhost, s++, 2, 0));
+	}
 	for (size_t i = 0; i < regs->n; i++) {
 		const char *n = regs->s[i];
 		OTF2_RegionRole role = p2p_region(n) ? OTF2_REGION_ROLE_POINT2POINT
@@ -252,7 +272,7 @@ static int global_defs(OTF2_Archive *ar, int size, const struct part *ps,
 		uint32_t s_rank = s++;
 		CK(OTF2_GlobalDefWriter_WriteString(gw, s_rank, nm));
 		CK(OTF2_GlobalDefWriter_WriteLocationGroup(gw, (uint32_t)r, s_rank,
-		                                           OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+		                                           OTF2_LOCATION_GROUP_TYPE_PROCESS, tree[r],
 		                                           OTF2_UNDEFINED_LOCATION_GROUP));
 		int main_seen = 0;
 		for (size_t i = 0; i < ps[r].nloc; i++) {
@@ -273,6 +293,7 @@ static int global_defs(OTF2_Archive *ar, int size, const struct part *ps,
 			                                      s_rank, OTF2_LOCATION_TYPE_CPU_THREAD, 0,
 			                                      (uint32_t)r));
 	}
+	free(tree);
 	uint64_t *m = malloc(sizeof(uint64_t) * (size_t)size);
 	if (!m)
 		return err_set(HCLOCK_ENOMEM, "out of memory writing the OTF2 archive");

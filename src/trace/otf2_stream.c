@@ -76,6 +76,7 @@ struct loc {
 
 struct otf2s {
 	int rank;
+	char host[40];        /* "": not known */
 	uint32_t nfuncs;
 	char **names;
 	uint8_t *used;        /* per function: a region used */
@@ -180,14 +181,15 @@ static int rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *f)
 	return remove(p);
 }
 
-int otf2s_open(const char *dir, int rank, uint32_t nfuncs, const char *const *names,
-               struct otf2s **out)
+int otf2s_open(const char *dir, int rank, const char *host, uint32_t nfuncs,
+               const char *const *names, struct otf2s **out)
 {
 	*out = NULL;
 	struct otf2s *o = calloc(1, sizeof(*o));
 	if (!o)
 		return err_set(HCLOCK_ENOMEM, "out of memory for the OTF2 part");
 	o->rank = rank;
+	snprintf(o->host, sizeof(o->host), "%s", host ? host : "");
 	o->nfuncs = nfuncs;
 	snprintf(o->dir, sizeof(o->dir), "%s", dir);
 	size_t nf = nfuncs ? nfuncs : 1;
@@ -533,6 +535,8 @@ int otf2s_close(struct otf2s *o)
 		rc = err_set(HCLOCK_EIO, "cannot write %s: %s", path, strerror(errno));
 	if (f) {
 		fprintf(f, "hclock-otf2 1\nrank %d\nbound %" PRIu64 "\n", o->rank, o->nbound);
+		if (o->host[0])
+			fprintf(f, "host %s\n", o->host);
 		for (int t = 0; t < OTF2S_MAX_THREADS; t++)
 			if (o->loc[t] && o->loc[t]->w)
 				fprintf(f, "loc %d %" PRIu64 " %" PRId64 " %" PRIu64 "\n", t, nev[t],

@@ -32,10 +32,11 @@
 struct otf2s;
 
 #ifdef HCLOCK_HAVE_OTF2
-/* Open rank's part (its old one removed). Returns 0, or HCLOCK_EIO / HCLOCK_ENOMEM with
- * err_set's line; *o is then NULL. */
-int otf2s_open(const char *dir, int rank, uint32_t nfuncs, const char *const *names,
-               struct otf2s **o);
+/* Open rank's part (its old one removed); host: the process's host ("": not known), a
+ * system tree node of the archive. Returns 0, or HCLOCK_EIO / HCLOCK_ENOMEM with err_set's
+ * line; *o is then NULL. */
+int otf2s_open(const char *dir, int rank, const char *host, uint32_t nfuncs,
+               const char *const *names, struct otf2s **o);
 
 /* Records r[0..n) in the order they were made (stream.h's order). */
 void otf2s_feed(struct otf2s *o, const struct rec *r, size_t n);
@@ -54,10 +55,10 @@ int otf2s_assemble(const char *dir, int size);
  * collectives (nb: the nonblocking one's name, MPI_Iallreduce for MPI_Allreduce). */
 int otf2s_coll_op(const char *name, int nb, int *op);
 #else
-static inline int otf2s_open(const char *dir, int rank, uint32_t nfuncs,
+static inline int otf2s_open(const char *dir, int rank, const char *host, uint32_t nfuncs,
                              const char *const *names, struct otf2s **o)
 {
-	(void)dir, (void)rank, (void)nfuncs, (void)names;
+	(void)dir, (void)rank, (void)host, (void)nfuncs, (void)names;
 	*o = NULL;
 	return 0;
 }

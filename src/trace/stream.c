@@ -196,19 +196,19 @@ static int part_path(char *out, size_t len, const char *dir, int rank, const cha
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-/* "rank R (HOST)", or "rank R" where the host is not known; the host's name kept to
- * letters, digits, '.', '-' and '_' (it goes into JSON and protobuf strings as it is) */
-static void proc_name(char *buf, size_t len, int rank, const char *host)
+/* s->host: the host's name kept to letters, digits, '.', '-' and '_' (it goes into JSON,
+ * protobuf and OTF2 strings as it is); s->name "rank R (HOST)", or "rank R" where the host
+ * is not known */
+static void proc_name(struct trace_stream *s, const char *host)
 {
-	char h[40];
 	size_t n = 0;
-	for (const char *c = host; c && *c && n + 1 < sizeof(h); c++)
-		h[n++] = isalnum((unsigned char)*c) || strchr(".-_", *c) ? *c : '_';
-	h[n] = 0;
+	for (const char *c = host; c && *c && n + 1 < sizeof(s->host); c++)
+		s->host[n++] = isalnum((unsigned char)*c) || strchr(".-_", *c) ? *c : '_';
+	s->host[n] = 0;
 	if (n)
-		snprintf(buf, len, "rank %d (%s)", rank, h);
+		snprintf(s->name, sizeof(s->name), "rank %d (%s)", s->rank, s->host);
 	else
-		snprintf(buf, len, "rank %d", rank);
+		snprintf(s->name, sizeof(s->name), "rank %d", s->rank);
 }
 
 int stream_open(const struct stream_opts *o, struct trace_stream **out)
@@ -218,7 +218,7 @@ int stream_open(const struct stream_opts *o, struct trace_stream **out)
 	if (!s)
 		return err_set(HCLOCK_ENOMEM, "out of memory for the trace's outputs");
 	s->rank = o->rank;
-	proc_name(s->name, sizeof(s->name), o->rank, o->host);
+	proc_name(s, o->host);
 	s->size = o->size;
 	s->nfuncs = o->nfuncs;
 	s->t0 = o->t0_g;
@@ -253,7 +253,7 @@ int stream_open(const struct stream_opts *o, struct trace_stream **out)
 	    (s->stats_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) >= 0)
 		posix_fallocate(s->stats_fd, 0, STATS_CAP);
 	if (!rc)
-		rc = otf2s_open(o->dir, o->rank, o->nfuncs, o->names, &s->o2);
+		rc = otf2s_open(o->dir, o->rank, s->host, o->nfuncs, o->names, &s->o2);
 	if (rc) {
 		stream_close(s, NULL, 0);
 		return rc;

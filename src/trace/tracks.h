@@ -60,6 +60,7 @@ struct fprof {
 
 struct trace_stream {
 	int rank, size;
+	char host[40];             /* the process's host ("": not known) */
 	char name[64];             /* the process's name in the outputs: "rank R (HOST)" */
 	uint32_t nfuncs;
 	char **names;

@@ -200,6 +200,12 @@ def case_trace():
                         names[e["pid"]] = e["args"]["name"]
             want = {r: f"rank {r} (node{r // 2 + 1})" for r in range(4)}
             check(names == want, f"{lang}: processes named by their host {names}")
+            g = subprocess.run(["otf2-print", "-G", os.path.join(d, "traces.otf2")],
+                               capture_output=True, text=True)
+            groups = dict(re.findall(r'^LOCATION_GROUP\s+(\d+)\s.*Parent: "node::([^"]*)"',
+                                     g.stdout, re.M))
+            check(g.returncode != 0 or groups == {str(r): f"node{r // 2 + 1}" for r in range(4)},
+                  f"{lang}: traces.otf2's system tree puts each process under its host {groups}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         cluster("down")

@@ -87,6 +87,14 @@ check(g.returncode == 0 and not g.stderr and
       sorted((int(a), int(b)) for a, b in locs) == [(0, 23), (1, 8), (1024, 8), (2048, 0)],
       f"locations with their event counts: {locs} (expected 0: 23, 1: 8, 1024: 8, 2048: 0) "
       f"{g.stderr[-300:]}")
+# the host of each process as a node of the system tree (rank 0's part says hostA, rank 1's
+# none, rank 2 has no part): under the machine's node, the others under the machine itself
+tree = dict(re.findall(r'^SYSTEM_TREE_NODE\s+(\d+)\s+Name: "([^"]*)"', g.stdout, re.M))
+groups = dict(re.findall(r'^LOCATION_GROUP\s+(\d+)\s.*Parent: "node::([^"]*)"', g.stdout,
+                         re.M))
+check(tree == {"0": "machine", "1": "hostA"} and
+      groups == {"0": "hostA", "1": "machine", "2": "machine"},
+      f"the hosts in the system tree: nodes {tree}, the processes' parents {groups}")
 parts = sorted(os.listdir(os.path.join(tmp, "parts"))) if os.path.isdir(
     os.path.join(tmp, "parts")) else []
 check(not parts, f"the parts are gone once in the archive ({parts})")

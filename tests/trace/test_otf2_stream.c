@@ -85,11 +85,11 @@ int main(int argc, char **argv)
 			r1[i].t2_l = r1[i].t_g + 50;
 		}
 	struct otf2s *o;
-	if (otf2s_open(dir, 0, 6, n0, &o))
+	if (otf2s_open(dir, 0, "hostA", 6, n0, &o))
 		goto bad;
 	otf2s_feed(o, r0, 3);
 	otf2s_feed(o, r0 + 3, sizeof(r0) / sizeof(r0[0]) - 3); /* fed in two pieces */
-	if (otf2s_close(o) || otf2s_open(dir, 1, 2, n1, &o))
+	if (otf2s_close(o) || otf2s_open(dir, 1, "", 2, n1, &o))
 		goto bad;
 	otf2s_feed(o, r1, sizeof(r1) / sizeof(r1[0]));
 	if (otf2s_close(o) || otf2s_assemble(dir, 3))
