@@ -50,7 +50,8 @@ static void usage(FILE *f)
 	        "                     (also from the environment variable HCLOCK_EMULATE)\n"
 	        "  --truth [realtime] report true errors without emulation: on one machine's kernel\n"
 	        "                     clock, or (realtime) on hosts with clocks of their own that\n"
-	        "                     share CLOCK_REALTIME (time namespaces, PTP-disciplined hosts)\n"
+	        "                     share CLOCK_REALTIME (time namespaces, PTP-disciplined hosts);\n"
+	        "                     also from HCLOCK_TRUTH (scripts/cluster run sets realtime)\n"
 	        "  --clock NAME       base clock (default monotonic; all below)\n"
 	        "  --seed N           seed of the process sample (default 1)\n"
 	        "  --format FMT       table (default), json or csv\n"
@@ -277,6 +278,8 @@ static int read_input(struct mpitool *t, int argc, char **argv, struct mpitool_o
 			usage(stdout);
 		return 0;
 	}
+	if (!bad)
+		bad = mpitool_truth_env(&k->truth, &k->truth_mode);
 	if (bad) {
 		mpitool_error(t, "%s", bad);
 		return 2;

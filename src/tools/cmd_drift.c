@@ -322,6 +322,8 @@ int cmd_drift(int argc, char **argv)
 			usage(stdout);
 		return mpitool_finish(&t, 0);
 	}
+	if (!bad)
+		bad = mpitool_truth_env(&k.truth, &k.truth_mode);
 	if (!bad && drift_nprobes(k.duration_s, k.interval_s) > MAX_PROBES)
 		bad = "--duration / --interval gives more than 1000000 probes; take a longer interval";
 	if (bad) {

@@ -165,6 +165,20 @@ int mpitool_clock(struct mpitool *t, const char *emulate, const char *clock)
 	return rc;
 }
 
+const char *mpitool_truth_env(int *truth, enum truth_mode *mode)
+{
+	static char line[400];
+	const char *v = getenv("HCLOCK_TRUTH");
+	if (*truth || !v || !*v)
+		return NULL;
+	if (truth_mode_parse(v, mode)) {
+		snprintf(line, sizeof(line), "HCLOCK_TRUTH: %s", hclock_last_error());
+		return line;
+	}
+	*truth = 1;
+	return NULL;
+}
+
 int mpitool_truth_setup(struct mpitool *t, enum truth_mode mode, int64_t *width_ns)
 {
 	double e;
@@ -328,18 +342,22 @@ int opt_format(const char *s, enum tool_format *out)
 	return -1;
 }
 
-/* Collective: every rank has the same command line and HCLOCK_EMULATE; else the line. */
+/* Collective: every rank has the same command line, HCLOCK_EMULATE and HCLOCK_TRUTH; else the
+ * line. */
 static int same_options(int argc, char **argv, char *buf, size_t len)
 {
 	char text[1024];
 	size_t pos = 0;
-	const char *env = getenv("HCLOCK_EMULATE");
+	const char *env = getenv("HCLOCK_EMULATE"), *truth = getenv("HCLOCK_TRUTH");
 	text[0] = 0;
 	for (int i = 1; i < argc && pos < sizeof(text); i++)
 		pos += (size_t)snprintf(text + pos, sizeof(text) - pos, "%s%s", i > 1 ? " " : "", argv[i]);
 	if (env && pos < sizeof(text))
-		snprintf(text + pos, sizeof(text) - pos, " [HCLOCK_EMULATE=%s]", env);
-	if (!comm_same(MPI_COMM_WORLD, "options (command line and HCLOCK_EMULATE)", text))
+		pos += (size_t)snprintf(text + pos, sizeof(text) - pos, " [HCLOCK_EMULATE=%s]", env);
+	if (truth && pos < sizeof(text))
+		snprintf(text + pos, sizeof(text) - pos, " [HCLOCK_TRUTH=%s]", truth);
+	if (!comm_same(MPI_COMM_WORLD, "options (command line, HCLOCK_EMULATE and HCLOCK_TRUTH)",
+	               text))
 		return 0;
 	snprintf(buf, len, "%s", hclock_last_error());
 	return -1;

@@ -66,6 +66,10 @@ int mpitool_clock(struct mpitool *t, const char *emulate, const char *clock);
  * failure one line on rank 0, nothing left allocated, and non-zero. */
 int mpitool_sync_setup(struct mpitool *t, const char *spec, const char *emulate,
                        const char *clock, hclock_sync **s);
+/* --truth not given (*truth 0): the environment's HCLOCK_TRUTH (shared or realtime, as
+ * --truth's value; scripts/cluster run sets realtime) into *truth and *mode. NULL, or the
+ * line that says what was wrong. */
+const char *mpitool_truth_env(int *truth, enum truth_mode *mode);
 /* Collective, after mpitool_clock without emulation: the truth of the base clock (--truth
  * [realtime], check/truth.h) set up and tried once; on failure one line and non-zero. */
 int mpitool_truth_setup(struct mpitool *t, enum truth_mode mode, int64_t *width_ns);

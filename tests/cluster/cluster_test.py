@@ -130,6 +130,13 @@ def case_check():
             check(abs(got - want) < 1e5, f"{n} hosts, --sync none: the true error {got:.0f} ns "
                   f"is the largest offset between the hosts' clocks, {want:.0f} ns (within "
                   "100 us: the check bites and the truth is right)")
+        if n == 4:  # as a user types it: scripts/cluster run sets HCLOCK_TRUTH=realtime
+            j = check_json(run([hc, "check", "--wait", "0", "--format", "json"], per),
+                           "4 hosts: hclock check without options")
+            c = j["runs"][0]["checks"][0] if j else {}
+            check(j is not None and j["nodes"] == 4 and c.get("truth_in_bounds") is True,
+                  f"4 hosts, hclock check as typed: 4 nodes, the true error "
+                  f"{c.get('true_max_abs_error_s', 0) * 1e9:.0f} ns inside the bounds")
         if n == 2:
             p = run([hc, "check", "--truth", "--wait", "0"], per)
             lines = [ln for ln in p.stderr.splitlines() if ln.startswith("hclock check")]
