@@ -15,6 +15,7 @@
 #include "trace/profile.h"
 #include "trace/waitreport.h"
 #include "trace/waitstate.h"
+#include "util/grow.h"
 
 #define HIST_BINS 64 /* as stream.c: bin 0 empty messages, bin k in [2^(k-1), 2^k) bytes */
 
@@ -119,14 +120,8 @@ static struct pfunc *func_at(struct trace_profile *p, const char *name, size_t h
 	for (size_t i = 0; i < p->nf; i++)
 		if (!strcmp(p->f[i].name, name))
 			return &p->f[i];
-	if (p->nf == p->fcap) {
-		size_t cap = p->fcap ? 2 * p->fcap : 64;
-		struct pfunc *f = realloc(p->f, cap * sizeof(*f));
-		if (!f)
-			return NULL;
-		p->f = f;
-		p->fcap = cap;
-	}
+	if (GROW(p->f, p->nf, p->fcap))
+		return NULL;
 	struct pfunc *f = &p->f[p->nf++];
 	memset(f, 0, sizeof(*f));
 	snprintf(f->name, sizeof(f->name), "%s", name);
@@ -138,15 +133,9 @@ int profile_add(struct trace_profile *p, const char *path)
 	FILE *in = fopen(path, "r");
 	if (!in)
 		return -1;
-	if (p->np == p->pcap) {
-		size_t cap = p->pcap ? 2 * p->pcap : 64;
-		struct pproc *n = realloc(p->p, cap * sizeof(*n));
-		if (!n) {
-			fclose(in);
-			return -1;
-		}
-		p->p = n;
-		p->pcap = cap;
+	if (GROW(p->p, p->np, p->pcap)) {
+		fclose(in);
+		return -1;
 	}
 	struct pproc pr = {0};
 	int64_t t_first = 0, t_last = 0;

@@ -17,6 +17,7 @@
 #include "trace/waitplot.h"
 #include "trace/waitstate.h"
 #include "util/err.h"
+#include "util/grow.h"
 #include "util/path.h"
 #include "util/record.h"
 #include "util/timeutil.h"
@@ -56,8 +57,10 @@ struct proc {
 	struct istart ist[ISTARTS];
 	size_t nist;
 	truthfile *truth;        /* the truth of its timestamps (--event-truth), or NULL */
-	struct rec *last;        /* per thread (tid): its last call record (kind 0: none) */
-	uint64_t *last_id;       /* ... and its id (call_id) */
+	struct last_call {
+		struct rec r;        /* the thread's last call record (kind 0: none) */
+		uint64_t id;         /* ... and its id (call_id) */
+	} *last;                 /* per thread (tid) */
 	size_t nlast;
 };
 
@@ -309,20 +312,15 @@ static int feed_call(struct run *x, struct proc *p, const struct rec *c)
 		size_t n = p->nlast ? p->nlast : 4;
 		while (n <= c->tid)
 			n *= 2;
-		struct rec *l = realloc(p->last, n * sizeof(*l));
-		if (l)
-			p->last = l;
-		uint64_t *li = realloc(p->last_id, n * sizeof(*li));
-		if (li)
-			p->last_id = li;
-		if (!l || !li)
+		struct last_call *l = realloc(p->last, n * sizeof(*l));
+		if (!l)
 			return HCLOCK_ENOMEM;
 		memset(l + p->nlast, 0, (n - p->nlast) * sizeof(*l));
+		p->last = l;
 		p->nlast = n;
 	}
 	uint64_t cid = call_id(p);
-	p->last[c->tid] = *c;
-	p->last_id[c->tid] = cid;
+	p->last[c->tid] = (struct last_call){*c, cid};
 	int rc = 0;
 	size_t keep = 0;
 	for (size_t i = 0; i < p->npend; i++) {
@@ -338,14 +336,8 @@ static int feed_call(struct run *x, struct proc *p, const struct rec *c)
 
 static int hold(struct proc *p, const struct rec *r, const struct waits_stamp *start)
 {
-	if (p->npend == p->pend_cap) {
-		size_t cap = p->pend_cap ? 2 * p->pend_cap : 16;
-		struct pending *q = realloc(p->pend, cap * sizeof(*q));
-		if (!q)
-			return HCLOCK_ENOMEM;
-		p->pend = q;
-		p->pend_cap = cap;
-	}
+	if (GROW(p->pend, p->npend, p->pend_cap))
+		return HCLOCK_ENOMEM;
 	p->pend[p->npend] = (struct pending){.r = *r};
 	if (start)
 		p->pend[p->npend].start = *start;
@@ -378,15 +370,15 @@ static int feed_record(struct run *x, struct proc *p, const struct rec *r)
 		return hold(p, r, NULL);
 	case REC_RECV:
 		/* after the call that completed it, at its leave */
-		if (r->tid < p->nlast && p->last[r->tid].kind && p->last[r->tid].t2_g == r->t_g)
-			return feed_part(x, p, r, NULL, &p->last[r->tid], p->last_id[r->tid]);
+		if (r->tid < p->nlast && p->last[r->tid].r.kind && p->last[r->tid].r.t2_g == r->t_g)
+			return feed_part(x, p, r, NULL, &p->last[r->tid].r, p->last[r->tid].id);
 		return hold(p, r, NULL); /* another order: the next call's */
 	case REC_COLL:
 		if (r->flags & REC_F_NB) {
 			struct waits_stamp s = istart_of(p, r);
-			if (r->tid < p->nlast && p->last[r->tid].kind &&
-			    p->last[r->tid].t2_g == r->t2_g)
-				return feed_part(x, p, r, &s, &p->last[r->tid], p->last_id[r->tid]);
+			if (r->tid < p->nlast && p->last[r->tid].r.kind &&
+			    p->last[r->tid].r.t2_g == r->t2_g)
+				return feed_part(x, p, r, &s, &p->last[r->tid].r, p->last[r->tid].id);
 			return hold(p, r, &s);
 		}
 		x->tw->calls++;
@@ -490,7 +482,6 @@ out:
 		free(x.p[r].gid);
 		free(x.p[r].pend);
 		free(x.p[r].last);
-		free(x.p[r].last_id);
 		truthfile_free(x.p[r].truth);
 	}
 	free(x.p);

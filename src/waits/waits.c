@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hclock_api.h"
+#include "util/grow.h"
 #include "util/msgmatch.h"
 #include "waits/ktab.h"
 #include "waits/patterns.h"
@@ -222,14 +223,8 @@ static int row_add(waits *w, const struct waits_instance *in)
 	}
 	uint64_t *have = ktab_find(&w->rowmap, k);
 	if (!have) {
-		if (w->nrows == w->rows_cap) {
-			size_t cap = w->rows_cap ? 2 * w->rows_cap : 64;
-			struct waits_row *r = realloc(w->rows, cap * sizeof(*r));
-			if (!r)
-				return HCLOCK_ENOMEM;
-			w->rows = r;
-			w->rows_cap = cap;
-		}
+		if (GROW(w->rows, w->nrows, w->rows_cap))
+			return HCLOCK_ENOMEM;
 		if (ktab_put(&w->rowmap, k, w->nrows))
 			return HCLOCK_ENOMEM;
 		w->rows[w->nrows] = (struct waits_row){.pattern = in->pattern, .func = in->func,
@@ -295,14 +290,8 @@ static long pend_new(waits *w)
 {
 	if (w->nfree)
 		return (long)w->free_idx[--w->nfree];
-	if (w->npool == w->cap) {
-		size_t cap = w->cap ? 2 * w->cap : 256;
-		struct pend *p = realloc(w->pool, cap * sizeof(*p));
-		if (!p)
-			return -1;
-		w->pool = p;
-		w->cap = cap;
-	}
+	if (GROW(w->pool, w->npool, w->cap))
+		return -1;
 	return (long)w->npool++;
 }
 
@@ -311,14 +300,8 @@ static int pend_release(waits *w, size_t i)
 	if (w->pool[i].kind == 2)
 		free(w->pool[i].u.coll.m);
 	w->pool[i].kind = -1;
-	if (w->nfree == w->free_cap) {
-		size_t cap = w->free_cap ? 2 * w->free_cap : 256;
-		size_t *f = realloc(w->free_idx, cap * sizeof(*f));
-		if (!f)
-			return HCLOCK_ENOMEM; /* the slot is lost, nothing else */
-		w->free_idx = f;
-		w->free_cap = cap;
-	}
+	if (GROW(w->free_idx, w->nfree, w->free_cap))
+		return HCLOCK_ENOMEM; /* the slot is lost, nothing else */
 	w->free_idx[w->nfree++] = i;
 	return 0;
 }
