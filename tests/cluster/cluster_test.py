@@ -130,6 +130,8 @@ def case_check():
             check(abs(got - want) < 1e5, f"{n} hosts, --sync none: the true error {got:.0f} ns "
                   f"is the largest offset between the hosts' clocks, {want:.0f} ns (within "
                   "100 us: the check bites and the truth is right)")
+        if n == 3:
+            drift_case(offs)
         if n == 4:  # as a user types it: scripts/cluster run sets HCLOCK_TRUTH=realtime
             j = check_json(run([hc, "check", "--wait", "0", "--format", "json"], per),
                            "4 hosts: hclock check without options")
@@ -148,6 +150,30 @@ def case_check():
 
 def has_align():
     return subprocess.run([hc, "align", "--help"], capture_output=True).returncode == 0
+
+
+def drift_case(offs):
+    """hclock drift across the hosts: on the raw clocks (--sync none) each process's true
+    error is its host's offset to node1's and the measured offset agrees with it within half
+    the round trip; on the default clock the truth inside the bounds at every probe"""
+    j = check_json(run([hc, "drift", "--sync", "none", "--duration", "2", "--interval", "1",
+                        "--format", "json"]), "drift --sync none")
+    for r in (j or {}).get("ranks", [])[1:]:
+        want = (offs[f"node{r['rank'] + 1}"] - offs["node1"]) * 1e9
+        bad = [x for x in r["samples"] if x["true_error_ns"] is None or
+               abs(x["true_error_ns"] - want) > 1e5 or
+               abs(x["offset_ns"] + x["true_error_ns"]) > x["rtt_ns"] / 2 + 1000]
+        check(not bad, f"drift --sync none, rank {r['rank']}: every probe's true error is the "
+              f"hosts' offset ({want:.0f} ns) and the measured offset its opposite within half "
+              f"the round trip ({len(bad)} of {len(r['samples'])} not)")
+    j = check_json(run([hc, "drift", "--duration", "2", "--interval", "1", "--format",
+                        "json"]), "drift on the default clock")
+    for r in (j or {}).get("ranks", [])[1:]:
+        bad = [x for x in r["samples"] if x["true_error_ns"] is None or
+               x["bound_lo_ns"] is None or
+               not (x["bound_lo_ns"] <= -x["true_error_ns"] <= x["bound_hi_ns"])]
+        check(not bad, f"drift on the default clock, rank {r['rank']}: the truth inside the "
+              f"bounds at every probe ({len(bad)} of {len(r['samples'])} not)")
 
 
 def trace_one(prog, d, per, what):
