@@ -259,7 +259,8 @@ def case_align():
             caps.append((subprocess.Popen(
                 [CLUSTER, "exec", h, "--", "tcpdump", "-i", "eth0", "-U", "-n",
                  "--time-stamp-precision=nano", "-w", f,
-                 "tcp and not host 169.254.77.254"], stdout=log, stderr=log), f, log))
+                 "tcp and not host 169.254.77.254"], stdout=log, stderr=log,
+                start_new_session=True), f, log))
         for _, f, log in caps:
             for _ in range(100):
                 if "listening on" in open(log.name).read():
@@ -277,8 +278,8 @@ def case_align():
             if now == prev:
                 break
             prev = now
-        for c, _, log in caps:
-            c.send_signal(signal.SIGINT)
+        for c, _, log in caps:  # tcpdump itself (the agent's unshare passes no signal on)
+            os.killpg(c.pid, signal.SIGINT)
         for c, _, log in caps:
             c.wait(timeout=20)
             log.close()
@@ -305,7 +306,7 @@ def case_align():
     finally:
         for c, _, _ in caps:
             if c.poll() is None:
-                c.kill()
+                os.killpg(c.pid, signal.SIGKILL)
         shutil.rmtree(tmp, ignore_errors=True)
         cluster("down")
 

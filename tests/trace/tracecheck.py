@@ -93,7 +93,10 @@ def pftrace_module():
         import importlib
         import tempfile
         here = os.path.dirname(os.path.abspath(__file__))
+        import atexit
+        import shutil
         out = tempfile.mkdtemp(prefix="hclock-pb-")
+        atexit.register(shutil.rmtree, out, True)  # the module is loaded by then
         subprocess.run(["protoc", "-I", here, "--python_out", out,
                         os.path.join(here, "pftrace.proto")], check=True)
         sys.path.insert(0, out)
