@@ -11,7 +11,6 @@
  * before that instant can have it again at the cut (pf_stop_tail) whoever else filled the
  * disk.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -28,6 +27,7 @@
 #include "trace/stream.h"
 #include "trace/tracks.h"
 #include "util/err.h"
+#include "util/names.h"
 #include "util/msgmatch.h"
 #include "util/path.h"
 
@@ -201,11 +201,9 @@ static int part_path(char *out, size_t len, const char *dir, int rank, const cha
  * is not known */
 static void proc_name(struct trace_stream *s, const char *host)
 {
-	size_t n = 0;
-	for (const char *c = host; c && *c && n + 1 < sizeof(s->host); c++)
-		s->host[n++] = isalnum((unsigned char)*c) || strchr(".-_", *c) ? *c : '_';
-	s->host[n] = 0;
-	if (n)
+	snprintf(s->host, sizeof(s->host), "%s", host ? host : "");
+	names_sanitize(s->host);
+	if (s->host[0])
 		snprintf(s->name, sizeof(s->name), "rank %d (%s)", s->rank, s->host);
 	else
 		snprintf(s->name, sizeof(s->name), "rank %d", s->rank);
