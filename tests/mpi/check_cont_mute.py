@@ -9,9 +9,9 @@ exchanges per process, T timeouts" says the same, with and without the fault. Pr
 per check; exits 1 if any failed."""
 import json
 import re
-import os
-import subprocess
 import sys
+
+import checkargs
 
 hc, run, mpiexec = sys.argv[1:4]
 failures = 0
@@ -24,13 +24,8 @@ def check(ok, what):
 
 
 def launch(fault):
-    env = dict(os.environ)
-    env.pop("HCLOCK_FAULT", None)
-    if fault:
-        env["HCLOCK_FAULT"] = fault
-    p = subprocess.run([run, mpiexec, "2", hc, "check", "--wait", "0,1", "--format", "json",
-                        "--emulate", "offset=1,skew=100e-6,seed=3"],
-                       capture_output=True, text=True, env=env, timeout=180)
+    p = checkargs.run_fault([run, mpiexec, "2", hc, "check", "--wait", "0,1", "--format",
+                             "json", "--emulate", "offset=1,skew=100e-6,seed=3"], fault, 180)
     try:
         cont = json.loads(p.stdout)["runs"][0].get("cont")
     except (ValueError, KeyError, IndexError):
@@ -53,14 +48,9 @@ check(p.returncode == 0 and cont is not None and cont["failed_processes"] == 1 a
 line = re.compile(r"hclock drift: continuous clock: (\d+)-(\d+) exchanges per process, "
                   r"(\d+) timeouts")
 for fault in (None, "rank=0,at=mute"):
-    env = dict(os.environ)
-    env.pop("HCLOCK_FAULT", None)
-    if fault:
-        env["HCLOCK_FAULT"] = fault
-    p = subprocess.run([run, mpiexec, "2", hc, "drift", "--sync", "cont(hca3/20/skampi/5)",
-                        "--duration", "1", "--interval", "0.5", "--emulate",
-                        "offset=1,skew=100e-6,seed=3"],
-                       capture_output=True, text=True, env=env, timeout=180)
+    p = checkargs.run_fault([run, mpiexec, "2", hc, "drift", "--sync", "cont(hca3/20/skampi/5)",
+                             "--duration", "1", "--interval", "0.5", "--emulate",
+                             "offset=1,skew=100e-6,seed=3"], fault, 180)
     m = line.search(p.stderr)
     got = m and tuple(int(x) for x in m.groups())
     warn = [l for l in p.stderr.splitlines() if "made no exchange" in l]

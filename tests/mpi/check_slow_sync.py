@@ -8,9 +8,9 @@ and the check's round trips. Without the fault the same check's slow_sync is exa
 its sync took more than 5x its plan and a second more, and the warning line appears only
 then (a quiet machine: never). Prints one line per check; exits 1 if any failed."""
 import json
-import os
-import subprocess
 import sys
+
+import checkargs
 
 hc, run, mpiexec = sys.argv[1:4]
 failures = 0
@@ -24,13 +24,9 @@ def check(ok, what):
 
 
 def launch(fault):
-    env = dict(os.environ)
-    env.pop("HCLOCK_FAULT", None)
-    if fault:
-        env["HCLOCK_FAULT"] = fault
-    p = subprocess.run([run, mpiexec, "2", hc, "check", "--sync", SPEC, "--wait", "0",
-                        "--format", "json", "--emulate", "offset=1,skew=100e-6,seed=3"],
-                       capture_output=True, text=True, env=env, timeout=300)
+    p = checkargs.run_fault([run, mpiexec, "2", hc, "check", "--sync", SPEC, "--wait", "0",
+                             "--format", "json", "--emulate", "offset=1,skew=100e-6,seed=3"],
+                            fault)
     try:
         r = json.loads(p.stdout)["runs"][0]
     except (ValueError, KeyError, IndexError):

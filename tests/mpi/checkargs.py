@@ -6,6 +6,7 @@ tests/trace)."""
 import argparse
 import json
 import os
+import subprocess
 import time
 
 # the smallest round trip a run over TCP can show here (the kernel's loopback stack: 8-30 us;
@@ -104,3 +105,13 @@ def over_tcp(seed, stdout):
     print(f"FAIL seed={seed}: the messages did not go over TCP: smallest round trip "
           f"{min(rtts) if rtts else 0:.0f} ns, TCP's is >= {TCP_RTT_FLOOR_NS} ns here")
     return False
+
+
+def run_fault(cmd, fault, timeout=300):
+    """CMD run with HCLOCK_FAULT=FAULT in its environment (None: without one, whatever the
+    caller's environment has)"""
+    env = dict(os.environ)
+    env.pop("HCLOCK_FAULT", None)
+    if fault:
+        env["HCLOCK_FAULT"] = fault
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
