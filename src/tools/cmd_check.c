@@ -287,22 +287,6 @@ static int read_input(struct mpitool *t, int argc, char **argv, struct mpitool_o
 	return -1;
 }
 
-/* The nodes the processes are on (as h2 finds them: the launcher's hosts, the emulation's
- * virtual nodes), into *nodes on every rank; 0 or an agreed error. */
-static int count_nodes(hclock_clock *base, int *nodes)
-{
-	MPI_Comm node;
-	int r = 0, lead, rc = topo_split_node(MPI_COMM_WORLD, base, &node);
-	if (!rc) {
-		PMPI_Comm_rank(node, &r);
-		PMPI_Comm_free(&node);
-	}
-	lead = !rc && r == 0;
-	rc = first_err(rc, comm_check(PMPI_Allreduce(&lead, nodes, 1, MPI_INT, MPI_SUM,
-	                                             MPI_COMM_WORLD), "MPI_Allreduce (nodes)"));
-	return comm_agree(MPI_COMM_WORLD, rc);
-}
-
 /* The sync algorithm, the clock, and (--truth) whether this clock has a truth: 0, or the
  * exit code after one line. */
 static int setup(struct mpitool *t, const struct mpitool_opts *o, struct check_cli *k,
@@ -310,7 +294,7 @@ static int setup(struct mpitool *t, const struct mpitool_opts *o, struct check_c
 {
 	if (mpitool_sync_setup(t, o->sync, o->emulate, o->clock, s))
 		return 2;
-	if (count_nodes(t->base, &k->nodes)) {
+	if (comm_agree(MPI_COMM_WORLD, topo_count_nodes(MPI_COMM_WORLD, t->base, &k->nodes))) {
 		mpitool_error(t, "%s", hclock_last_error());
 		hclock_sync_free(*s);
 		*s = NULL;

@@ -58,3 +58,17 @@ int topo_leaders(MPI_Comm comm, MPI_Comm sub, MPI_Comm *leaders)
 	return comm_check(PMPI_Comm_split(comm, sr == 0 ? 0 : MPI_UNDEFINED, r, leaders),
 	                  "MPI_Comm_split (the leaders)");
 }
+
+int topo_count_nodes(MPI_Comm comm, hclock_clock *clk, int *n)
+{
+	MPI_Comm node;
+	int r = 1, rc = topo_split_node(comm, clk, &node);
+	if (!rc) {
+		PMPI_Comm_rank(node, &r);
+		PMPI_Comm_free(&node);
+	}
+	int lead = r == 0;
+	*n = 0;
+	return first_err(rc, comm_check(PMPI_Allreduce(&lead, n, 1, MPI_INT, MPI_SUM, comm),
+	                                "MPI_Allreduce (counting the nodes)"));
+}

@@ -20,4 +20,8 @@ int topo_leaders(MPI_Comm comm, MPI_Comm sub, MPI_Comm *leaders);
 /* The socket (package) this process is bound to, or runs on if unbound; -1 if unknown. */
 int topo_socket_of_self(void);
 
+/* Collective over comm: how many nodes its processes are on (topo_split_node's nodes: the
+ * launcher's hosts, the emulation's virtual nodes) into *n on every rank. 0 or an MPI error. */
+int topo_count_nodes(MPI_Comm comm, hclock_clock *clk, int *n);
+
 #endif
