@@ -12,7 +12,9 @@ clock about every millisecond on every rank for S seconds. Asserted on every ran
 every read, the truth inside them at every read, and no step of the true error between two
 consecutive reads above the bound's half-width at the later read plus what a slew may move
 the clock between them (500 ppm, the default: a read delayed by a busy machine sees a
-correction slewed in meanwhile, not a jump); and some stall was made
+correction slewed in meanwhile, not a jump; "between them" is the longest the two samples can
+lie apart, timed before the first and after the second, since a busy machine can preempt a
+read between its sample and a timestamp taken beside it); and some stall was made
 (else the case proves nothing). --shrink F narrows every bound to F of its width about its
 middle; with --expect fail every seed must then show the truth outside or a step above the
 half-width (the check bites). A failure prints the seed and the command that reproduces it.
@@ -40,7 +42,7 @@ ap.add_argument("--expect", choices=["pass", "fail"], default="pass")
 a = ap.parse_args()
 
 KEYS = ("rank node probes nobound outside max_err_ns max_step_ns step_half_ns step_dt_ms "
-        "worst_ratio over "
+        "worst_ratio worst_step_ns worst_half_ns worst_dt_ms over "
         "min_half_ns max_half_ns stale exchanges timeouts stalls_child stalls_parent "
         "sync_s").split()
 STEP_S = 3
@@ -80,9 +82,10 @@ def run_once(seed, step, secs):
                             f"{r['probes']:.0f} reads")
         if r["over"]:
             problems.append(f"{tag}: {r['over']:.0f} steps of the error above the half-width "
-                            f"(largest step {r['max_step_ns']:.0f} ns over "
-                            f"{r['step_dt_ms']:.1f} ms, {r['worst_ratio']:.2f} x the half-width "
-                            f"at its read plus the slew's 500 ppm between)")
+                            f"(the worst {r['worst_step_ns']:.0f} ns over at most "
+                            f"{r['worst_dt_ms']:.1f} ms, {r['worst_ratio']:.2f} x the half-width "
+                            f"at its read, {r['worst_half_ns']:.0f} ns, plus the slew's 500 ppm "
+                            f"between)")
     stalls = sum(r["stalls_child"] + r["stalls_parent"] for r in ranks)
     learners = [r for r in ranks if r["exchanges"] + r["timeouts"] > 0]
     line = (f"seed={seed} np={a.np}: {stalls:.0f} stalls; "

@@ -15,11 +15,13 @@
  * the clock's, which the check must catch). HCLOCK_FAULT (at=stall) makes a share of the
  * exchanges go through stalls; the stalls each process drew are printed. One line per rank:
  *   test_cont_stall: rank R node N probes P nobound B outside O max_err_ns E max_step_ns S
- *     step_half_ns H step_dt_ms G worst_ratio Q over O2 min_half_ns A max_half_ns Z stale T
+ *     step_half_ns H step_dt_ms G worst_ratio Q worst_step_ns W worst_half_ns V worst_dt_ms U
+ *     over O2 min_half_ns A max_half_ns Z stale T
  *     exchanges X timeouts Y stalls_child C stalls_parent D sync_s E
  * (step_half_ns, step_dt_ms: the half-width at the later read of the largest step and the
- * time between its two reads; worst_ratio: the largest step over its allowance, the
- * half-width plus SLEW x the time between the reads; over: the steps above it; sync_s: when
+ * longest the time between its two samples can have been; worst_ratio: the largest step over
+ * its allowance, the half-width plus SLEW x that time; worst_step_ns, worst_half_ns,
+ * worst_dt_ms: that step's figures; over: the steps above it; sync_s: when
  * the one-shot sync ended, s after the emulation's epoch, about).
  * Exits 0 unless a call failed; check_cont_stall.py judges the numbers. With
  * TEST_CONT_STALL_CSV=PREFIX every rank also writes its reads to PREFIX.RANK.csv (t_s,
@@ -78,7 +80,8 @@ int main(int argc, char **argv)
 
 	long probes = 0, nobound = 0, outside = 0, over = 0, stale = 0;
 	double max_err = 0, max_step = 0, step_half = NAN, step_dt = NAN, worst = 0,
-	       min_half = INFINITY, max_half = 0, prev = NAN, prev_t = NAN;
+	       min_half = INFINITY, max_half = 0, prev = NAN, prev_t = NAN, worst_step = NAN,
+	       worst_half = NAN, worst_dt = NAN;
 	struct timespec nap = {0, 1000000};
 	FILE *csv = NULL;
 	if (getenv("TEST_CONT_STALL_CSV")) {
@@ -91,6 +94,10 @@ int main(int argc, char **argv)
 	for (double t_end = t0 + seconds; now_s() < t_end; nanosleep(&nap, NULL)) {
 		double err, lo, hi;
 		hclock_reading r;
+		/* the error is sampled somewhere between ta and tb: on a busy machine a read can be
+		 * preempted for tens of ms between them, so two samples lie at most tb - the earlier
+		 * ta apart, and the slew may move the clock that much in between */
+		double ta = now_s();
 		hclock_true_error(g, emu, &err);
 		hclock_read(g, &r);
 		probes++;
@@ -98,12 +105,13 @@ int main(int argc, char **argv)
 		if (hclock_clock_bounds(g, r.now_ns, &lo, &hi)) { /* truth - reading in [lo, hi] */
 			nobound++;
 			if (csv)
-				fprintf(csv, "%.6f,%.1f,nan,nan\n", now_s() - t0, err);
+				fprintf(csv, "%.6f,%.1f,nan,nan\n", ta - t0, err);
 			prev = NAN;
 			continue;
 		}
+		double tb = now_s();
 		if (csv)
-			fprintf(csv, "%.6f,%.1f,%.1f,%.1f\n", now_s() - t0, err, lo, hi);
+			fprintf(csv, "%.6f,%.1f,%.1f,%.1f\n", ta - t0, err, lo, hi);
 		double mid = (lo + hi) / 2, half = (hi - lo) / 2 * shrink;
 		lo = mid - half;
 		hi = mid + half;
@@ -111,19 +119,23 @@ int main(int argc, char **argv)
 		max_err = fmax(max_err, fabs(err));
 		min_half = fmin(min_half, half);
 		max_half = fmax(max_half, half);
-		double t = now_s();
 		if (!isnan(prev)) {
-			double step = fabs(err - prev), allow = half + SLEW * (t - prev_t) * 1e9;
+			double gap = tb - prev_t, step = fabs(err - prev), allow = half + SLEW * gap * 1e9;
 			over += step > allow + 1;
 			if (step > max_step) {
 				max_step = step;
 				step_half = half;
-				step_dt = (t - prev_t) * 1e3;
+				step_dt = gap * 1e3;
 			}
-			worst = fmax(worst, step / fmax(allow, 1));
+			if (step / fmax(allow, 1) > worst) {
+				worst = step / fmax(allow, 1);
+				worst_step = step;
+				worst_half = half;
+				worst_dt = gap * 1e3;
+			}
 		}
 		prev = err;
-		prev_t = t;
+		prev_t = ta;
 	}
 	if (csv)
 		fclose(csv);
@@ -133,11 +145,12 @@ int main(int argc, char **argv)
 	if (hclock_sync_stop(s))
 		die("stop");
 	printf("test_cont_stall: rank %d node %d probes %ld nobound %ld outside %ld max_err_ns %.1f "
-	       "max_step_ns %.1f step_half_ns %.1f step_dt_ms %.3f worst_ratio %.4f over %ld "
+	       "max_step_ns %.1f step_half_ns %.1f step_dt_ms %.3f worst_ratio %.4f worst_step_ns %.1f "
+	       "worst_half_ns %.1f worst_dt_ms %.3f over %ld "
 	       "min_half_ns %.1f "
 	       "max_half_ns %.1f stale %ld exchanges %llu timeouts %llu stalls_child %llu "
 	       "stalls_parent %llu sync_s %.3f\n", rank, hclock_emu_node(emu), probes, nobound, outside,
-	       max_err, max_step, step_half, step_dt, worst, over, min_half, max_half, stale,
+	       max_err, max_step, step_half, step_dt, worst, worst_step, worst_half, worst_dt, over, min_half, max_half, stale,
 	       (unsigned long long)st.exchanges, (unsigned long long)st.timeouts,
 	       (unsigned long long)fault_stalls(FAULT_STALL_CHILD),
 	       (unsigned long long)fault_stalls(FAULT_STALL_PARENT), sync_s);
