@@ -27,8 +27,8 @@
 #include "trace/stream.h"
 #include "trace/tracks.h"
 #include "util/err.h"
-#include "util/names.h"
 #include "util/msgmatch.h"
+#include "util/names.h"
 #include "util/path.h"
 
 #define STATS_CAP (64 << 10) /* bytes taken for the counters when the stream opens */
