@@ -13,6 +13,7 @@
 #include "tools/mpitool.h"
 #include "util/err.h"
 #include "util/fault.h"
+#include "util/finwatch.h"
 #include "util/parse.h"
 #include "util/timeutil.h"
 #include "transport/comm.h"
@@ -206,75 +207,19 @@ int mpitool_sync_setup(struct mpitool *t, const char *spec, const char *emulate,
 	return rc;
 }
 
-/* MPI_Finalize's watch: it must return within the wait limit (HCLOCK_TIMEOUT), and 30 s at
- * most: the run is over, a shutdown takes milliseconds */
-#define FINALIZE_LIMIT_NS 30000000000ll
-
-struct fin_watch {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int done;            /* MPI_Finalize returned */
-	const struct mpitool *t;
-	int code;            /* the run's exit code, already agreed on and reported */
-};
-
-#ifndef HCLOCK_SMPI
-static void *fin_watch(void *arg)
-{
-	struct fin_watch *w = arg;
-	int64_t limit = wait_limit_ns() < FINALIZE_LIMIT_NS ? wait_limit_ns() : FINALIZE_LIMIT_NS;
-	struct timespec ts = mono_deadline(limit);
-	pthread_mutex_lock(&w->mu);
-	while (!w->done && pthread_cond_timedwait(&w->cv, &w->mu, &ts) != ETIMEDOUT)
-		;
-	int done = w->done;
-	pthread_mutex_unlock(&w->mu);
-	if (!done) {
-		err_line(w->t->name, "rank %d: MPI_Finalize did not return within %g s "
-		         "(HCLOCK_TIMEOUT, 30 s at most): the MPI library's shutdown waits for another process; "
-		         "exiting with the run's code %d", w->t->rank, (double)limit * 1e-9, w->code);
-		_exit(w->code);
-	}
-	return NULL;
-}
-#endif
-
-/* MPI_Finalize, with an end. The run's results are out and agreed on by then, so a rank the
- * MPI library keeps in its shutdown exits with the run's code after the limit: MPICH
- * 4.0.2 over UCX's TCP left one of two processes in MPI_Finalize for ever in about 2 % of
- * launches (its peer, done with its own disconnect, sat in a PMI barrier that makes no
- * progress on the disconnect the first one waits for; docs/tests.md, "Flaky tests found"). */
+/* MPI_Finalize, with an end (util/finwatch.h). The run's results are out and agreed on by
+ * then, so a rank the MPI library keeps in its shutdown exits with the run's code after the
+ * limit. */
 int mpitool_finish(struct mpitool *t, int code)
 {
 	hclock_clock_free(t->base);
 	hclock_emu_free(t->emu);
 	t->base = NULL;
 	t->emu = NULL;
-	fflush(stdout);
-	fflush(stderr);
-	struct fin_watch w = {.t = t, .code = code};
-	pthread_t th;
-	mono_cond_init(&w.cv);
-	pthread_mutex_init(&w.mu, NULL);
-#ifdef HCLOCK_SMPI
-	int watched = 0; /* simulated processes share one process: no exit of one of them */
-	(void)th;
-#else
-	int watched = wait_limit_ns() != INT64_MAX && !pthread_create(&th, NULL, fin_watch, &w);
-#endif
-	if (watched && fault_hit(FAULT_FINALIZE))
-		for (;;) /* test hook: this process is kept in its shutdown */
-			pause();
-	MPI_Finalize();
-	if (watched) {
-		pthread_mutex_lock(&w.mu);
-		w.done = 1;
-		pthread_cond_signal(&w.cv);
-		pthread_mutex_unlock(&w.mu);
-		pthread_join(th, NULL);
-	}
-	pthread_cond_destroy(&w.cv);
-	pthread_mutex_destroy(&w.mu);
+	char after[64];
+	snprintf(after, sizeof(after), "exiting with the run's code %d", code);
+	struct finwatch_how how = {.who = t->name, .rank = t->rank, .code = code, .after = after};
+	finwatch_finalize(MPI_Finalize, &how);
 	return code;
 }
 

@@ -61,7 +61,7 @@ int MPI_Finalize(void)
 {
 	trace_finalize();
 	rq_clear();
-	return PMPI_Finalize();
+	return trace_shutdown(PMPI_Finalize);
 }
 
 /* ---- sends ------------------------------------------------------------------------------- */

@@ -178,11 +178,19 @@ FWRAP(init_thread)(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
 }
 FEXPORT(init_thread)
 
+static MPI_Fint *finalize_ierr; /* the Fortran shutdown's, for trace_shutdown */
+static int finalize_f(void)
+{
+	FWD(finalize)(finalize_ierr);
+	return (int)*finalize_ierr;
+}
+
 FWRAP(finalize)(MPI_Fint *ierr)
 {
 	trace_finalize();
 	rq_clear();
-	FWD(finalize)(ierr);
+	finalize_ierr = ierr;
+	trace_shutdown(finalize_f);
 }
 FEXPORT(finalize)
 

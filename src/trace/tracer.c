@@ -75,6 +75,7 @@
 #include "trace/tracer.h"
 #include "util/err.h"
 #include "util/fault.h"
+#include "util/finwatch.h"
 #include "util/hold.h"
 #include "util/path.h"
 #include "util/timeutil.h"
@@ -721,6 +722,8 @@ static int raw_open(const char *dir, char *path, size_t len)
 	/* an earlier run's truth (finish.h) would pass for this one's */
 	snprintf(path, len, "%s/raw/truth.%d", dir, T.rank);
 	unlink(path);
+	snprintf(path, len, "%s/raw/written.%d", dir, T.rank); /* and its mark (mark_written) */
+	unlink(path);
 	snprintf(path, len, "%s/raw/rank.%d", dir, T.rank);
 	if ((T.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
 		fprintf(stderr, "hclock trace (rank %d): cannot write %s: %s; tracing off\n", T.rank,
@@ -949,10 +952,26 @@ static void trailer_out(struct rec_trailer *tr, int64_t t0)
 	T.fd = -1;
 }
 
+static int traced;     /* trace_finalize closed a trace: trace_shutdown watches the shutdown */
+static int marks_seen; /* the processes 0..marks_seen-1 have their marks */
+
+/* DIR/raw/written.R: this process's part of the outputs is written, it enters the MPI
+ * library's shutdown (none where it cannot be made: a full disk, a directory never made;
+ * then the watch never sees every mark and waits the whole wait limit) */
+static void mark_written(void)
+{
+	char path[sizeof(T.dir) + 64];
+	snprintf(path, sizeof(path), "%s/raw/written.%d", T.dir, T.rank);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd >= 0)
+		close(fd);
+}
+
 void trace_finalize(void)
 {
 	if (!T.s)
 		return;
+	traced = 1;
 	in_tracer = 1;
 	int64_t t0 = real_now_ns();
 	int was_on = T.on, truth = T.truth; /* clock_down ends the truth's notes */
@@ -988,5 +1007,43 @@ void trace_finalize(void)
 	recbuf_free(T.rb);
 	T.rb = NULL;
 	free(T.enabled);
+	if (fault_hit(FAULT_SLOWPART)) /* test hook: a process slow to write its part */
+		real_sleep_ns((wait_limit_ns() < 1000000000000ll ? wait_limit_ns() : 0) + 1000000000ll);
+	if (T.dir[0])
+		mark_written();
 	in_tracer = 0;
 }
+
+/* every process's mark there (each asked once: a mark stays) */
+static int all_written(void *arg)
+{
+	(void)arg;
+	char path[sizeof(T.dir) + 64];
+	struct stat st;
+	for (; marks_seen < T.size; marks_seen++) {
+		snprintf(path, sizeof(path), "%s/raw/written.%d", T.dir, marks_seen);
+		if (stat(path, &st))
+			return 0;
+	}
+	return 1;
+}
+
+/* PMPI_Finalize with an end (util/finwatch.h) once every process has written its part:
+ * MPICH's shutdown waits for every process, and a conversion can take a while on one of
+ * them, so the limit counts from the last process's mark (polled; no MPI: a barrier right
+ * before MPICH 4.0.2's shutdown over UCX makes its hang there far more frequent). A rank
+ * still in the shutdown then says so and exits 0: its trace is complete. */
+int trace_shutdown(int (*fin)(void))
+{
+	if (!traced) /* no trace, or a Fortran shutdown that calls MPI_Finalize: watched once */
+		return fin();
+	traced = 0;
+	struct finwatch_how how = {
+	        .who = "hclock trace", .rank = T.rank, .code = 0,
+	        .after = "the trace is complete; exiting with 0 (the program's code after "
+	                 "MPI_Finalize does not run)",
+	        .ready = all_written,
+	        .ready_what = "every process had written its part"};
+	return finwatch_finalize(fin, &how);
+}
+

@@ -66,6 +66,11 @@ __attribute__((visibility("hidden"))) uint32_t trace_tid(void);
 /* MPI_Init / MPI_Init_thread (after PMPI_Init) and MPI_Finalize (before PMPI_Finalize). */
 void trace_init(void);
 void trace_finalize(void);
+/* The MPI library's shutdown fin (PMPI_Finalize, or Fortran's) after trace_finalize,
+ * returning what it returned: with an end where a trace was closed (once every process's
+ * part is written, DIR/raw/written.R, past the wait limit, 30 s at most, a rank kept in the
+ * shutdown says so and exits 0; util/finwatch.h). */
+int trace_shutdown(int (*fin)(void));
 /* MPI_Abort, before PMPI_Abort: records call c (if trace_enter took it; NULL: not) as ending
  * now, writes out the records still in memory and, if no process of the job has yet, says
  * in one line on stderr that the program aborted and where its records are. */

@@ -13,7 +13,7 @@
 static const char *const names[FAULT_NPOINTS] = {"alloc", "exchange", "fit", "agree",
                                                     "cont", "op", "store", "collect",
                                                     "mute", "write", "finalize", "freeze",
-                                                    "slack", "burst", "shift", "unbounded",
+                                                    "slowpart", "slack", "burst", "shift", "unbounded",
                                                     "corrupt", "late"};
 
 int fault_armed, fault_stall_armed;

@@ -19,12 +19,15 @@
  *   collect   hclock bench collecting a measurement's repetitions runs out of memory
  *   write     a write of one of hclock trace's outputs (trace/stream.c, at MPI_Finalize):
  *             the first half of the buffer is written, then the disk is full (ENOSPC)
- *   finalize  an MPI tool's MPI_Finalize (tools/mpitool.c): the process stays in it for
- *             ever (until the wait limit, HCLOCK_TIMEOUT, ends it)
+ *   finalize  an MPI tool's or a traced program's MPI_Finalize (util/finwatch.c): the
+ *             process stays in it for ever (until the wait limit, HCLOCK_TIMEOUT, ends it)
  *   freeze    a ping-pong message this process would receive (transport/link.c): it
  *             stops there for ever, a peer that never answers (the others' waits end
  *             at the wait limit, HCLOCK_TIMEOUT)
-  *   slack     a measurement of the MPI_Bcast latency of hclock bench or imbalance (the start
+ *   slowpart  a traced program's MPI_Finalize (trace/tracer.c): the process takes the wait
+ *             limit (HCLOCK_TIMEOUT) and 1 s more to write its part of the outputs (the
+ *             others' shutdown watches must wait for it, util/finwatch.h)
+ *   slack     a measurement of the MPI_Bcast latency of hclock bench or imbalance (the start
  *             slack's): every try of it waits 1 ms on this rank before the broadcast (a stall)
  *   burst     a group of one of auto's bursts this process takes part in: from it on, each
  *             of that burst's ping-pongs waits 1 ms on this rank before it (a stall: on a
@@ -80,7 +83,7 @@
 
 enum fault_point { FAULT_ALLOC, FAULT_EXCHANGE, FAULT_FIT, FAULT_AGREE, FAULT_CONT, FAULT_OP,
                    FAULT_STORE, FAULT_COLLECT, FAULT_MUTE, FAULT_WRITE, FAULT_FINALIZE,
-                   FAULT_FREEZE, FAULT_SLACK, FAULT_BURST, FAULT_SHIFT, FAULT_UNBOUNDED,
+                   FAULT_FREEZE, FAULT_SLOWPART, FAULT_SLACK, FAULT_BURST, FAULT_SHIFT, FAULT_UNBOUNDED,
                    FAULT_CORRUPT, FAULT_LATE, FAULT_NPOINTS };
 
 extern int fault_armed; /* HCLOCK_FAULT names this process (set by fault_init) */

@@ -12,13 +12,20 @@ With HCLOCK_TIMEOUT=3 on 2 ranks of `hclock check`:
     process that left without finalizing and exits non-zero, or, its own fault, now and then
     hangs or dies of SIGSEGV after the ranks have ended: then the ranks' end is timed, said
     in a note, and the launcher ended);
+  - trace finalize: the same in a traced program (hclock trace -- allreduce_mini): after
+    the tracer's outputs are written, rank 1's MPI_Finalize is watched alike ("hclock trace:
+    rank 1: ... the trace is complete; exiting with 0 ..."), the trace is there;
+  - slow part: a traced program's rank 0 writes its part 4 s late (at=slowpart): rank 1's
+    watch counts from the last process's mark, so no line, exit 0, the trace is there;
   - none: no fault, no timeout line, exit 0 (the limit does not bite a normal run);
   - bad: HCLOCK_TIMEOUT=abc: one line naming it, the default used, exit 0.
 Prints one line per check; exits 1 if any failed."""
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -39,17 +46,21 @@ def check(ok, what, p=None):
     failures += not ok
 
 
-def ranks_left(sid):
+def ranks_left(sid, names):
     """the hclock processes still running in the launch's session; a rank that has exited but
     not been reaped (a zombie: the launcher that hangs does not reap its children) has ended"""
     ps = subprocess.run(["ps", "-e", "-o", "sid=,stat=,comm="], capture_output=True,
                         text=True).stdout
     rows = [l.split() for l in ps.splitlines()]
     return sum(1 for f in rows
-               if len(f) >= 3 and f[0] == str(sid) and f[2] == "hclock" and "Z" not in f[1])
+               if len(f) >= 3 and f[0] == str(sid) and f[2] in names and "Z" not in f[1])
 
 
-def launch(fault, limit=str(LIMIT)):
+CHECK = ["check", "--sync", "hca3/20/skampi/5", "--wait", "0", "--emulate",
+         "offset=1,skew=100e-6,seed=3"]
+
+
+def launch(fault, limit=str(LIMIT), args=CHECK, names=("hclock",)):
     """(process, seconds until every rank had ended, whether the launcher failed on its own):
     Open MPI's mpiexec, handling processes that exit without MPI_Finalize, now and then does
     not end, or dies of SIGSEGV, after every rank has gone (1 in 15 and 1 in 30 launches of
@@ -59,8 +70,7 @@ def launch(fault, limit=str(LIMIT)):
     if fault:
         env["HCLOCK_FAULT"] = fault
     t0 = time.time()
-    p = subprocess.Popen([run, mpiexec, "2", hc, "check", "--sync", "hca3/20/skampi/5",
-                          "--wait", "0", "--emulate", "offset=1,skew=100e-6,seed=3"],
+    p = subprocess.Popen([run, mpiexec, "2", hc] + args,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                          start_new_session=True)
     out, err = [], []
@@ -71,7 +81,7 @@ def launch(fault, limit=str(LIMIT)):
     ended, hung, seen = None, False, False
     while p.poll() is None:
         time.sleep(0.25)
-        n = ranks_left(p.pid) if ended is None else 0
+        n = ranks_left(p.pid, names) if ended is None else 0
         seen = seen or n > 0
         if ended is None and seen and n == 0:
             ended = time.time() - t0
@@ -117,6 +127,42 @@ check("true_max|err|_ns" in p.stdout, "finalize: the results were printed before
 check(dt < LIMIT + MARGIN, f"finalize: ended in {dt:.1f} s (limit {LIMIT} s + {MARGIN} s)", p)
 if mpich:
     check(p.returncode == 0, f"finalize: exit 0, the run's code (MPICH: {p.returncode})", p)
+
+prog = os.path.join(os.path.dirname(hc), "allreduce_mini")
+if os.path.exists(prog):
+    out = tempfile.mkdtemp(prefix="hclock-timeout-test.")
+    try:
+        p, dt, launcher = launch("rank=1,at=finalize", args=["trace", "-o", out + "/t", "--", prog],
+                                 names=("allreduce_mini",))
+        lines = [l for l in p.stderr.splitlines() if "MPI_Finalize did not return" in l]
+        want = re.compile(r"^hclock trace: rank " + who + r": MPI_Finalize did not return within "
+                          r"3 s \(HCLOCK_TIMEOUT, 30 s at most\).*the trace is complete; exiting "
+                          r"with 0 \(the program's code after MPI_Finalize does not run\)$")
+        check(any(want.match(l) for l in lines),
+              f"trace finalize: the line of rank {'0 or 1' if mpich else '1'}: {lines}", p)
+        check("checksum" in p.stdout and os.path.exists(out + "/t/trace.pftrace"),
+              "trace finalize: the program's output and the trace are there", p)
+        check(dt < LIMIT + MARGIN,
+              f"trace finalize: ended in {dt:.1f} s (limit {LIMIT} s + {MARGIN} s)", p)
+        # rank 0 writes its part 4 s late (at=slowpart): rank 1's watch waits for it (a
+        # shutdown waits for every process), no line, exit 0; a watch counting from its own
+        # MPI_Finalize would end rank 1 after 3 s
+        shutil.rmtree(out + "/t", ignore_errors=True)
+        p, dt, launcher = launch("rank=0,at=slowpart",
+                                 args=["trace", "-o", out + "/t", "--", prog],
+                                 names=("allreduce_mini",))
+        lines = [l for l in p.stderr.splitlines() if "MPI_Finalize did not return" in l]
+        check(not lines and (p.returncode == 0 or launcher),
+              f"slow part: no process ended while another wrote its part: exit "
+              f"{p.returncode}, {lines}", p)
+        check("checksum" in p.stdout and os.path.exists(out + "/t/trace.pftrace"),
+              "slow part: the program's output and the trace are there", p)
+        check(LIMIT + 1 <= dt < 2 * LIMIT + 1 + MARGIN,
+              f"slow part: ended in {dt:.1f} s (rank 0 {LIMIT + 1} s late)", p)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+else:
+    print(f"note: {prog} not built: the traced program's case left out")
 
 p, dt, _ = launch(None)
 check(p.returncode == 0 and "HCLOCK_TIMEOUT" not in p.stderr,

@@ -310,7 +310,15 @@ elif case == "skew":
             (["--sync", "none"] if sync == "none" else [])
         env = {"HCLOCK_FAULT": "rank=all,at=shift"} if sync == "shift" else None
         p = launch(4, args + ["--", mini, str(ITER), "20"], timeout=240, env=env)
-        check(p.returncode == 0, f"--sync {sync}: exit {p.returncode} {p.stderr[-600:]}")
+        # MPICH 4.0.2 over UCX keeps a process in MPI_Finalize now and then: the tracer's
+        # watch ends it after the trace is written (one line), and MPICH's launcher then
+        # ends the others (exit 9): the trace is judged, not that exit code
+        kept = [l for l in p.stderr.splitlines() if "MPI_Finalize did not return" in l and
+                "the trace is complete" in l]
+        if p.returncode and kept:
+            print(f"note: --sync {sync}: exit {p.returncode} after the MPI library kept a "
+                  f"process in its shutdown: {kept[0]}")
+        check(p.returncode == 0 or kept, f"--sync {sync}: exit {p.returncode} {p.stderr[-600:]}")
         res[sync], errs[sync] = summary_num(p.stderr, "inversions"), p.stderr
         m = re.search(r"true error of (\d+) global readings on the processes off the reference's "
                       r"node \(emulation\): median <= (\d+) ns, p99 <= (\d+) ns, p99.9 <= (\d+) "
