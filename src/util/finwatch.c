@@ -25,15 +25,16 @@ struct fin_watch {
 };
 
 #ifndef HCLOCK_SMPI
-/* the line and the exit; waited_ns since the limit's start, whole: the full wait limit ran
- * without ready() */
+/* the line and the exit; waited_ns since the limit's start; whole: the wait for the others
+ * and the shutdown's limit ran out without ready() saying every process was done */
 static void fin_exit(const struct fin_watch *w, int64_t waited_ns, int whole)
 {
 	const struct finwatch_how *h = w->how;
 	if (whole)
 		err_line(h->who, "rank %d: MPI_Finalize did not return within %g s (HCLOCK_TIMEOUT "
-		         "for the others, then the shutdown's limit) without seeing that %s: the MPI library's shutdown waits for another process; "
-		         "%s", h->rank, (double)waited_ns * 1e-9, h->ready_what, h->after);
+		         "for the others, then the shutdown's limit) without seeing that %s: the MPI "
+		         "library's shutdown waits for another process; %s", h->rank,
+		         (double)waited_ns * 1e-9, h->ready_what, h->after);
 	else
 		err_line(h->who, "rank %d: MPI_Finalize did not return within %g s (HCLOCK_TIMEOUT, "
 		         "30 s at most)%s%s: the MPI library's shutdown waits for another process; %s",
