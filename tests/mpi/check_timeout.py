@@ -56,6 +56,11 @@ def ranks_left(sid, names):
                if len(f) >= 3 and f[0] == str(sid) and f[2] in names and "Z" not in f[1])
 
 
+def kept_lines(p):
+    """the finalize watch's lines in a launch's stderr"""
+    return [l for l in p.stderr.splitlines() if "MPI_Finalize did not return" in l]
+
+
 CHECK = ["check", "--sync", "hca3/20/skampi/5", "--wait", "0", "--emulate",
          "offset=1,skew=100e-6,seed=3"]
 
@@ -115,7 +120,7 @@ check(len(lines) == 1 and want.match(lines[0]),
       f"freeze: one line naming rank 0, the step and the peer: {lines}", p)
 
 p, dt, launcher = launch("rank=1,at=finalize")
-lines = [l for l in p.stderr.splitlines() if "MPI_Finalize did not return" in l]
+lines = kept_lines(p)
 # MPICH's MPI_Finalize waits for every process: rank 0 stays in its own too, and its line,
 # at about the same moment, can come first (the launcher then ends rank 1 before it says it)
 who = "[01]" if mpich else "1"
@@ -134,7 +139,7 @@ if os.path.exists(prog):
     try:
         p, dt, launcher = launch("rank=1,at=finalize", args=["trace", "-o", out + "/t", "--", prog],
                                  names=("allreduce_mini",))
-        lines = [l for l in p.stderr.splitlines() if "MPI_Finalize did not return" in l]
+        lines = kept_lines(p)
         want = re.compile(r"^hclock trace: rank " + who + r": MPI_Finalize did not return within "
                           r"3 s \(HCLOCK_TIMEOUT, 30 s at most\).*the trace is complete; exiting "
                           r"with 0 \(the program's code after MPI_Finalize does not run\)$")
@@ -151,7 +156,7 @@ if os.path.exists(prog):
         p, dt, launcher = launch("rank=0,at=slowpart",
                                  args=["trace", "-o", out + "/t", "--", prog],
                                  names=("allreduce_mini",))
-        lines = [l for l in p.stderr.splitlines() if "MPI_Finalize did not return" in l]
+        lines = kept_lines(p)
         check(not lines and (p.returncode == 0 or launcher),
               f"slow part: no process ended while another wrote its part: exit "
               f"{p.returncode}, {lines}", p)
