@@ -729,10 +729,13 @@ def case_subsets():
         check_quiet(all(r["valid"] > 0 for r in d["results"]),
                     "--placement %s: every op and size validated and measured (%s valid)" %
                     (place, [r["valid"] for r in d["results"]]), share)
-        check(all(r["median_s"] is None or (number(r["median_s"]) and 0 < r["median_s"] < 0.1)
-                  for r in d["results"]) and any(r["median_s"] is not None
-                                                 for r in d["results"]),
-              "every median a plausible latency (%s)" % [r["median_s"] for r in d["results"]])
+        medians = [r["median_s"] for r in d["results"]]
+        check(all(m is None or (number(m) and 0 < m < 0.1) for m in medians),
+              "every median a plausible latency (%s)" % medians)
+        # none valid at all would also be what a broken global clock gives (every start
+        # missed): held where the process had its core
+        check_quiet(any(m is not None for m in medians),
+                    "--placement %s: some op and size has a median" % place, share)
     d, _ = bench_json(3, ["--op", "bcast", "--sizes", "8", "--subsets", "--max-reps", "20",
                           "--time-slice", "0.05", "--sync", "none"])
     if d:
