@@ -462,16 +462,18 @@ def case_schemes():
     if d:
         r = d["results"][0]
         rse = r["std_s"] / (r["mean_s"] * math.sqrt(r["valid"])) if r["mean_s"] > 0 else 0
-        # the rule judges the measurement over all its passes (the default order has 4):
-        # it never stops while the RSE is above 0.05, and once there it stops; beside busy
-        # processes a share of the calls wait a scheduler slice (ms against us) and the RSE
-        # can stay above 0.05 the whole slice (0.06-0.09 in 5 s), so that it stops well
-        # before the slice's end is a quiet machine's figure
+        # the rule judges the measurement over all its passes (the default order has 4), on
+        # the agreed latencies the result's statistics hold: it never stops while the RSE is
+        # above 0.05, and once there it stops. Both ways are judged by the RSE the run
+        # reached, not by how soon: beside busy processes a share of the calls wait a
+        # scheduler slice (ms against us) and the RSE can stay above 0.05 the whole slice
+        # (0.054-0.09 in 5 s), where a quiet machine gets there in well under a second. A
+        # rule that never stops ends a quiet machine's 5 s far below 0.05.
         check(rse <= 0.0505 or r["duration_s"] >= 4.5, "--rse 0.05: no stop before the RSE "
               "got there (%.2f s, %d reps, RSE %.3f)" % (r["duration_s"], r["valid"], rse))
-        check_quiet(r["duration_s"] < 4, "--rse 0.05 stops before the 5 s slice (%.2f s, %d "
-                    "reps, RSE %.3f)" % (r["duration_s"], r["valid"], rse),
-                    checkargs.cpu_share())
+        check(r["duration_s"] < 4.5 or rse > 0.045, "--rse 0.05: no run on past it, the "
+              "whole slice only while the RSE stayed above (%.2f s, %d reps, RSE %.3f)"
+              % (r["duration_s"], r["valid"], rse))
 
 
 def imbalance(np, extra, plausible):
@@ -729,13 +731,12 @@ def case_subsets():
         check_quiet(all(r["valid"] > 0 for r in d["results"]),
                     "--placement %s: every op and size validated and measured (%s valid)" %
                     (place, [r["valid"] for r in d["results"]]), share)
+        # every median present is plausible always; that all exist (none at all is also
+        # what a broken global clock gives, every start missed) is held above, where the
+        # process had its core
         medians = [r["median_s"] for r in d["results"]]
         check(all(m is None or (number(m) and 0 < m < 0.1) for m in medians),
               "every median a plausible latency (%s)" % medians)
-        # none valid at all would also be what a broken global clock gives (every start
-        # missed): held where the process had its core
-        check_quiet(any(m is not None for m in medians),
-                    "--placement %s: some op and size has a median" % place, share)
     d, _ = bench_json(3, ["--op", "bcast", "--sizes", "8", "--subsets", "--max-reps", "20",
                           "--time-slice", "0.05", "--sync", "none"])
     if d:
