@@ -6,6 +6,7 @@ tests/trace)."""
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import time
 
@@ -41,20 +42,13 @@ def cpu_share(wall=0.3):
     cores = os.cpu_count() or 1
     seen = []
     w0, c0 = time.perf_counter(), time.process_time()
-    next_look = w0
-    while True:
-        now = time.perf_counter()
-        if now - w0 >= wall:
-            break
-        if now >= next_look:
-            n = runnable()
-            if n is not None:
-                seen.append(n)
-            next_look = now + 0.01
+    while time.perf_counter() - w0 < wall:
+        n = runnable()
+        if n is not None:
+            seen.append(n)
     share = (time.process_time() - c0) / (time.perf_counter() - w0)
     if seen:
-        seen.sort()
-        share = min(share, cores / max(cores, seen[len(seen) // 2]))
+        share = min(share, cores / max(cores, statistics.median_low(seen)))
     return share
 
 

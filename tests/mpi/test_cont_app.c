@@ -139,7 +139,8 @@ int main(int argc, char **argv)
 		if (s->parent >= 0 && !s->shares && size == 2 && !premise)
 			printf("rank %d: skip adaptation: the sync ended %.2f s after the epoch (the step "
 			       "at 2 s), the link's noise %.0f ns (0: not known; the step moves the clock "
-			       "304 ns in a period), round trip %.0f ns: a busy machine, not counted\n",
+			       "304 ns in a period, so a noise of 101 ns or more hides it), round trip %.0f ns: "
+			       "the adaptation cannot show here, not counted\n",
 			       rank, synced, after.noise_ns, after.rtt_ns);
 		if (s->parent >= 0 && !s->shares && size == 2 && premise) {
 			CHECK(after.halvings > before.halvings, "the period did not halve after the step "
