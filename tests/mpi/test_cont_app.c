@@ -19,6 +19,9 @@
 #include "hclock.h"
 #include "sync/sync.h"
 
+#define FSTEP 3.8e-6        /* the emulated frequency step (2 s after the epoch), 1 */
+#define PERIOD_MAX_S 0.08   /* the adaptive period's longest (the spec's max=), s */
+
 static int fails;
 #define CHECK(c, ...)                                                    \
 	do {                                                                 \
@@ -89,7 +92,7 @@ int main(int argc, char **argv)
 	hclock_clock *base, *g = NULL;
 	char emuspec[200];
 	snprintf(emuspec, sizeof(emuspec), "offset=1,skew=100e-6,wander=2e-7@20,"
-	         "fstep=3.8e-6@%s,nodes=%d,seed=7", single ? "100" : "2", size > 2 ? 2 : size);
+	         "fstep=%g@%s,nodes=%d,seed=7", FSTEP, single ? "100" : "2", size > 2 ? 2 : size);
 	struct timespec t_emu, t_sync = {0, 0};
 	clock_gettime(CLOCK_MONOTONIC, &t_emu); /* about the emulation's epoch */
 	CHECK(hclock_emu_create(emuspec, app, &emu) == 0, "%s", hclock_last_error());
@@ -107,12 +110,14 @@ int main(int argc, char **argv)
 		      hclock_last_error());
 		CHECK(!g, "a clock after a refusal");
 		hclock_sync_free(s);
-		snprintf(spec, sizeof(spec), "cont(%s,drive=progress,min=10ms,max=80ms)", inner);
+		snprintf(spec, sizeof(spec), "cont(%s,drive=progress,min=10ms,max=%gms)", inner,
+		         PERIOD_MAX_S * 1e3);
 		hclock_sync_create(spec, &s);
 		CHECK(hclock_sync_run(s, app, base, &g) == 0, "%s", hclock_last_error());
 		watch(s, g, emu, 1.5, 1, &nprobe);
 	} else {
-		snprintf(spec, sizeof(spec), "cont(%s,min=10ms,max=80ms,streak=3)", inner);
+		snprintf(spec, sizeof(spec), "cont(%s,min=10ms,max=%gms,streak=3)", inner,
+		         PERIOD_MAX_S * 1e3);
 		CHECK(hclock_sync_create(spec, &s) == 0, "%s", hclock_last_error());
 		CHECK(hclock_sync_run(s, app, base, &g) == 0, "%s", hclock_last_error());
 		clock_gettime(CLOCK_MONOTONIC, &t_sync);
@@ -133,15 +138,16 @@ int main(int argc, char **argv)
 		                (t_sync.tv_nsec - t_emu.tv_nsec) * 1e-9;
 		/* a noise not known is a busy link's only when the round trips say so (else it is
 		 * a fault of the noise estimate, and the adaptation checks show it) */
-		int busy_link = after.noise_ns > 0 ? 3 * after.noise_ns >= 3.8e-6 * 80e6
+		double moved_ns = FSTEP * PERIOD_MAX_S * 1e9; /* by the step in a period */
+		int busy_link = after.noise_ns > 0 ? 3 * after.noise_ns >= moved_ns
 		                                   : after.rtt_ns > 20e3;
 		int premise = synced < 1.8 && !busy_link;
 		if (s->parent >= 0 && !s->shares && size == 2 && !premise)
 			printf("rank %d: skip adaptation: the sync ended %.2f s after the epoch (the step "
 			       "at 2 s), the link's noise %.0f ns (0: not known; the step moves the clock "
-			       "304 ns in a period, so a noise of 101 ns or more hides it), round trip %.0f ns: "
-			       "the adaptation cannot show here, not counted\n",
-			       rank, synced, after.noise_ns, after.rtt_ns);
+			       "%.0f ns in a period, so a noise of a third of that or more hides it), "
+			       "round trip %.0f ns: the adaptation cannot show here, not counted\n",
+			       rank, synced, after.noise_ns, moved_ns, after.rtt_ns);
 		if (s->parent >= 0 && !s->shares && size == 2 && premise) {
 			CHECK(after.halvings > before.halvings, "the period did not halve after the step "
 			      "(halvings %llu; the link's noise %.0f ns before, %.0f ns after; the "
