@@ -35,7 +35,6 @@ struct auto_sync {
 	int nprocs; /* the processes of its last run or plan (0: none yet) */
 	double round_ns; /* the time each of HCA3's rounds may take (after the bursts), ns */
 	int rounds;      /* HCA3's rounds on the processes of the last plan */
-	int taken, stalled; /* the worst pair's burst: groups made, of them through a stall */
 	double my_burst_ns; /* this process's bursts' time in its last plan, ns */
 	struct hclock_sync_auto choice;
 };
@@ -276,8 +275,8 @@ static int auto_plan(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk)
 	                               .slowest_group_s = all[1] * 1e-9};
 	if (v[V_OK] == 1) { /* not after a failed reduction (-inf) */
 		c->groups = (int)v[V_GROUPS];
-		a->taken = (int)v[V_TAKEN];
-		a->stalled = (int)v[V_STALLED];
+		c->groups_made = (int)v[V_TAKEN];
+		c->groups_stalled = (int)v[V_STALLED];
 		c->worst_ref = (int)v[V_REF];
 		c->worst_client = (int)v[V_CLIENT];
 		c->floor_ns = v[V_FLOOR];
@@ -412,7 +411,7 @@ static void auto_explain(const struct hclock_sync *s, struct sync_explain *e)
 	                  100 * c->burst_s / c->budget_s, PLAN_GROUP, c->slowest_group_s);
 	sync_explain_line(e, "worst pair: ranks %d-%d, %d groups (%d made, %d through a stall): round "
 	                  "trips floor %.0f ns, spread %.0f ns, tail %.0f ns (%s floor)",
-	                  c->worst_ref, c->worst_client, c->groups, a->taken, a->stalled,
+	                  c->worst_ref, c->worst_client, c->groups, c->groups_made, c->groups_stalled,
 	                  c->floor_ns, c->spread_ns, c->tail_ns,
 	                  strcmp(c->estimator, "hull") ? "a blurred" : "a sharp");
 	sync_explain_line(e, "choice: %s (%d fit points of %d ping-pong%s over %.4g s, %s), a fit "

@@ -116,14 +116,15 @@ static void print_json(const char *spec, int p, int nodes, const struct run *run
 			       "\"worst_pair\":[%d,%d],"
 			       "\"groups\":%d,\"slowest_group_s\":%.6f,"
 			       "\"floor_ns\":%.1f,\"spread_ns\":%.1f,\"tail_ns\":%.1f,\"nfit\":%d,"
-			       "\"nfit_made\":%d,\"n\":%d,"
+			       "\"nfit_made\":%d,\"n\":%d,\"groups_made\":%d,\"groups_stalled\":%d,"
 			       "\"span_s\":%.6g,\"estimator\":\"%s\",\"point_sigma_ns\":%.2f,"
 			       "\"predicted_error_ns\":%.1f,\"spec\":\"%s\"},",
 			       r->au.budget_s, r->au.horizon_s, r->au.burst_s, r->au.run_s,
 			       r->au.agree_s, r->au.slowest_point_s, r->au.pairs,
 			       r->au.worst_ref, r->au.worst_client, r->au.groups, r->au.slowest_group_s,
 			       r->au.floor_ns, r->au.spread_ns, r->au.tail_ns, r->au.nfit,
-			       r->au.nfit_made, r->au.npingpongs, r->au.span_s, r->au.estimator, r->au.point_sigma_ns,
+			       r->au.nfit_made, r->au.npingpongs, r->au.groups_made, r->au.groups_stalled,
+			       r->au.span_s, r->au.estimator, r->au.point_sigma_ns,
 			       r->au.predicted_error_ns, r->au.spec);
 		printf("\"checks\":[");
 		for (int w = 0; w < nwaits; w++) {
