@@ -281,7 +281,8 @@ struct hclock_sync_auto {
 	char spec[128];            /* the spec it ran, e.g. "hca3/250/hull/4/span=0.29" */
 	double agree_s;            /* the steps between the bursts and HCA3 (the reductions that
 	                              agree on the choice; untimed by the budget, a stall there
-	                              included), the slowest rank's, s (0 after a plan alone) */	int groups_made;           /* the groups its burst made, retaken ones included (0 after a
+	                              included), the slowest rank's, s (0 after a plan alone) */
+	int groups_made;           /* the groups its burst made, retaken ones included (0 after a
 	                              plan without a run) */
 	int groups_stalled;        /* of them, those made through a stall (left out of the plan
 	                              when 8 or more were clean) */

@@ -370,7 +370,7 @@ def case_overlap():
             break
     if busy:
         print("skip: the overlap at 1 MiB (%s%%) is not judged: the blocking allreduce's median "
-              "%.3g s says the machine was busy" % (best, busy_med))
+              "%.3g s says the machine was busy; not counted" % (best, busy_med))
     else:
         check(best is not None and best < 20, "no background progress at 1 MiB: overlap %s%% "
               "< 20%%" % best)

@@ -80,7 +80,7 @@ def runs():
                 break
             dur = json.loads(got[0][2].stdout)["runs"][0]["sync_duration_s"]
             at = math.ceil(2 * dur + 1)
-            print(f"skip seed={seed}: the sync took {dur:.3f} s, the step meant after it fell "
+            print(f"again seed={seed}: the sync took {dur:.3f} s, the step meant after it fell "
                   f"inside (the hulls intersect, no bounds: the right answer); again with the "
                   f"step at {at} s")
             a.emulate = base.replace(step.group(0), f"step={step.group(1)}@{at}")
@@ -109,7 +109,7 @@ for seed, cmd, p in runs():
                    f"unclean model(s))")
             print(f"skip seed={seed}: no warning, the {step_size:.0f} ns step {why} (a busy "
                   f"machine); the truth in the bounds: {held} (they assume no step during the "
-                  f"sync)")
+                  f"sync); not counted")
             continue
         if re.search(a.warn, p.stderr):
             print(f"ok   seed={seed}: warning seen: "

@@ -136,7 +136,7 @@ for seed in a.seeds.split(","):
                   f"machine): not counted")
             break
         new = math.ceil(1.5 * sync_s) + 1
-        print(f"skip seed={seed}: the one-shot sync ended {sync_s:.1f} s after the epoch, after "
+        print(f"again seed={seed}: the one-shot sync ended {sync_s:.1f} s after the epoch, after "
               f"the frequency step at {step} s (its bounds assume constant rates); again with "
               f"the step at {new} s")
         step = start = new
