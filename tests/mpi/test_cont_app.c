@@ -19,7 +19,9 @@
 #include "hclock.h"
 #include "sync/sync.h"
 
-#define FSTEP 3.8e-6        /* the emulated frequency step (2 s after the epoch), 1 */
+#define FSTEP 3.8e-6        /* the emulated frequency step (STEP_AT_S after the epoch), 1 */
+#define STEP_AT_S 2.0       /* when the step comes, s after the emulation's epoch */
+#define STEP_LEAD_S 0.2     /* the sync must end this long before the step, s */
 #define PERIOD_MAX_S 0.08   /* the adaptive period's longest (the spec's max=), s */
 
 static int fails;
@@ -92,7 +94,8 @@ int main(int argc, char **argv)
 	hclock_clock *base, *g = NULL;
 	char emuspec[200];
 	snprintf(emuspec, sizeof(emuspec), "offset=1,skew=100e-6,wander=2e-7@20,"
-	         "fstep=%g@%s,nodes=%d,seed=7", FSTEP, single ? "100" : "2", size > 2 ? 2 : size);
+	         "fstep=%g@%g,nodes=%d,seed=7", FSTEP, single ? 100.0 : STEP_AT_S,
+	         size > 2 ? 2 : size);
 	struct timespec t_emu, t_sync = {0, 0};
 	clock_gettime(CLOCK_MONOTONIC, &t_emu); /* about the emulation's epoch */
 	CHECK(hclock_emu_create(emuspec, app, &emu) == 0, "%s", hclock_last_error());
@@ -121,33 +124,35 @@ int main(int argc, char **argv)
 		CHECK(hclock_sync_create(spec, &s) == 0, "%s", hclock_last_error());
 		CHECK(hclock_sync_run(s, app, base, &g) == 0, "%s", hclock_last_error());
 		clock_gettime(CLOCK_MONOTONIC, &t_sync);
-		watch(s, g, emu, 1.8, 0, &nprobe);
+		double synced = (double)(t_sync.tv_sec - t_emu.tv_sec) +
+		                (t_sync.tv_nsec - t_emu.tv_nsec) * 1e-9;
+		/* read until just before the step, the stats then, and on past it */
+		double lead_s = STEP_AT_S - STEP_LEAD_S - synced;
+		watch(s, g, emu, lead_s > 0.5 ? lead_s : 0.5, 0, &nprobe);
 		struct hclock_sync_stats before, after;
 		CHECK(hclock_sync_stats(s, &before) == 0 && before.running, "%s", hclock_last_error());
-		watch(s, g, emu, 2.5, 0, &nprobe); /* the step at 2 s after the emulation's epoch */
+		watch(s, g, emu, STEP_LEAD_S + 2.5, 0, &nprobe);
 		hclock_sync_stats(s, &after);
 		/* adaptation on 2 ranks: with more ranks than cores the exchanges stall (milliseconds
 		 * round trips) and the period rightly stays short */
-		/* its premise: the step comes after the sync (2 s after the epoch), and it moves the
-		 * clock by more than the period's threshold (3 x the link's noise) within the period
-		 * of at most 80 ms: 3.8 ppm x 80 ms = 304 ns. A busy machine can break both (a sync
-		 * of seconds; a link noise of 314 us once, its round trips waiting for a core, or
-		 * none known: no exchange of the window clean): then the adaptation cannot show,
-		 * and that is said instead */
-		double synced = (double)(t_sync.tv_sec - t_emu.tv_sec) +
-		                (t_sync.tv_nsec - t_emu.tv_nsec) * 1e-9;
+		/* its premise: the step comes after the sync (STEP_AT_S after the epoch), and it
+		 * moves the clock by more than the period's threshold (3 x the link's noise) within
+		 * the period of at most 80 ms: 3.8 ppm x 80 ms = 304 ns. A busy machine can break
+		 * both (a sync of seconds; a link noise of 314 us once, its round trips waiting for
+		 * a core, or none known: no exchange of the window clean): then the adaptation
+		 * cannot show, and that is said instead */
 		/* a noise not known is a busy link's only when the round trips say so (else it is
 		 * a fault of the noise estimate, and the adaptation checks show it) */
 		double moved_ns = FSTEP * PERIOD_MAX_S * 1e9; /* by the step in a period */
 		int busy_link = after.noise_ns > 0 ? 3 * after.noise_ns >= moved_ns
 		                                   : after.rtt_ns > 20e3;
-		int premise = synced < 1.8 && !busy_link;
+		int premise = synced < STEP_AT_S - STEP_LEAD_S && !busy_link;
 		if (s->parent >= 0 && !s->shares && size == 2 && !premise)
 			printf("rank %d: skip adaptation: the sync ended %.2f s after the epoch (the step "
-			       "at 2 s), the link's noise %.0f ns (0: not known; the step moves the clock "
+			       "at %g s), the link's noise %.0f ns (0: not known; the step moves the clock "
 			       "%.0f ns in a period, so a noise of a third of that or more hides it), "
 			       "round trip %.0f ns: the adaptation cannot show here, not counted\n",
-			       rank, synced, after.noise_ns, moved_ns, after.rtt_ns);
+			       rank, synced, STEP_AT_S, after.noise_ns, moved_ns, after.rtt_ns);
 		if (s->parent >= 0 && !s->shares && size == 2 && premise) {
 			CHECK(after.halvings > before.halvings, "the period did not halve after the step "
 			      "(halvings %llu; the link's noise %.0f ns before, %.0f ns after; the "
