@@ -118,10 +118,10 @@ for seed, cmd, p in runs():
             print(f"FAIL seed={seed}: no warning matching {a.warn!r} on stderr:\n{p.stderr[-2000:]}")
             failed += 1
         continue
-    doc = json.loads(p.stdout)
+    run0 = json.loads(p.stdout)["runs"][0]
     au = None
     if a.auto:
-        au = doc["runs"][0].get("auto")
+        au = run0.get("auto")
         if not au or "estimator" not in au:
             print(f"FAIL seed={seed}: no auto choice reported: {au} ({' '.join(cmd)})")
             failed += 1
@@ -139,18 +139,18 @@ for seed, cmd, p in runs():
     span, dist = 0.0, 0.0
     if au and au.get("span_s", 0) > 0:
         span = au["span_s"]
-        dist = max(0.0, doc["runs"][0]["sync_duration_s"] - au["burst_s"] - au.get("agree_s", 0)
+        dist = max(0.0, run0["sync_duration_s"] - au["burst_s"] - au.get("agree_s", 0)
                    - span)
     elif SPEC_SPAN_S:
         span = SPEC_SPAN_S
-        dist = max(0.0, doc["runs"][0]["sync_duration_s"] - SPEC_SPAN_S)
-    elif doc["runs"][0]["sync_duration_s"] > 0:
+        dist = max(0.0, run0["sync_duration_s"] - SPEC_SPAN_S)
+    elif run0["sync_duration_s"] > 0:
         # points taken back to back: each level's fit spans about its share of the sync (2.5
         # ms quiet for hca3/100/hull/10 on 2 ranks), and the check's read comes read_after_s
         # after the fit's end (54 us quiet: x 1.04; 10 us for 2.6 us round trips beside busy
         # processes, the read later against a span that was not longer)
-        span = doc["runs"][0]["sync_duration_s"] / levels
-    for chk in doc["runs"][0]["checks"]:
+        span = run0["sync_duration_s"] / levels
+    for chk in run0["checks"]:
         extra = 1 + 2 * (dist + chk.get("read_after_s", 0)) / span if span else 1.0
         hw = chk.get("bound_half_width_s")
         inb = chk.get("truth_in_bounds")
@@ -159,7 +159,7 @@ for seed, cmd, p in runs():
         if a.expect == "pass":
             # what the sync saw: on a busy machine its ping-pongs can all have waited for the
             # core (milliseconds) while the check's probes found a quiet moment
-            rtt = max(rtt, doc["runs"][0]["stalls"]["fit_rtt_max_s"] * 1e9)
+            rtt = max(rtt, run0["stalls"]["fit_rtt_max_s"] * 1e9)
         line = (f"seed={seed} after={chk['after_s']}s true_err={err:.0f}ns "
                 f"half_width={'none' if hw is None else f'{hw * 1e9:.0f}ns'} rtt={rtt:.0f}ns "
                 f"truth_in_bounds={inb}")
@@ -194,14 +194,14 @@ for seed, cmd, p in runs():
         # warning; 2.6 s for a 0.2 s span beside two busy processes), those exchanges can all
         # have waited too, and the bound is then half their round trip (3.37 ms for a sync and
         # a check whose round trips were 6.6 us): said there, not counted
-        fit_rtt = doc["runs"][0]["stalls"]["fit_rtt_max_s"] * 1e9
-        slowed = "cont(" in (a.sync or "") and doc["runs"][0].get("slow_sync")
+        fit_rtt = run0["stalls"]["fit_rtt_max_s"] * 1e9
+        slowed = "cont(" in (a.sync or "") and run0.get("slow_sync")
         if a.expect == "pass" and chk["after_s"] == 0 and hw * 1e9 > width_cap and \
                 (fit_rtt > BUSY_FIT_RTT_NS or slowed):
             why = (f"the sync rested on round trips of {fit_rtt:.0f} ns (over {BUSY_FIT_RTT_NS}"
                    f" ns: a busy machine's)" if fit_rtt > BUSY_FIT_RTT_NS else
-                   f"the sync took {doc['runs'][0]['sync_duration_s']:.2f} s for the "
-                   f"{doc['runs'][0]['planned_s']:g} s it planned (stalled: a busy machine), and "
+                   f"the sync took {run0['sync_duration_s']:.2f} s for the "
+                   f"{run0['planned_s']:g} s it planned (stalled: a busy machine), and "
                    f"the continuous clock's first exchanges came right after it")
             print(f"skip {line}: half-width above {width_cap:.0f} ns, but {why}; not counted")
             continue
