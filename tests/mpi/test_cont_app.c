@@ -126,27 +126,29 @@ int main(int argc, char **argv)
 		clock_gettime(CLOCK_MONOTONIC, &t_sync);
 		double synced = (double)(t_sync.tv_sec - t_emu.tv_sec) +
 		                (t_sync.tv_nsec - t_emu.tv_nsec) * 1e-9;
-		/* read until just before the step, the stats then, and on past it */
+		/* read until just before the step, the stats then, and on past it (a sync that
+		 * ended too late for that leaves the adaptation unjudged: below) */
 		double lead_s = STEP_AT_S - STEP_LEAD_S - synced;
-		watch(s, g, emu, lead_s > 0.5 ? lead_s : 0.5, 0, &nprobe);
+		watch(s, g, emu, lead_s > 0.1 ? lead_s : 0.1, 0, &nprobe);
 		struct hclock_sync_stats before, after;
 		CHECK(hclock_sync_stats(s, &before) == 0 && before.running, "%s", hclock_last_error());
 		watch(s, g, emu, STEP_LEAD_S + 2.5, 0, &nprobe);
 		hclock_sync_stats(s, &after);
 		/* adaptation on 2 ranks: with more ranks than cores the exchanges stall (milliseconds
 		 * round trips) and the period rightly stays short */
-		/* its premise: the step comes after the sync (STEP_AT_S after the epoch), and it
-		 * moves the clock by more than the period's threshold (3 x the link's noise) within
-		 * the period of at most 80 ms: 3.8 ppm x 80 ms = 304 ns. A busy machine can break
-		 * both (a sync of seconds; a link noise of 314 us once, its round trips waiting for
-		 * a core, or none known: no exchange of the window clean): then the adaptation
+		/* its premise: the sync ends early enough that the stats before the step are read
+		 * before it (at least STEP_LEAD_S + 0.1 s before STEP_AT_S), and the step moves the
+		 * clock by more than the period's threshold (3 x the link's noise) within the
+		 * period of at most 80 ms: 3.8 ppm x 80 ms = 304 ns. A busy machine can break both
+		 * (a sync of seconds; a link noise of 314 us once, its round trips waiting for a
+		 * core, or none known: no exchange of the window clean): then the adaptation
 		 * cannot show, and that is said instead */
 		/* a noise not known is a busy link's only when the round trips say so (else it is
 		 * a fault of the noise estimate, and the adaptation checks show it) */
 		double moved_ns = FSTEP * PERIOD_MAX_S * 1e9; /* by the step in a period */
 		int busy_link = after.noise_ns > 0 ? 3 * after.noise_ns >= moved_ns
 		                                   : after.rtt_ns > 20e3;
-		int premise = synced < STEP_AT_S - STEP_LEAD_S && !busy_link;
+		int premise = lead_s >= 0.1 && !busy_link;
 		if (s->parent >= 0 && !s->shares && size == 2 && !premise)
 			printf("rank %d: skip adaptation: the sync ended %.2f s after the epoch (the step "
 			       "at %g s), the link's noise %.0f ns (0: not known; the step moves the clock "
