@@ -443,20 +443,20 @@ def check_exits(plain, traced):
           f"{traced.stderr[-800:]}")
 
 
-def check_align(hc, otf2, out, nodes, inverted=0):
+def check_align(hc, otf2, out, nodes, err=""):
     """hclock align reads OTF2 back: NODES nodes, 0 inversions (a build without hclock align,
-    HCLOCK_ALIGN=OFF, still writes OTF2: skipped there). Where the trace itself holds INVERTED
-    receives before their sends (the tracer's clock inside its bounds, which check_inversions
-    holds: 24 in a busy run's LAMMPS trace, bounds up to 2.3 ms wide), no line may separate a
-    pair's hulls: align then falls back with its warning, and its inversions are said, not
-    counted"""
+    HCLOCK_ALIGN=OFF, still writes OTF2: skipped there). Where the trace itself holds
+    receives before their sends (counted by its summary in ERR, the launch's stderr; the
+    tracer's clock inside its bounds, which check_inversions holds: 24 in a busy run's LAMMPS
+    trace, bounds up to 2.3 ms wide), no line may separate a pair's hulls: align then falls
+    back with its warning, and its inversions are said, not counted"""
     h = subprocess.run([hc, "align", "--help"], capture_output=True, text=True)
     if h.returncode != 0:
         print(f"skip hclock align reads traces.otf2 back: not built ({h.stderr.strip()[-100:]})")
         return
     al = subprocess.run([hc, "align", otf2, "--out", out, "--format", "json"],
                         capture_output=True, text=True)
-    fell = []
+    inverted, fell = summary_num(err, "inversions") or 0, []
     try:
         rep = json.loads(al.stdout)
         inv = sum(nd["inversions"] for nd in rep["nodes"])
