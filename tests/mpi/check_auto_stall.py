@@ -11,8 +11,8 @@ usage: check_auto_stall.py HCLOCK MPIRUN MPIEXEC BUDGET
   their tail (0.99 quantile minus floor) below the 1 ms the stall adds, a choice of more than
   PLAN_MIN_NFIT (4) points, no warning, and at least one group counted as made through a stall
   (JSON `groups_stalled`).
-- An early stall (k=EARLY_K=3): fewer than 8 clean groups within the time: the sync warns that its choice
-  rests on stalled round trips (one line, naming the pair), and still ends.
+- An early stall (k=EARLY_K=3): fewer than 8 clean groups within the time: the sync warns that
+  its choice rests on stalled round trips (one line, naming the pair), and still ends.
 - Without the detection the late stall's groups would be planned on: their round trips put the
   tail at 1 ms or more (checked on the early stall's run, which plans on them).
 

@@ -21,7 +21,8 @@
 
 #define FSTEP 3.8e-6        /* the emulated frequency step (STEP_AT_S after the epoch), 1 */
 #define STEP_AT_S 2.0       /* when the step comes, s after the emulation's epoch */
-#define STEP_LEAD_S 0.2     /* the sync must end this long before the step, s */
+#define STEP_LEAD_S 0.2     /* the stats before the step are read this long before it, s */
+#define WATCH_MIN_S 0.1     /* the shortest read before those stats, s */
 #define PERIOD_MAX_S 0.08   /* the adaptive period's longest (the spec's max=), s */
 
 static int fails;
@@ -129,7 +130,7 @@ int main(int argc, char **argv)
 		/* read until just before the step, the stats then, and on past it (a sync that
 		 * ended too late for that leaves the adaptation unjudged: below) */
 		double lead_s = STEP_AT_S - STEP_LEAD_S - synced;
-		watch(s, g, emu, lead_s > 0.1 ? lead_s : 0.1, 0, &nprobe);
+		watch(s, g, emu, lead_s > WATCH_MIN_S ? lead_s : WATCH_MIN_S, 0, &nprobe);
 		struct hclock_sync_stats before, after;
 		CHECK(hclock_sync_stats(s, &before) == 0 && before.running, "%s", hclock_last_error());
 		watch(s, g, emu, STEP_LEAD_S + 2.5, 0, &nprobe);
@@ -137,7 +138,7 @@ int main(int argc, char **argv)
 		/* adaptation on 2 ranks: with more ranks than cores the exchanges stall (milliseconds
 		 * round trips) and the period rightly stays short */
 		/* its premise: the sync ends early enough that the stats before the step are read
-		 * before it (at least STEP_LEAD_S + 0.1 s before STEP_AT_S), and the step moves the
+		 * before it (at least STEP_LEAD_S + WATCH_MIN_S before STEP_AT_S), and the step moves the
 		 * clock by more than the period's threshold (3 x the link's noise) within the
 		 * period of at most 80 ms: 3.8 ppm x 80 ms = 304 ns. A busy machine can break both
 		 * (a sync of seconds; a link noise of 314 us once, its round trips waiting for a
@@ -148,7 +149,7 @@ int main(int argc, char **argv)
 		double moved_ns = FSTEP * PERIOD_MAX_S * 1e9; /* by the step in a period */
 		int busy_link = after.noise_ns > 0 ? 3 * after.noise_ns >= moved_ns
 		                                   : after.rtt_ns > 20e3;
-		int premise = lead_s >= 0.1 && !busy_link;
+		int premise = lead_s >= WATCH_MIN_S && !busy_link;
 		if (s->parent >= 0 && !s->shares && size == 2 && !premise)
 			printf("rank %d: skip adaptation: the sync ended %.2f s after the epoch (the step "
 			       "at %g s), the link's noise %.0f ns (0: not known; the step moves the clock "
