@@ -172,8 +172,7 @@ for seed in (4, 5, 8):
         check(proven_backwards([(s, r, ts, tr)], moved, tol),
               "the check finds a receive moved before its send by its bounds' width and the "
               "2E allowance")
-    via = {int(n.rsplit("_", 1)[1]): nd["via"] for n, nd in nodes.items()}
-    hop = {(a, int(v.rsplit("_", 1)[1])) for a, v in via.items() if v and a not in fallback}
+    hop = {(a, v) for a, v in parent.items() if v is not None and a not in fallback}
     on_hops = [x for x in inv if (x[0], x[1]) in hop or (x[1], x[0]) in hop]
     check(not on_hops, f"seed {seed}: no inversion on a hop of align's tree ({on_hops[:3]})")
     if inv:
