@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_cont_scenario.py CONT_RUN MPIRUN MPIEXEC NP - the short version of the continuous
+"""check_cont_scenario.py CONT_RUN MPIRUN MPIEXEC NP [--seeds 1,5] - the short version of the continuous
 clock's benchmark scenarios (bench/cont): NP = 2 is scenario A, NP = 4 scenario B
 (two emulated nodes of two ranks, h2 with prop). 100 ppm skew, 0.2 ppm wander, a 3.8 ppm
 frequency step 6 s after the epoch, 14 s of probes every 50 ms, 2 million reads from two
@@ -9,7 +9,8 @@ threads on every rank outside the reference's node. Per seed:
   - from 3 s after the step on, the continuous clock's median true error is under a tenth of
     the one-shot's in the same run (which the step drives microseconds away: the check
     bites; where the one-shot's own slope error happened to offset the step and it stayed
-    within 10 us, that comparison proves nothing and is not made) and under 1 us (not
+    within 10 us, that comparison proves nothing and is not made) and under 1 us over shared
+    memory (over TCP the tenth of the median round trip below stands for it; not
     asserted for MPICH with more ranks than cores, where the exchanges stall: the known
     limitation, nor where the exchanges' median round trip exceeds 20 us: a busy machine's,
     whose every message can wait a scheduler slice);
@@ -40,6 +41,8 @@ from checkargs import TCP_RTT_FLOOR_NS
 
 cont_run, run, mpiexec, np_ = sys.argv[1:5]
 np_ = int(np_)
+# --seeds A,B: the guard's test needs one launch to bite
+seeds = [int(x) for x in sys.argv[6].split(",")] if sys.argv[5:6] == ["--seeds"] else [1, 5]
 inner = "h2(hca3/20/hull/10/span=0.2,prop)"
 STEP = 6.0
 # the exchanges' median round trip on a quiet machine here is a few us over shared memory;
@@ -48,7 +51,7 @@ QUIET_MEDIAN_NS = 20000
 ONESHOT_DRIVEN_NS = 10000  # a one-shot the step drove away: its median error above this
 QUIET_MEDIAN_TCP_NS = 500000  # over the kernel's TCP: 20-30 us quiet, 3.9 ms beside busy ones
 failed = 0
-for seed in (1, 5):
+for seed in seeds:
     emu = f"offset=1,skew=100e-6,wander=2e-7@60,fstep=3.8e-6@{STEP:g},seed={seed}"
     if np_ == 4:
         emu += ",nodes=2"
@@ -103,13 +106,16 @@ for seed in (1, 5):
     # own slope error happened to offset the step (2.8 us in one MPICH/TCP run): then only the
     # continuous clock's own figure is judged
     driven = one >= ONESHOT_DRIVEN_NS
-    if not stalls and not busy and (not late or not (cont < 1000 and
+    # shared memory's 1 us; over TCP, whose one-way delays differ by more (seed 5 under
+    # MPICH: 500-593 ns for 22-26 us round trips), the tenth of the median round trip below
+    cap = float("inf") if tcp else 1000
+    if not stalls and not busy and (not late or not (cont < cap and
                                                      (cont < one / 10 or not driven))):
         problems.append(f"from 3 s after the step: continuous median {cont:.0f} ns, one-shot {one:.0f} ns")
     elif late and not driven and not stalls and not busy:
         print(f"note seed={seed}: the one-shot stayed within {ONESHOT_DRIVEN_NS} ns of the truth "
               f"({one:.0f} ns: its slope error offset the step), so only the continuous "
-              f"clock's 1 us is judged")
+              f"clock's {'tenth of a round trip' if tcp else '1 us'} is judged")
     # busy: the exchanges went on at their pace (made or timed out: at least 10 in the 14 s;
     # how many a starved peer answers in time is the machine's)
     if np_ == 2 and not (ex + to >= 10 if busy else ex > 20 and to * 2 < ex):
