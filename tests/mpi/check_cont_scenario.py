@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""check_cont_scenario.py CONT_RUN MPIRUN MPIEXEC NP [--seeds 1,5] - the short version of the continuous
-clock's benchmark scenarios (bench/cont): NP = 2 is scenario A, NP = 4 scenario B
+"""check_cont_scenario.py CONT_RUN MPIRUN MPIEXEC NP [--seeds 1,5] - the short version of the
+continuous clock's benchmark scenarios (bench/cont): NP = 2 is scenario A, NP = 4 scenario B
 (two emulated nodes of two ranks, h2 with prop). 100 ppm skew, 0.2 ppm wander, a 3.8 ppm
 frequency step 6 s after the epoch, 14 s of probes every 50 ms, 2 million reads from two
 threads on every rank outside the reference's node. Per seed:
