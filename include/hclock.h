@@ -332,7 +332,8 @@ struct hclock_sync_stats {
 	uint64_t halvings;    /* adaptive period: halved (a projection missed) */
 	uint64_t doublings;   /* and doubled (a streak of good ones) */
 	uint64_t shrinks;     /* fits whose learning window shrank (a change of rate) */
-	uint64_t kept_inside; /* new estimates moved into the old bound (drive=progress) */
+	uint64_t kept_inside; /* exchanges that knew less than the clock (a late answer, a
+	                         stall): the old estimate kept, or the new moved into its bound */
 	double period_s;      /* the exchange period now, s */
 	double max_corr_ns;   /* the largest correction slewed in, ns */
 	double last_dev_ns;   /* the last exchange's |projected - measured offset| beyond its

@@ -39,8 +39,8 @@ struct servo_cfg {
 	double drift;          /* the bounds' drift allowance, dimensionless (5e-6) */
 	double read_err_ns;    /* one message's read error allowance, ns (>= 0) */
 	double prior_slope_se; /* standard error of the one-shot model's slope, dimensionless */
-	int late_answers;      /* 1: answers may wait on the program (drive=progress): the prior,
-	                          the late-answer rule and keep-inside-old are on */
+	int late_answers;      /* 1: answers may wait on the program (drive=progress): the prior
+	                          and the late-answer rule are on (keep-inside-old always is) */
 };
 
 /* One exchange's result. */
@@ -54,7 +54,7 @@ struct servo_out {
 struct servo_stats {
 	uint64_t halvings, doublings; /* adaptive period changes */
 	uint64_t shrinks;      /* fits whose window shrank (hulls intersected, a step) */
-	uint64_t kept_inside;  /* new estimates moved into the old bound */
+	uint64_t kept_inside;  /* new estimates moved into the old bound, or the old kept */
 	double last_dev_ns;    /* the last exchange's |projected - measured| beyond its excess
 	                          round trip (what the period adapts on), ns */
 	double noise_ns;       /* the window's offsets' robust scatter about its line, ns: three

@@ -9,10 +9,11 @@
  * slope's standard error prior_slope_se, growing by PRIOR_WANDER per second, its offset's a
  * third of the one-shot bound's half-width; dropped once the window's hulls exclude it: a
  * change of rate); the tracker reads waiting answers through its hulls (track_params.waits);
- * a new target outside the current one's bound is moved into their intersection (both
- * strict under the same drift assumption). A thread answers at once and uses none of them:
- * with 4 ranks on 2 cores they made the 30-minute scenario B worse (p99.9 2.3 us against
- * 135 ns; docs/continuous.md).
+ * a new target is kept inside the current one's bound (keep_inside_old: both strict under
+ * the same drift assumption). A thread answers at once and uses the third only: with 4
+ * ranks on 2 cores the first two made the 30-minute scenario B worse (p99.9 2.3 us against
+ * 135 ns; docs/continuous.md), while a thread stalled through an exchange (every ping late
+ * by a millisecond) moved the clock by half of it before the third held it.
  *
  * Adaptive period: the offset the old line projects for the new exchange is compared with
  * the one measured; beyond `threshold`, or beyond three times the link's noise when that is
@@ -140,12 +141,22 @@ static int adapt(struct servo_track *t, double dev_ns)
 }
 
 /* Both the clock's current target and the new one have strict bounds under the same drift
- * assumption, so the truth lies in both: a new estimate outside the old bound (carried to
- * now at its rate) is moved to the nearest point of their intersection, its bound with it.
- * An exchange that waited on a busy program (a late answer, a skewed midpoint) cannot then
- * move the clock further than what it knew before allows, and the bound stays the narrower
- * intersection. Disjoint bounds (the assumption broke: a step of the rates) leave the new
- * estimate as it is. */
+ * assumption, so the truth lies in both, and the clock may take either, or the new estimate
+ * moved into their intersection:
+ *   - the new estimate moved to the nearest point of the intersection (the old bound
+ *     carried to now at its rate), the bound the intersection, each side widening at the
+ *     rate of the bound that makes it (the old one's plus how fast the two estimates part);
+ *   - or, where the new estimate lies inside the old bound, it and its bound as they are,
+ *     when that is no wider two longest periods on;
+ *   - and the old target and bound, kept, unless that choice is narrower both halfway
+ *     through the next period and two longest periods on (under load the next exchange
+ *     may come late). Under load a window through stalled exchanges had a line 2 % steep
+ *     and a bound as fast, narrow at the exchange and milliseconds wide a second later;
+ *     taking whichever was the narrower at the exchange, or halfway through the period,
+ *     left errors of 13 and 55 ms inside such bounds beside two busy processes.
+ * An exchange that waited on a busy program (a late answer, a skewed midpoint) or through a
+ * stall cannot then move the clock further than what it knew before allows. Disjoint
+ * bounds (the assumption broke: a step of the rates) leave the new estimate as it is. */
 static void keep_inside_old(struct servo_track *t, const struct lm *ot, const struct bound *ob,
                             int64_t x, struct lm *target, struct bound *bd)
 {
@@ -155,19 +166,36 @@ static void keep_inside_old(struct servo_track *t, const struct lm *ot, const st
 	double olo, ohi, nlo, nhi;
 	bound_at(ob, yo, &olo, &ohi);
 	bound_at(bd, yn, &nlo, &nhi);
-	/* the intersection relative to yn */
+	/* the intersection relative to yn, and which bound makes each side */
 	double d = (double)diff_ns(yo, yn);
+	int old_lo = d + olo >= nlo, old_hi = d + ohi <= nhi;
 	double lo = fmax(d + olo, nlo), hi = fmin(d + ohi, nhi);
-	if (lo > hi || (lo <= 0 && 0 <= hi))
+	if (lo > hi)
 		return;
-	double delta = lo > 0 ? lo : hi;
+	double delta = lo > 0 ? lo : hi < 0 ? hi : 0;
+	double r_old = ob->rate + fabs(target->slope - ot->slope);
+	double rate = fmax(old_lo ? r_old : bd->rate, old_hi ? r_old : bd->rate);
+	/* the widths halfway through the next period (h1) and two longest periods on (h2:
+	 * under load the next exchange may come late): kept, moved in, as it is */
+	double h1 = 0.5 * (double)t->period_ns, h2 = 2 * (double)t->cfg.max_period_ns;
+	double wo1 = ohi - olo + 2 * ob->rate * h1, wo2 = ohi - olo + 2 * ob->rate * h2;
+	double wi1 = hi - lo + 2 * rate * h1, wi2 = hi - lo + 2 * rate * h2;
+	int as_is = delta == 0 && nhi - nlo + 2 * bd->rate * h2 <= wi2;
+	if (as_is) {
+		wi1 = nhi - nlo + 2 * bd->rate * h1;
+		wi2 = nhi - nlo + 2 * bd->rate * h2;
+	}
+	if (!(wi1 < wo1 && wi2 < wo2)) {
+		*target = *ot;
+		*bd = *ob;
+		t->st.kept_inside++;
+		return;
+	}
+	if (as_is)
+		return;
 	target->intercept_ns += delta;
-	/* the bound: the intersection, widening at the faster of the two (the old one's rate
-	 * plus how fast the two estimates part), so that it always holds the intersection of
-	 * the two as they widen */
-	double rate = fmax(bd->rate, ob->rate + fabs(target->slope - ot->slope));
 	*bd = (struct bound){yn + (int64_t)llround(delta), lo - delta, hi - delta, rate};
-	t->st.kept_inside++;
+	t->st.kept_inside += delta != 0;
 }
 
 static int st_finish(struct servo *s, const struct lm *cur, const struct bound *cur_b,
@@ -225,8 +253,7 @@ static int st_finish(struct servo *s, const struct lm *cur, const struct bound *
 	out->target = lm_compose(&t->tp, &t->L);
 	out->bound = bound_compose(&f.bd, &t->tp, &t->bp);
 	out->x_ns = f.x_last_ns;
-	if (t->cfg.late_answers)
-		keep_inside_old(t, cur, cur_b, f.x_last_ns, &out->target, &out->bound);
+	keep_inside_old(t, cur, cur_b, f.x_last_ns, &out->target, &out->bound);
 	return 0;
 }
 

@@ -19,6 +19,11 @@
  *   calmed      that noisy link turning jittery only after 15 s: the noise is learned down
  *               again and the period grows back to its maximum;
  *   jit-step    a frequency step on the jittery link: the period still halves;
+ *   stalled     every ping of the first two exchanges waits 1 ms more (a stalled
+ *               parent, a thread driving): the clock keeps what its one-shot bound knew
+ *               instead of taking their 500 us skewed offset;
+ *   stall-start each of the first ten exchanges stalled by a random 0-4 ms: the clock
+ *               keeps its bound rather than one narrow at the exchange and steep after it;
  *   composed    a parent that is not the reference (its model and bound composed in);
  *   must-fail   a step far beyond the drift allowance with drift=0: the truth leaves the
  *               bound (the check bites).
@@ -47,6 +52,9 @@ struct world {
 	long double outage_from, outage_to; /* the parent answers nothing in between, ns */
 	long double calm_at_ns; /* from this true time on, the jitter is calm_jitter_ns */
 	double calm_jitter_ns;
+	uint32_t stall_from, stall_exch; /* every ping of exchanges [stall_from, stall_exch) waits */
+	double stall_ns;        /* ... this much more, ns */
+	int stall_random;       /* 1: each exchange's stall a uniform draw of [0, stall_ns) */
 	struct lm tp;           /* the parent's model (its base -> the reference), exact */
 	struct rng rng;
 };
@@ -124,8 +132,12 @@ static struct result run(struct world *w, struct servo_cfg cfg, double dur_s, do
 		int lost = in_outage || rng_uniform(&w->rng) < w->lost_p;
 		int n = lost ? (int)(rng_uniform(&w->rng) * PINGPONGS) : PINGPONGS;
 		long double t = T;
+		double stall = exch >= w->stall_from && exch < w->stall_exch ? w->stall_ns : 0;
+		if (stall > 0 && w->stall_random)
+			stall *= rng_uniform(&w->rng);
 		for (int k = 0; k < n; k++) {
 			double up = delay(w, w->dmin_up), down = delay(w, w->dmin_down);
+			up += stall;
 			int64_t t1 = (int64_t)floorl(t);
 			int64_t t2 = (int64_t)floorl(y_at(w, t + up));
 			int64_t t3 = (int64_t)ceill(y_at(w, t + up + 200));
@@ -314,6 +326,31 @@ int main(void)
 		w.step = 3.8e-6;
 		r = scenario("jit-step", &w, defaults(0), 30, INSIDE);
 		TEST_CHECK(r.st.halvings > 0, "a 3.8 ppm step on a jittery link should halve the period");
+
+		/* a stall through the first two exchanges (every ping 1 ms late, a thread driving:
+		 * no late-answer rules): their offsets are 500 us skewed, and the one-shot bound
+		 * (1 us) lies inside their wide one; before the clock kept that bound whatever
+		 * drove it, the worst error was 499,884 ns (seeds 1-3) */
+		w = world(seed);
+		w.stall_exch = 2;
+		w.stall_ns = 1e6;
+		r = scenario("stalled", &w, defaults(0), 10, INSIDE);
+		TEST_CHECK(r.worst_ns < 5000 && r.st.kept_inside > 0,
+		           "worst error %.0f ns, %llu kept inside: a stalled exchange moved the clock",
+		           r.worst_ns, (unsigned long long)r.st.kept_inside);
+
+		/* each of the first ten exchanges stalled by a random 0-4 ms (a busy machine's
+		 * scheduler slices): the window's line through them was steep, its bound narrow at
+		 * its last clean exchange and widening at that slope; when the clock took such a
+		 * bound wherever it was the narrower at the exchange, its worst error was 7,087 and
+		 * 131,023 ns (seeds 1 and 2) */
+		w = world(seed);
+		w.stall_exch = 10;
+		w.stall_ns = 4e6;
+		w.stall_random = 1;
+		r = scenario("stall-start", &w, defaults(0), 10, INSIDE);
+		TEST_CHECK(r.worst_ns < 5000, "worst error %.0f ns: stalled exchanges moved the clock",
+		           r.worst_ns);
 
 		w = world(seed);
 		w.tp = (struct lm){5000000000ll, -2500, -40e-6};
