@@ -141,7 +141,8 @@ static int adapt(struct servo_track *t, double dev_ns)
 }
 
 /* Both the clock's current target and the new one have strict bounds under the same drift
- * assumption, so the truth lies in both, and the clock may take either, or the new estimate
+ * assumption (the one-shot's, before the first exchange, widened by the drift allowance
+ * too), so the truth lies in both, and the clock may take either, or the new estimate
  * moved into their intersection:
  *   - the new estimate moved to the nearest point of the intersection (the old bound
  *     carried to now at its rate), the bound the intersection, each side widening at the
@@ -157,11 +158,17 @@ static int adapt(struct servo_track *t, double dev_ns)
  * An exchange that waited on a busy program (a late answer, a skewed midpoint) or through a
  * stall cannot then move the clock further than what it knew before allows. Disjoint
  * bounds (the assumption broke: a step of the rates) leave the new estimate as it is. */
-static void keep_inside_old(struct servo_track *t, const struct lm *ot, const struct bound *ob,
-                            int64_t x, struct lm *target, struct bound *bd)
+static void keep_inside_old(struct servo_track *t, const struct lm *ot, const struct bound *ob0,
+                            int first, int64_t x, struct lm *target, struct bound *bd)
 {
-	if (!bound_known(ob) || !bound_known(bd))
+	if (!bound_known(ob0) || !bound_known(bd))
 		return;
+	/* the one-shot's bound (before the first exchange) holds while the rates do: under the
+	 * drift assumption it widens by the allowance too, from its own anchor */
+	struct bound obd = *ob0;
+	if (first)
+		obd.rate += t->cfg.drift;
+	const struct bound *ob = &obd;
 	int64_t yo = lm_map(ot, x), yn = lm_map(target, x);
 	double olo, ohi, nlo, nhi;
 	bound_at(ob, yo, &olo, &ohi);
@@ -205,6 +212,7 @@ static int st_finish(struct servo *s, const struct lm *cur, const struct bound *
 	int64_t x = 0;
 	double off;
 	struct track_fit f;
+	int first = !t->have_L; /* cur_b is still the one-shot's */
 	if (!t->sampled)
 		return 1;
 	t->sampled = 0;
@@ -253,7 +261,7 @@ static int st_finish(struct servo *s, const struct lm *cur, const struct bound *
 	out->target = lm_compose(&t->tp, &t->L);
 	out->bound = bound_compose(&f.bd, &t->tp, &t->bp);
 	out->x_ns = f.x_last_ns;
-	keep_inside_old(t, cur, cur_b, f.x_last_ns, &out->target, &out->bound);
+	keep_inside_old(t, cur, cur_b, first, f.x_last_ns, &out->target, &out->bound);
 	return 0;
 }
 

@@ -24,6 +24,8 @@
  *               instead of taking their 500 us skewed offset;
  *   stall-start each of the first ten exchanges stalled by a random 0-4 ms: the clock
  *               keeps its bound rather than one narrow at the exchange and steep after it;
+ *   sharp       a one-shot of 100 ns half-width and a 3.8 ppm step a second in: kept, the
+ *               one-shot's bound widens by the drift allowance too;
  *   composed    a parent that is not the reference (its model and bound composed in);
  *   must-fail   a step far beyond the drift allowance with drift=0: the truth leaves the
  *               bound (the check bites).
@@ -351,6 +353,17 @@ int main(void)
 		r = scenario("stall-start", &w, defaults(0), 10, INSIDE);
 		TEST_CHECK(r.worst_ns < 5000, "worst error %.0f ns: stalled exchanges moved the clock",
 		           r.worst_ns);
+
+		/* a sharp one-shot (50 ns off, a 100 ns half-width widening at 1e-8) and a 3.8 ppm
+		 * step a second in: the one-shot's bound holds only while the rates do; kept for
+		 * being the narrower without the drift allowance, 37-49 probes left it (seeds 1-3) */
+		w = world(seed);
+		w.step_at_ns = 1e9;
+		w.step = 3.8e-6;
+		r = run(&w, defaults(0), 10, 50, 5e-9, 100, 1e-8);
+		REPORT("sharp", r);
+		TEST_CHECK(r.outside == 0, "%ld of %ld probes outside the bound: the one-shot's bound "
+		           "kept without the drift allowance", r.outside, r.probes);
 
 		w = world(seed);
 		w.tp = (struct lm){5000000000ll, -2500, -40e-6};
