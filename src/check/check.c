@@ -35,8 +35,9 @@ static int pick_sample(int p, double frac, uint64_t seed, char *in)
 
 #define TAG_RESULT 0x4850 /* a measured process's offset and round trip, to rank 0 */
 
-/* One check point: rank 0 measures every sampled process in turn, then all report their true
- * error. Every rank takes part whatever failed; returns the first error of this process. */
+/* One check point: every rank reads its true error and bounds, rank 0 measures every sampled
+ * process in turn, then all report. Every rank takes part whatever failed; returns the first
+ * error of this process. */
 static int check_point(MPI_Comm c, hclock_clock *g, const struct check_opts *o, const char *in,
                        int measured, int64_t start_ns, struct check_point *res)
 {
@@ -44,6 +45,15 @@ static int check_point(MPI_Comm c, hclock_clock *g, const struct check_opts *o, 
 	PMPI_Comm_size(c, &p);
 	PMPI_Comm_rank(c, &r);
 	double off[2] = {0, 0}, err = 0, terr = 0; /* offset, rtt */
+	int truth = o->emu || o->truth, trc = 0;
+	/* the truth and the bounds first, at the check point: read after the measurements (a
+	 * busy machine made them take 0.1-0.4 s), they judged the clock that much later */
+	int64_t read_ns = hclock_now(g) - start_ns; /* on the global clock, since the check's start */
+	if (truth && (trc = hclock_true_error(g, o->emu, &err)) != 0)
+		err = NAN;
+	/* the bounds at this reading: the truth (reference minus reading is -err) inside? */
+	double lo, hi;
+	int known = hclock_clock_bounds(g, hclock_now(g), &lo, &hi) == 0;
 	if (r == 0) {
 		double sum = 0, max = 0, rtt = INFINITY;
 		double *rtts = malloc((size_t)p * sizeof(*rtts));
@@ -74,13 +84,6 @@ static int check_point(MPI_Comm c, hclock_clock *g, const struct check_opts *o, 
 		rc = first_err(rc, comm_check(PMPI_Send(off, 2, MPI_DOUBLE, 0, TAG_RESULT, c),
 		                              "MPI_Send (check result)"));
 	}
-	int truth = o->emu || o->truth, trc = 0;
-	int64_t read_ns = hclock_now(g) - start_ns; /* on the global clock, since the check's start */
-	if (truth && (trc = hclock_true_error(g, o->emu, &err)) != 0)
-		err = NAN;
-	/* the bounds at this reading: the truth (reference minus reading is -err) inside? */
-	double lo, hi;
-	int known = hclock_clock_bounds(g, hclock_now(g), &lo, &hi) == 0;
 	/* max over the ranks of: |true error|, half-width, truth outside, bounds known, when read */
 	double u = o->truth_slack_ns;
 	double a[5] = {fabs(err), fmax(-lo, hi),

@@ -8,7 +8,7 @@ errors add up along the L = ceil(log2 p) levels of a tree (HCA*, h2) and a direc
 (JK, SKaMPI, Dunigan) is one level. The factor FACTOR absorbs the round trips during the sync
 being longer than the check's smallest one (oversubscribed ranks). After a wait W the bound
 grows by the slope error of a model fitted over the sync's span S times W (W being when the
-check read the truth, `read_after_s`: on a busy machine its measurements take a while). With every fit
+check read the truth, `read_after_s`: at its check point, before its own measurements). With every fit
 point's error within +-e (e = L (rtt_min/2 + 8 noise), as above) a least-squares slope over
 evenly spread points is off by at most e sum|x - mean| / sum (x - mean)^2 = 3 e / S, whatever
 the errors do; a delay asymmetry that wanders across the fit (measured: +-200 ns over tens of
@@ -69,8 +69,8 @@ def verdicts(seed, cmd, p):
             rtt = min(rtt, QUIET_RTT_NS)
         e = levels * (rtt / 2 + 8 * a.noise * 1e9)
         per_s = 3 * e / a.span if a.span > 0 else a.after_ns_per_s
-        # the truth is read after the check's measurements, which a busy machine makes long
-        # (0.4 s for "after 0 s" beside two busy processes and injected stalls)
+        # the truth is read at the check point, before the check's measurements (after them
+        # a busy machine made "after 0 s" 0.1-0.4 s)
         t = max(chk["after_s"], chk.get("read_after_s", 0))
         bound = max(a.floor_ns, a.factor * e) + per_s * t + \
             a.unmodelled_rate * (run["sync_duration_s"] + t) * 1e9

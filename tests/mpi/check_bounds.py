@@ -135,7 +135,8 @@ for seed, cmd, p in runs():
     # the distance); a busy machine makes that distance long against a short span
     # (without auto, the spec's span=S: the fit spans at least S, the rest of the sync comes
     # after it; 156 us for 24 us round trips over TCP beside a build)
-    # (and the check reads its bounds after its measurements: read_after_s)
+    # (and the check reads its bounds at its check point, read_after_s: after_s and the
+    # time its wait and read took)
     span, dist = 0.0, 0.0
     if au and au.get("span_s", 0) > 0:
         span = au["span_s"]
