@@ -40,7 +40,7 @@ struct check_point {
 	                                its bounds (a process without bounds counts as inside) */
 	double read_after_ns;        /* when the last process read its truth and bounds, ns
 	                                since the check's start on the global clock (after_s
-	                                plus the measurements: long on a busy machine) */
+	                                plus the wait and the read, before the measurements) */
 };
 
 /* Collective over comm. res has opts->nwaits entries, filled on rank 0. */

@@ -11,9 +11,10 @@
  * change of rate); the tracker reads waiting answers through its hulls (track_params.waits);
  * a new target is kept inside the current one's bound (keep_inside_old: both strict under
  * the same drift assumption). A thread answers at once and uses the third only: with 4
- * ranks on 2 cores the first two made the 30-minute scenario B worse (p99.9 2.3 us against
- * 135 ns; docs/continuous.md), while a thread stalled through an exchange (every ping late
- * by a millisecond) moved the clock by half of it before the third held it.
+ * ranks on 2 cores the three, the third in an earlier form, made the 30-minute scenario B
+ * worse (p99.9 2.3 us against 135 ns; docs/continuous.md), while without the third a
+ * thread stalled through an exchange (every ping late by a millisecond) moved the clock by
+ * half of it.
  *
  * Adaptive period: the offset the old line projects for the new exchange is compared with
  * the one measured; beyond `threshold`, or beyond three times the link's noise when that is
@@ -144,20 +145,23 @@ static int adapt(struct servo_track *t, double dev_ns)
  * assumption (the one-shot's, before the first exchange, widened by the drift allowance
  * too), so the truth lies in both, and the clock may take either, or the new estimate
  * moved into their intersection:
+ *   - the new estimate and its bound as they are, where the estimate lies inside the old
+ *     bound;
  *   - the new estimate moved to the nearest point of the intersection (the old bound
- *     carried to now at its rate), the bound the intersection, each side widening at the
- *     rate of the bound that makes it (the old one's plus how fast the two estimates part);
- *   - or, where the new estimate lies inside the old bound, it and its bound as they are,
- *     when that is no wider two longest periods on;
- *   - and the old target and bound, kept, unless that choice is narrower both halfway
- *     through the next period and two longest periods on (under load the next exchange
- *     may come late). Under load a window through stalled exchanges had a line 2 % steep
- *     and a bound as fast, narrow at the exchange and milliseconds wide a second later;
- *     taking whichever was the narrower at the exchange, or halfway through the period,
- *     left errors of 13 and 55 ms inside such bounds beside two busy processes.
- * An exchange that waited on a busy program (a late answer, a skewed midpoint) or through a
- * stall cannot then move the clock further than what it knew before allows. Disjoint
- * bounds (the assumption broke: a step of the rates) leave the new estimate as it is. */
+ *     carried to now at its rate), the bound the intersection, both sides widening at the
+ *     faster of the rates of the bounds that make them (the old one's plus how fast the
+ *     two estimates part);
+ *   - the old target and bound, kept.
+ * Either of the first two replaces the old only where its bound is narrower both halfway
+ * through the next period and two longest periods on (under load the next exchange may
+ * come late); where both do, the one narrower two longest periods on (as it is on a tie).
+ * Under load a window through stalled exchanges had a line 2 % steep and a bound as fast,
+ * narrow at the exchange and milliseconds wide a second later; taking whichever was the
+ * narrower at the exchange, or halfway through the period, left errors of 13 and 55 ms
+ * inside such bounds beside two busy processes. An exchange that waited on a busy program
+ * (a late answer, a skewed midpoint) or through a stall cannot then move the clock further
+ * than what it knew before allows. Disjoint bounds (the assumption broke: a step of the
+ * rates) leave the new estimate as it is. */
 static void keep_inside_old(struct servo_track *t, const struct lm *ot, const struct bound *ob0,
                             int first, int64_t x, struct lm *target, struct bound *bd)
 {
@@ -183,23 +187,22 @@ static void keep_inside_old(struct servo_track *t, const struct lm *ot, const st
 	double r_old = ob->rate + fabs(target->slope - ot->slope);
 	double rate = fmax(old_lo ? r_old : bd->rate, old_hi ? r_old : bd->rate);
 	/* the widths halfway through the next period (h1) and two longest periods on (h2:
-	 * under load the next exchange may come late): kept, moved in, as it is */
+	 * under load the next exchange may come late): kept, as it is, moved in; a choice
+	 * replaces the kept one only where it is narrower at both */
 	double h1 = 0.5 * (double)t->period_ns, h2 = 2 * (double)t->cfg.max_period_ns;
 	double wo1 = ohi - olo + 2 * ob->rate * h1, wo2 = ohi - olo + 2 * ob->rate * h2;
+	double wn1 = nhi - nlo + 2 * bd->rate * h1, wn2 = nhi - nlo + 2 * bd->rate * h2;
 	double wi1 = hi - lo + 2 * rate * h1, wi2 = hi - lo + 2 * rate * h2;
-	int as_is = delta == 0 && nhi - nlo + 2 * bd->rate * h2 <= wi2;
-	if (as_is) {
-		wi1 = nhi - nlo + 2 * bd->rate * h1;
-		wi2 = nhi - nlo + 2 * bd->rate * h2;
-	}
-	if (!(wi1 < wo1 && wi2 < wo2)) {
+	int as_is = delta == 0 && wn1 < wo1 && wn2 < wo2;
+	int moved = wi1 < wo1 && wi2 < wo2;
+	if (as_is && (!moved || wn2 <= wi2))
+		return;
+	if (!moved) {
 		*target = *ot;
 		*bd = *ob;
 		t->st.kept_inside++;
 		return;
 	}
-	if (as_is)
-		return;
 	target->intercept_ns += delta;
 	*bd = (struct bound){yn + (int64_t)llround(delta), lo - delta, hi - delta, rate};
 	t->st.kept_inside += delta != 0;

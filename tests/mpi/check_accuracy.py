@@ -8,12 +8,13 @@ errors add up along the L = ceil(log2 p) levels of a tree (HCA*, h2) and a direc
 (JK, SKaMPI, Dunigan) is one level. The factor FACTOR absorbs the round trips during the sync
 being longer than the check's smallest one (oversubscribed ranks). After a wait W the bound
 grows by the slope error of a model fitted over the sync's span S times W (W being when the
-check read the truth, `read_after_s`: at its check point, before its own measurements). With every fit
-point's error within +-e (e = L (rtt_min/2 + 8 noise), as above) a least-squares slope over
-evenly spread points is off by at most e sum|x - mean| / sum (x - mean)^2 = 3 e / S, whatever
-the errors do; a delay asymmetry that wanders across the fit (measured: +-200 ns over tens of
-ms with MPICH) reaches a good part of that, far beyond the slope's standard error. --span S
-sets that allowance; without it AFTER_NS_PER_S is used.
+check read the truth, `read_after_s`: at its check point, before its own measurements).
+With every fit point's error within +-e (e = L (rtt_min/2 + 8 noise), as above) a
+least-squares slope over evenly spread points is off by at most
+e sum|x - mean| / sum (x - mean)^2 = 3 e / S, whatever the errors do; a delay asymmetry that
+wanders across the fit (measured: +-200 ns over tens of ms with MPICH) reaches a good part of
+that, far beyond the slope's standard error. --span S sets that allowance; without it
+AFTER_NS_PER_S is used.
 A passing case (--expect pass) takes for rtt the largest round trip among the measurements
 the sync's clocks rest on (stalls.fit_rtt_max_s, over all processes: each is off by at most
 half of it; the check's smallest only where the sync measured nothing), so that a sync whose

@@ -423,7 +423,8 @@ def mpi(tmp, run, mpiexec, mini):
     # the launcher's --repair-order
     d = os.path.join(tmp, "launcher")
     p = tracecheck.launch(run, mpiexec, 4, [hc, "trace", "-o", d, "--emulate", EMU % 3,
-                                            "--sync", SYNC, "--repair-order", "--", mini, "2000", "50"], 240)
+                                            "--sync", SYNC, "--repair-order", "--", mini,
+                                            "2000", "50"], 240)
     m = tracecheck.summary_num(p.stderr, r"events moved \(either way\)")
     if p.returncode == 0:
         rows = moved_rows(d)
