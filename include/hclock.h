@@ -368,6 +368,12 @@ struct hclock_sync_quality {
 	                          clock rests on as a client (the fit points its models kept, its
 	                          offsets), ns: each is off by at most half of its round trip;
 	                          0 where it measured nothing (rank 0, prop) */
+	double fit_span_min_ns; /* the shortest span (first to last point, ns) among the models
+	                           this process fitted: a slope fitted over S is good to about
+	                           the points' errors / S, and that error grows with the time
+	                           the model is carried (through the rest of the sync, then
+	                           the wait); INFINITY where it fitted none (rank 0, prop,
+	                           skampi's offsets) */
 	double planned_s;      /* the real time its spec planned the measurements of this process
 	                          to take (each model's span=, auto's budget; levels summed), s;
 	                          0 when they run back to back. A sync that took far longer was

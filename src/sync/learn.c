@@ -36,6 +36,7 @@ struct kept {
 	double floor_ns;       /* the fastest point's round trip, ns */
 	double slowest_ns;     /* the slowest point's, ns */
 	double kept_rtt_max_ns; /* the slowest of the points the line went through, ns */
+	double span_ns;         /* their span, first to last (local ns) */
 };
 
 static void fit(const int64_t *x, const double *y, const double *rtt, int n, int paper,
@@ -51,6 +52,7 @@ static void fit(const int64_t *x, const double *y, const double *rtt, int n, int
 			kp->kept_rtt_max_ns = fmax(kp->kept_rtt_max_ns, rtt[i]);
 	}
 	if (paper) {
+		kp->span_ns = n > 0 ? (double)diff_ns(x[n - 1], x[0]) : 0;
 		if (linreg_fit(x, y, (size_t)n, lm)) {
 			lm->x0_ns = x[n - 1];
 			lm->intercept_ns = y[n - 1];
@@ -66,6 +68,7 @@ static void fit(const int64_t *x, const double *y, const double *rtt, int n, int
 		kp->kept_rtt_max_ns = kp->slowest_ns;
 	}
 	n = (int)k;
+	kp->span_ns = n > 0 ? (double)diff_ns(xk[n - 1], xk[0]) : 0;
 	struct linreg_info info;
 	if (linreg_fit_robust(xk, yk, (size_t)n, lm, &info) || fabs(lm->slope) > MAX_PLAUSIBLE_SLOPE) {
 		struct stats_summary st;
@@ -230,6 +233,7 @@ static int fit_samples(struct hclock_sync *s, struct learner *L, const struct of
 		if (!L->oa->paper && 2 * kp.clean < L->nfit)
 			warn_unclean(s, L, &kp, l);
 		sync_note_rtt(s, kp.kept_rtt_max_ns); /* the round trips the line rests on */
+		sync_note_span(s, kp.span_ns);
 	}
 	free(x);
 	free(y);

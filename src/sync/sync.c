@@ -1,6 +1,7 @@
 /* sync.c - what every sync algorithm shares: allocation, the run and its quality counts,
  * warnings, explain lines, offset measurements, the clocks a run leaves, and the public
  * entry points on a created sync (spec.c parses and creates one). */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,7 @@ void hclock_sync_quality(const hclock_sync *s, struct hclock_sync_quality *q)
 	q->retakes = s->retakes;
 	q->unclean = s->unclean;
 	q->fit_rtt_max_ns = s->fit_rtt_max_ns;
+	q->fit_span_min_ns = s->fit_span_min_ns;
 	q->planned_s = s->planned_s;
 }
 
@@ -129,6 +131,7 @@ void sync_take_quality(struct hclock_sync *s, const struct hclock_sync *inner)
 	s->retakes += inner->retakes;
 	s->unclean += inner->unclean;
 	sync_note_rtt(s, inner->fit_rtt_max_ns);
+	sync_note_span(s, inner->fit_span_min_ns);
 	s->planned_s += inner->planned_s; /* levels run one after the other */
 	if (inner->topo.levels > s->topo.levels)
 		s->topo = inner->topo;
@@ -151,6 +154,7 @@ int sync_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, hclock_clo
 	s->retakes = 0;
 	s->unclean = 0;
 	s->fit_rtt_max_ns = 0;
+	s->fit_span_min_ns = INFINITY;
 	s->warnings[0] = 0;
 	s->parent = -1;
 	s->shares = 0;

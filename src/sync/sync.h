@@ -62,6 +62,9 @@ struct hclock_sync {
 	double fit_rtt_max_ns; /* the largest round trip of the measurements this process's
 	                          clock rests on as a client (fit points kept, offsets), ns;
 	                          0: none (last run) */
+	double fit_span_min_ns; /* the shortest span (first to last, local ns) of the points a
+	                           model of this process was fitted through; INFINITY: it fitted
+	                           none (last run) */
 	int bounded;         /* some model is learned with hulls: rank 0's result carries the
 	                        exact bound (hclock_sync_run) */
 	int parent;          /* last run: the rank of the run's comm this process's clock was
@@ -82,6 +85,12 @@ static inline void sync_note_rtt(struct hclock_sync *s, double rtt_ns)
 {
 	if (rtt_ns > s->fit_rtt_max_ns)
 		s->fit_rtt_max_ns = rtt_ns;
+}
+/* A model of this process fitted through points spanning span_ns (fit_span_min_ns). */
+static inline void sync_note_span(struct hclock_sync *s, double span_ns)
+{
+	if (span_ns < s->fit_span_min_ns)
+		s->fit_span_min_ns = span_ns;
 }
 /* Fold a lower level's (or an inner sync's) counts of the last run into s. */
 void sync_take_quality(struct hclock_sync *s, const struct hclock_sync *inner);

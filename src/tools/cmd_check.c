@@ -65,6 +65,7 @@ struct run {
 	uint64_t pingpongs_max, rounds;
 	uint64_t retakes, unclean; /* summed over the processes (hclock_sync_quality) */
 	double fit_rtt_max_ns;     /* ... and its largest over the processes */
+	double fit_span_min_ns;    /* ... and its smallest (INFINITY: no process fitted) */
 	double planned_s;          /* ... and the longest its spec planned for (quality) */
 	int slow;                  /* it took far longer than that (a warning) */
 	struct hclock_sync_topology topo; /* the hierarchy it found */
@@ -94,10 +95,14 @@ static void print_json(const char *spec, int p, int nodes, const struct run *run
 		const struct run *r = &runs[i];
 		printf("%s{\"sync_duration_s\":%.9f,\"pingpongs_max\":%llu,\"rounds\":%llu,"
 		       "\"stalls\":{\"retakes\":%llu,\"unclean_models\":%llu,"
-		       "\"fit_rtt_max_s\":%.12g},",
+		       "\"fit_rtt_max_s\":%.12g,\"fit_span_min_s\":",
 		       i ? "," : "", r->sync_s, (unsigned long long)r->pingpongs_max,
 		       (unsigned long long)r->rounds, (unsigned long long)r->retakes,
 		       (unsigned long long)r->unclean, r->fit_rtt_max_ns * 1e-9);
+		if (isfinite(r->fit_span_min_ns))
+			printf("%.9g},", r->fit_span_min_ns * 1e-9);
+		else
+			printf("null},");
 		printf("\"planned_s\":%.6g,\"slow_sync\":%s,\"hierarchy\":{\"levels\":%d,"
 		       "\"nodes\":%d,\"sockets\":%d},", r->planned_s, r->slow ? "true" : "false",
 		       r->topo.levels, r->topo.nodes, r->topo.sockets);
@@ -356,6 +361,8 @@ static int run_one(struct mpitool *t, hclock_sync *s, const struct check_cli *k,
 	yield_reduce(&rounds, &run->rounds, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
 	yield_reduce(st, st_all, 2, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 	yield_reduce(&q.fit_rtt_max_ns, &run->fit_rtt_max_ns, 1, MPI_DOUBLE, MPI_MAX, 0,
+	             MPI_COMM_WORLD);
+	yield_reduce(&q.fit_span_min_ns, &run->fit_span_min_ns, 1, MPI_DOUBLE, MPI_MIN, 0,
 	             MPI_COMM_WORLD);
 	yield_reduce(&q.planned_s, &run->planned_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 	run->retakes = st_all[0];

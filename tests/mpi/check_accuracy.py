@@ -15,6 +15,16 @@ e sum|x - mean| / sum (x - mean)^2 = 3 e / S, whatever the errors do; a delay as
 wanders across the fit (measured: +-200 ns over tens of ms with MPICH) reaches a good part of
 that, far beyond the slope's standard error. --span S sets that allowance; without it
 AFTER_NS_PER_S is used.
+A passing case without --span (the papers' labels: fit points back to back) is also allowed
+3 e / S_fit x the sync's duration, S_fit the shortest span any process's model was fitted
+over (stalls.fit_span_min_s): a lower level's model is carried through the rest of the sync
+with the slope its points pinned down, and a busy machine stretches the sync far beyond that
+span (236 us off against 209 us allowed: 2 levels, round trips up to 70 us, a sync of 0.97 s
+with 19 retakes). On a quiet machine that is 3-4x the bound at 0 s, whose errors stay near a
+hundredth of it; the must-fail cases never get it. A model's slope is never off by more than
+MAX_PLAUSIBLE_SLOPE plus the clocks' relative rate (2 x the emulated skew): a steeper fit is
+dropped for slope 0 (src/sync/sync.h), so that caps the rate carried per level where a busy
+machine left spans of a few ms and round trips of a scheduler slice.
 A passing case (--expect pass) takes for rtt the largest round trip among the measurements
 the sync's clocks rest on (stalls.fit_rtt_max_s, over all processes: each is off by at most
 half of it; the check's smallest only where the sync measured nothing), so that a sync whose
@@ -34,11 +44,12 @@ it.
 --expect some-fail: at least one check of the seeds must (stalls injected at random moments,
 --stall, spoil some runs of an algorithm without retakes, not every one).
 """
-import json, math, os, subprocess, sys
+import json, math, os, re, subprocess, sys
 
 import checkargs
 
 QUIET_RTT_NS = 2000
+MAX_PLAUSIBLE_SLOPE = 2e-3  # src/sync/sync.h
 
 ap = checkargs.parser("offset=1,skew=100e-6,noise=20e-9", "0")
 ap.add_argument("--factor", type=float, default=3.0)
@@ -50,6 +61,7 @@ ap.add_argument("--unmodelled-rate", type=float, default=0.0,
 a = ap.parse_args()
 
 levels = a.levels or max(1, math.ceil(math.log2(a.np)))
+skew = float(re.search(r"skew=([^,]+)", a.emulate).group(1)) if "skew=" in a.emulate else 0.0
 failed = bites = 0
 worst = (0.0, None, None)  # largest error/bound, seed, after_s
 nfail = [0]
@@ -60,6 +72,7 @@ def verdicts(seed, cmd, p):
     doc = json.loads(p.stdout)
     run = doc["runs"][0]
     fit_rtt = run["stalls"]["fit_rtt_max_s"] * 1e9
+    span_fit = run["stalls"].get("fit_span_min_s")  # None: no process fitted a model
     out = []
     for chk in run["checks"]:
         err = chk["true_max_abs_error_s"] * 1e9
@@ -70,16 +83,20 @@ def verdicts(seed, cmd, p):
             rtt = min(rtt, QUIET_RTT_NS)
         e = levels * (rtt / 2 + 8 * a.noise * 1e9)
         per_s = 3 * e / a.span if a.span > 0 else a.after_ns_per_s
+        carry = min(3 * e / (span_fit * 1e9), levels * (MAX_PLAUSIBLE_SLOPE + 2 * skew)) * \
+            run["sync_duration_s"] * 1e9 if a.expect == "pass" and a.span <= 0 and span_fit else 0.0
         # the truth is read at the check point, before the check's measurements (after them
         # a busy machine made "after 0 s" 0.1-0.4 s)
         t = max(chk["after_s"], chk.get("read_after_s", 0))
-        bound = max(a.floor_ns, a.factor * e) + per_s * t + \
+        bound = max(a.floor_ns, a.factor * e) + per_s * t + carry + \
             a.unmodelled_rate * (run["sync_duration_s"] + t) * 1e9
         ok = err <= bound if a.expect == "pass" else err > bound
         line = (f"np={a.np} sync={a.sync} seed={seed} after={chk['after_s']}s (read at {t:.3f} s) "
                 f"true_max_err={err:.0f}ns bound={bound:.0f}ns ratio={err / bound:.3f} "
                 f"(rtt={rtt:.0f}ns: the sync's largest kept {fit_rtt:.0f}, the check's smallest "
-                f"{chk['rtt_min_s'] * 1e9:.0f}; levels={levels}, expect {a.expect})")
+                f"{chk['rtt_min_s'] * 1e9:.0f}; levels={levels}; "
+                f"{'carried ' + format(carry, '.0f') + ' ns, ' if carry else ''}"
+                f"expect {a.expect})")
         out.append((ok, err > bound, line, err / bound, chk["after_s"]))
     return out
 

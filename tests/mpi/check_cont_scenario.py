@@ -49,7 +49,11 @@ STEP = 6.0
 # beside busy processes it is a scheduler slice (1-2 ms): the accuracy is then not asserted
 QUIET_MEDIAN_NS = 20000
 ONESHOT_DRIVEN_NS = 10000  # a one-shot the step drove away: its median error above this
-QUIET_MEDIAN_TCP_NS = 500000  # over the kernel's TCP: 20-30 us quiet, 3.9 ms beside busy ones
+# over the kernel's TCP: 20-30 us quiet, 3.9 ms beside busy ones; a CI machine's run at 217 us
+# (8x quiet) had its continuous clock 10.1 us off (a twentieth of that round trip, inside its
+# bounds) against the one-shot's 23.6 us: not a tenth of it. Busy from 4x quiet on, as over
+# shared memory
+QUIET_MEDIAN_TCP_NS = 100000
 failed = 0
 for seed in seeds:
     emu = f"offset=1,skew=100e-6,wander=2e-7@60,fstep=3.8e-6@{STEP:g},seed={seed}"
