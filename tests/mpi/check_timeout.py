@@ -24,6 +24,7 @@ With HCLOCK_TIMEOUT=3 on 2 ranks of `hclock check`:
   - none: no fault, no timeout line, exit 0 (the limit does not bite a normal run);
   - bad: HCLOCK_TIMEOUT=abc: one line naming it, the default used, exit 0.
 Prints one line per check; exits 1 if any failed."""
+import atexit
 import os
 import re
 import shutil
@@ -72,6 +73,7 @@ CHECK = ["check", "--sync", "hca3/20/skampi/5", "--wait", "0", "--emulate",
 # a rank's exit code, written by the shell that runs it to CODES/rank.N (MPICH's PMI_RANK,
 # Open MPI's OMPI_COMM_WORLD_RANK); a shell the launcher kills first writes nothing
 CODES = tempfile.mkdtemp(prefix="hclock-timeout-codes.")
+atexit.register(shutil.rmtree, CODES, ignore_errors=True)  # on an exception's exit too
 KEEP_CODE = ['sh', '-c', 'c=0; "$@" || c=$?; '
              'echo $c > "$HCLOCK_CODES/rank.${PMI_RANK:-${OMPI_COMM_WORLD_RANK:-x}}"; exit $c',
              'sh']
@@ -202,5 +204,4 @@ p, dt, _ = launch(None, "abc")
 lines = [l for l in p.stderr.splitlines() if "HCLOCK_TIMEOUT='abc'" in l]
 check(p.returncode == 0 and len(lines) >= 1 and "not a number of seconds" in lines[0],
       f"bad: exit {p.returncode}, the value named: {lines[:1]}", p)
-shutil.rmtree(CODES, ignore_errors=True)
 sys.exit(1 if failures else 0)
