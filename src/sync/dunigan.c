@@ -44,9 +44,9 @@ static int dunigan_run(struct hclock_sync *s, MPI_Comm comm, hclock_clock *clk, 
 		sync_note_rtt(s, first.rtt_ns);
 		sync_note_rtt(s, second.rtt_ns);
 	}
-	if (r != 0 && !rc)
-		sync_note_span(s, (double)(second.local_ns - first.local_ns));
 	double dt = (double)(second.local_ns - first.local_ns);
+	if (r != 0 && !rc && dt > 0)
+		sync_note_span(s, dt);
 	struct lm lm = {second.local_ns, second.offset_ns,
 	                dt > 0 ? (second.offset_ns - first.offset_ns) / dt : 0};
 	if (!d->oa->paper && fabs(lm.slope) > MAX_PLAUSIBLE_SLOPE) /* stalls, not a clock */

@@ -375,8 +375,8 @@ def case_overlap():
             break
     if busy:
         print("skip: the overlap at 1 MiB (%s%%) is not judged: the blocking allreduce's median "
-              "%.3g s or a share of a core of %.2f beside the launch says the machine was busy; "
-              "not counted" % (best, busy_med, share))
+              "%s s or a share of a core of %.2f beside the launch says the machine was busy; "
+              "not counted" % (best, "%.3g" % busy_med if number(busy_med) else busy_med, share))
     else:
         check(best is not None and best < 20, "no background progress at 1 MiB: overlap %s%% "
               "< 20%%" % best)

@@ -83,8 +83,10 @@ def verdicts(seed, cmd, p):
             rtt = min(rtt, QUIET_RTT_NS)
         e = levels * (rtt / 2 + 8 * a.noise * 1e9)
         per_s = 3 * e / a.span if a.span > 0 else a.after_ns_per_s
-        carry = min(3 * e / (span_fit * 1e9), levels * (MAX_PLAUSIBLE_SLOPE + 2 * skew)) * \
-            run["sync_duration_s"] * 1e9 if a.expect == "pass" and a.span <= 0 and span_fit else 0.0
+        # a span of 0 (every point at one reading of a coarse clock) pins no slope: the cap
+        carry = min(3 * e / (span_fit * 1e9) if span_fit > 0 else math.inf,
+                    levels * (MAX_PLAUSIBLE_SLOPE + 2 * skew)) * run["sync_duration_s"] * 1e9 \
+            if a.expect == "pass" and a.span <= 0 and span_fit is not None else 0.0
         # the truth is read at the check point, before the check's measurements (after them
         # a busy machine made "after 0 s" 0.1-0.4 s)
         t = max(chk["after_s"], chk.get("read_after_s", 0))
