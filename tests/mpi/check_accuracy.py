@@ -67,12 +67,24 @@ worst = (0.0, None, None)  # largest error/bound, seed, after_s
 nfail = [0]
 
 
+def carried_ns(e, run):
+    """What a passing case without --span is allowed for a model carried through the rest of
+    the sync (docstring above): the slope error its fit span admits, at most the plausible
+    slope's, over the sync's duration; 0 where no process fitted a model"""
+    span_fit = run["stalls"].get("fit_span_min_s")  # None: no process fitted a model
+    if a.expect != "pass" or a.span > 0 or span_fit is None:
+        return 0.0
+    rate = levels * (MAX_PLAUSIBLE_SLOPE + 2 * skew)
+    if span_fit > 0:  # a span of 0 (every point at one reading of a coarse clock): the cap
+        rate = min(rate, 3 * e / (span_fit * 1e9))
+    return rate * run["sync_duration_s"] * 1e9
+
+
 def verdicts(seed, cmd, p):
     """[(ok, bites, line, ratio, after_s)] of one run"""
     doc = json.loads(p.stdout)
     run = doc["runs"][0]
     fit_rtt = run["stalls"]["fit_rtt_max_s"] * 1e9
-    span_fit = run["stalls"].get("fit_span_min_s")  # None: no process fitted a model
     out = []
     for chk in run["checks"]:
         err = chk["true_max_abs_error_s"] * 1e9
@@ -83,10 +95,7 @@ def verdicts(seed, cmd, p):
             rtt = min(rtt, QUIET_RTT_NS)
         e = levels * (rtt / 2 + 8 * a.noise * 1e9)
         per_s = 3 * e / a.span if a.span > 0 else a.after_ns_per_s
-        # a span of 0 (every point at one reading of a coarse clock) pins no slope: the cap
-        carry = min(3 * e / (span_fit * 1e9) if span_fit > 0 else math.inf,
-                    levels * (MAX_PLAUSIBLE_SLOPE + 2 * skew)) * run["sync_duration_s"] * 1e9 \
-            if a.expect == "pass" and a.span <= 0 and span_fit is not None else 0.0
+        carry = carried_ns(e, run)
         # the truth is read at the check point, before the check's measurements (after them
         # a busy machine made "after 0 s" 0.1-0.4 s)
         t = max(chk["after_s"], chk.get("read_after_s", 0))
@@ -97,7 +106,7 @@ def verdicts(seed, cmd, p):
                 f"true_max_err={err:.0f}ns bound={bound:.0f}ns ratio={err / bound:.3f} "
                 f"(rtt={rtt:.0f}ns: the sync's largest kept {fit_rtt:.0f}, the check's smallest "
                 f"{chk['rtt_min_s'] * 1e9:.0f}; levels={levels}; "
-                f"{'carried ' + format(carry, '.0f') + ' ns, ' if carry else ''}"
+                f"{f'carried {carry:.0f} ns, ' if carry else ''}"
                 f"expect {a.expect})")
         out.append((ok, err > bound, line, err / bound, chk["after_s"]))
     return out
