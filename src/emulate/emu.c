@@ -11,7 +11,7 @@
 #include "util/parse.h"
 #include "util/timeutil.h"
 
-#define KEYS "offset, skew, drift, wander=AMP@PERIOD, noise, jitter, jitter-node=K, " \
+#define KEYS "offset, skew, drift, wander=AMP@PERIOD, noise, jitter, delay, jitter-node=K, " \
              "step=AMOUNT@TIME, " \
              "fstep=RATE@TIME, slew=RATE@TIME+DURATION, nodes=K|host, ranks-per-node, sockets, " \
              "topology=virtual|host, seed"
@@ -96,6 +96,8 @@ int emu_parse(const char *spec, struct emu_params *p)
 			rc = parse_double(tok, v, 0, 1e-2, &p->noise_s);
 		else if (!strcmp(tok, "jitter"))
 			rc = parse_double(tok, v, 0, 1, &p->jitter_s);
+		else if (!strcmp(tok, "delay"))
+			rc = parse_double(tok, v, 0, 1, &p->delay_s);
 		else if (!strcmp(tok, "jitter-node")) {
 			rc = parse_key_int(tok, v, 0, (1 << 24) - 1, &l);
 			p->jitter_node = (int)l + 1;
@@ -342,6 +344,9 @@ struct rng *emu_rng(struct hclock_emu *e)
 
 void emu_jitter(struct hclock_emu *e)
 {
-	if (e && e->p.jitter_s > 0 && (!e->p.jitter_node || e->p.jitter_node - 1 == e->node))
-		real_delay_ns((int64_t)(rng_uniform(emu_rng(e)) * e->p.jitter_s * 1e9));
+	if (e && (e->p.jitter_s > 0 || e->p.delay_s > 0) &&
+	    (!e->p.jitter_node || e->p.jitter_node - 1 == e->node))
+		real_delay_ns((int64_t)(e->p.delay_s * 1e9) +
+		              (e->p.jitter_s > 0 ?
+		               (int64_t)(rng_uniform(emu_rng(e)) * e->p.jitter_s * 1e9) : 0));
 }

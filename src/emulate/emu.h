@@ -31,8 +31,10 @@ struct emu_params {
 	double wander_period_s; /* wander period, s */
 	double noise_s;         /* read noise std, s */
 	double jitter_s;        /* random delay before each sync message, up to this, s */
+	double delay_s;         /* fixed delay before each sync message, before the jitter, s
+	                           (with jitter_node: a path's asymmetry, which no round trip shows) */
 	int jitter_node;        /* 0: every node's messages; K + 1: only virtual node K's (the
-	                           messages its processes send: one slow node) */
+	                           messages its processes send: one slow node), jitter and delay */
 	double step_s;          /* a step of every node's clock but node 0's, s (0: none) */
 	double step_at_s;       /* ... at this real time since the epoch, s */
 	double fstep;           /* a frequency step of every node but node 0, fraction (0: none) */
@@ -96,7 +98,7 @@ int64_t emu_T_ns(const struct hclock_emu *e);
  * thread's arrival order) in any other, so that reads from several threads do not race. */
 struct rng *emu_rng(struct hclock_emu *e);
 
-/* Wait a random time in [0, jitter] before a sync message (no-op when jitter is 0). */
+/* Wait delay plus a random time in [0, jitter] before a sync message (no-op when both are 0). */
 void emu_jitter(struct hclock_emu *e);
 /* (The clock layer reaches the emulation only through the emulated clock's hooks,
  * emulate/emulated.c.) */

@@ -26,6 +26,8 @@ int main(void)
 	good("skew=1e-4");
 	good("jitter=1e-6,ranks-per-node=4,sockets=2");
 	good("nodes=host,topology=host");
+	TEST_CHECK(emu_parse("delay=20e-6,jitter-node=0", &p) == 0 && p.delay_s == 20e-6 &&
+	           p.jitter_s == 0 && p.jitter_node == 1, "delay: %s", hclock_last_error());
 	TEST_CHECK(emu_parse("skew=5e-5,wander=1e-7@10,seed=9,nodes=3", &p) == 0, "parse");
 	TEST_CHECK(p.skew == 5e-5 && p.wander_amp == 1e-7 && p.wander_period_s == 10 && p.seed == 9 &&
 	           p.nodes == 3, "values");
@@ -39,6 +41,7 @@ int main(void)
 	bad("sekw=1e-6", "'sekw'");
 	bad("wander=1e-7", "AMP@PERIOD");
 	bad("noise=-1", "noise");
+	bad("delay=2", "delay");
 	bad("nodes=0", "nodes");
 	bad("nodes=2,ranks-per-node=2", "not several");
 	bad("seed=-3", "seed");
